@@ -1,0 +1,378 @@
+-- iomoon.cli: the command line. main.c hands it argv and exits with what
+-- main() returns: 0 success, 1 the run failed (I/O error, interrupted),
+-- 2 bad input (a wrong option or field, a script error).
+
+local iomoon = require "iomoon"
+local report = require "iomoon.report"
+local suite = require "iomoon.suite"
+
+local cli = {}
+
+local INPUT_MT = debug.getregistry()["iomoon.input_error"]
+local RUN_MT = debug.getregistry()["iomoon.run_error"]
+
+local USAGE = [[
+usage: iomoon COMMAND [options]
+
+  iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`)
+  iomoon suite NAME|FILE --target PATH [options]   run a bench suite
+  iomoon quick --target PATH [options]        one phase from flags, fio-style
+  iomoon list                                 engines and suites, and what works here
+  iomoon help                                 this text
+  iomoon --version
+
+options (run, suite, quick):
+  --format table|csv|json|none   output format (default table)
+  --output FILE                  write the report to FILE (atomically), not stdout
+  --quiet                        no progress line on the terminal
+options (suite, quick):
+  --target PATH     file or block device        --size SIZE   test area (creates a file)
+  --time DUR        measured time of a phase    --ramp DUR    unmeasured warm-up
+  --engine NAME     auto|io_uring|libaio|psync|null
+  --qd N            outstanding I/Os per worker --workers N   threads
+  --buffered        page cache I/O (default is O_DIRECT)
+  --allow-write     allow writes to a block device
+options (quick only):
+  --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
+  --ios N  --dist DIST  --seed N  --name NAME
+
+Sizes: 512, 4k, 1.5m, 2g (binary). Durations: 500ms, 10s, 2m (a bare number is seconds).
+Docs: doc/cli.md, doc/lua-api.md.
+]]
+
+local function input_error(fmt, ...)
+  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, INPUT_MT), 0)
+end
+
+-- An error's text: "file:line: " only where the file is the user's own,
+-- not the library's (whose lines say nothing to a user).
+local function error_text(e)
+  local where = e.where or ""
+  local lib = iomoon.lua_dir
+  if lib and where:sub(1, #lib) == lib then where = "" end
+  return where .. (e.msg or "")
+end
+
+-- Run fn(...); classify what it raised. Returns exit status and message.
+local function protect(fn, ...)
+  local ok, err = xpcall(fn, function(e)
+    local mt = getmetatable(e)
+    if mt == INPUT_MT or mt == RUN_MT then return e end
+    -- a bug in a script: its traceback, down to where iomoon called it
+    local tb = debug.traceback(tostring(e), 2)
+    return (tb:gsub("\n%s*%[C%]: in function 'xpcall'.*$", ""))
+  end, ...)
+  if ok then return 0, nil, err end
+  local mt = getmetatable(err)
+  if mt == INPUT_MT then return 2, error_text(err) end
+  if mt == RUN_MT then return 1, error_text(err) end
+  return 2, tostring(err)
+end
+
+--- Parse options from args[i..]. spec: name -> "value" | "flag".
+-- Stops at the first non-option (returned index) when stop_at_arg is set.
+local function parse_options(args, i, spec, stop_at_arg)
+  local o, rest = {}, {}
+  while i <= #args do
+    local a = args[i]
+    if a == "--" then
+      for j = i + 1, #args do rest[#rest + 1] = args[j] end
+      break
+    end
+    local name, val = a:match("^%-%-([%w%-]+)=(.*)$")
+    if not name then name = a:match("^%-%-([%w%-]+)$") end
+    if not name then
+      if stop_at_arg then
+        for j = i, #args do rest[#rest + 1] = args[j] end
+        break
+      end
+      rest[#rest + 1] = a
+      i = i + 1
+    else
+      local kind = spec[name]
+      if not kind then
+        local known = {}
+        for k in pairs(spec) do known[#known + 1] = "--" .. k end
+        table.sort(known)
+        input_error("unknown option --%s (known here: %s)", name, table.concat(known, " "))
+      end
+      if kind == "flag" then
+        if val then input_error("--%s takes no value", name) end
+        o[name] = true
+        i = i + 1
+      else
+        if not val then
+          val = args[i + 1]
+          if val == nil then input_error("--%s needs a value", name) end
+          i = i + 2
+        else
+          i = i + 1
+        end
+        o[name] = val
+      end
+    end
+  end
+  return o, rest
+end
+
+local function number_opt(o, name, integer)
+  local v = o[name]
+  if v == nil then return nil end
+  local n = tonumber(v)
+  if not n or (integer and math.type(n) ~= "integer" and n ~= math.floor(n)) then
+    input_error("--%s: '%s' is not a%s number", name, v, integer and " whole" or "")
+  end
+  return integer and math.tointeger(n) or n
+end
+
+local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
+
+local function with(base, extra)
+  local t = {}
+  for k, v in pairs(base) do t[k] = v end
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return t
+end
+
+-- Write `s` to `path` atomically (temporary file, then rename).
+local function write_atomic(path, s)
+  local tmp = path .. ".tmp-" .. tostring(os.time()) .. tostring(math.random(1e9))
+  local f, err = io.open(tmp, "wb")
+  if not f then input_error("--output: %s", err) end
+  f:write(s)
+  f:close()
+  local ok, rerr = os.rename(tmp, path)
+  if not ok then os.remove(tmp); input_error("--output: %s", rerr) end
+end
+
+-- The report sink: rows as phases finish, a whole document at the end.
+local function make_sink(o, name_width)
+  local fmt = o.format or "table"
+  if fmt ~= "table" and fmt ~= "csv" and fmt ~= "json" and fmt ~= "none" then
+    input_error("--format: '%s' is not a format (table, csv, json or none)", fmt)
+  end
+  local sink = { format = fmt, results = {} }
+  local table_out, writer
+  if fmt == "table" then
+    table_out = o.output and {} or io.stdout
+    if o.output then
+      function table_out:write(...) for _, s in ipairs({ ... }) do self[#self + 1] = s end end
+      function table_out:flush() end
+    end
+    writer = report.table_writer(table_out, name_width or 36)
+  end
+  local function document()
+    if fmt == "json" then return report.json_document(sink.results) end
+    if fmt == "csv" then return report.csv_string(sink.results) end
+    if fmt == "table" and o.output then return table.concat(table_out) end
+  end
+  function sink.add(r)
+    sink.results[#sink.results + 1] = r
+    if writer then
+      if #sink.results == 1 then writer:header() end
+      writer:row(r)
+    end
+    -- a long run interrupted keeps what it measured
+    if o.output and fmt ~= "none" then write_atomic(o.output, document()) end
+  end
+  function sink.finish()
+    if fmt == "none" then return end
+    if o.output then
+      write_atomic(o.output, document() or "")
+    elseif fmt ~= "table" then
+      io.stdout:write(document())
+    end
+    io.stdout:flush()
+  end
+  -- with a data format on stdout, a script's print() must not corrupt it
+  if (fmt == "json" or fmt == "csv") and not o.output then
+    _G.print = function(...)
+      local parts = {}
+      for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+      io.stderr:write(table.concat(parts, "\t"), "\n")
+    end
+  end
+  return sink
+end
+
+-- Route every iomoon.run result into the sink, whoever calls it.
+local function hook_runs(sink)
+  local raw_run = iomoon.run
+  iomoon.run = function(phase)
+    local r = raw_run(phase)
+    sink.add(r)
+    return r
+  end
+  return function() iomoon.run = raw_run end
+end
+
+local function exit_status(results)
+  for _, r in ipairs(results) do
+    if r.failed or r.interrupted or r.errors > 0 then return 1 end
+  end
+  return 0
+end
+
+-- Shared by suite and quick: the target from --target/--size/--allow-write.
+local TARGET_OPTS = {
+  target = "value", size = "value", time = "value", ramp = "value", engine = "value",
+  qd = "value", workers = "value", buffered = "flag", ["allow-write"] = "flag",
+}
+
+local function make_target(o, default_size)
+  if not o.target then input_error("--target: missing (a file or block device to test, e.g. --target /mnt/test/iomoon.dat)") end
+  local size = o.size
+  local exists = io.open(o.target, "r")
+  if exists then exists:close() end
+  if not size and not exists then size = default_size end
+  return iomoon.target { path = o.target, size = size, allow_write = o["allow-write"] or false }
+end
+
+-- Phase errors name phase fields; on the command line, name the option.
+local OPTION_OF = {
+  ["phase.bs"] = "--bs", ["phase.read"] = "--read", ["phase.random"] = "--random",
+  ["phase.qd"] = "--qd", ["phase.workers"] = "--workers", ["phase.engine"] = "--engine",
+  ["phase.duration"] = "--time", ["phase.ramp"] = "--ramp", ["phase.rate.iops"] = "--rate",
+  ["phase.ios"] = "--ios", ["phase.dist"] = "--dist", ["phase.seed"] = "--seed",
+  ["target.size"] = "--size", ["target.path"] = "--target", ["phase.region"] = "--size",
+}
+
+local function option_names(msg)
+  return (msg:gsub("^([%w%._]+):", function(field) return (OPTION_OF[field] or field) .. ":" end))
+end
+
+local function common_overrides(o)
+  return {
+    time = o.time, ramp = o.ramp, engine = o.engine,
+    qd = number_opt(o, "qd", true), workers = number_opt(o, "workers", true),
+    direct = o.buffered and false or nil,
+  }
+end
+
+function cli.quick(args)
+  local o = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), {
+    bs = "value", read = "value", random = "value", rate = "value", ios = "value",
+    dist = "value", seed = "value", name = "value",
+  }))
+  local sink = make_sink(o)
+  iomoon.set_progress(not o.quiet)
+  local unhook = hook_runs(sink)
+  local status, msg = protect(function()
+    local t = make_target(o, nil)
+    local ov = common_overrides(o)
+    local phase = {
+      target = t, bs = o.bs or "4k",
+      read = number_opt(o, "read") or 100, random = number_opt(o, "random") or 100,
+      qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
+      duration = o.time or (o.ios and nil) or "10s", ramp = o.ramp,
+      ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
+    }
+    if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
+    phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
+      tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
+    iomoon.run(phase)
+  end)
+  unhook()
+  if status ~= 0 then
+    io.stderr:write("iomoon quick: ", option_names(msg), "\n")
+    sink.finish()
+    return status
+  end
+  sink.finish()
+  return exit_status(sink.results)
+end
+
+function cli.suite(args)
+  local name = args[1]
+  if not name or name:match("^%-") then
+    input_error("suite: give a suite name or file (ready suites: %s)", table.concat(suite.list(), ", "))
+  end
+  local o = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
+  local s, err = suite.load(name)
+  if not s then input_error("%s", err) end
+  local sink = make_sink(o, s.name_width)
+  iomoon.set_progress(not o.quiet)
+  local unhook = hook_runs(sink)
+  local status, msg = protect(function()
+    local opts = common_overrides(o)
+    opts.target = make_target(o, s.size or "1g")
+    suite.run(s, opts)
+  end)
+  unhook()
+  sink.finish()
+  if status ~= 0 then
+    io.stderr:write("iomoon suite: ", option_names(msg), "\n")
+    return status
+  end
+  return exit_status(sink.results)
+end
+
+function cli.run(args)
+  local o, rest = parse_options(args, 1, OUTPUT_OPTS, true)
+  local script = rest[1]
+  if not script then input_error("run: give a script (iomoon run SCRIPT.lua [ARGS...])") end
+  local chunk, err = loadfile(script)
+  if not chunk then
+    if not io.open(script, "r") then input_error("run: %s: no such file", script) end
+    io.stderr:write("iomoon: ", err, "\n")
+    return 2
+  end
+  local sink = make_sink(o)
+  iomoon.set_progress(not o.quiet)
+  local script_args = { [0] = script }
+  for i = 2, #rest do script_args[i - 1] = rest[i] end
+  _G.arg = script_args
+  local unhook = hook_runs(sink)
+  local status, msg = protect(chunk, table.unpack(script_args))
+  unhook()
+  sink.finish()
+  if status ~= 0 then
+    io.stderr:write("iomoon: ", msg, "\n")
+    return status
+  end
+  return exit_status(sink.results)
+end
+
+function cli.list()
+  local engines, auto = iomoon.engines()
+  print("engines:")
+  for _, e in ipairs(engines) do
+    print(string.format("  %-9s %s%s", e.name, e.works and "works" or ("unavailable: " .. e.why),
+      e.name == auto and "  (auto picks this)" or ""))
+  end
+  print("suites:")
+  for _, n in ipairs(suite.list()) do
+    local s = suite.load(n)
+    print(string.format("  %-20s %s", n, s and s.description or "(does not load)"))
+  end
+  return 0
+end
+
+function cli.main(args)
+  local cmd = args[1]
+  local rest = { table.unpack(args, 2) }
+  local handlers = {
+    run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,
+  }
+  if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
+    io.stdout:write(USAGE)
+    return cmd == nil and 2 or 0
+  end
+  if cmd == "--version" or cmd == "version" then
+    print("iomoon " .. iomoon.version .. " (" .. _VERSION .. ")")
+    return 0
+  end
+  local h = handlers[cmd]
+  if not h then
+    io.stderr:write(string.format("iomoon: unknown command '%s' (run, suite, quick, list, help)\n", cmd))
+    return 2
+  end
+  local status, msg, rc = protect(h, rest)
+  if status ~= 0 then
+    io.stderr:write("iomoon ", cmd, ": ", option_names(msg), "\n")
+    return status
+  end
+  return rc
+end
+
+return cli

@@ -1,0 +1,27 @@
+/* clock.h - monotonic nanoseconds, and waiting until a moment.
+ *
+ * Every time in iomoon is a uint64_t of CLOCK_MONOTONIC nanoseconds. Waits
+ * sleep for the bulk and spin for the last stretch, so a rate of 100k IOPS is
+ * paced to within a few microseconds without burning a core at low rates.
+ */
+#ifndef IOMOON_CLOCK_H
+#define IOMOON_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait until clock_ns() >= deadline_ns; returns the time it woke at. */
+uint64_t clock_wait_until(uint64_t deadline_ns);
+
+/* Sleep ns nanoseconds (no spinning; for coarse waits outside the hot loop). */
+void clock_sleep_ns(uint64_t ns);
+
+#endif

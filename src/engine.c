@@ -1,0 +1,31 @@
+/* engine.c - the table of engines, lookup by name, and the "auto" choice. */
+#include "engine.h"
+
+#include <string.h>
+
+static const struct engine_ops *const engines[] = {
+	&engine_uring, &engine_libaio, &engine_psync, &engine_null, NULL,
+};
+
+const struct engine_ops *const *engine_all(void)
+{
+	return engines;
+}
+
+const struct engine_ops *engine_find(const char *name)
+{
+	for (unsigned i = 0; engines[i]; i++)
+		if (!strcmp(engines[i]->name, name))
+			return engines[i];
+	return NULL;
+}
+
+const struct engine_ops *engine_auto(void)
+{
+	char why[256];
+
+	for (unsigned i = 0; engines[i] && engines[i] != &engine_null; i++)
+		if (engines[i]->probe(why, sizeof(why)) == 0)
+			return engines[i];
+	return &engine_psync;
+}

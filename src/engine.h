@@ -1,0 +1,68 @@
+/* engine.h - the I/O engine interface: one small ops table per engine.
+ *
+ * A worker owns one engine instance and an array of slots (one per unit of
+ * queue depth). It fills a slot's op, calls queue() for each I/O it wants to
+ * start, then reap(), which pushes everything queued to the kernel and waits
+ * for at least `min` completions or the timeout. A completed slot has res
+ * set to the bytes transferred or -errno. Engines know nothing of Lua,
+ * phases, statistics or reports; adding one is a file and a line in engine.c.
+ */
+#ifndef IOMOON_ENGINE_H
+#define IOMOON_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "workload.h"
+
+struct io_slot {
+	struct wl_op op;
+	void *buf;
+	uint64_t intended_ns; /* open loop: when this I/O was meant to start */
+	uint64_t submit_ns;
+	int64_t res;          /* bytes done, or -errno */
+	unsigned index;       /* position in the worker's slot array */
+};
+
+struct engine_cfg {
+	int fd;
+	unsigned qd;
+	struct io_slot *slots; /* qd of them, buffers already allocated */
+	size_t buf_len;        /* bytes in each slot's buffer */
+};
+
+struct engine;
+
+struct engine_ops {
+	const char *name;
+	int sync;  /* does each I/O inside reap(); one in flight at a time */
+	/* 0 if the engine works on this kernel; else -1 and why. */
+	int (*probe)(char *why, size_t why_len);
+	int (*init)(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len);
+	void (*queue)(struct engine *e, struct io_slot *s);
+	/* Submit what is queued, then wait up to timeout_ns (UINT64_MAX:
+	 * forever) for min completions; store up to max of them in done.
+	 * Returns how many, or -errno for a failure of the engine itself. */
+	int (*reap)(struct engine *e, unsigned min, uint64_t timeout_ns,
+		    struct io_slot **done, unsigned max);
+	void (*exit)(struct engine *e);
+};
+
+struct engine {
+	const struct engine_ops *ops;
+	void *priv;
+	const char *features; /* what init enabled, e.g. "fixed-files,fixed-buffers" */
+};
+
+const struct engine_ops *engine_find(const char *name);
+/* The first engine that works here, in the order io_uring, libaio, psync. */
+const struct engine_ops *engine_auto(void);
+/* All engines, NULL-terminated, for `iomoon list`. */
+const struct engine_ops *const *engine_all(void);
+
+extern const struct engine_ops engine_psync;
+extern const struct engine_ops engine_libaio;
+extern const struct engine_ops engine_uring;
+extern const struct engine_ops engine_null;
+
+#endif

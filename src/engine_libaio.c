@@ -1,0 +1,135 @@
+/* engine_libaio.c - Linux native AIO through libaio: io_submit(2) of the
+ * whole queued batch, io_getevents(2) for completions. Needs O_DIRECT to be
+ * truly asynchronous; buffered I/O works but blocks in io_submit. */
+#include "engine.h"
+
+#include <errno.h>
+#include <libaio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct aio_priv {
+	io_context_t ctx;
+	int fd;
+	unsigned qd, npending;
+	struct iocb *iocbs;     /* one per slot */
+	struct iocb **pending;
+	struct io_event *events;
+};
+
+static int aio_probe(char *why, size_t why_len)
+{
+	io_context_t ctx = 0;
+	int r = io_setup(1, &ctx);
+
+	if (r < 0) {
+		snprintf(why, why_len, "io_setup: %s", strerror(-r));
+		return -1;
+	}
+	io_destroy(ctx);
+	return 0;
+}
+
+static void aio_exit(struct engine *e)
+{
+	struct aio_priv *p = e->priv;
+
+	if (!p)
+		return;
+	if (p->ctx)
+		io_destroy(p->ctx);
+	free(p->iocbs);
+	free(p->pending);
+	free(p->events);
+	free(p);
+	e->priv = NULL;
+}
+
+static int aio_init(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len)
+{
+	struct aio_priv *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -1;
+	e->priv = p;
+	e->features = "";
+	p->fd = cfg->fd;
+	p->qd = cfg->qd;
+	p->iocbs = calloc(cfg->qd, sizeof(*p->iocbs));
+	p->pending = calloc(cfg->qd, sizeof(*p->pending));
+	p->events = calloc(cfg->qd, sizeof(*p->events));
+	if (!p->iocbs || !p->pending || !p->events) {
+		aio_exit(e);
+		return -1;
+	}
+	r = io_setup((int)cfg->qd, &p->ctx);
+	if (r < 0) {
+		snprintf(why, why_len, "io_setup(%u): %s (see /proc/sys/fs/aio-max-nr)", cfg->qd, strerror(-r));
+		p->ctx = 0;
+		aio_exit(e);
+		return -1;
+	}
+	return 0;
+}
+
+static void aio_queue(struct engine *e, struct io_slot *s)
+{
+	struct aio_priv *p = e->priv;
+	struct iocb *cb = &p->iocbs[s->index];
+
+	if (s->op.op == OP_READ)
+		io_prep_pread(cb, p->fd, s->buf, s->op.len, (long long)s->op.offset);
+	else
+		io_prep_pwrite(cb, p->fd, s->buf, s->op.len, (long long)s->op.offset);
+	cb->data = s;
+	p->pending[p->npending++] = cb;
+}
+
+static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
+{
+	struct aio_priv *p = e->priv;
+	struct timespec ts, *tsp = NULL;
+	unsigned off = 0;
+	int r;
+
+	while (off < p->npending) {
+		r = io_submit(p->ctx, (long)(p->npending - off), p->pending + off);
+		if (r == -EINTR || r == -EAGAIN)
+			continue;
+		if (r < 0)
+			return r;
+		off += (unsigned)r;
+	}
+	p->npending = 0;
+	if (timeout_ns != UINT64_MAX) {
+		ts.tv_sec = (time_t)(timeout_ns / 1000000000ull);
+		ts.tv_nsec = (long)(timeout_ns % 1000000000ull);
+		tsp = &ts;
+	}
+	if (max > p->qd)
+		max = p->qd;
+	do
+		r = io_getevents(p->ctx, min, max, p->events, tsp);
+	while (r == -EINTR);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < r; i++) {
+		struct io_slot *s = p->events[i].data;
+		long res = (long)p->events[i].res;
+
+		s->res = res;
+		done[i] = s;
+	}
+	return r;
+}
+
+const struct engine_ops engine_libaio = {
+	.name = "libaio",
+	.probe = aio_probe,
+	.init = aio_init,
+	.queue = aio_queue,
+	.reap = aio_reap,
+	.exit = aio_exit,
+};

@@ -1,0 +1,85 @@
+/* phase.h - one measured phase: its specification and its result.
+ *
+ * The binding (lua_api.c) fills a phase_spec from a Lua table; phase_run
+ * starts the workers, samples intervals, stops them and merges what they
+ * measured into a phase_result. Nothing here knows Lua.
+ */
+#ifndef IOMOON_PHASE_H
+#define IOMOON_PHASE_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "stats.h"
+#include "target.h"
+#include "workload.h"
+
+#define PHASE_MAX_WORKERS 256
+#define PHASE_MAX_QD 4096
+#define PHASE_MAX_TARGETS 64
+
+enum pattern { PATTERN_RANDOM, PATTERN_ZERO };
+
+/* A live view for progress lines, taken by the phase's main thread. */
+struct phase_progress {
+	const char *name;
+	double elapsed_s, total_s; /* total_s 0 when the phase ends on ios/bytes */
+	int ramping;
+	double iops, mb_per_s;     /* over the last progress period */
+	uint64_t ios;
+};
+
+struct trace_rec {
+	int64_t start_ns;   /* since measurement began (intended start when paced); < 0 in the ramp */
+	uint64_t lat_ns;
+	uint64_t offset;
+	uint32_t len;
+	uint16_t worker;
+	uint8_t op;
+};
+
+struct phase_spec {
+	const char *name;
+	struct target *targets[PHASE_MAX_TARGETS];
+	unsigned ntargets;
+	const struct engine_ops *engine;
+	int direct;
+	unsigned workers, qd;
+	struct workload *wl;   /* region set relative to each target in phase_run */
+	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
+	struct pace *pace;
+	uint64_t ramp_ns, duration_ns, ios, bytes; /* 0: not a limit */
+	uint64_t seed;
+	uint64_t interval_ns;
+	enum pattern pattern;
+	int on_error_continue;
+	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
+	void (*progress)(void *ctx, const struct phase_progress *p);
+	void *progress_ctx;
+};
+
+struct phase_result {
+	struct counters total;
+	double seconds;
+	struct cpu_use cpu;
+	struct interval *intervals;
+	unsigned nintervals;
+	const char *engine;
+	char features[64];
+	int interrupted;
+	int failed;             /* an engine or set-up failure during the run */
+	char error[256];
+	struct trace_rec *trace;
+	uint64_t ntrace;
+};
+
+/* Set from a signal handler: stop the running phase (and mark it). */
+extern volatile sig_atomic_t phase_interrupt;
+
+/* 0 ran (the result may still hold I/O errors); -2 bad input, -1 a system
+ * failure, each with why. */
+int phase_run(const struct phase_spec *spec, struct phase_result *res, char *why, size_t why_len);
+void phase_result_free(struct phase_result *res);
+
+#endif

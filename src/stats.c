@@ -1,0 +1,88 @@
+/* stats.c - merging worker counters, counting errors, and CPU accounting. */
+#include "stats.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+void counters_init(struct counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < 2; i++) {
+		hist_init(&c->op[i].lat);
+		hist_init(&c->op[i].svc);
+	}
+}
+
+void counters_merge(struct counters *dst, const struct counters *src)
+{
+	for (int i = 0; i < 2; i++) {
+		hist_merge(&dst->op[i].lat, &src->op[i].lat);
+		hist_merge(&dst->op[i].svc, &src->op[i].svc);
+		dst->op[i].bytes += src->op[i].bytes;
+		dst->op[i].errors += src->op[i].errors;
+	}
+	for (int i = 0; i < STATS_MAX_ERRNO && src->errno_count[i].n; i++) {
+		int j;
+
+		for (j = 0; j < STATS_MAX_ERRNO; j++)
+			if (!dst->errno_count[j].n || dst->errno_count[j].err == src->errno_count[i].err)
+				break;
+		if (j < STATS_MAX_ERRNO) {
+			dst->errno_count[j].err = src->errno_count[i].err;
+			dst->errno_count[j].n += src->errno_count[i].n;
+		}
+	}
+	if (!dst->first_error.set && src->first_error.set)
+		dst->first_error = src->first_error;
+	if (src->last_done_ns > dst->last_done_ns)
+		dst->last_done_ns = src->last_done_ns;
+	if (src->max_inflight > dst->max_inflight)
+		dst->max_inflight = src->max_inflight;
+}
+
+void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res)
+{
+	c->op[op].errors++;
+	for (int j = 0; j < STATS_MAX_ERRNO; j++) {
+		if (!c->errno_count[j].n || c->errno_count[j].err == err) {
+			c->errno_count[j].err = err;
+			c->errno_count[j].n++;
+			break;
+		}
+	}
+	if (!c->first_error.set) {
+		c->first_error = (struct first_error){ .offset = offset, .len = len, .op = op,
+						       .err = err, .res = res, .set = 1 };
+	}
+}
+
+void cpu_mark(struct cpu_mark *m)
+{
+	struct rusage ru;
+	unsigned long long v[10] = { 0 };
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		m->user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		m->sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	f = fopen("/proc/stat", "r");
+	if (!f)
+		return;
+	/* cpu user nice system idle iowait irq softirq steal guest guest_nice */
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
+		m->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+		m->busy = m->total - v[3] - v[4];
+	}
+	fclose(f);
+}
+
+void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out)
+{
+	out->user_s = b->user_s - a->user_s;
+	out->sys_s = b->sys_s - a->sys_s;
+	out->util_pct = b->total > a->total ? 100.0 * (double)(b->busy - a->busy) / (double)(b->total - a->total) : 0;
+}

@@ -1,0 +1,71 @@
+/* stats.h - counters of one worker, CPU use, and per-interval samples.
+ *
+ * Workers count into their own struct counters (no sharing, no atomics but
+ * the relaxed ones the histogram uses); the phase merges them at the end.
+ * CPU use is the process's rusage and the machine's /proc/stat over a span.
+ */
+#ifndef IOMOON_STATS_H
+#define IOMOON_STATS_H
+
+#include <stdint.h>
+
+#include "hist.h"
+
+#define STATS_MAX_ERRNO 8
+
+struct op_stats {
+	struct hist lat;  /* latency: from the intended start when paced */
+	struct hist svc;  /* service time submit -> complete (paced runs only) */
+	uint64_t bytes;   /* relaxed-atomic, read live by the sampler */
+	uint64_t errors;
+};
+
+struct err_count {
+	int err;          /* errno, or 0 for a short transfer */
+	uint64_t n;
+};
+
+struct first_error {
+	uint64_t offset;
+	uint32_t len;
+	int op;
+	int err;          /* errno; 0 for a short transfer */
+	int64_t res;
+	int set;
+};
+
+struct counters {
+	struct op_stats op[2];  /* OP_READ, OP_WRITE */
+	struct err_count errno_count[STATS_MAX_ERRNO];
+	struct first_error first_error;
+	uint64_t last_done_ns;  /* completion time of the last counted I/O */
+	uint64_t max_inflight;  /* the largest number in flight at once */
+};
+
+void counters_init(struct counters *c);
+void counters_merge(struct counters *dst, const struct counters *src);
+void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res);
+
+struct cpu_mark {
+	double user_s, sys_s;   /* this process */
+	uint64_t busy, total;   /* the machine, in clock ticks */
+};
+
+void cpu_mark(struct cpu_mark *m);
+
+struct cpu_use {
+	double user_s, sys_s;   /* this process, over the span */
+	double util_pct;        /* the machine's CPUs busy over the span */
+};
+
+void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out);
+
+/* One interval of a phase, from histogram deltas. */
+struct interval {
+	double t_s;             /* end of the interval, seconds since measurement began */
+	double len_s;
+	uint64_t ios[2], bytes[2];
+	uint64_t p50_ns, p99_ns, max_ns; /* both op types together */
+};
+
+#endif

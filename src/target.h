@@ -1,0 +1,43 @@
+/* target.h - what a phase does I/O to: a regular file or a block device.
+ *
+ * A target records a path, its usable size and its logical sector size.
+ * Phases open their own descriptors (direct or buffered, read-only or
+ * read-write) through target_open, so one target serves phases of every
+ * kind. Creating and filling a file happens once, in target_prepare.
+ */
+#ifndef IOMOON_TARGET_H
+#define IOMOON_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum target_kind { TARGET_FILE, TARGET_BLOCK };
+enum target_fill { FILL_NONE, FILL_RANDOM, FILL_ZERO };
+
+struct target_opts {
+	const char *path;
+	uint64_t size;        /* 0: the file's or device's own size */
+	int create;           /* create a missing file (needs size) */
+	enum target_fill fill;
+	int allow_write;      /* block devices are read-only without it */
+};
+
+struct target {
+	char *path;
+	enum target_kind kind;
+	uint64_t size;        /* bytes usable by phases */
+	uint32_t sector;      /* logical sector: the unit of direct I/O */
+	uint32_t mem_align;   /* buffer alignment for direct I/O */
+	int allow_write;
+	int created;          /* this run created the file */
+	uint64_t filled_bytes; /* bytes written by the fill */
+};
+
+/* Errors: -2 bad input (why names field, value, what would be right),
+ * -1 a system failure (why says which call and errno). */
+int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
+/* Check a target could be opened as asked, without side effects. */
+int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
+void target_free(struct target *t);
+
+#endif

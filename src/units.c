@@ -1,0 +1,141 @@
+/* units.c - sizes and durations as users type them.
+ *
+ * A size is a decimal number with an optional binary suffix: b, k, m, g, t, p,
+ * each optionally followed by "b" or "ib" ("4k", "4KiB", "4KB" are all 4096;
+ * "0.5k" is 512). The result must be a whole number of bytes. A duration is a
+ * decimal number with an optional suffix ns, us, ms, s, m, h; a bare number
+ * is seconds. Parsing is strict: trailing garbage, negative numbers and
+ * overflow are errors, never silently clipped.
+ */
+#include "units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Parse the leading unsigned decimal of s; *end points past it. */
+static int parse_number(const char *s, long double *v, const char **end)
+{
+	const char *p = s;
+	long double x = 0;
+	int digits = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	while (isdigit((unsigned char)*p)) {
+		x = x * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (*p == '.') {
+		long double scale = 0.1L;
+		p++;
+		while (isdigit((unsigned char)*p)) {
+			x += (*p++ - '0') * scale;
+			scale /= 10;
+			digits++;
+		}
+	}
+	if (!digits)
+		return -1;
+	while (isspace((unsigned char)*p))
+		p++;
+	*v = x;
+	*end = p;
+	return 0;
+}
+
+int units_parse_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
+{
+	static const char suffixes[] = "bkmgtp";
+	long double v, mult = 1;
+	const char *p;
+
+	if (parse_number(s, &v, &p)) {
+		snprintf(why, why_len, "'%s' is not a size (a whole number of bytes, or a number with a suffix k, m, g, t such as 4k or 1.5m)", s);
+		return -1;
+	}
+	if (*p) {
+		const char *hit = strchr(suffixes, tolower((unsigned char)*p));
+		const char *rest;
+
+		if (!hit) {
+			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use b, k, m, g, t or p, binary: 1k = 1024 bytes)", s, p);
+			return -1;
+		}
+		for (long i = 0; i < hit - suffixes; i++)
+			mult *= 1024;
+		rest = p + 1;
+		if (*hit != 'b' && (!strcasecmp(rest, "b") || !strcasecmp(rest, "ib")))
+			rest += strlen(rest);
+		if (*rest) {
+			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use b, k, m, g, t or p, binary: 1k = 1024 bytes)", s, p);
+			return -1;
+		}
+	}
+	v *= mult;
+	if (v >= 18446744073709551615.0L) {
+		snprintf(why, why_len, "'%s' is too large (at most 16 EiB)", s);
+		return -1;
+	}
+	if (v != floorl(v)) {
+		snprintf(why, why_len, "'%s' is not a whole number of bytes", s);
+		return -1;
+	}
+	*bytes = (uint64_t)v;
+	return 0;
+}
+
+int units_parse_duration(const char *s, uint64_t *ns, char *why, size_t why_len)
+{
+	static const struct { const char *name; long double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3L }, { "ms", 1e6L }, { "s", 1e9L },
+		{ "sec", 1e9L }, { "m", 60e9L }, { "min", 60e9L }, { "h", 3600e9L },
+	};
+	long double v, mult = 1e9L;
+	const char *p;
+
+	if (parse_number(s, &v, &p)) {
+		snprintf(why, why_len, "'%s' is not a duration (a number of seconds, or a number with a unit ns, us, ms, s, m, h such as 500ms or 2m)", s);
+		return -1;
+	}
+	if (*p) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcasecmp(p, units[i].name))
+				break;
+		if (i == sizeof(units) / sizeof(units[0])) {
+			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use ns, us, ms, s, m or h)", s, p);
+			return -1;
+		}
+		mult = units[i].ns;
+	}
+	v = roundl(v * mult);
+	if (v >= 9.2e18L) {
+		snprintf(why, why_len, "'%s' is too long (at most about 292 years)", s);
+		return -1;
+	}
+	*ns = (uint64_t)v;
+	return 0;
+}
+
+void units_format_size(uint64_t bytes, char *out, size_t out_len)
+{
+	static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = 0;
+
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(out, out_len, "%llu B", (unsigned long long)bytes);
+	else if (v == floor(v))
+		snprintf(out, out_len, "%.0f %s", v, names[i]);
+	else
+		snprintf(out, out_len, "%.2f %s", v, names[i]);
+}

@@ -1,0 +1,212 @@
+/* worker.c - the hot loop of one thread: next op -> submit -> reap -> record.
+ *
+ * Per I/O this loop does: one op from the generator, one queue() into the
+ * engine, and on completion one histogram record (two when paced). The
+ * clock is read once per batch of completions and that reading also stamps
+ * the next batch of submissions. No allocation, lock, Lua or printf here:
+ * all of it happens before the start barrier or after the loop.
+ *
+ * Ramp and end. An I/O counts when it completes at or after the start of
+ * measurement and, for a timed phase, not after its end. A quota of ios or
+ * bytes is exact: a worker stops issuing when what it counted plus what is
+ * in flight reaches it, and issues again if an in-flight I/O did not count.
+ */
+#include "worker.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+
+/* How long a worker may wait without looking at the stop flag. */
+#define STOP_POLL_NS 50000000ull
+
+/* Make every 4 KiB of a write unique (offset and sequence) so that no two
+ * writes are deduplicated or compressed away by the storage. */
+static inline void stamp(struct io_slot *s, uint64_t seq)
+{
+	char *b = s->buf;
+
+	for (uint32_t o = 0; o + 16 <= s->op.len; o += 4096) {
+		uint64_t v[2] = { s->op.offset + o, seq };
+
+		memcpy(b + o, v, sizeof(v));
+	}
+}
+
+static inline uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct phase_shared *sh = w->sh;
+	const struct phase_spec *sp = sh->spec;
+	const struct pace *pace = sp->pace;
+	const struct engine_ops *ops = sp->engine;
+	const unsigned qd = sp->qd;
+	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD];
+	uint64_t ready_at[PHASE_MAX_QD];
+	struct engine_cfg cfg = { .fd = w->fd, .qd = qd, .slots = w->slots, .buf_len = w->buf_len };
+	struct wl_state st;
+	struct pace_state ps = { .next_ns = 0 };
+	struct rng prng;
+	uint64_t now, measure, end, seq = (uint64_t)w->id << 48;
+	uint64_t n_ios = 0, n_bytes = 0, inflight_bytes = 0, burst_resume = 0;
+	unsigned nfree = qd, inflight = 0, burst_left;
+	const int paced = pace->nseg > 0, think = pace->think != THINK_NONE;
+	const int stamping = sp->pattern == PATTERN_RANDOM;
+
+	w->engine.ops = ops;
+	if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
+		w->init_failed = 1;
+		if (!w->error[0])
+			snprintf(w->error, sizeof(w->error), "engine %s: set-up failed", ops->name);
+		w->engine.priv = NULL;
+	}
+	__atomic_fetch_add(&sh->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
+		clock_sleep_ns(20000);
+	if (w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
+		goto out;
+
+	now = sh->t_start_ns;
+	measure = sh->measure_ns;
+	end = sh->end_ns;
+	wl_state_init(w->wl, &st, sp->seed, w->id, sp->workers);
+	rng_seed(&prng, sp->seed ^ 0x5851f42d4c957f2dull, w->id + 1);
+	for (unsigned i = 0; i < qd; i++) {
+		freeq[i] = &w->slots[qd - 1 - i];
+		ready_at[i] = 0;
+	}
+	if (paced)
+		pace_start(pace, &ps, measure, now, sp->workers, &prng);
+	burst_left = pace->burst;
+
+	for (;;) {
+		int stopping = __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) || now >= end;
+		uint64_t wake = UINT64_MAX; /* when something may next be issued */
+		int n;
+
+		while (!stopping && nfree) {
+			unsigned k = nfree - 1;
+			struct io_slot *s;
+
+			if (n_ios + inflight >= w->ios_quota || n_bytes + inflight_bytes >= w->bytes_quota)
+				break;
+			if (pace->burst && !burst_left) {
+				if (inflight)
+					break; /* the burst drains before the delay */
+				if (!burst_resume)
+					burst_resume = now + pace->burst_delay_ns;
+				if (now < burst_resume) {
+					wake = burst_resume;
+					break;
+				}
+				burst_left = pace->burst;
+				burst_resume = 0;
+			}
+			if (paced && ps.next_ns > now) {
+				wake = ps.next_ns;
+				break;
+			}
+			if (think) {
+				uint64_t soonest = UINT64_MAX;
+				unsigned j;
+
+				for (j = 0; j < nfree; j++) {
+					if (ready_at[freeq[j]->index] <= now)
+						break;
+					soonest = min64(soonest, ready_at[freeq[j]->index]);
+				}
+				if (j == nfree) {
+					wake = min64(wake, soonest);
+					break;
+				}
+				k = j;
+			}
+			s = freeq[k];
+			freeq[k] = freeq[--nfree];
+			if (paced) {
+				s->intended_ns = ps.next_ns;
+				pace_advance(pace, &ps, measure, sp->workers, &prng);
+			}
+			s->submit_ns = now;
+			wl_next(w->wl, &st, &s->op);
+			if (stamping && s->op.op == OP_WRITE)
+				stamp(s, seq++);
+			ops->queue(&w->engine, s);
+			inflight++;
+			inflight_bytes += s->op.len;
+			if (pace->burst)
+				burst_left--;
+		}
+		if (inflight > w->c.max_inflight)
+			w->c.max_inflight = inflight;
+
+		if (!inflight) {
+			if (stopping || n_ios >= w->ios_quota || n_bytes >= w->bytes_quota ||
+			    (paced && ps.next_ns == UINT64_MAX))
+				break;
+			wake = min64(min64(wake, end), now + STOP_POLL_NS);
+			now = clock_wait_until(wake);
+			continue;
+		}
+
+		{
+			uint64_t deadline = min64(min64(wake, end), now + STOP_POLL_NS);
+
+			n = ops->reap(&w->engine, 1, deadline > now ? deadline - now : 0, done, qd);
+		}
+		now = clock_ns();
+		if (n < 0) {
+			snprintf(w->error, sizeof(w->error), "engine %s: %s", ops->name, strerror(-n));
+			w->engine_failed = 1;
+			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct io_slot *s = done[i];
+			const uint32_t len = s->op.len;
+
+			inflight--;
+			inflight_bytes -= len;
+			if (s->res != (int64_t)len) {
+				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res);
+				if (!sp->on_error_continue)
+					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+			} else if (now >= measure && now <= end) {
+				struct op_stats *o = &w->c.op[s->op.op];
+				const uint64_t lat = now - (paced ? s->intended_ns : s->submit_ns);
+
+				hist_record(&o->lat, lat);
+				if (paced)
+					hist_record(&o->svc, now - s->submit_ns);
+				hist_inc(&o->bytes, len);
+				n_ios++;
+				n_bytes += len;
+				w->c.last_done_ns = now;
+				if (w->ntrace < w->trace_max) {
+					struct trace_rec *t = &w->trace[w->ntrace++];
+
+					t->start_ns = (int64_t)((paced ? s->intended_ns : s->submit_ns) - measure);
+					t->lat_ns = lat;
+					t->offset = s->op.offset;
+					t->len = len;
+					t->worker = (uint16_t)w->id;
+					t->op = s->op.op;
+				}
+			}
+			if (think)
+				ready_at[s->index] = now + pace_think_ns(pace, &prng);
+			freeq[nfree++] = s;
+		}
+	}
+out:
+	if (w->engine.priv)
+		ops->exit(&w->engine);
+	__atomic_fetch_add(&sh->finished, 1, __ATOMIC_RELAXED);
+	return NULL;
+}

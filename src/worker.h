@@ -1,0 +1,43 @@
+/* worker.h - one thread of a phase and its hot loop. */
+#ifndef IOMOON_WORKER_H
+#define IOMOON_WORKER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "phase.h"
+#include "stats.h"
+#include "workload.h"
+
+/* What the phase's threads share while it runs. */
+struct phase_shared {
+	const struct phase_spec *spec;
+	unsigned ready;       /* atomic: workers whose engine is set up */
+	int go;               /* atomic: t_start_ns and friends are set */
+	uint64_t t_start_ns, measure_ns, end_ns; /* end_ns UINT64_MAX: untimed */
+	int stop;             /* relaxed atomic: finish now */
+	unsigned finished;    /* relaxed atomic: workers done */
+};
+
+struct worker {
+	pthread_t thread;
+	unsigned id;
+	struct phase_shared *sh;
+	const struct workload *wl;
+	int fd;
+	uint64_t ios_quota, bytes_quota; /* this worker's share; UINT64_MAX: none */
+	struct engine engine;
+	struct io_slot *slots;
+	void *bufs;
+	size_t buf_len;
+	struct counters c;
+	struct trace_rec *trace;
+	uint64_t ntrace, trace_max;
+	int init_failed, engine_failed;
+	char error[256];
+};
+
+void *worker_main(void *arg);
+
+#endif
