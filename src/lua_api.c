@@ -196,10 +196,64 @@ static struct target *check_target(lua_State *L, int idx)
 	return t;
 }
 
-static int l_target(lua_State *L)
+/* Target options from the table at idx (whose strings stay on the stack). */
+static void parse_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
 {
 	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", NULL };
-	struct target_opts o = { .create = 1, .fill = FILL_RANDOM };
+	char f[64];
+
+	idx = lua_absindex(L, idx);
+	*o = (struct target_opts){ .create = 1, .fill = FILL_RANDOM };
+	check_keys(L, idx, what, keys);
+	snprintf(f, sizeof(f), "%s.path", what);
+	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
+		input_error(L, "%s: missing or not a string (a file or block device path)", f);
+	o->path = lua_tostring(L, -1);
+	snprintf(f, sizeof(f), "%s.size", what);
+	if (lua_getfield(L, idx, "size") != LUA_TNIL) {
+		o->size = check_size(L, -1, f);
+		if (!o->size)
+			input_error(L, "%s: 0 bytes (give a size above zero, e.g. \"1g\")", f);
+	}
+	snprintf(f, sizeof(f), "%s.create", what);
+	if (lua_getfield(L, idx, "create") != LUA_TNIL)
+		o->create = check_bool(L, -1, f);
+	snprintf(f, sizeof(f), "%s.fill", what);
+	switch (lua_getfield(L, idx, "fill")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TBOOLEAN:
+		o->fill = lua_toboolean(L, -1) ? FILL_RANDOM : FILL_NONE;
+		break;
+	case LUA_TSTRING:
+		if (!strcmp(lua_tostring(L, -1), "random"))
+			o->fill = FILL_RANDOM;
+		else if (!strcmp(lua_tostring(L, -1), "zero"))
+			o->fill = FILL_ZERO;
+		else
+			input_error(L, "%s: '%s' is not a fill (allowed: \"random\", \"zero\", false)", f, lua_tostring(L, -1));
+		break;
+	default:
+		input_error(L, "%s: a %s is not a fill (allowed: \"random\", \"zero\", false)", f, luaL_typename(L, -1));
+	}
+	snprintf(f, sizeof(f), "%s.allow_write", what);
+	if (lua_getfield(L, idx, "allow_write") != LUA_TNIL)
+		o->allow_write = check_bool(L, -1, f);
+	lua_pop(L, 4); /* size, create, fill, allow_write; path stays for o->path */
+}
+
+static struct target *new_target_ud(lua_State *L)
+{
+	struct target *t = lua_newuserdatauv(L, sizeof(*t), 0);
+
+	memset(t, 0, sizeof(*t));
+	luaL_setmetatable(L, TARGET_MT);
+	return t;
+}
+
+static int l_target(lua_State *L)
+{
+	struct target_opts o;
 	struct target *t;
 	char why[512];
 	int rc;
@@ -212,41 +266,9 @@ static int l_target(lua_State *L)
 	}
 	if (!lua_istable(L, 1))
 		return input_error(L, "target: expects a table {path=, size=, ...} or a path");
-	check_keys(L, 1, "target", keys);
-	if (lua_getfield(L, 1, "path") != LUA_TSTRING)
-		return input_error(L, "target.path: missing or not a string (a file or block device path)");
-	o.path = lua_tostring(L, -1);
-	if (lua_getfield(L, 1, "size") != LUA_TNIL)
-		o.size = check_size(L, -1, "target.size");
-	if (lua_getfield(L, 1, "size") != LUA_TNIL && o.size == 0)
-		return input_error(L, "target.size: 0 bytes (give a size above zero, e.g. \"1g\")");
-	if (lua_getfield(L, 1, "create") != LUA_TNIL)
-		o.create = check_bool(L, -1, "target.create");
-	switch (lua_getfield(L, 1, "fill")) {
-	case LUA_TNIL:
-		break;
-	case LUA_TBOOLEAN:
-		o.fill = lua_toboolean(L, -1) ? FILL_RANDOM : FILL_NONE;
-		break;
-	case LUA_TSTRING:
-		if (!strcmp(lua_tostring(L, -1), "random"))
-			o.fill = FILL_RANDOM;
-		else if (!strcmp(lua_tostring(L, -1), "zero"))
-			o.fill = FILL_ZERO;
-		else
-			return input_error(L, "target.fill: '%s' is not a fill (allowed: \"random\", \"zero\", false)",
-					   lua_tostring(L, -1));
-		break;
-	default:
-		return input_error(L, "target.fill: a %s is not a fill (allowed: \"random\", \"zero\", false)",
-				   luaL_typename(L, -1));
-	}
-	if (lua_getfield(L, 1, "allow_write") != LUA_TNIL)
-		o.allow_write = check_bool(L, -1, "target.allow_write");
-
-	t = lua_newuserdatauv(L, sizeof(*t), 0);
-	memset(t, 0, sizeof(*t));
-	luaL_setmetatable(L, TARGET_MT);
+	lua_settop(L, 1);
+	parse_target_opts(L, 1, &o, "target");
+	t = new_target_ud(L);
 	rc = target_prepare(t, &o, why, sizeof(why));
 	if (rc == -2)
 		return input_error(L, "%s", why);
@@ -492,6 +514,9 @@ struct run_state {
 	struct workload wl;
 	struct pace pace;
 	char name[128];
+	/* targets given as option tables: created once the phase checks out */
+	struct target_opts pending[PHASE_MAX_TARGETS];
+	int is_pending[PHASE_MAX_TARGETS];
 };
 
 static int progress_on;
@@ -1065,45 +1090,90 @@ static const char *const phase_keys[] = {
 
 static int run_interrupted;
 
-static void parse_targets(lua_State *L, int phase, struct phase_spec *sp)
+/* One element of phase.target: a target, an option table, or a path. The
+ * userdata for an option table or path is left on the stack (anchored). */
+static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsigned i, const char *what)
+{
+	struct target_opts *o = &rs->pending[i];
+	char why[512];
+	int rc;
+
+	idx = lua_absindex(L, idx);
+	if (luaL_testudata(L, idx, TARGET_MT)) {
+		rs->sp.targets[i] = check_target(L, idx);
+		return;
+	}
+	if (lua_type(L, idx) == LUA_TSTRING) { /* a path: use it as it is */
+		*o = (struct target_opts){ .path = lua_tostring(L, idx), .create = 0, .fill = FILL_NONE };
+	} else if (lua_istable(L, idx)) {
+		parse_target_opts(L, idx, o, what);
+		lua_pop(L, 1); /* the path string: the phase table keeps it alive */
+	} else {
+		input_error(L, "%s: a %s is not a target (give iomoon.target{...}, {path=, size=}, or a path)", what,
+			    luaL_typename(L, idx));
+	}
+	rs->sp.targets[i] = new_target_ud(L);
+	rs->is_pending[i] = 1;
+	rc = target_inspect(rs->sp.targets[i], o, why, sizeof(why));
+	if (rc == -2)
+		input_error(L, "%s", why);
+	if (rc < 0)
+		raise_error(L, IOMOON_RUN_ERROR, why);
+}
+
+static void parse_targets(lua_State *L, int phase, struct run_state *rs)
 {
 	int t = lua_getfield(L, phase, "target");
+	int list = t == LUA_TTABLE && lua_getfield(L, -1, "path") == LUA_TNIL;
 
-	if (t == LUA_TSTRING) { /* a path: open it as it is */
-		lua_pushcfunction(L, l_target);
-		lua_createtable(L, 0, 3);
-		lua_pushvalue(L, -3);
-		lua_setfield(L, -2, "path");
-		lua_pushboolean(L, 0);
-		lua_setfield(L, -2, "create");
-		lua_pushboolean(L, 0);
-		lua_setfield(L, -2, "fill");
-		lua_call(L, 1, 1);
-		lua_replace(L, -2);
-		t = LUA_TUSERDATA;
+	if (t == LUA_TTABLE)
+		lua_pop(L, 1);
+	if (t == LUA_TNIL)
+		input_error(L, "phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list)");
+	if (!list) {
+		rs->sp.ntargets = 1;
+		parse_one_target(L, -1, rs, 0, "phase.target");
+		return;
 	}
-	if (t == LUA_TUSERDATA) {
-		sp->targets[0] = check_target(L, -1);
-		sp->ntargets = 1;
-	} else if (t == LUA_TTABLE) {
+	{
 		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+		int list_idx = lua_absindex(L, -1);
 
 		if (n < 1 || n > PHASE_MAX_TARGETS)
 			input_error(L, "phase.target: a list of %lld targets (give 1 to %d)", (long long)n, PHASE_MAX_TARGETS);
+		luaL_checkstack(L, (int)n + 8, "targets");
 		for (lua_Integer i = 1; i <= n; i++) {
-			lua_rawgeti(L, -1, i);
-			if (!luaL_testudata(L, -1, TARGET_MT))
-				input_error(L, "phase.target[%lld]: a %s is not a target (make one with iomoon.target{...})",
-					    (long long)i, luaL_typename(L, -1));
-			sp->targets[i - 1] = check_target(L, -1);
-			lua_pop(L, 1);
+			char what[48];
+
+			snprintf(what, sizeof(what), "phase.target[%lld]", (long long)i);
+			lua_rawgeti(L, list_idx, i);
+			parse_one_target(L, -1, rs, (unsigned)(i - 1), what);
 		}
-		sp->ntargets = (unsigned)n;
-	} else {
-		input_error(L, "phase.target: %s (give a target from iomoon.target{...}, a list of them, or a path)",
-			    t == LUA_TNIL ? "missing" : "not a target");
+		rs->sp.ntargets = (unsigned)n;
 	}
-	/* leave the target(s) on the stack: they must outlive the run */
+	/* the targets and their anchors stay on the stack: they outlive the run */
+}
+
+/* Create what the phase's option-table targets ask for; on failure, take
+ * back what this call created. */
+static void materialize_targets(lua_State *L, struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->sp.ntargets; i++) {
+		char why[512];
+		int rc;
+
+		if (!rs->is_pending[i])
+			continue;
+		rc = target_materialize(rs->sp.targets[i], &rs->pending[i], why, sizeof(why));
+		if (rc < 0) {
+			for (unsigned j = 0; j <= i; j++)
+				if (rs->is_pending[j] && rs->sp.targets[j]->created)
+					unlink(rs->sp.targets[j]->path);
+			if (rc == -2)
+				input_error(L, "%s", why);
+			raise_error(L, IOMOON_RUN_ERROR, why);
+		}
+	}
 }
 
 /* Direct I/O alignment and region bounds, for every target. */
@@ -1167,7 +1237,7 @@ static int l_run(lua_State *L)
 	sp->wl = &rs->wl;
 	sp->pace = &rs->pace;
 
-	parse_targets(L, phase, sp); /* index 3 */
+	parse_targets(L, phase, rs);
 
 	lua_getfield(L, phase, "name");
 	if (lua_isnil(L, -1)) {
@@ -1265,13 +1335,19 @@ static int l_run(lua_State *L)
 	sp->pattern = PATTERN_RANDOM;
 	if (lua_getfield(L, phase, "pattern") != LUA_TNIL) {
 		s = lua_tostring(L, -1);
-		if (!s || (strcmp(s, "random") && strcmp(s, "zero")))
-			return input_error(L, "phase.pattern: '%s' is not a data pattern (allowed: \"random\", \"zero\")",
+		if (!s || (strcmp(s, "random") && strcmp(s, "zero") && strcmp(s, "offset")))
+			return input_error(L, "phase.pattern: '%s' is not a data pattern (allowed: \"random\", \"zero\", \"offset\")",
 					   s ? s : luaL_typename(L, -1));
-		sp->pattern = strcmp(s, "zero") ? PATTERN_RANDOM : PATTERN_ZERO;
+		sp->pattern = !strcmp(s, "zero") ? PATTERN_ZERO : !strcmp(s, "offset") ? PATTERN_OFFSET : PATTERN_RANDOM;
 	}
-	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1))
-		return input_error(L, "phase.verify: not available in this version of iomoon (it comes with data verification)");
+	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1)) {
+		s = lua_tostring(L, -1);
+		if (!s || strcmp(s, "offset"))
+			return input_error(L, "phase.verify: '%s' is not a verification (allowed: \"offset\", which checks the \"offset\" pattern)",
+					   s ? s : luaL_typename(L, -1));
+		sp->verify_offset = 1;
+		sp->pattern = PATTERN_OFFSET;
+	}
 	sp->seed = 1;
 	if (lua_getfield(L, phase, "seed") != LUA_TNIL)
 		sp->seed = (uint64_t)check_int(L, -1, "phase.seed", 0, INT64_MAX);
@@ -1305,11 +1381,17 @@ static int l_run(lua_State *L)
 		sp->progress = progress_cb;
 	}
 
+	materialize_targets(L, rs);
 	rc = phase_run(sp, &res, why, sizeof(why));
 	if (sp->progress)
 		fprintf(stderr, "\r\033[K");
-	if (rc == -2)
+	if (rc == -2) {
+		/* refused at open (e.g. no O_DIRECT here): leave no file behind */
+		for (unsigned i = 0; i < sp->ntargets; i++)
+			if (rs->is_pending[i] && sp->targets[i]->created)
+				unlink(sp->targets[i]->path);
 		return input_error(L, "%s", why);
+	}
 	if (rc < 0)
 		return raise_error(L, IOMOON_RUN_ERROR, why);
 	if (res.interrupted)
@@ -1361,6 +1443,7 @@ static int csvw_l_row(lua_State *L)
 	if (n > 256)
 		return input_error(L, "csv row: %lld fields (at most 256)", (long long)n);
 	lua_settop(L, 2);
+	luaL_checkstack(L, (int)n * 2 + 4, "csv row");
 	for (lua_Integer i = 1; i <= n; i++) {
 		lua_rawgeti(L, 2, i);
 		if (lua_isnil(L, -1)) {

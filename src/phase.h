@@ -19,7 +19,9 @@
 #define PHASE_MAX_QD 4096
 #define PHASE_MAX_TARGETS 64
 
-enum pattern { PATTERN_RANDOM, PATTERN_ZERO };
+/* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
+ * offset (little-endian), which a reader can check without knowing the run. */
+enum pattern { PATTERN_RANDOM, PATTERN_ZERO, PATTERN_OFFSET };
 
 /* A live view for progress lines, taken by the phase's main thread. */
 struct phase_progress {
@@ -54,6 +56,7 @@ struct phase_spec {
 	uint64_t interval_ns;
 	enum pattern pattern;
 	int on_error_continue;
+	int verify_offset;     /* reads check the OFFSET pattern; mismatch = EILSEQ */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	void (*progress)(void *ctx, const struct phase_progress *p);
 	void *progress_ctx;

@@ -121,29 +121,28 @@ static int fill_holes(struct target *t, enum target_fill fill, char *why, size_t
 	return 0;
 }
 
-int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
 	struct stat st;
 	char sz[32];
-	int exists;
 
 	memset(t, 0, sizeof(*t));
 	if (!o->path || !*o->path) {
 		snprintf(why, why_len, "target.path: missing (a file or block device path)");
 		return -2;
 	}
-	exists = stat(o->path, &st) == 0;
-	if (!exists && errno != ENOENT) {
+	t->exists = stat(o->path, &st) == 0;
+	if (!t->exists && errno != ENOENT) {
 		snprintf(why, why_len, "target.path: %s: %s", o->path, strerror(errno));
 		return -2;
 	}
-	if (exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+	if (t->exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		snprintf(why, why_len, "target.path: %s is not a regular file or a block device", o->path);
 		return -2;
 	}
 	t->allow_write = o->allow_write;
 
-	if (exists && S_ISBLK(st.st_mode)) {
+	if (t->exists && S_ISBLK(st.st_mode)) {
 		uint64_t bytes = 0;
 		int ssz = 512, fd = open(o->path, O_RDONLY);
 
@@ -168,14 +167,14 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 		t->sector = (uint32_t)ssz;
 		t->mem_align = (uint32_t)ssz;
 	} else {
-		uint64_t have = exists ? (uint64_t)st.st_size : 0;
+		uint64_t have = t->exists ? (uint64_t)st.st_size : 0;
 
 		t->kind = TARGET_FILE;
-		if (!exists && !o->create) {
+		if (!t->exists && !o->create) {
 			snprintf(why, why_len, "target.path: %s does not exist (set create=true and a size to make it)", o->path);
 			return -2;
 		}
-		if (!exists && !o->size) {
+		if (!t->exists && !o->size) {
 			snprintf(why, why_len, "target.size: needed to create %s (e.g. size=\"1g\")", o->path);
 			return -2;
 		}
@@ -184,23 +183,24 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 			snprintf(why, why_len, "target.size: %s is empty; give a size to extend it", o->path);
 			return -2;
 		}
-		if (!exists) {
-			int fd = open(o->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (t->exists) {
+			file_alignment(o->path, &t->sector, &t->mem_align);
+		} else {
+			char dir[4096], *slash;
 
-			if (fd < 0) {
-				snprintf(why, why_len, "target.path: cannot create %s: %s", o->path, strerror(errno));
+			snprintf(dir, sizeof(dir), "%s", o->path);
+			slash = strrchr(dir, '/');
+			if (slash == dir)
+				dir[1] = 0;
+			else if (slash)
+				*slash = 0;
+			else
+				snprintf(dir, sizeof(dir), ".");
+			if (access(dir, W_OK) < 0) {
+				snprintf(why, why_len, "target.path: cannot create %s: %s: %s", o->path, dir, strerror(errno));
 				return -2;
 			}
-			close(fd);
-			t->created = 1;
-		}
-		file_alignment(o->path, &t->sector, &t->mem_align);
-		if (have < t->size && truncate(o->path, (off_t)t->size) < 0) {
-			snprintf(why, why_len, "target.size: cannot make %s %llu bytes: %s", o->path,
-				 (unsigned long long)t->size, strerror(errno));
-			if (t->created)
-				unlink(o->path);
-			return -1;
+			file_alignment(dir, &t->sector, &t->mem_align);
 		}
 	}
 	t->path = strdup(o->path);
@@ -208,11 +208,51 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 		snprintf(why, why_len, "out of memory");
 		return -1;
 	}
-	if (t->kind == TARGET_FILE && o->fill != FILL_NONE && fill_holes(t, o->fill, why, why_len) < 0) {
-		target_free(t);
+	return 0;
+}
+
+int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+{
+	uint64_t have = 0;
+	struct stat st;
+
+	if (t->kind != TARGET_FILE)
+		return 0;
+	if (stat(t->path, &st) == 0) {
+		have = (uint64_t)st.st_size;
+	} else {
+		int fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+		if (fd < 0) {
+			snprintf(why, why_len, "target.path: cannot create %s: %s", t->path, strerror(errno));
+			return -2;
+		}
+		close(fd);
+		t->created = 1;
+		file_alignment(t->path, &t->sector, &t->mem_align);
+	}
+	if (have < t->size && truncate(t->path, (off_t)t->size) < 0) {
+		snprintf(why, why_len, "target.size: cannot make %s %llu bytes: %s", t->path,
+			 (unsigned long long)t->size, strerror(errno));
+		if (t->created)
+			unlink(t->path);
 		return -1;
 	}
+	if (o->fill != FILL_NONE && fill_holes(t, o->fill, why, why_len) < 0)
+		return -1;
+	t->exists = 1;
 	return 0;
+}
+
+int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+{
+	int rc = target_inspect(t, o, why, why_len);
+
+	if (rc == 0)
+		rc = target_materialize(t, o, why, why_len);
+	if (rc < 0)
+		target_free(t);
+	return rc;
 }
 
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len)

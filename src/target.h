@@ -29,12 +29,20 @@ struct target {
 	uint32_t sector;      /* logical sector: the unit of direct I/O */
 	uint32_t mem_align;   /* buffer alignment for direct I/O */
 	int allow_write;
+	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
 	uint64_t filled_bytes; /* bytes written by the fill */
 };
 
 /* Errors: -2 bad input (why names field, value, what would be right),
  * -1 a system failure (why says which call and errno). */
+
+/* Everything that can be known without touching the disk: kind, size,
+ * sector. A missing file gets the size asked and its directory's sector. */
+int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len);
+/* Create a missing file, extend a short one, fill its holes. */
+int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len);
+/* Both, in order. */
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
 /* Check a target could be opened as asked, without side effects. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);

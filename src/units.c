@@ -47,11 +47,26 @@ static int parse_number(const char *s, long double *v, const char **end)
 	return 0;
 }
 
-int units_parse_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
+/* s without surrounding blanks, in buf (cut at its size). */
+static const char *trimmed(const char *s, char *buf, size_t len)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	snprintf(buf, len, "%s", s);
+	n = strlen(buf);
+	while (n && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = 0;
+	return buf;
+}
+
+int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len)
 {
 	static const char suffixes[] = "bkmgtp";
 	long double v, mult = 1;
-	const char *p;
+	char buf[64];
+	const char *p, *s = trimmed(arg, buf, sizeof(buf));
 
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a size (a whole number of bytes, or a number with a suffix k, m, g, t such as 4k or 1.5m)", s);
@@ -88,14 +103,15 @@ int units_parse_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
 	return 0;
 }
 
-int units_parse_duration(const char *s, uint64_t *ns, char *why, size_t why_len)
+int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_len)
 {
 	static const struct { const char *name; long double ns; } units[] = {
 		{ "ns", 1 }, { "us", 1e3L }, { "ms", 1e6L }, { "s", 1e9L },
 		{ "sec", 1e9L }, { "m", 60e9L }, { "min", 60e9L }, { "h", 3600e9L },
 	};
 	long double v, mult = 1e9L;
-	const char *p;
+	char buf[64];
+	const char *p, *s = trimmed(arg, buf, sizeof(buf));
 
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a duration (a number of seconds, or a number with a unit ns, us, ms, s, m, h such as 500ms or 2m)", s);

@@ -13,6 +13,7 @@
  */
 #include "worker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,25 @@ static inline void stamp(struct io_slot *s, uint64_t seq)
 
 		memcpy(b + o, v, sizeof(v));
 	}
+}
+
+static inline void fill_offsets(struct io_slot *s)
+{
+	uint64_t *p = s->buf;
+
+	for (uint32_t i = 0; i < s->op.len / 8; i++)
+		p[i] = s->op.offset + 8ull * i;
+}
+
+/* 1 if a read returned the OFFSET pattern for where it read. */
+static inline int offsets_ok(const struct io_slot *s)
+{
+	const uint64_t *p = s->buf;
+
+	for (uint32_t i = 0; i < s->op.len / 8; i++)
+		if (p[i] != s->op.offset + 8ull * i)
+			return 0;
+	return 1;
 }
 
 static inline uint64_t min64(uint64_t a, uint64_t b)
@@ -135,8 +155,12 @@ void *worker_main(void *arg)
 			}
 			s->submit_ns = now;
 			wl_next(w->wl, &st, &s->op);
-			if (stamping && s->op.op == OP_WRITE)
-				stamp(s, seq++);
+			if (s->op.op == OP_WRITE) {
+				if (stamping)
+					stamp(s, seq++);
+				else if (sp->pattern == PATTERN_OFFSET)
+					fill_offsets(s);
+			}
 			ops->queue(&w->engine, s);
 			inflight++;
 			inflight_bytes += s->op.len;
@@ -173,6 +197,8 @@ void *worker_main(void *arg)
 
 			inflight--;
 			inflight_bytes -= len;
+			if (s->res == (int64_t)len && sp->verify_offset && s->op.op == OP_READ && !offsets_ok(s))
+				s->res = -EILSEQ;
 			if (s->res != (int64_t)len) {
 				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res);
 				if (!sp->on_error_continue)

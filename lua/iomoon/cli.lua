@@ -219,13 +219,15 @@ local TARGET_OPTS = {
   qd = "value", workers = "value", buffered = "flag", ["allow-write"] = "flag",
 }
 
-local function make_target(o, default_size)
+-- The target as an option table: iomoon.run creates the file only once the
+-- phase has been checked, so bad input leaves nothing on disk.
+local function target_spec(o, default_size)
   if not o.target then input_error("--target: missing (a file or block device to test, e.g. --target /mnt/test/iomoon.dat)") end
   local size = o.size
   local exists = io.open(o.target, "r")
   if exists then exists:close() end
   if not size and not exists then size = default_size end
-  return iomoon.target { path = o.target, size = size, allow_write = o["allow-write"] or false }
+  return { path = o.target, size = size, allow_write = o["allow-write"] or false }
 end
 
 -- Phase errors name phase fields; on the command line, name the option.
@@ -258,7 +260,7 @@ function cli.quick(args)
   iomoon.set_progress(not o.quiet)
   local unhook = hook_runs(sink)
   local status, msg = protect(function()
-    local t = make_target(o, nil)
+    local t = target_spec(o, nil)
     local ov = common_overrides(o)
     local phase = {
       target = t, bs = o.bs or "4k",
@@ -295,7 +297,7 @@ function cli.suite(args)
   local unhook = hook_runs(sink)
   local status, msg = protect(function()
     local opts = common_overrides(o)
-    opts.target = make_target(o, s.size or "1g")
+    opts.target = target_spec(o, s.size or "1g")
     suite.run(s, opts)
   end)
   unhook()

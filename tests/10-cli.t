@@ -1,0 +1,93 @@
+#!/bin/bash
+# The command line: version, help, list, the three formats, --output, exit
+# statuses, and bad input (exit 2, one line naming the field, nothing on disk).
+. "$(dirname "$0")/lib.sh"
+
+out=$("$IOMOON" --version); ok $? "--version exits 0"
+like "$out" '^iomoon [0-9]+\.[0-9]+\.[0-9]+' "--version prints the version"
+out=$("$IOMOON" help); like "$out" 'iomoon quick' "help lists the commands"
+"$IOMOON" >/dev/null 2>&1; is $? 2 "no command: exit 2"
+err=$("$IOMOON" frobnicate 2>&1); is $? 2 "unknown command: exit 2"
+like "$err" "unknown command 'frobnicate'" "unknown command named"
+out=$("$IOMOON" list); ok $? "list exits 0"
+like "$out" 'io_uring +works' "list: io_uring works on this kernel"
+like "$out" 'libaio +works' "list: libaio works"
+like "$out" 'quick ' "list: shows the quick suite"
+
+F="$TMP/t.dat"
+Q=(quick --target "$F" --size 16m --time 0.5 --quiet)
+out=$("$IOMOON" "${Q[@]}"); ok $? "quick creates a target and runs"
+like "$(echo "$out" | head -1)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
+like "$(echo "$out" | sed -n 2p)" '^4K; 100% Read; 100% random; QD 1 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+% +[0-9.]+$' "table row: name, latency, iops, MiB/s, cpu, p99"
+is "$(stat -c %s "$F")" 16777216 "target created at --size"
+
+"$IOMOON" "${Q[@]}" --format json --qd 4 >"$TMP/out.json"; ok $? "json format exits 0"
+python3 - "$TMP/out.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))          # exactly one document, or this raises
+assert d["iomoon"] and len(d["phases"]) == 1, d.keys()
+p = d["phases"][0]
+for k in ("name", "ios", "bytes", "seconds", "iops", "mb_per_s", "mib_per_s", "engine", "errors", "intervals"):
+    assert k in p, k
+for k in ("min_ns", "mean_ns", "max_ns", "stdev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns"):
+    assert k in p["lat"] and k in p["read"]["lat"], k
+assert set(p["cpu"]) == {"user_s", "sys_s", "util_pct"}
+l = p["lat"]
+assert l["min_ns"] <= l["p50_ns"] <= l["p90_ns"] <= l["p99_ns"] <= l["p999_ns"] <= l["max_ns"], l
+assert p["ios"] == p["read"]["ios"] + p["write"]["ios"] and p["ios"] > 0
+assert abs(p["iops"] - p["ios"] / p["seconds"]) < 1e-6 * p["iops"]
+assert p["bytes"] == 4096 * p["ios"] and abs(p["mb_per_s"] * 1e6 - p["bytes"] / p["seconds"]) < 1
+assert p["qd"] == 4 and p["qd_max"] == 4, (p["qd"], p["qd_max"])
+assert sum(i["ios"] for i in p["intervals"]) == p["ios"], "intervals add up to the phase"
+assert "hist" not in l
+PY
+ok $? "json: one valid document with every documented field, consistent figures"
+
+"$IOMOON" "${Q[@]}" --format csv >"$TMP/out.csv"; ok $? "csv format exits 0"
+python3 - "$TMP/out.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 2, rows
+h, r = rows
+assert h[0] == "name" and "iops" in h and "lat_p99_ms" in h and "cpu_util_pct" in h, h
+assert r[0].startswith("4K; 100% Read") and float(r[h.index("iops")]) > 0
+PY
+ok $? "csv: header and one row, read back by python's csv"
+
+"$IOMOON" "${Q[@]}" --format json --output "$TMP/r.json" >"$TMP/stdout"; ok $? "--output exits 0"
+is "$(cat "$TMP/stdout")" "" "--output: nothing on stdout"
+python3 -c "import json,sys; assert len(json.load(open(sys.argv[1]))['phases']) == 1" "$TMP/r.json"; ok $? "--output: the file holds the document"
+is "$(ls "$TMP" | grep -c tmp-)" 0 "--output: no temporary file left"
+
+# bad input: exit 2, one line naming the option, nothing created
+bad() { # bad DESCRIPTION REGEX ARGS...
+	local desc=$1 re=$2; shift 2
+	local err rc
+	err=$("$IOMOON" "$@" 2>&1 >/dev/null); rc=$?
+	is $rc 2 "$desc: exit 2"
+	like "$err" "$re" "$desc: message names it"
+	is "$(printf '%s\n' "$err" | wc -l)" 1 "$desc: one line"
+}
+N="$TMP/new.dat"
+bad "qd 0" '--qd: 0 is out of range \(allowed: 1 to 4096\)' quick --target "$N" --size 16m --qd 0
+bad "qd not a number" "--qd: 'abc' is not a whole number" quick --target "$N" --size 16m --qd abc
+bad "bs not a sector multiple" '--bs: 3000 is not a multiple of the 512-byte sector' quick --target "$N" --size 16m --bs 3000
+bad "negative size" "--size: '-1g' is not a size" quick --target "$N" --size -1g
+bad "zero size" '--size: 0 bytes' quick --target "$N" --size 0
+bad "read over 100" '--read: 150 is outside 0..100' quick --target "$N" --size 16m --read 150
+bad "unknown engine" "--engine: 'warp' is not an engine \(allowed: auto, io_uring, libaio, psync, null\)" quick --target "$N" --size 16m --engine warp
+bad "psync with qd 32" '--qd: 32 with engine psync' quick --target "$N" --size 16m --engine psync --qd 32
+bad "not a file or device" '--target: /dev/null is not a regular file or a block device' quick --target /dev/null
+bad "missing target" '--target: missing' quick --size 16m
+bad "unknown option" 'unknown option --frob' quick --target "$N" --frob 1
+bad "unknown format" "--format: 'xml' is not a format" quick --target "$N" --size 16m --format xml
+bad "bad duration" "--time: '5 fortnights' has an unknown unit" quick --target "$N" --size 16m --time "5 fortnights"
+bad "missing file without size" '--size: needed to create' quick --target "$N"
+bad "unknown suite" "suite 'nope' does not exist \(ready suites: .*quick" suite nope --target "$N"
+is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
+
+# the default suite, shortened
+out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 0.3 --quiet); ok $? "suite quick runs"
+is "$(echo "$out" | grep -c '; QD ')" 5 "suite quick: five phases"
+like "$out" '1M; 0% Read; 0% random; QD 8' "suite quick: names its phases as the seeds do"
+done_testing

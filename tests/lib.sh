@@ -1,0 +1,41 @@
+# lib.sh - TAP helpers for the shell tests. Each test gets a private
+# temporary directory ($TMP) that is removed when it ends; tests write
+# nowhere else.
+set -u
+T=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$T")
+IOMOON="$ROOT/iomoon"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/iomoon-test.XXXXXX")
+LOOPS=""
+cleanup() {
+	for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+tap_n=0
+tap_failed=0
+
+ok() { # ok CONDITION-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
+}
+is() { # is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
+}
+like() { # like TEXT REGEX DESCRIPTION
+	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; fi
+}
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
+done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+# lua_tap SCRIPT ARGS...: run a Lua test script that prints its own TAP
+# lines through tests/tap.lua, numbered after ours.
+lua_tap() {
+	local out rc
+	out=$(TAP_START=$tap_n "$IOMOON" run --format none --quiet "$@" 2>"$TMP/lua_tap.err")
+	rc=$?
+	printf '%s\n' "$out" | grep -v '^1\.\.'
+	tap_n=$(printf '%s\n' "$out" | grep -Ec '^(not )?ok ' | awk -v s="$tap_n" '{print s + $1}')
+	tap_failed=$((tap_failed + $(printf '%s\n' "$out" | grep -c '^not ok ')))
+	ok "$rc" "lua script $(basename "$1") ran to its end (exit $rc)"
+	[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/lua_tap.err"
+}

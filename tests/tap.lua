@@ -1,0 +1,23 @@
+-- tap.lua - TAP from Lua test scripts (run by tests/lib.sh's lua_tap).
+local tap = { n = tonumber(os.getenv("TAP_START") or "0") }
+
+function tap.ok(cond, fmt, ...)
+  tap.n = tap.n + 1
+  print(string.format("%sok %d - " .. fmt, cond and "" or "not ", tap.n, ...))
+  return cond
+end
+
+function tap.near(got, want, tol, fmt, ...)
+  local good = math.abs(got - want) <= tol
+  return tap.ok(good, fmt .. " (got %.6g, want %.6g +- %.3g)", ..., got, want, tol)
+end
+
+-- Expect fn to raise an input error whose text matches pattern.
+function tap.refuses(pattern, fn, what)
+  local ok, err = pcall(fn)
+  local msg = tostring(err)
+  local good = not ok and msg:find(pattern) ~= nil
+  tap.ok(good, "refuses %s: %s", what, ok and "(accepted)" or msg)
+end
+
+return tap

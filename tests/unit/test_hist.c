@@ -1,0 +1,154 @@
+/* test_hist.c - the histogram against exact percentiles of known samples.
+ *
+ * For each distribution, 10^6 samples are recorded and also sorted; every
+ * percentile the results report (and a sweep of others) must be within the
+ * documented 0.4 % of the exact nearest-rank value. Merging per-part
+ * histograms must give exactly the histogram of all the samples. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "rng.h"
+#include "tap.h"
+
+#define N 1000000
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t exact_percentile(const uint64_t *sorted, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+
+	if (rank < 1)
+		rank = 1;
+	return sorted[rank - 1];
+}
+
+typedef uint64_t (*gen_fn)(struct rng *r);
+
+static uint64_t gen_uniform(struct rng *r) { return 1000 + rng_below(r, 10000000); }   /* 1 us .. 10 ms */
+static uint64_t gen_exp(struct rng *r) { return (uint64_t)(-log(1 - rng_unit(r)) * 250000.0); }
+static uint64_t gen_bimodal(struct rng *r)
+{
+	/* 90 % cache hits near 80 us, 10 % misses near 8 ms */
+	double base = rng_unit(r) < 0.9 ? 80000.0 : 8000000.0;
+
+	return (uint64_t)(base * (0.8 + 0.4 * rng_unit(r)));
+}
+static uint64_t gen_pareto(struct rng *r) { return (uint64_t)(50000.0 / pow(1 - rng_unit(r), 1.0 / 1.1)); }
+static uint64_t gen_tiny(struct rng *r) { return rng_below(r, 300); }           /* exact region */
+static uint64_t gen_huge(struct rng *r) { return 3600000000000ull + rng_below(r, 3600000000000ull); } /* 1-2 h */
+
+int main(void)
+{
+	static const struct { const char *name; gen_fn gen; } dists[] = {
+		{ "uniform", gen_uniform }, { "exponential", gen_exp }, { "bimodal", gen_bimodal },
+		{ "heavy tail (pareto 1.1)", gen_pareto }, { "0..300 ns", gen_tiny }, { "1..2 hours", gen_huge },
+	};
+	static const double ps[] = { 0.1, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 99.999 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	struct hist *h = malloc(sizeof(*h)), *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *m = malloc(sizeof(*m));
+
+	for (size_t d = 0; d < sizeof(dists) / sizeof(dists[0]); d++) {
+		struct rng r;
+		double worst = 0, sum = 0, sumsq = 0, mean, sd;
+		uint64_t mn = UINT64_MAX, mx = 0;
+
+		rng_seed(&r, 42, d);
+		hist_init(h);
+		hist_init(a);
+		hist_init(b);
+		for (size_t i = 0; i < N; i++) {
+			v[i] = dists[d].gen(&r);
+			hist_record(h, v[i]);
+			hist_record(i % 3 ? a : b, v[i]);
+			sum += (double)v[i];
+			if (v[i] < mn)
+				mn = v[i];
+			if (v[i] > mx)
+				mx = v[i];
+		}
+		qsort(v, N, sizeof(*v), cmp_u64);
+		for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+			uint64_t want = exact_percentile(v, N, ps[i]), got = hist_percentile(h, ps[i]);
+			double err = want ? fabs((double)got - (double)want) / (double)want : (double)(got != want);
+
+			if (err > worst)
+				worst = err;
+		}
+		ok(worst <= 0.004, "%s: worst percentile error %.4f %% <= 0.4 %%", dists[d].name, worst * 100);
+		ok(h->count == N && h->min == mn && h->max == mx, "%s: count, min and max exact", dists[d].name);
+		mean = sum / N;
+		for (size_t i = 0; i < N; i++)
+			sumsq += ((double)v[i] - mean) * ((double)v[i] - mean);
+		sd = sqrt(sumsq / (N - 1));
+		ok(fabs(hist_mean(h) - mean) <= 1e-9 * mean + 1e-9, "%s: mean %.3f exact (%.3f)", dists[d].name, hist_mean(h), mean);
+		ok(fabs(hist_stdev(h) - sd) <= 1e-6 * sd + 1e-6, "%s: stdev %.3f exact (%.3f)", dists[d].name, hist_stdev(h), sd);
+		ok(hist_percentile(h, 0) == mn && hist_percentile(h, 100) == mx, "%s: p0 is min, p100 is max", dists[d].name);
+
+		hist_init(m);
+		hist_merge(m, a);
+		hist_merge(m, b);
+		ok(!memcmp(m->buckets, h->buckets, sizeof(h->buckets)) && m->count == h->count && m->sum == h->sum &&
+			   m->sumsq == h->sumsq && m->min == h->min && m->max == h->max,
+		   "%s: merge of two parts equals recording all into one", dists[d].name);
+	}
+
+	/* every value's bucket midpoint is within 1/256 of it: a sweep */
+	{
+		double worst = 0;
+		int bad = 0;
+
+		for (uint64_t x = 1; x < (1ull << 49); x += x / 97 + 1) {
+			unsigned i = hist_index(x);
+			uint64_t lo = hist_bucket_low(i), w = hist_bucket_width(i), mid = lo + (w - 1) / 2;
+			double err = fabs((double)mid - (double)x) / (double)x;
+
+			if (x < lo || x >= lo + w)
+				bad++;
+			if (err > worst)
+				worst = err;
+		}
+		ok(!bad, "every value lies in the bucket hist_index gives");
+		ok(worst <= 1.0 / 256, "bucket midpoints within %.4f %% of every value (bound 0.39 %%)", worst * 100);
+	}
+	{
+		struct hist *e = h;
+
+		hist_init(e);
+		ok(hist_percentile(e, 50) == 0 && hist_mean(e) == 0 && hist_stdev(e) == 0, "empty histogram reports zeros");
+		hist_record(e, UINT64_MAX / 2);
+		ok(hist_percentile(e, 50) == UINT64_MAX / 2, "a value past 2^50 ns is clamped to the exact max");
+	}
+	/* live snapshots and deltas: the interval arithmetic */
+	{
+		struct rng r;
+
+		rng_seed(&r, 7, 7);
+		hist_init(h);
+		hist_init(a);
+		for (int i = 0; i < 1000; i++)
+			hist_record(h, 100000 + rng_below(&r, 1000));
+		hist_add_live(a, h);
+		for (int i = 0; i < 500; i++)
+			hist_record(h, 5000000 + rng_below(&r, 1000));
+		hist_init(b);
+		hist_add_live(b, h);
+		hist_delta(m, b, a);
+		ok(m->count == 500 && hist_percentile(m, 50) >= 4980000 && hist_percentile(m, 50) <= 5030000,
+		   "delta of two snapshots holds only the later samples (count %llu, p50 %llu)",
+		   (unsigned long long)m->count, (unsigned long long)hist_percentile(m, 50));
+	}
+	free(v);
+	free(h);
+	free(a);
+	free(b);
+	free(m);
+	return tap_done();
+}

@@ -1,0 +1,272 @@
+/* test_workload.c - the op generator and the pacing, over 10^5 ops.
+ *
+ * Offsets must be aligned and wholly inside the region; the measured read,
+ * random, spec and block-size shares must match what was asked within 1 %
+ * (10^5 draws: 3 sigma is under 0.5 %); a seed must repeat its sequence;
+ * the skewed distributions must skew as they promise; and the arrival
+ * processes must have the gaps and spread they promise. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "workload.h"
+
+#define OPS 100000
+#define MB (1ull << 20)
+
+static struct workload *mixed(void)
+{
+	struct workload *wl = calloc(1, sizeof(*wl));
+
+	wl->nspecs = 2;
+	/* A: 60 %, 4k/16k half each, 70 % read, 80 % random */
+	wl->spec[0] = (struct wl_spec){ .cum = (uint64_t)(0.6 * WL_ONE), .read_thr = (uint64_t)(0.7 * WL_ONE),
+					.random_thr = (uint64_t)(0.8 * WL_ONE), .align = 4096, .nbs = 2 };
+	wl->spec[0].bs[0] = (struct wl_bs){ 4096, WL_ONE / 2 };
+	wl->spec[0].bs[1] = (struct wl_bs){ 16384, WL_ONE };
+	/* B: 40 %, 64k sequential writes */
+	wl->spec[1] = (struct wl_spec){ .cum = WL_ONE, .read_thr = 0, .random_thr = 0, .align = 65536, .nbs = 1 };
+	wl->spec[1].bs[0] = (struct wl_bs){ 65536, WL_ONE };
+	wl->region_off = MB;
+	wl->region_len = 100 * MB + 12288;
+	return wl;
+}
+
+static void run_ops(const struct workload *wl, uint64_t seed, struct wl_op *ops, int n)
+{
+	struct wl_state st;
+
+	wl_state_init(wl, &st, seed, 0, 1);
+	for (int i = 0; i < n; i++)
+		wl_next(wl, &st, &ops[i]);
+}
+
+static double near(double got, double want, double tol)
+{
+	return fabs(got - want) <= tol;
+}
+
+/* Share of accesses to the most popular `top` fraction of cells. */
+static double top_share(const struct workload *wl, const struct wl_op *ops, int n, double top)
+{
+	uint64_t cells = wl->region_len / 4096, *count = calloc(cells, sizeof(*count)), sum = 0;
+	uint64_t k = (uint64_t)(top * (double)cells);
+
+	for (int i = 0; i < n; i++)
+		count[(ops[i].offset - wl->region_off) / 4096]++;
+	/* partial selection: sort descending (cells are few enough) */
+	for (uint64_t i = 0; i < k; i++) {
+		uint64_t best = i;
+
+		for (uint64_t j = i + 1; j < cells; j++)
+			if (count[j] > count[best])
+				best = j;
+		uint64_t t = count[i];
+		count[i] = count[best];
+		count[best] = t;
+		sum += count[i];
+	}
+	free(count);
+	return (double)sum / n;
+}
+
+static struct workload *single(enum wl_dist d, double arg)
+{
+	struct workload *wl = calloc(1, sizeof(*wl));
+	char why[128];
+
+	wl->nspecs = 1;
+	wl->spec[0] = (struct wl_spec){ .cum = WL_ONE, .read_thr = WL_ONE, .random_thr = WL_ONE, .align = 4096, .nbs = 1 };
+	wl->spec[0].bs[0] = (struct wl_bs){ 4096, WL_ONE };
+	wl->region_off = 0;
+	wl->region_len = 16 * MB; /* 4096 cells */
+	wl->dist = d;
+	wl->dist_arg = arg;
+	if (d == DIST_ZONED) {
+		wl->nzones = 3;
+		wl->zone[0] = (struct wl_zone){ .cum = (uint64_t)(0.6 * WL_ONE), .region_pct = 10 };
+		wl->zone[1] = (struct wl_zone){ .cum = (uint64_t)(0.9 * WL_ONE), .region_pct = 20 };
+		wl->zone[2] = (struct wl_zone){ .cum = WL_ONE, .region_pct = 70 };
+	}
+	ok(wl_prepare(wl, why, sizeof(why)) == 0, "dist %d prepares", d);
+	return wl;
+}
+
+int main(void)
+{
+	struct workload *wl = mixed();
+	struct wl_op *ops = calloc(OPS, sizeof(*ops)), *again = calloc(OPS, sizeof(*again));
+	char why[128];
+	int misaligned = 0, outside = 0, reads = 0, specb = 0, small = 0, speca = 0, seq = 0;
+
+	ok(wl_prepare(wl, why, sizeof(why)) == 0, "mixed workload prepares");
+	run_ops(wl, 1, ops, OPS);
+	for (int i = 0; i < OPS; i++) {
+		const struct wl_op *o = &ops[i];
+		uint64_t rel = o->offset - wl->region_off;
+
+		if (o->offset % 4096 || (o->len == 65536 && o->op == OP_READ))
+			misaligned++;
+		if (o->offset < wl->region_off || rel + o->len > wl->region_len)
+			outside++;
+		reads += o->op == OP_READ;
+		if (o->len == 65536) {
+			specb++;
+		} else {
+			speca++;
+			small += o->len == 4096;
+		}
+		if (i && (rel == ops[i - 1].offset - wl->region_off + ops[i - 1].len || rel == 0))
+			seq++;
+	}
+	ok(!misaligned, "every offset aligned to 4 KiB, spec B only writes (%d bad)", misaligned);
+	ok(!outside, "every I/O wholly inside the region (%d outside)", outside);
+	ok(near((double)reads / OPS, 0.6 * 0.7, 0.01), "read share %.4f, asked 0.42", (double)reads / OPS);
+	ok(near((double)specb / OPS, 0.4, 0.01), "spec B share %.4f, asked 0.40", (double)specb / OPS);
+	ok(near((double)small / speca, 0.5, 0.01), "4k share within spec A %.4f, asked 0.50", (double)small / speca);
+	ok(near((double)seq / OPS, 0.6 * 0.2 + 0.4, 0.01), "sequential share %.4f, asked 0.52", (double)seq / OPS);
+
+	run_ops(wl, 1, again, OPS);
+	ok(!memcmp(ops, again, OPS * sizeof(*ops)), "the same seed gives the same op sequence");
+	run_ops(wl, 2, again, OPS);
+	ok(memcmp(ops, again, OPS * sizeof(*ops)) != 0, "another seed gives another sequence");
+
+	/* workers start their sequential streams in their own slice */
+	{
+		struct wl_state st;
+
+		wl_state_init(wl, &st, 1, 3, 4);
+		ok(st.next_seq == (wl->region_len / 4 * 3) / 4096 * 4096, "worker 3 of 4 starts at 3/4 of the region");
+	}
+
+	/* distributions */
+	{
+		struct workload *u = single(DIST_UNIFORM, 0), *z = single(DIST_ZIPF, 1.2), *p = single(DIST_PARETO, 0.9);
+		struct workload *n = single(DIST_NORMAL, 10), *zo = single(DIST_ZONED, 0);
+		double su, sz, sp;
+		int in1 = 0, in2 = 0, bad = 0;
+		double mean = 0, within = 0;
+
+		run_ops(u, 5, ops, OPS);
+		su = top_share(u, ops, OPS, 0.1);
+		run_ops(z, 5, ops, OPS);
+		for (int i = 0; i < OPS; i++)
+			bad += ops[i].offset % 4096 || ops[i].offset + 4096 > z->region_len;
+		sz = top_share(z, ops, OPS, 0.1);
+		run_ops(p, 5, ops, OPS);
+		sp = top_share(p, ops, OPS, 0.1);
+		ok(su < 0.15, "uniform: hottest 10 %% of blocks get %.3f of accesses (about 0.1)", su);
+		ok(sz > 0.6, "zipf:1.2: hottest 10 %% of blocks get %.3f of accesses (> 0.6)", sz);
+		ok(sp > 0.6, "pareto:0.9: hottest 10 %% of blocks get %.3f of accesses (> 0.6)", sp);
+		ok(!bad, "zipf offsets aligned and inside the region");
+		run_ops(zo, 5, ops, OPS);
+		for (int i = 0; i < OPS; i++) {
+			double f = (double)ops[i].offset / zo->region_len;
+
+			in1 += f < 0.1;
+			in2 += f >= 0.1 && f < 0.3;
+		}
+		ok(near((double)in1 / OPS, 0.6, 0.01) && near((double)in2 / OPS, 0.3, 0.01),
+		   "zoned:60/10:30/20:10/70: %.3f of accesses in the first 10 %%, %.3f in the next 20 %%",
+		   (double)in1 / OPS, (double)in2 / OPS);
+		run_ops(n, 5, ops, OPS);
+		for (int i = 0; i < OPS; i++) {
+			double f = (double)ops[i].offset / n->region_len;
+
+			mean += f / OPS;
+			within += fabs(f - 0.5) <= 0.1;
+		}
+		ok(near(mean, 0.5, 0.01) && near(within / OPS, 0.683, 0.02),
+		   "normal:10: mean at %.3f of the region, %.3f within one sigma", mean, within / OPS);
+		free(u);
+		free(z);
+		free(p);
+		free(n);
+		free(zo);
+	}
+
+	/* pacing */
+	{
+		struct pace *pc = calloc(1, sizeof(*pc));
+		struct pace_state ps;
+		struct rng r;
+		double sum = 0, sumsq = 0;
+		uint64_t prev, t0 = 1000000000ull;
+		int in_idle = 0, count1 = 0, count3 = 0;
+
+		rng_seed(&r, 3, 3);
+		pc->nseg = 1;
+		pc->seg[0] = (struct pace_seg){ .end_ns = UINT64_MAX, .iops = 1000, .poisson = 0 };
+		pace_start(pc, &ps, t0, t0, 1, &r);
+		prev = ps.next_ns;
+		pace_advance(pc, &ps, t0, 1, &r);
+		ok(ps.next_ns - prev == 1000000, "fixed 1000 IOPS: gaps of exactly 1 ms");
+		pace_start(pc, &ps, t0, t0, 4, &r);
+		prev = ps.next_ns;
+		pace_advance(pc, &ps, t0, 4, &r);
+		ok(ps.next_ns - prev == 4000000, "fixed 1000 IOPS over 4 workers: 4 ms per worker");
+
+		pc->seg[0].poisson = 1;
+		pace_start(pc, &ps, t0, t0, 1, &r);
+		for (int i = 0; i < OPS; i++) {
+			double g;
+
+			prev = ps.next_ns;
+			pace_advance(pc, &ps, t0, 1, &r);
+			g = (double)(ps.next_ns - prev);
+			sum += g;
+			sumsq += g * g;
+		}
+		{
+			double m = sum / OPS, cv = sqrt(sumsq / OPS - m * m) / m;
+
+			ok(near(m, 1e6, 1e4) && near(cv, 1.0, 0.02), "poisson 1000 IOPS: mean gap %.0f ns, CV %.3f (1.0)", m, cv);
+		}
+
+		/* 1 s at 1000, 1 s idle, 1 s at 3000 */
+		pc->nseg = 3;
+		pc->seg[0] = (struct pace_seg){ .end_ns = 1000000000ull, .iops = 1000 };
+		pc->seg[1] = (struct pace_seg){ .end_ns = 2000000000ull, .iops = 0 };
+		pc->seg[2] = (struct pace_seg){ .end_ns = 3000000000ull, .iops = 3000 };
+		pace_start(pc, &ps, t0, t0, 1, &r);
+		while (ps.next_ns != UINT64_MAX) {
+			uint64_t at = ps.next_ns - t0;
+
+			count1 += at < 1000000000ull;
+			in_idle += at >= 1000000000ull && at < 2000000000ull;
+			count3 += at >= 2000000000ull;
+			pace_advance(pc, &ps, t0, 1, &r);
+		}
+		ok(abs(count1 - 1000) <= 1 && in_idle == 0 && abs(count3 - 3000) <= 2,
+		   "schedule 1000 / idle / 3000: %d, %d and %d I/Os", count1, in_idle, count3);
+
+		pc->nseg = 0;
+		pc->think = THINK_UNIFORM;
+		pc->think_a_ns = 1000;
+		pc->think_b_ns = 2000;
+		{
+			uint64_t lo = UINT64_MAX, hi = 0;
+
+			for (int i = 0; i < OPS; i++) {
+				uint64_t t = pace_think_ns(pc, &r);
+
+				lo = t < lo ? t : lo;
+				hi = t > hi ? t : hi;
+			}
+			ok(lo >= 1000 && hi <= 2000 && lo < 1010 && hi > 1990, "uniform think within [1000, 2000] ns (%llu..%llu)",
+			   (unsigned long long)lo, (unsigned long long)hi);
+		}
+		pc->think = THINK_EXP;
+		pc->think_a_ns = 500000;
+		sum = 0;
+		for (int i = 0; i < OPS; i++)
+			sum += (double)pace_think_ns(pc, &r);
+		ok(near(sum / OPS, 500000, 10000), "exponential think mean %.0f ns (500000)", sum / OPS);
+		free(pc);
+	}
+	free(ops);
+	free(again);
+	free(wl);
+	return tap_done();
+}
