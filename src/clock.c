@@ -3,9 +3,6 @@
 
 #include <errno.h>
 
-/* Below this much time left we spin: a sleep's wake-up jitter is ~50 us. */
-#define CLOCK_SPIN_NS 100000ull
-
 void clock_sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };

@@ -18,6 +18,11 @@ static inline uint64_t clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Below this much time left, waits spin: a sleep wakes ~30 us late on a VM
+ * even with a timer slack of 1 ns (the workers set it), ~95 us with the
+ * default 50 us slack. */
+#define CLOCK_SPIN_NS 150000ull
+
 /* Wait until clock_ns() >= deadline_ns; returns the time it woke at. */
 uint64_t clock_wait_until(uint64_t deadline_ns);
 

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "clock.h"
 
@@ -79,6 +80,8 @@ void *worker_main(void *arg)
 	const int paced = pace->nseg > 0, think = pace->think != THINK_NONE;
 	const int stamping = sp->pattern == PATTERN_RANDOM;
 
+	/* paced starts and think times are timers: no slack on them */
+	prctl(PR_SET_TIMERSLACK, 1UL);
 	w->engine.ops = ops;
 	if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
 		w->init_failed = 1;
@@ -179,8 +182,13 @@ void *worker_main(void *arg)
 			continue;
 		}
 
-		{
-			uint64_t deadline = min64(min64(wake, end), now + STOP_POLL_NS);
+		if (wake != UINT64_MAX && wake <= now + CLOCK_SPIN_NS) {
+			/* an I/O is due within the spin window: poll, do not sleep,
+			 * or the wake-up lag would count as the device's latency */
+			n = ops->reap(&w->engine, 0, 0, done, qd);
+		} else {
+			uint64_t deadline = min64(min64(wake == UINT64_MAX ? wake : wake - CLOCK_SPIN_NS, end),
+						  now + STOP_POLL_NS);
 
 			n = ops->reap(&w->engine, 1, deadline > now ? deadline - now : 0, done, qd);
 		}

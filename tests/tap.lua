@@ -9,7 +9,8 @@ end
 
 function tap.near(got, want, tol, fmt, ...)
   local good = math.abs(got - want) <= tol
-  return tap.ok(good, fmt .. " (got %.6g, want %.6g +- %.3g)", ..., got, want, tol)
+  local what = string.format(fmt, ...)
+  return tap.ok(good, "%s (got %.6g, want %.6g +- %.3g)", what, got, want, tol)
 end
 
 -- Expect fn to raise an input error whose text matches pattern.

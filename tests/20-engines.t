@@ -1,0 +1,89 @@
+#!/bin/bash
+# Every engine: writes a known pattern over a scratch file that an independent
+# reader (python) checks; reads it back and checks it; honours qd, as seen
+# from outside through a loop device's in-flight counter; reports errors.
+. "$(dirname "$0")/lib.sh"
+
+SIZE=$((8 << 20))
+for e in io_uring libaio psync; do
+	F="$TMP/$e.dat"
+	qd=8; [ $e = psync ] && qd=1
+	cat >"$TMP/w.lua" <<LUA
+local iomoon = require "iomoon"
+local t = iomoon.target{path = "$F", size = $SIZE, fill = false}
+local r = iomoon.run{target = t, engine = "$e", qd = $qd, bs = "64k", read = 0, random = 0,
+  pattern = "offset", bytes = t:size()}
+assert(r.engine == "$e" and r.bytes == $SIZE and r.errors == 0, "write pass")
+print(r.qd_max)
+LUA
+	out=$("$IOMOON" run --format none --quiet "$TMP/w.lua"); ok $? "$e: sequential write pass of the whole file"
+	is "$out" "$qd" "$e: $qd I/Os in flight at most, as asked"
+	res=$(python3 "$T/check_offsets.py" "$F" 0 $SIZE); ok $? "$e: python reads back the offset pattern everywhere ($res bad)"
+	cat >"$TMP/r.lua" <<LUA
+local iomoon = require "iomoon"
+local r = iomoon.run{target = "$F", engine = "$e", qd = $qd, bs = "4k", random = 100, ios = 4000, verify = "offset"}
+print(r.ios, r.errors)
+LUA
+	out=$("$IOMOON" run --format none --quiet "$TMP/r.lua"); ok $? "$e: random reads with verify exit 0"
+	is "$out" "$(printf '4000\t0')" "$e: 4000 reads, all verified"
+	# corrupt one 4k block with dd: the verifying read must catch exactly it
+	printf 'CORRUPT!' | dd of="$F" bs=1 seek=$((4096 * 1000 + 16)) conv=notrunc status=none
+	cat >"$TMP/c.lua" <<LUA
+local iomoon = require "iomoon"
+local r = iomoon.run{target = "$F", engine = "$e", qd = $qd, bs = "4k", random = 0,
+  bytes = $SIZE, verify = "offset", on_error = "continue"}
+print(r.errors, r.first_error.offset, r.errors_by_errno.EILSEQ)
+LUA
+	out=$("$IOMOON" run --format none --quiet "$TMP/c.lua"); is $? 1 "$e: a run with a verify error exits 1"
+	is "$out" "$(printf '1\t%d\t1' $((4096 * 1000)))" "$e: exactly the corrupted block is reported, as EILSEQ"
+done
+
+# null: does no I/O at all
+F="$TMP/null.dat"
+"$IOMOON" quick --target "$F" --size 4m --time 0.1 --quiet >/dev/null
+before=$(md5sum <"$F")
+cat >"$TMP/n.lua" <<LUA
+local r = require("iomoon").run{target = "$F", engine = "null", qd = 32, bs = "4k", read = 0, random = 100, ios = 100000}
+print(r.ios, r.engine)
+LUA
+out=$("$IOMOON" run --format none --quiet "$TMP/n.lua"); is "$out" "$(printf '100000\tnull')" "null: counts 100000 writes"
+is "$(md5sum <"$F")" "$before" "null: the file is untouched"
+
+# qd seen from outside: a loop device's in-flight counter while iomoon runs
+if L=$(losetup -f --show "$TMP/io_uring.dat" 2>/dev/null); then
+	LOOPS="$L"
+	dev=$(basename "$L")
+	for e in io_uring libaio; do
+		"$IOMOON" run --format none --quiet /dev/stdin <<LUA &
+require("iomoon").run{target = "$L", engine = "$e", qd = 16, bs = "4k", random = 100, duration = "1.5s"}
+LUA
+		pid=$!
+		max=0
+		for i in $(seq 1 300); do
+			read -r r w <"/sys/block/$dev/inflight"
+			[ $((r + w)) -gt $max ] && max=$((r + w))
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.005
+		done
+		wait $pid
+		ok $? "$e on a loop device runs"
+		ok $([ $max -gt 1 ] && [ $max -le 16 ] && echo 0 || echo 1) "$e: the kernel saw up to $max I/Os in flight (more than 1, at most qd 16)"
+	done
+else
+	skip "no loop device here"; skip "no loop device here"; skip "no loop device here"; skip "no loop device here"
+fi
+
+# errors: the file shrinks under the target; reads past its end come back short
+F="$TMP/shrink.dat"
+cat >"$TMP/e.lua" <<LUA
+local iomoon = require "iomoon"
+local t = iomoon.target{path = "$F", size = "8m"}
+os.execute("truncate -s 1m $F")
+local r = iomoon.run{target = t, bs = "4k", random = 100, ios = 2000, qd = 4}
+print(r.errors > 0, r.errors_by_errno.short ~= nil, r.first_error.message)
+LUA
+out=$("$IOMOON" run --format none --quiet "$TMP/e.lua"); is $? 1 "short reads: exit 1"
+like "$out" '^true	true	read of 4096 bytes at offset [0-9]+: short, 0 bytes done' "short reads: counted and the first one described"
+out=$("$IOMOON" run --quiet "$TMP/e.lua" 2>&1); is $? 1 "short reads, table format: exit 1"
+like "$out" '[0-9]+ errors \(read of 4096 bytes at offset [0-9]+: short' "the table row says what went wrong"
+done_testing
