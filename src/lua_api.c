@@ -203,7 +203,7 @@ static void parse_target_opts(lua_State *L, int idx, struct target_opts *o, cons
 	char f[64];
 
 	idx = lua_absindex(L, idx);
-	*o = (struct target_opts){ .create = 1, .fill = FILL_RANDOM };
+	*o = (struct target_opts){ .what = what, .create = 1, .fill = FILL_RANDOM };
 	check_keys(L, idx, what, keys);
 	snprintf(f, sizeof(f), "%s.path", what);
 	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
@@ -1104,7 +1104,7 @@ static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsign
 		return;
 	}
 	if (lua_type(L, idx) == LUA_TSTRING) { /* a path: use it as it is */
-		*o = (struct target_opts){ .path = lua_tostring(L, idx), .create = 0, .fill = FILL_NONE };
+		*o = (struct target_opts){ .what = what, .path = lua_tostring(L, idx), .create = 0, .fill = FILL_NONE };
 	} else if (lua_istable(L, idx)) {
 		parse_target_opts(L, idx, o, what);
 		lua_pop(L, 1); /* the path string: the phase table keeps it alive */

@@ -125,19 +125,20 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 {
 	struct stat st;
 	char sz[32];
+	const char *W = o->what ? o->what : "target";
 
 	memset(t, 0, sizeof(*t));
 	if (!o->path || !*o->path) {
-		snprintf(why, why_len, "target.path: missing (a file or block device path)");
+		snprintf(why, why_len, "%s.path: missing (a file or block device path)", W);
 		return -2;
 	}
 	t->exists = stat(o->path, &st) == 0;
 	if (!t->exists && errno != ENOENT) {
-		snprintf(why, why_len, "target.path: %s: %s", o->path, strerror(errno));
+		snprintf(why, why_len, "%s.path: %s: %s", W, o->path, strerror(errno));
 		return -2;
 	}
 	if (t->exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		snprintf(why, why_len, "target.path: %s is not a regular file or a block device", o->path);
+		snprintf(why, why_len, "%s.path: %s is not a regular file or a block device", W, o->path);
 		return -2;
 	}
 	t->allow_write = o->allow_write;
@@ -147,18 +148,18 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 		int ssz = 512, fd = open(o->path, O_RDONLY);
 
 		if (fd < 0) {
-			snprintf(why, why_len, "target.path: %s: %s", o->path, strerror(errno));
+			snprintf(why, why_len, "%s.path: %s: %s", W, o->path, strerror(errno));
 			return -2;
 		}
 		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
-			snprintf(why, why_len, "target.path: %s: cannot read the device's size: %s", o->path, strerror(errno));
+			snprintf(why, why_len, "%s.path: %s: cannot read the device's size: %s", W, o->path, strerror(errno));
 			close(fd);
 			return -2;
 		}
 		close(fd);
 		if (o->size > bytes) {
 			units_format_size(bytes, sz, sizeof(sz));
-			snprintf(why, why_len, "target.size: %llu bytes is larger than the device %s (%s)",
+			snprintf(why, why_len, "%s.size: %llu bytes is larger than the device %s (%s)", W,
 				 (unsigned long long)o->size, o->path, sz);
 			return -2;
 		}
@@ -171,16 +172,16 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 
 		t->kind = TARGET_FILE;
 		if (!t->exists && !o->create) {
-			snprintf(why, why_len, "target.path: %s does not exist (set create=true and a size to make it)", o->path);
+			snprintf(why, why_len, "%s.path: %s does not exist (set create=true and a size to make it)", W, o->path);
 			return -2;
 		}
 		if (!t->exists && !o->size) {
-			snprintf(why, why_len, "target.size: needed to create %s (e.g. size=\"1g\")", o->path);
+			snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, o->path);
 			return -2;
 		}
 		t->size = o->size ? o->size : have;
 		if (!t->size) {
-			snprintf(why, why_len, "target.size: %s is empty; give a size to extend it", o->path);
+			snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, o->path);
 			return -2;
 		}
 		if (t->exists) {
@@ -197,7 +198,7 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 			else
 				snprintf(dir, sizeof(dir), ".");
 			if (access(dir, W_OK) < 0) {
-				snprintf(why, why_len, "target.path: cannot create %s: %s: %s", o->path, dir, strerror(errno));
+				snprintf(why, why_len, "%s.path: cannot create %s: %s: %s", W, o->path, dir, strerror(errno));
 				return -2;
 			}
 			file_alignment(dir, &t->sector, &t->mem_align);
@@ -215,6 +216,7 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 {
 	uint64_t have = 0;
 	struct stat st;
+	const char *W = o->what ? o->what : "target";
 
 	if (t->kind != TARGET_FILE)
 		return 0;
@@ -224,7 +226,7 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 		int fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 
 		if (fd < 0) {
-			snprintf(why, why_len, "target.path: cannot create %s: %s", t->path, strerror(errno));
+			snprintf(why, why_len, "%s.path: cannot create %s: %s", W, t->path, strerror(errno));
 			return -2;
 		}
 		close(fd);
@@ -232,7 +234,7 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 		file_alignment(t->path, &t->sector, &t->mem_align);
 	}
 	if (have < t->size && truncate(t->path, (off_t)t->size) < 0) {
-		snprintf(why, why_len, "target.size: cannot make %s %llu bytes: %s", t->path,
+		snprintf(why, why_len, "%s.size: cannot make %s %llu bytes: %s", W, t->path,
 			 (unsigned long long)t->size, strerror(errno));
 		if (t->created)
 			unlink(t->path);

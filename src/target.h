@@ -15,6 +15,7 @@ enum target_kind { TARGET_FILE, TARGET_BLOCK };
 enum target_fill { FILL_NONE, FILL_RANDOM, FILL_ZERO };
 
 struct target_opts {
+	const char *what;     /* the field in messages: "target" when NULL */
 	const char *path;
 	uint64_t size;        /* 0: the file's or device's own size */
 	int create;           /* create a missing file (needs size) */

@@ -1,0 +1,138 @@
+-- Phases: exact quotas, intervals, regions, seeds, distributions, mixes,
+-- several targets, and bad phase tables refused before anything is created.
+local iomoon = require "iomoon"
+local tap = dofile(arg[1] .. "/tap.lua")
+local dir = arg[2]
+
+local t = iomoon.target { path = dir .. "/phase.dat", size = "32m" }
+
+local r = iomoon.run { target = t, bs = "4k", random = 100, workers = 3, qd = 7, ios = 12345 }
+tap.ok(r.ios == 12345, "ios = 12345 over 3 workers x qd 7: exactly %d", r.ios)
+r = iomoon.run { target = t, bs = "4k", random = 0, bytes = "4m", qd = 5 }
+tap.ok(r.ios == 1024 and r.bytes == 4194304, "bytes = 4m at 4k: exactly %d I/Os, %d bytes", r.ios, r.bytes)
+r = iomoon.run { target = t, bs = "4k", random = 100, ios = 2, workers = 4 }
+tap.ok(r.ios == 2, "ios = 2 with 4 workers: exactly %d (idle workers do nothing)", r.ios)
+
+r = iomoon.run { target = t, bs = "4k", random = 100, qd = 4, duration = "1s", interval = "250ms" }
+do
+  local sum, okt = 0, true
+  for i, iv in ipairs(r.intervals) do
+    sum = sum + iv.ios
+    okt = okt and math.abs(iv.t_s - 0.25 * i) < 0.02 and math.abs(iv.len_s - 0.25) < 0.02
+    okt = okt and iv.p50_ns <= iv.p99_ns and iv.p99_ns <= iv.max_ns
+  end
+  tap.ok(#r.intervals == 4 and okt, "interval 250 ms over 1 s: 4 intervals at 0.25 s steps (%d)", #r.intervals)
+  tap.ok(sum == r.ios, "intervals add up to the phase: %d of %d I/Os", sum, r.ios)
+end
+
+-- region
+r = iomoon.run { target = t, bs = "4k", random = 100, ios = 5000, region = { offset = "1m", size = "2m" }, trace = 5000 }
+do
+  local outside = 0
+  for i, off in ipairs(r.trace.offset) do
+    if off < 1048576 or off + r.trace.len[i] > 3145728 then outside = outside + 1 end
+  end
+  tap.ok(#r.trace.offset == 5000 and outside == 0, "region 1m+2m: all 5000 I/Os inside (%d outside)", outside)
+end
+
+-- seeds
+local function offsets(seed)
+  local x = iomoon.run { target = t, bs = "4k", random = 100, ios = 200, seed = seed, trace = 200 }
+  table.sort(x.trace.offset)
+  return table.concat(x.trace.offset, ",")
+end
+tap.ok(offsets(7) == offsets(7), "the same seed gives the same offsets")
+tap.ok(offsets(7) ~= offsets(8), "another seed gives other offsets")
+
+-- mixes: the shares asked for, measured from the trace
+r = iomoon.run { target = t, qd = 8, ios = 20000, trace = 20000,
+  mix = { { bs = "4k", read = 70, random = 100, weight = 75 }, { bs = { { "8k", 50 }, { "64k", 50 } }, read = 0, random = 0, weight = 25 } } }
+do
+  local n, reads, small, k8 = #r.trace.op, 0, 0, 0
+  for i = 1, n do
+    if r.trace.op[i] == "read" then reads = reads + 1 end
+    if r.trace.len[i] == 4096 then small = small + 1 end
+    if r.trace.len[i] == 8192 then k8 = k8 + 1 end
+  end
+  tap.near(reads / n, 0.75 * 0.7, 0.02, "mix: read share")
+  tap.near(small / n, 0.75, 0.02, "mix: spec weights")
+  tap.near(k8 / n, 0.125, 0.015, "mix: weighted block sizes within a spec")
+  tap.ok(r.read.ios + r.write.ios == r.ios and r.read.ios == reads, "per-op counts agree with the trace")
+end
+
+-- a skewed distribution
+r = iomoon.run { target = t, bs = "4k", random = 100, ios = 20000, dist = "zoned:90/10:10/90", trace = 20000 }
+do
+  local hot = 0
+  for _, off in ipairs(r.trace.offset) do if off < 32 * 1048576 * 0.1 then hot = hot + 1 end end
+  tap.near(hot / 20000, 0.9, 0.02, "zoned:90/10:10/90: share of I/Os in the first tenth")
+end
+
+-- several targets: one worker each by default
+local t2 = iomoon.target { path = dir .. "/phase2.dat", size = "8m" }
+r = iomoon.run { target = { t, t2 }, bs = "4k", random = 100, ios = 4000, trace = 4000 }
+do
+  local w0, w1 = 0, 0
+  for i, w in ipairs(r.trace.worker) do
+    if w == 0 then w0 = w0 + 1 else w1 = w1 + 1 end
+  end
+  tap.ok(r.workers == 2 and w0 == 2000 and w1 == 2000, "two targets: two workers, 2000 I/Os each (%d, %d)", w0, w1)
+  tap.ok(type(r.target) == "table" and r.target[2] == t2:path(), "the result names both targets")
+end
+
+-- page cache runs are allowed and labelled
+r = iomoon.run { target = t, bs = "4k", random = 100, ios = 1000, direct = false }
+tap.ok(r.direct == false and r.ios == 1000, "direct = false runs through the page cache and says so")
+
+-- results are kept for the report
+tap.ok(#iomoon.results() >= 10 and iomoon.results()[1].ios == 12345, "iomoon.results() holds every result in order")
+
+-- bad phase tables: refused, naming the field; a target spec is not created
+local spec = { path = dir .. "/never.dat", size = "16m" }
+local function refuses(pattern, phase, what)
+  tap.refuses(pattern, function() return iomoon.run(phase) end, what)
+end
+refuses("phase.qd: 0 is out of range", { target = spec, bs = "4k", qd = 0 }, "qd 0")
+refuses("phase.qd: 5000 is out of range %(allowed: 1 to 4096%)", { target = spec, bs = "4k", qd = 5000 }, "qd 5000")
+refuses("phase.workers: 0 is out of range", { target = spec, bs = "4k", workers = 0 }, "workers 0")
+refuses("phase.bs: 3000 is not a multiple of the 512%-byte sector", { target = spec, bs = 3000 }, "bs 3000")
+refuses("phase.bs: 0 bytes", { target = spec, bs = 0 }, "bs 0")
+refuses("phase.bs: 134217728 bytes is larger than the largest block size, 64 MiB", { target = spec, bs = "128m" }, "bs 128m")
+refuses("phase.bs: 33554432 bytes is larger than the region", { target = spec, bs = "32m" }, "bs past the region")
+refuses("phase.read: %-1 is outside 0..100", { target = spec, bs = "4k", read = -1 }, "read -1")
+refuses("phase.random: a string is not a percentage", { target = spec, bs = "4k", random = "lots" }, "random 'lots'")
+refuses("phase.mix: weights sum to 90 %%", { target = spec, mix = { { bs = "4k", weight = 50 }, { bs = "8k", weight = 40 } } }, "weights 90")
+refuses("phase.mix: 1 of 2 specs have a weight", { target = spec, mix = { { bs = "4k", weight = 50 }, { bs = "8k" } } }, "a missing weight")
+refuses("phase.mix%[2%]: unknown field 'blocksize'", { target = spec, mix = { { bs = "4k", weight = 50 }, { blocksize = "8k", weight = 50 } } }, "unknown spec field")
+refuses("phase.mix%[1%].bs: weights sum to 60 %%", { target = spec, mix = { { bs = { { "4k", 30 }, { "8k", 30 } } } } }, "bs weights 60")
+refuses("phase.bs: given with phase.mix", { target = spec, bs = "4k", mix = { { bs = "4k" } } }, "bs with mix")
+refuses("phase.mix: missing", { target = spec }, "no mix and no bs")
+refuses("phase: unknown field 'iodepth'", { target = spec, bs = "4k", iodepth = 32 }, "fio's name for qd")
+refuses("phase.engine: 'spdk' is not an engine", { target = spec, bs = "4k", engine = "spdk" }, "unknown engine")
+refuses("phase.region: offset 0 %+ size 33554432 runs past the end", { target = spec, bs = "4k", region = "32m" }, "region past the end")
+refuses("phase.region.offset: 100 is not a multiple of the 512%-byte sector", { target = spec, bs = "4k", region = { offset = 100 } }, "unaligned region")
+refuses("phase.duration: 0", { target = spec, bs = "4k", duration = 0 }, "duration 0")
+refuses("phase.duration: '5 weeks' has an unknown unit", { target = spec, bs = "4k", duration = "5 weeks" }, "duration unit")
+refuses("phase.rate.iops: %-5 is not a rate", { target = spec, bs = "4k", rate = { iops = -5 } }, "negative rate")
+refuses("phase.rate.arrival: 'bursty' is not an arrival process", { target = spec, bs = "4k", rate = { iops = 5, arrival = "bursty" } }, "arrival")
+refuses("phase.think: given with a rate", { target = spec, bs = "4k", rate = 5, think = "1ms" }, "think with rate")
+refuses("phase.think.delay: missing", { target = spec, bs = "4k", think = { burst = 4 } }, "burst without delay")
+refuses("phase.schedule%[2%].iops: must be a number", { target = spec, bs = "4k", schedule = { { duration = 1, iops = 5 }, { duration = 1 } } }, "schedule without iops")
+refuses("phase.dist: 'pareto:2': pareto's h must be between 0 and 1", { target = spec, bs = "4k", dist = "pareto:2" }, "pareto 2")
+refuses("phase.dist: 'zoned:50/50:40/50': access shares sum to 90", { target = spec, bs = "4k", dist = "zoned:50/50:40/50" }, "zones 90")
+refuses("phase.dist: 'gauss' is not a distribution", { target = spec, bs = "4k", dist = "gauss" }, "unknown dist")
+refuses("phase.pattern: 'ones' is not a data pattern", { target = spec, bs = "4k", pattern = "ones" }, "pattern")
+refuses("phase.on_error: 'retry' is not allowed", { target = spec, bs = "4k", on_error = "retry" }, "on_error")
+refuses("phase.interval: 1ms is shorter than 10 ms", { target = spec, bs = "4k", interval = "1ms" }, "interval 1ms")
+refuses("phase.qd: 4 with engine psync", { target = spec, bs = "4k", qd = 4, engine = "psync" }, "psync with qd 4")
+refuses("phase: qd 4096 x bs 67108864 x workers 1 needs 256.0 GiB", { target = { path = dir .. "/never.dat", size = "1g" }, bs = "64m", qd = 4096 }, "buffers beyond memory")
+refuses("phase.workers: 1 is fewer than the 2 targets", { target = { t, t2 }, bs = "4k", workers = 1 }, "fewer workers than targets")
+refuses("phase.target: missing", { bs = "4k" }, "no target")
+refuses("phase.target.size: needed to create", { target = { path = dir .. "/never.dat" }, bs = "4k" }, "spec without size")
+refuses("phase.target: unknown field 'sz'", { target = { path = dir .. "/never.dat", sz = 1 }, bs = "4k" }, "spec typo")
+refuses("phase.target.path: /dev/null is not a regular file or a block device", { target = "/dev/null", bs = "4k" }, "a character device")
+refuses("phase.target.path: .* does not exist", { target = dir .. "/nope.dat", bs = "4k" }, "a missing path")
+refuses("phase.verify: 'crc' is not a verification", { target = spec, bs = "4k", verify = "crc" }, "verify kind")
+tap.refuses("iomoon.run: expects a phase table, got a number", function() return iomoon.run(5) end, "a number for a phase")
+tap.ok(io.open(dir .. "/never.dat") == nil, "no refused phase created its target file")
+print("1.." .. tap.n)
