@@ -21,7 +21,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev fio pkg-config pyth
 
 CORE := clock hist units workload engine engine_null engine_psync engine_libaio \
         engine_uring target stats worker phase csv
-OBJS := $(addprefix build/,$(addsuffix .o,$(CORE) lua_api main))
+OBJS := $(addprefix build/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix build/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c))
 

@@ -1,15 +1,14 @@
-/* lua_api.c - the binding: the `iomoon` module, target and histogram
- * userdata, CSV files, and the translation of a phase table into a
- * phase_spec and of a phase_result into a result table.
+/* lua_api.c - the binding: the `iomoon` module, its argument checking,
+ * target and histogram userdata, and CSV files. Phase tables and results
+ * are translated in lua_phase.c.
  *
- * Every phase field is checked before anything is opened or created, and a
- * wrong one raises an input error naming the field, the value and what is
- * allowed ("phase.mix[2].bs: 3000 is not a multiple of the 512-byte sector
- * of /dev/sdb (direct=true)"). Errors are raised as small tables with a
- * metatable, so the command line can tell bad input (exit 2) from a failed
- * run (exit 1) and a bug in a script (a traceback).
+ * Errors are raised as small tables with a metatable, so the command line
+ * can tell bad input (exit 2) from a failed run (exit 1) and a bug in a
+ * script (a traceback). Every message names the field, the value and what
+ * is allowed.
  */
 #include "lua_api.h"
+#include "lua_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,17 +28,11 @@
 #include "target.h"
 #include "units.h"
 
-#define TARGET_MT "iomoon.target"
-#define HIST_MT "iomoon.hist"
 #define CSVW_MT "iomoon.csv.writer"
-#define RESULTS_KEY "iomoon.results"
-#define OBJECT_MT "iomoon.object" /* a map: {} in JSON even when empty */
-#define PHASE_MAX_BS (64u << 20)
-#define PHASE_MAX_BUFFERS (8ull << 30)
 
 /* ---- errors ---- */
 
-static int raise_error(lua_State *L, const char *mt, const char *msg)
+int api_raise_error(lua_State *L, const char *mt, const char *msg)
 {
 	lua_createtable(L, 0, 2);
 	luaL_where(L, 2);
@@ -50,7 +43,7 @@ static int raise_error(lua_State *L, const char *mt, const char *msg)
 	return lua_error(L);
 }
 
-static int input_error(lua_State *L, const char *fmt, ...)
+int api_input_error(lua_State *L, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -58,7 +51,7 @@ static int input_error(lua_State *L, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return raise_error(L, IOMOON_INPUT_ERROR, msg);
+	return api_raise_error(L, IOMOON_INPUT_ERROR, msg);
 }
 
 static int error_tostring(lua_State *L)
@@ -72,7 +65,7 @@ static int error_tostring(lua_State *L)
 /* ---- values users type ---- */
 
 /* A size from a Lua integer or a string such as "4k". */
-static uint64_t check_size(lua_State *L, int idx, const char *field)
+uint64_t api_check_size(lua_State *L, int idx, const char *field)
 {
 	char why[256];
 	uint64_t v;
@@ -81,20 +74,20 @@ static uint64_t check_size(lua_State *L, int idx, const char *field)
 		lua_Number n = lua_tonumber(L, idx);
 
 		if (n < 0 || n != floor(n) || n > 9.2e18)
-			input_error(L, "%s: %s is not a size in bytes (a whole number >= 0, or a string such as \"4k\")",
+			api_input_error(L, "%s: %s is not a size in bytes (a whole number >= 0, or a string such as \"4k\")",
 				    field, lua_tostring(L, idx));
 		return (uint64_t)n;
 	}
 	if (lua_type(L, idx) != LUA_TSTRING)
-		input_error(L, "%s: a %s is not a size (give bytes, or a string such as \"4k\" or \"1g\")", field,
+		api_input_error(L, "%s: a %s is not a size (give bytes, or a string such as \"4k\" or \"1g\")", field,
 			    luaL_typename(L, idx));
 	if (units_parse_size(lua_tostring(L, idx), &v, why, sizeof(why)))
-		input_error(L, "%s: %s", field, why);
+		api_input_error(L, "%s: %s", field, why);
 	return v;
 }
 
 /* A duration in ns from a number of seconds or a string such as "500ms". */
-static uint64_t check_duration(lua_State *L, int idx, const char *field)
+uint64_t api_check_duration(lua_State *L, int idx, const char *field)
 {
 	char why[256];
 	uint64_t v;
@@ -103,55 +96,55 @@ static uint64_t check_duration(lua_State *L, int idx, const char *field)
 		lua_Number n = lua_tonumber(L, idx);
 
 		if (!(n >= 0) || n > 9.2e9)
-			input_error(L, "%s: %s is not a duration (seconds >= 0, or a string such as \"500ms\")", field,
+			api_input_error(L, "%s: %s is not a duration (seconds >= 0, or a string such as \"500ms\")", field,
 				    lua_tostring(L, idx));
 		return (uint64_t)llround(n * 1e9);
 	}
 	if (lua_type(L, idx) != LUA_TSTRING)
-		input_error(L, "%s: a %s is not a duration (give seconds, or a string such as \"10s\" or \"2m\")", field,
+		api_input_error(L, "%s: a %s is not a duration (give seconds, or a string such as \"10s\" or \"2m\")", field,
 			    luaL_typename(L, idx));
 	if (units_parse_duration(lua_tostring(L, idx), &v, why, sizeof(why)))
-		input_error(L, "%s: %s", field, why);
+		api_input_error(L, "%s: %s", field, why);
 	return v;
 }
 
-static double check_pct(lua_State *L, int idx, const char *field)
+double api_check_pct(lua_State *L, int idx, const char *field)
 {
 	lua_Number n;
 
 	if (lua_type(L, idx) != LUA_TNUMBER)
-		input_error(L, "%s: a %s is not a percentage (a number from 0 to 100)", field, luaL_typename(L, idx));
+		api_input_error(L, "%s: a %s is not a percentage (a number from 0 to 100)", field, luaL_typename(L, idx));
 	n = lua_tonumber(L, idx);
 	if (!(n >= 0 && n <= 100))
-		input_error(L, "%s: %s is outside 0..100 (a percentage)", field, lua_tostring(L, idx));
+		api_input_error(L, "%s: %s is outside 0..100 (a percentage)", field, lua_tostring(L, idx));
 	return n;
 }
 
-static lua_Integer check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi)
+lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi)
 {
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
 
 	if (!isint)
-		input_error(L, "%s: %s is not a whole number (allowed: %lld to %lld)", field,
+		api_input_error(L, "%s: %s is not a whole number (allowed: %lld to %lld)", field,
 			    lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx)
 											 : luaL_typename(L, idx),
 			    (long long)lo, (long long)hi);
 	if (v < lo || v > hi)
-		input_error(L, "%s: %lld is out of range (allowed: %lld to %lld)", field, (long long)v, (long long)lo,
+		api_input_error(L, "%s: %lld is out of range (allowed: %lld to %lld)", field, (long long)v, (long long)lo,
 			    (long long)hi);
 	return v;
 }
 
-static int check_bool(lua_State *L, int idx, const char *field)
+int api_check_bool(lua_State *L, int idx, const char *field)
 {
 	if (!lua_isboolean(L, idx))
-		input_error(L, "%s: a %s is not true or false", field, luaL_typename(L, idx));
+		api_input_error(L, "%s: a %s is not true or false", field, luaL_typename(L, idx));
 	return lua_toboolean(L, idx);
 }
 
 /* Refuse keys of table t (absolute index) that are not in allowed. */
-static void check_keys(lua_State *L, int t, const char *what, const char *const *allowed)
+void api_check_keys(lua_State *L, int t, const char *what, const char *const *allowed)
 {
 	lua_pushnil(L);
 	while (lua_next(L, t)) {
@@ -163,7 +156,7 @@ static void check_keys(lua_State *L, int t, const char *what, const char *const 
 			/* array part: allowed only where the caller expects a list */
 			if (lua_type(L, -1) == LUA_TNUMBER && !strcmp(allowed[0], "[list]"))
 				continue;
-			input_error(L, "%s: unexpected key %s of type %s", what, lua_tostring(L, -1) ? lua_tostring(L, -1) : "?",
+			api_input_error(L, "%s: unexpected key %s of type %s", what, lua_tostring(L, -1) ? lua_tostring(L, -1) : "?",
 				    luaL_typename(L, -1));
 		}
 		k = lua_tostring(L, -1);
@@ -180,14 +173,14 @@ static void check_keys(lua_State *L, int t, const char *what, const char *const 
 				if (allowed[i + 1])
 					strncat(list, ", ", sizeof(list) - strlen(list) - 1);
 			}
-			input_error(L, "%s: unknown field '%s' (known: %s)", what, k, list);
+			api_input_error(L, "%s: unknown field '%s' (known: %s)", what, k, list);
 		}
 	}
 }
 
 /* ---- targets ---- */
 
-static struct target *check_target(lua_State *L, int idx)
+struct target *api_check_target(lua_State *L, int idx)
 {
 	struct target *t = luaL_checkudata(L, idx, TARGET_MT);
 
@@ -197,27 +190,27 @@ static struct target *check_target(lua_State *L, int idx)
 }
 
 /* Target options from the table at idx (whose strings stay on the stack). */
-static void parse_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
+void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
 {
 	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", NULL };
 	char f[64];
 
 	idx = lua_absindex(L, idx);
 	*o = (struct target_opts){ .what = what, .create = 1, .fill = FILL_RANDOM };
-	check_keys(L, idx, what, keys);
+	api_check_keys(L, idx, what, keys);
 	snprintf(f, sizeof(f), "%s.path", what);
 	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
-		input_error(L, "%s: missing or not a string (a file or block device path)", f);
+		api_input_error(L, "%s: missing or not a string (a file or block device path)", f);
 	o->path = lua_tostring(L, -1);
 	snprintf(f, sizeof(f), "%s.size", what);
 	if (lua_getfield(L, idx, "size") != LUA_TNIL) {
-		o->size = check_size(L, -1, f);
+		o->size = api_check_size(L, -1, f);
 		if (!o->size)
-			input_error(L, "%s: 0 bytes (give a size above zero, e.g. \"1g\")", f);
+			api_input_error(L, "%s: 0 bytes (give a size above zero, e.g. \"1g\")", f);
 	}
 	snprintf(f, sizeof(f), "%s.create", what);
 	if (lua_getfield(L, idx, "create") != LUA_TNIL)
-		o->create = check_bool(L, -1, f);
+		o->create = api_check_bool(L, -1, f);
 	snprintf(f, sizeof(f), "%s.fill", what);
 	switch (lua_getfield(L, idx, "fill")) {
 	case LUA_TNIL:
@@ -231,18 +224,18 @@ static void parse_target_opts(lua_State *L, int idx, struct target_opts *o, cons
 		else if (!strcmp(lua_tostring(L, -1), "zero"))
 			o->fill = FILL_ZERO;
 		else
-			input_error(L, "%s: '%s' is not a fill (allowed: \"random\", \"zero\", false)", f, lua_tostring(L, -1));
+			api_input_error(L, "%s: '%s' is not a fill (allowed: \"random\", \"zero\", false)", f, lua_tostring(L, -1));
 		break;
 	default:
-		input_error(L, "%s: a %s is not a fill (allowed: \"random\", \"zero\", false)", f, luaL_typename(L, -1));
+		api_input_error(L, "%s: a %s is not a fill (allowed: \"random\", \"zero\", false)", f, luaL_typename(L, -1));
 	}
 	snprintf(f, sizeof(f), "%s.allow_write", what);
 	if (lua_getfield(L, idx, "allow_write") != LUA_TNIL)
-		o->allow_write = check_bool(L, -1, f);
+		o->allow_write = api_check_bool(L, -1, f);
 	lua_pop(L, 4); /* size, create, fill, allow_write; path stays for o->path */
 }
 
-static struct target *new_target_ud(lua_State *L)
+struct target *api_new_target(lua_State *L)
 {
 	struct target *t = lua_newuserdatauv(L, sizeof(*t), 0);
 
@@ -265,15 +258,15 @@ static int l_target(lua_State *L)
 		lua_replace(L, 1);
 	}
 	if (!lua_istable(L, 1))
-		return input_error(L, "target: expects a table {path=, size=, ...} or a path");
+		return api_input_error(L, "target: expects a table {path=, size=, ...} or a path");
 	lua_settop(L, 1);
-	parse_target_opts(L, 1, &o, "target");
-	t = new_target_ud(L);
+	api_target_opts(L, 1, &o, "target");
+	t = api_new_target(L);
 	rc = target_prepare(t, &o, why, sizeof(why));
 	if (rc == -2)
-		return input_error(L, "%s", why);
+		return api_input_error(L, "%s", why);
 	if (rc < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, why);
+		return api_raise_error(L, IOMOON_RUN_ERROR, why);
 	return 1;
 }
 
@@ -285,31 +278,31 @@ static int t_gc(lua_State *L)
 
 static int t_size(lua_State *L)
 {
-	lua_pushinteger(L, (lua_Integer)check_target(L, 1)->size);
+	lua_pushinteger(L, (lua_Integer)api_check_target(L, 1)->size);
 	return 1;
 }
 
 static int t_sector(lua_State *L)
 {
-	lua_pushinteger(L, check_target(L, 1)->sector);
+	lua_pushinteger(L, api_check_target(L, 1)->sector);
 	return 1;
 }
 
 static int t_kind(lua_State *L)
 {
-	lua_pushstring(L, check_target(L, 1)->kind == TARGET_BLOCK ? "block" : "file");
+	lua_pushstring(L, api_check_target(L, 1)->kind == TARGET_BLOCK ? "block" : "file");
 	return 1;
 }
 
 static int t_path(lua_State *L)
 {
-	lua_pushstring(L, check_target(L, 1)->path);
+	lua_pushstring(L, api_check_target(L, 1)->path);
 	return 1;
 }
 
 static int t_created(lua_State *L)
 {
-	lua_pushboolean(L, check_target(L, 1)->created);
+	lua_pushboolean(L, api_check_target(L, 1)->created);
 	return 1;
 }
 
@@ -328,64 +321,64 @@ static int t_tostring(lua_State *L)
 /* :read(offset, len) -> string, buffered: a probe, not a measurement. */
 static int t_read(lua_State *L)
 {
-	struct target *t = check_target(L, 1);
-	uint64_t off = check_size(L, 2, "read offset"), len = check_size(L, 3, "read length");
+	struct target *t = api_check_target(L, 1);
+	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
 	luaL_Buffer b;
 	char *p;
 	ssize_t r;
 	int fd;
 
 	if (off + len > t->size || len > (1u << 30))
-		return input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
+		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
 				   (unsigned long long)len, (unsigned long long)off, t->path, (unsigned long long)t->size);
 	fd = open(t->path, O_RDONLY);
 	if (fd < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	p = luaL_buffinitsize(L, &b, len);
 	r = pread(fd, p, len, (off_t)off);
 	close(fd);
 	if (r < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	luaL_pushresultsize(&b, (size_t)r);
 	return 1;
 }
 
 static int t_write(lua_State *L)
 {
-	struct target *t = check_target(L, 1);
-	uint64_t off = check_size(L, 2, "write offset");
+	struct target *t = api_check_target(L, 1);
+	uint64_t off = api_check_size(L, 2, "write offset");
 	size_t len;
 	const char *s = luaL_checklstring(L, 3, &len);
 	ssize_t r;
 	int fd;
 
 	if (off + len > t->size)
-		return input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
+		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
 				   (unsigned long long)off, t->path, (unsigned long long)t->size);
 	if (t->kind == TARGET_BLOCK && !t->allow_write)
-		return input_error(L, "write: %s is a block device; open it with allow_write=true to write", t->path);
+		return api_input_error(L, "write: %s is a block device; open it with allow_write=true to write", t->path);
 	fd = open(t->path, O_WRONLY);
 	if (fd < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	r = pwrite(fd, s, len, (off_t)off);
 	close(fd);
 	if (r < 0 || (size_t)r != len)
-		return raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
+		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
 	lua_pushinteger(L, r);
 	return 1;
 }
 
 static int t_fsync(lua_State *L)
 {
-	struct target *t = check_target(L, 1);
+	struct target *t = api_check_target(L, 1);
 	int fd = open(t->path, O_RDONLY), r;
 
 	if (fd < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	r = fsync(fd);
 	close(fd);
 	if (r < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	return 0;
 }
 
@@ -397,7 +390,7 @@ static int t_close(lua_State *L)
 
 /* ---- histograms ---- */
 
-static struct hist *push_hist(lua_State *L)
+struct hist *api_push_hist(lua_State *L)
 {
 	struct hist *h = lua_newuserdatauv(L, sizeof(*h), 0);
 
@@ -408,7 +401,7 @@ static struct hist *push_hist(lua_State *L)
 
 static int l_hist(lua_State *L)
 {
-	push_hist(L);
+	api_push_hist(L);
 	return 1;
 }
 
@@ -419,7 +412,7 @@ static int h_record(lua_State *L)
 	lua_Integer n = luaL_optinteger(L, 3, 1);
 
 	if (v < 0)
-		return input_error(L, "hist:record: %lld is negative (values are >= 0, e.g. nanoseconds)", (long long)v);
+		return api_input_error(L, "hist:record: %lld is negative (values are >= 0, e.g. nanoseconds)", (long long)v);
 	for (lua_Integer i = 0; i < n; i++)
 		hist_record(h, (uint64_t)v);
 	return 0;
@@ -431,7 +424,7 @@ static int h_percentile(lua_State *L)
 	lua_Number p = luaL_checknumber(L, 2);
 
 	if (!(p >= 0 && p <= 100))
-		return input_error(L, "hist:percentile: %f is outside 0..100", p);
+		return api_input_error(L, "hist:percentile: %f is outside 0..100", p);
 	lua_pushinteger(L, (lua_Integer)hist_percentile(h, p));
 	return 1;
 }
@@ -505,907 +498,6 @@ static int h_tostring(lua_State *L)
 	return 1;
 }
 
-/* ---- phase tables ---- */
-
-/* Everything parsed for one iomoon.run, in a userdata so that an input
- * error (a longjmp) frees it with the rest of the Lua stack. */
-struct run_state {
-	struct phase_spec sp;
-	struct workload wl;
-	struct pace pace;
-	char name[128];
-	/* targets given as option tables: created once the phase checks out */
-	struct target_opts pending[PHASE_MAX_TARGETS];
-	int is_pending[PHASE_MAX_TARGETS];
-};
-
-static int progress_on;
-
-static void progress_cb(void *ctx, const struct phase_progress *p)
-{
-	(void)ctx;
-	if (p->ramping)
-		fprintf(stderr, "\r\033[K[%s] ramp %.1f/%.1f s", p->name, p->elapsed_s, p->total_s);
-	else if (p->total_s > 0)
-		fprintf(stderr, "\r\033[K[%s] %.1f/%.1f s  %.0f IOPS  %.1f MB/s  eta %.0f s", p->name, p->elapsed_s,
-			p->total_s, p->iops, p->mb_per_s, p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0);
-	else
-		fprintf(stderr, "\r\033[K[%s] %.1f s  %.0f IOPS  %.1f MB/s  %llu I/Os", p->name, p->elapsed_s, p->iops,
-			p->mb_per_s, (unsigned long long)p->ios);
-}
-
-static void parse_bs(lua_State *L, int idx, struct wl_spec *s, const char *field)
-{
-	char f[160];
-
-	if (!lua_istable(L, idx)) {
-		s->nbs = 1;
-		s->bs[0].bytes = check_size(L, idx, field);
-		s->bs[0].cum = WL_ONE;
-		return;
-	}
-	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
-		double sum = 0, cum = 0;
-		int weighted = -1;
-
-		if (n < 1 || n > WL_MAX_BS)
-			input_error(L, "%s: a list of %lld sizes (give 1 to %d sizes, or {size, weight %%} pairs)", field,
-				    (long long)n, WL_MAX_BS);
-		s->nbs = (unsigned)n;
-		double w[WL_MAX_BS];
-		for (lua_Integer i = 1; i <= n; i++) {
-			int pair;
-
-			lua_rawgeti(L, idx, i);
-			pair = lua_istable(L, -1);
-			if (weighted >= 0 && weighted != pair)
-				input_error(L, "%s: mixes plain sizes and {size, weight} pairs (use one form)", field);
-			weighted = pair;
-			snprintf(f, sizeof(f), "%s[%lld]", field, (long long)i);
-			if (pair) {
-				lua_rawgeti(L, -1, 1);
-				s->bs[i - 1].bytes = check_size(L, -1, f);
-				lua_rawgeti(L, -2, 2);
-				snprintf(f, sizeof(f), "%s[%lld] weight", field, (long long)i);
-				w[i - 1] = check_pct(L, -1, f);
-				lua_pop(L, 2);
-			} else {
-				s->bs[i - 1].bytes = check_size(L, -1, f);
-				w[i - 1] = 100.0 / (double)n;
-			}
-			sum += w[i - 1];
-			lua_pop(L, 1);
-		}
-		if (weighted && fabs(sum - 100) > 1e-6)
-			input_error(L, "%s: weights sum to %g %% (they must sum to 100)", field, sum);
-		for (unsigned i = 0; i < s->nbs; i++) {
-			cum += w[i];
-			s->bs[i].cum = i + 1 == s->nbs ? WL_ONE : (uint64_t)(cum / 100.0 * (double)WL_ONE);
-		}
-	}
-}
-
-static const char *const spec_keys[] = { "bs", "read", "random", "align", "weight", "name", NULL };
-
-/* One access spec from table idx; *weight gets its weight or -1. */
-static void parse_spec(lua_State *L, int idx, struct wl_spec *s, double *weight, const char *field, int shorthand)
-{
-	char f[160];
-	uint64_t min_bs = UINT64_MAX;
-
-	idx = lua_absindex(L, idx);
-	if (!shorthand)
-		check_keys(L, idx, field, spec_keys);
-	snprintf(f, sizeof(f), "%s%sbs", field, shorthand ? "" : ".");
-	if (lua_getfield(L, idx, "bs") == LUA_TNIL)
-		input_error(L, "%s: missing (a block size such as \"4k\", or a list of sizes)", f);
-	parse_bs(L, -1, s, f);
-	lua_pop(L, 1);
-	for (unsigned i = 0; i < s->nbs; i++) {
-		snprintf(f, sizeof(f), "%s%sbs", field, shorthand ? "" : ".");
-		if (s->bs[i].bytes == 0)
-			input_error(L, "%s: 0 bytes (a block size must be above zero)", f);
-		if (s->bs[i].bytes > PHASE_MAX_BS)
-			input_error(L, "%s: %llu bytes is larger than the largest block size, 64 MiB", f,
-				    (unsigned long long)s->bs[i].bytes);
-		if (s->bs[i].bytes < min_bs)
-			min_bs = s->bs[i].bytes;
-	}
-	s->read_thr = WL_ONE;
-	snprintf(f, sizeof(f), "%s%sread", field, shorthand ? "" : ".");
-	if (lua_getfield(L, idx, "read") != LUA_TNIL)
-		s->read_thr = (uint64_t)(check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
-	snprintf(f, sizeof(f), "%s%srandom", field, shorthand ? "" : ".");
-	if (lua_getfield(L, idx, "random") != LUA_TNIL)
-		s->random_thr = (uint64_t)(check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
-	s->align = min_bs;
-	snprintf(f, sizeof(f), "%s%salign", field, shorthand ? "" : ".");
-	if (lua_getfield(L, idx, "align") != LUA_TNIL) {
-		s->align = check_size(L, -1, f);
-		if (!s->align)
-			input_error(L, "%s: 0 bytes (an alignment must be above zero)", f);
-	}
-	*weight = -1;
-	snprintf(f, sizeof(f), "%s%sweight", field, shorthand ? "" : ".");
-	if (lua_getfield(L, idx, "weight") != LUA_TNIL)
-		*weight = check_pct(L, -1, f);
-	lua_pop(L, 4);
-}
-
-static void parse_mix(lua_State *L, int phase, struct workload *wl)
-{
-	double w[WL_MAX_SPECS], sum = 0, cum = 0;
-	int t = lua_getfield(L, phase, "mix");
-	int has_short = lua_getfield(L, phase, "bs") != LUA_TNIL;
-
-	lua_pop(L, 1);
-	if (t == LUA_TNIL) {
-		if (!has_short)
-			input_error(L, "phase.mix: missing (a list of access specs {bs=, read=, random=, weight=}, or bs= on the phase)");
-		wl->nspecs = 1;
-		parse_spec(L, phase, &wl->spec[0], &w[0], "phase.", 1);
-		wl->spec[0].cum = WL_ONE;
-		lua_pop(L, 1);
-		return;
-	}
-	if (has_short)
-		input_error(L, "phase.bs: given with phase.mix (put bs, read and random in the mix's specs)");
-	if (t != LUA_TTABLE)
-		input_error(L, "phase.mix: a %s is not a list of access specs", luaL_typename(L, -1));
-	if (lua_getfield(L, -1, "bs") != LUA_TNIL) { /* one spec, not a list */
-		lua_pop(L, 1);
-		wl->nspecs = 1;
-		parse_spec(L, -1, &wl->spec[0], &w[0], "phase.mix", 0);
-		if (w[0] >= 0 && fabs(w[0] - 100) > 1e-6)
-			input_error(L, "phase.mix.weight: %g %% for the only spec (it must be 100, or left out)", w[0]);
-		wl->spec[0].cum = WL_ONE;
-		lua_pop(L, 1);
-		return;
-	}
-	lua_pop(L, 1);
-	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-		int given = 0;
-
-		if (n < 1 || n > WL_MAX_SPECS)
-			input_error(L, "phase.mix: %lld access specs (give 1 to %d)", (long long)n, WL_MAX_SPECS);
-		check_keys(L, lua_absindex(L, -1), "phase.mix", (const char *const[]){ "[list]", NULL });
-		wl->nspecs = (unsigned)n;
-		for (lua_Integer i = 1; i <= n; i++) {
-			char f[64];
-
-			snprintf(f, sizeof(f), "phase.mix[%lld]", (long long)i);
-			if (lua_rawgeti(L, -1, i) != LUA_TTABLE)
-				input_error(L, "%s: a %s is not an access spec {bs=, read=, random=, weight=}", f,
-					    luaL_typename(L, -1));
-			parse_spec(L, -1, &wl->spec[i - 1], &w[i - 1], f, 0);
-			lua_pop(L, 1);
-			if (w[i - 1] >= 0)
-				given++;
-		}
-		if (n == 1 && !given)
-			w[0] = 100;
-		else if (given != n)
-			input_error(L, "phase.mix: %d of %lld specs have a weight (with several specs, give each a weight %%; they sum to 100)",
-				    given, (long long)n);
-		for (unsigned i = 0; i < wl->nspecs; i++)
-			sum += w[i];
-		if (fabs(sum - 100) > 1e-6)
-			input_error(L, "phase.mix: weights sum to %g %% (they must sum to 100)", sum);
-		for (unsigned i = 0; i < wl->nspecs; i++) {
-			cum += w[i];
-			wl->spec[i].cum = i + 1 == wl->nspecs ? WL_ONE : (uint64_t)(cum / 100.0 * (double)WL_ONE);
-		}
-	}
-	lua_pop(L, 1);
-}
-
-static void parse_dist(lua_State *L, const char *s, struct workload *wl)
-{
-	char *end;
-
-	if (!strcmp(s, "uniform") || !strcmp(s, "random")) {
-		wl->dist = DIST_UNIFORM;
-	} else if (!strncmp(s, "zipf:", 5)) {
-		wl->dist = DIST_ZIPF;
-		wl->dist_arg = strtod(s + 5, &end);
-		if (*end || end == s + 5 || !(wl->dist_arg > 0) || wl->dist_arg == 1 || wl->dist_arg > 100)
-			input_error(L, "phase.dist: '%s': zipf's theta must be a number above 0 and not 1 (e.g. \"zipf:1.2\")", s);
-	} else if (!strncmp(s, "pareto:", 7)) {
-		wl->dist = DIST_PARETO;
-		wl->dist_arg = strtod(s + 7, &end);
-		if (*end || end == s + 7 || !(wl->dist_arg > 0 && wl->dist_arg < 1))
-			input_error(L, "phase.dist: '%s': pareto's h must be between 0 and 1 (e.g. \"pareto:0.9\")", s);
-	} else if (!strncmp(s, "normal:", 7)) {
-		wl->dist = DIST_NORMAL;
-		wl->dist_arg = strtod(s + 7, &end);
-		if (*end || end == s + 7 || !(wl->dist_arg > 0 && wl->dist_arg <= 100))
-			input_error(L, "phase.dist: '%s': normal's deviation is a %% of the region, above 0 and at most 100 (e.g. \"normal:20\")", s);
-	} else if (!strncmp(s, "zoned:", 6)) {
-		const char *p = s + 6;
-		double acc = 0, reg = 0;
-
-		wl->dist = DIST_ZONED;
-		wl->nzones = 0;
-		while (*p) {
-			double a, r;
-
-			if (wl->nzones == WL_MAX_ZONES)
-				input_error(L, "phase.dist: '%s' has more than %d zones", s, WL_MAX_ZONES);
-			a = strtod(p, &end);
-			if (end == p || *end != '/')
-				input_error(L, "phase.dist: '%s': a zone is access%%/region%% (e.g. \"zoned:60/10:30/20:10/70\")", s);
-			p = end + 1;
-			r = strtod(p, &end);
-			if (end == p || (*end && *end != ':') || !(a >= 0) || !(r > 0))
-				input_error(L, "phase.dist: '%s': a zone is access%%/region%% with region%% above 0 (e.g. \"zoned:60/10:30/20:10/70\")", s);
-			p = *end ? end + 1 : end;
-			acc += a;
-			reg += r;
-			wl->zone[wl->nzones].cum = (uint64_t)(acc / 100.0 * (double)WL_ONE);
-			wl->zone[wl->nzones].region_pct = r;
-			wl->nzones++;
-		}
-		if (!wl->nzones || fabs(acc - 100) > 1e-6 || fabs(reg - 100) > 1e-6)
-			input_error(L, "phase.dist: '%s': access shares sum to %g %% and region shares to %g %% (both must sum to 100)", s, acc, reg);
-		wl->zone[wl->nzones - 1].cum = WL_ONE;
-	} else {
-		input_error(L, "phase.dist: '%s' is not a distribution (allowed: \"uniform\", \"zipf:THETA\", \"pareto:H\", \"normal:DEV%%\", \"zoned:A/R:A/R...\")", s);
-	}
-}
-
-static const char *arrival_name(lua_State *L, int idx, const char *field, int *poisson)
-{
-	const char *a;
-
-	if (lua_isnil(L, idx)) {
-		*poisson = 0;
-		return "fixed";
-	}
-	a = lua_tostring(L, idx);
-	if (!a || (strcmp(a, "fixed") && strcmp(a, "poisson")))
-		input_error(L, "%s: '%s' is not an arrival process (allowed: \"fixed\", \"poisson\")", field,
-			    a ? a : luaL_typename(L, idx));
-	*poisson = !strcmp(a, "poisson");
-	return a;
-}
-
-static void parse_pacing(lua_State *L, int phase, struct run_state *rs)
-{
-	struct pace *p = &rs->pace;
-	int has_rate = lua_getfield(L, phase, "rate") != LUA_TNIL;
-	int has_sched = lua_getfield(L, phase, "schedule") != LUA_TNIL;
-	int has_think = lua_getfield(L, phase, "think") != LUA_TNIL;
-
-	if (has_rate && has_sched)
-		input_error(L, "phase.rate: given with phase.schedule (a schedule sets the rate of each segment)");
-	if (has_think && (has_rate || has_sched))
-		input_error(L, "phase.think: given with a rate or schedule (think time paces closed loops; rate paces open loops)");
-	if (has_rate) {
-		double iops = 0;
-		int poisson = 0;
-
-		if (lua_type(L, -3) == LUA_TNUMBER) {
-			iops = lua_tonumber(L, -3);
-		} else if (lua_istable(L, -3)) {
-			check_keys(L, lua_absindex(L, -3), "phase.rate", (const char *const[]){ "iops", "arrival", NULL });
-			lua_getfield(L, -3, "iops");
-			if (lua_type(L, -1) != LUA_TNUMBER)
-				input_error(L, "phase.rate.iops: missing or not a number (I/Os per second for the whole phase)");
-			iops = lua_tonumber(L, -1);
-			lua_getfield(L, -4, "arrival");
-			arrival_name(L, -1, "phase.rate.arrival", &poisson);
-			lua_pop(L, 2);
-		} else {
-			input_error(L, "phase.rate: a %s is not a rate (give {iops=N, arrival=\"fixed\"|\"poisson\"} or N)",
-				    luaL_typename(L, -3));
-		}
-		if (!(iops > 0 && iops <= 1e9))
-			input_error(L, "phase.rate.iops: %g is not a rate (above 0, at most 1e9 I/Os per second)", iops);
-		p->nseg = 1;
-		p->seg[0] = (struct pace_seg){ .end_ns = UINT64_MAX, .iops = iops, .poisson = poisson };
-	}
-	if (has_sched) {
-		lua_Integer n;
-		uint64_t at = 0;
-
-		if (!lua_istable(L, -2))
-			input_error(L, "phase.schedule: a %s is not a list of {duration=, iops=} segments", luaL_typename(L, -2));
-		n = (lua_Integer)lua_rawlen(L, -2);
-		if (n < 1 || n > WL_MAX_SEGMENTS)
-			input_error(L, "phase.schedule: %lld segments (give 1 to %d)", (long long)n, WL_MAX_SEGMENTS);
-		for (lua_Integer i = 1; i <= n; i++) {
-			char f[80];
-			int poisson;
-			double iops;
-
-			snprintf(f, sizeof(f), "phase.schedule[%lld]", (long long)i);
-			if (lua_rawgeti(L, -2, i) != LUA_TTABLE)
-				input_error(L, "%s: a %s is not a segment {duration=, iops=}", f, luaL_typename(L, -1));
-			check_keys(L, lua_absindex(L, -1), f, (const char *const[]){ "duration", "iops", "arrival", NULL });
-			snprintf(f, sizeof(f), "phase.schedule[%lld].duration", (long long)i);
-			lua_getfield(L, -1, "duration");
-			if (lua_isnil(L, -1))
-				input_error(L, "%s: missing", f);
-			at += check_duration(L, -1, f);
-			snprintf(f, sizeof(f), "phase.schedule[%lld].iops", (long long)i);
-			lua_getfield(L, -2, "iops");
-			if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e9))
-				input_error(L, "%s: must be a number from 0 (idle) to 1e9 I/Os per second", f);
-			iops = lua_tonumber(L, -1);
-			snprintf(f, sizeof(f), "phase.schedule[%lld].arrival", (long long)i);
-			lua_getfield(L, -3, "arrival");
-			arrival_name(L, -1, f, &poisson);
-			p->seg[i - 1] = (struct pace_seg){ .end_ns = at, .iops = iops, .poisson = poisson };
-			lua_pop(L, 4);
-		}
-		p->nseg = (unsigned)n;
-		if (!rs->sp.duration_ns)
-			rs->sp.duration_ns = at;
-	}
-	if (has_think) {
-		int t = lua_type(L, -1);
-
-		if (t == LUA_TNUMBER || t == LUA_TSTRING) {
-			p->think = THINK_FIXED;
-			p->think_a_ns = check_duration(L, -1, "phase.think");
-		} else if (t == LUA_TTABLE) {
-			int kinds = 0;
-
-			check_keys(L, lua_absindex(L, -1), "phase.think",
-				   (const char *const[]){ "fixed", "uniform", "exponential", "burst", "delay", NULL });
-			if (lua_getfield(L, -1, "fixed") != LUA_TNIL) {
-				p->think = THINK_FIXED;
-				p->think_a_ns = check_duration(L, -1, "phase.think.fixed");
-				kinds++;
-			}
-			if (lua_getfield(L, -2, "exponential") != LUA_TNIL) {
-				p->think = THINK_EXP;
-				p->think_a_ns = check_duration(L, -1, "phase.think.exponential");
-				kinds++;
-			}
-			if (lua_getfield(L, -3, "uniform") != LUA_TNIL) {
-				if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 2)
-					input_error(L, "phase.think.uniform: give {min, max} durations, e.g. {\"1ms\", \"5ms\"}");
-				p->think = THINK_UNIFORM;
-				lua_rawgeti(L, -1, 1);
-				p->think_a_ns = check_duration(L, -1, "phase.think.uniform[1]");
-				lua_rawgeti(L, -2, 2);
-				p->think_b_ns = check_duration(L, -1, "phase.think.uniform[2]");
-				if (p->think_b_ns < p->think_a_ns)
-					input_error(L, "phase.think.uniform: max is below min");
-				lua_pop(L, 2);
-				kinds++;
-			}
-			if (kinds > 1)
-				input_error(L, "phase.think: give one of fixed, uniform or exponential");
-			if (lua_getfield(L, -4, "burst") != LUA_TNIL) {
-				p->burst = (uint32_t)check_int(L, -1, "phase.think.burst", 1, 1000000000);
-				lua_getfield(L, -5, "delay");
-				if (lua_isnil(L, -1))
-					input_error(L, "phase.think.delay: missing (the idle time after each burst, e.g. \"10ms\")");
-				p->burst_delay_ns = check_duration(L, -1, "phase.think.delay");
-				lua_pop(L, 1);
-			} else {
-				lua_getfield(L, -5, "delay");
-				if (!lua_isnil(L, -1))
-					input_error(L, "phase.think.delay: given without burst (the delay follows each burst of N I/Os)");
-				lua_pop(L, 1);
-				if (!kinds)
-					input_error(L, "phase.think: empty (give fixed=, uniform=, exponential=, or burst= with delay=)");
-			}
-			lua_pop(L, 4);
-		} else {
-			input_error(L, "phase.think: a %s is not a think time (give a duration, or a table)", luaL_typename(L, -1));
-		}
-	}
-	lua_pop(L, 3);
-}
-
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-	lua_pushinteger(L, (lua_Integer)v);
-	lua_setfield(L, -2, k);
-}
-
-static void set_num(lua_State *L, const char *k, double v)
-{
-	lua_pushnumber(L, v);
-	lua_setfield(L, -2, k);
-}
-
-static void push_lat(lua_State *L, const struct hist *h, int with_hist)
-{
-	lua_createtable(L, 0, 10);
-	set_int(L, "min_ns", h->count ? h->min : 0);
-	set_num(L, "mean_ns", hist_mean(h));
-	set_int(L, "max_ns", h->max);
-	set_num(L, "stdev_ns", hist_stdev(h));
-	set_int(L, "p50_ns", hist_percentile(h, 50));
-	set_int(L, "p90_ns", hist_percentile(h, 90));
-	set_int(L, "p99_ns", hist_percentile(h, 99));
-	set_int(L, "p999_ns", hist_percentile(h, 99.9));
-	set_int(L, "p9999_ns", hist_percentile(h, 99.99));
-	if (with_hist) {
-		*push_hist(L) = *h;
-		lua_setfield(L, -2, "hist");
-	}
-}
-
-static void push_rates(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
-{
-	set_int(L, "ios", ios);
-	set_int(L, "bytes", bytes);
-	set_num(L, "iops", secs > 0 ? (double)ios / secs : 0);
-	set_num(L, "mb_per_s", secs > 0 ? (double)bytes / secs / 1e6 : 0);
-	set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
-}
-
-static void push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
-{
-	const struct phase_spec *sp = &rs->sp;
-	const struct counters *c = &r->total;
-	struct hist all = c->op[OP_READ].lat, svc_all = c->op[OP_READ].svc;
-	const int paced = rs->pace.nseg > 0;
-	static const char *const opname[2] = { "read", "write" };
-	uint64_t errors = c->op[0].errors + c->op[1].errors;
-
-	hist_merge(&all, &c->op[OP_WRITE].lat);
-	hist_merge(&svc_all, &c->op[OP_WRITE].svc);
-	lua_createtable(L, 0, 40);
-	lua_pushstring(L, sp->name);
-	lua_setfield(L, -2, "name");
-	if (sp->ntargets == 1) {
-		lua_pushstring(L, sp->targets[0]->path);
-	} else {
-		lua_createtable(L, (int)sp->ntargets, 0);
-		for (unsigned i = 0; i < sp->ntargets; i++) {
-			lua_pushstring(L, sp->targets[i]->path);
-			lua_rawseti(L, -2, i + 1);
-		}
-	}
-	lua_setfield(L, -2, "target");
-	lua_pushstring(L, r->engine);
-	lua_setfield(L, -2, "engine");
-	lua_pushstring(L, r->features);
-	lua_setfield(L, -2, "engine_features");
-	lua_pushboolean(L, sp->direct);
-	lua_setfield(L, -2, "direct");
-	set_int(L, "workers", sp->workers);
-	set_int(L, "qd", sp->qd);
-	set_int(L, "qd_max", c->max_inflight);
-	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
-	push_rates(L, all.count, c->op[0].bytes + c->op[1].bytes, r->seconds);
-	set_num(L, "seconds", r->seconds);
-	for (int op = 0; op < 2; op++) {
-		lua_createtable(L, 0, 8);
-		push_rates(L, c->op[op].lat.count, c->op[op].bytes, r->seconds);
-		push_lat(L, &c->op[op].lat, 0);
-		lua_setfield(L, -2, "lat");
-		if (paced) {
-			push_lat(L, &c->op[op].svc, 0);
-			lua_setfield(L, -2, "svc");
-		}
-		set_int(L, "errors", c->op[op].errors);
-		lua_setfield(L, -2, opname[op]);
-	}
-	push_lat(L, &all, 1);
-	lua_setfield(L, -2, "lat");
-	if (paced) {
-		push_lat(L, &svc_all, 0);
-		lua_setfield(L, -2, "svc");
-		set_num(L, "rate_iops", rs->pace.seg[0].iops);
-	}
-	lua_createtable(L, 0, 3);
-	set_num(L, "user_s", r->cpu.user_s);
-	set_num(L, "sys_s", r->cpu.sys_s);
-	set_num(L, "util_pct", r->cpu.util_pct);
-	lua_setfield(L, -2, "cpu");
-	set_int(L, "errors", errors);
-	lua_newtable(L);
-	luaL_setmetatable(L, OBJECT_MT);
-	for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
-		const char *n = c->errno_count[i].err ? strerrorname_np(c->errno_count[i].err) : "short";
-
-		set_int(L, n ? n : "unknown", c->errno_count[i].n);
-	}
-	lua_setfield(L, -2, "errors_by_errno");
-	if (c->first_error.set) {
-		const struct first_error *e = &c->first_error;
-		char msg[256];
-
-		lua_createtable(L, 0, 5);
-		lua_pushstring(L, opname[e->op]);
-		lua_setfield(L, -2, "op");
-		set_int(L, "offset", e->offset);
-		set_int(L, "len", e->len);
-		set_int(L, "errno", (uint64_t)e->err);
-		if (e->err)
-			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
-				 (unsigned long long)e->offset, strerror(e->err));
-		else
-			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: short, %lld bytes done", opname[e->op],
-				 e->len, (unsigned long long)e->offset, (long long)e->res);
-		lua_pushstring(L, msg);
-		lua_setfield(L, -2, "message");
-		lua_setfield(L, -2, "first_error");
-	}
-	lua_pushboolean(L, r->interrupted);
-	lua_setfield(L, -2, "interrupted");
-	lua_pushboolean(L, r->failed);
-	lua_setfield(L, -2, "failed");
-	if (r->error[0]) {
-		lua_pushstring(L, r->error);
-		lua_setfield(L, -2, "error");
-	}
-	lua_createtable(L, (int)r->nintervals, 0);
-	for (unsigned i = 0; i < r->nintervals; i++) {
-		const struct interval *iv = &r->intervals[i];
-
-		lua_createtable(L, 0, 10);
-		set_num(L, "t_s", iv->t_s);
-		set_num(L, "len_s", iv->len_s);
-		set_int(L, "ios", iv->ios[0] + iv->ios[1]);
-		set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1]) / iv->len_s);
-		set_num(L, "read_iops", (double)iv->ios[0] / iv->len_s);
-		set_num(L, "write_iops", (double)iv->ios[1] / iv->len_s);
-		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
-		set_int(L, "p50_ns", iv->p50_ns);
-		set_int(L, "p99_ns", iv->p99_ns);
-		set_int(L, "max_ns", iv->max_ns);
-		lua_rawseti(L, -2, i + 1);
-	}
-	lua_setfield(L, -2, "intervals");
-	if (sp->trace_max) {
-		static const char *const cols[] = { "start_ns", "lat_ns", "op", "offset", "len", "worker" };
-
-		lua_createtable(L, 0, 6);
-		for (int k = 0; k < 6; k++) {
-			lua_createtable(L, (int)r->ntrace, 0);
-			for (uint64_t i = 0; i < r->ntrace; i++) {
-				const struct trace_rec *t = &r->trace[i];
-
-				switch (k) {
-				case 0: lua_pushinteger(L, t->start_ns); break;
-				case 1: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
-				case 2: lua_pushstring(L, opname[t->op]); break;
-				case 3: lua_pushinteger(L, (lua_Integer)t->offset); break;
-				case 4: lua_pushinteger(L, t->len); break;
-				default: lua_pushinteger(L, t->worker); break;
-				}
-				lua_rawseti(L, -2, (lua_Integer)i + 1);
-			}
-			lua_setfield(L, -2, cols[k]);
-		}
-		lua_setfield(L, -2, "trace");
-	}
-}
-
-static const char *const phase_keys[] = {
-	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
-	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
-	"verify", "seed", "interval", "on_error", "trace", NULL,
-};
-
-static int run_interrupted;
-
-/* One element of phase.target: a target, an option table, or a path. The
- * userdata for an option table or path is left on the stack (anchored). */
-static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsigned i, const char *what)
-{
-	struct target_opts *o = &rs->pending[i];
-	char why[512];
-	int rc;
-
-	idx = lua_absindex(L, idx);
-	if (luaL_testudata(L, idx, TARGET_MT)) {
-		rs->sp.targets[i] = check_target(L, idx);
-		return;
-	}
-	if (lua_type(L, idx) == LUA_TSTRING) { /* a path: use it as it is */
-		*o = (struct target_opts){ .what = what, .path = lua_tostring(L, idx), .create = 0, .fill = FILL_NONE };
-	} else if (lua_istable(L, idx)) {
-		parse_target_opts(L, idx, o, what);
-		lua_pop(L, 1); /* the path string: the phase table keeps it alive */
-	} else {
-		input_error(L, "%s: a %s is not a target (give iomoon.target{...}, {path=, size=}, or a path)", what,
-			    luaL_typename(L, idx));
-	}
-	rs->sp.targets[i] = new_target_ud(L);
-	rs->is_pending[i] = 1;
-	rc = target_inspect(rs->sp.targets[i], o, why, sizeof(why));
-	if (rc == -2)
-		input_error(L, "%s", why);
-	if (rc < 0)
-		raise_error(L, IOMOON_RUN_ERROR, why);
-}
-
-static void parse_targets(lua_State *L, int phase, struct run_state *rs)
-{
-	int t = lua_getfield(L, phase, "target");
-	int list = t == LUA_TTABLE && lua_getfield(L, -1, "path") == LUA_TNIL;
-
-	if (t == LUA_TTABLE)
-		lua_pop(L, 1);
-	if (t == LUA_TNIL)
-		input_error(L, "phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list)");
-	if (!list) {
-		rs->sp.ntargets = 1;
-		parse_one_target(L, -1, rs, 0, "phase.target");
-		return;
-	}
-	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-		int list_idx = lua_absindex(L, -1);
-
-		if (n < 1 || n > PHASE_MAX_TARGETS)
-			input_error(L, "phase.target: a list of %lld targets (give 1 to %d)", (long long)n, PHASE_MAX_TARGETS);
-		luaL_checkstack(L, (int)n + 8, "targets");
-		for (lua_Integer i = 1; i <= n; i++) {
-			char what[48];
-
-			snprintf(what, sizeof(what), "phase.target[%lld]", (long long)i);
-			lua_rawgeti(L, list_idx, i);
-			parse_one_target(L, -1, rs, (unsigned)(i - 1), what);
-		}
-		rs->sp.ntargets = (unsigned)n;
-	}
-	/* the targets and their anchors stay on the stack: they outlive the run */
-}
-
-/* Create what the phase's option-table targets ask for; on failure, take
- * back what this call created. */
-static void materialize_targets(lua_State *L, struct run_state *rs)
-{
-	for (unsigned i = 0; i < rs->sp.ntargets; i++) {
-		char why[512];
-		int rc;
-
-		if (!rs->is_pending[i])
-			continue;
-		rc = target_materialize(rs->sp.targets[i], &rs->pending[i], why, sizeof(why));
-		if (rc < 0) {
-			for (unsigned j = 0; j <= i; j++)
-				if (rs->is_pending[j] && rs->sp.targets[j]->created)
-					unlink(rs->sp.targets[j]->path);
-			if (rc == -2)
-				input_error(L, "%s", why);
-			raise_error(L, IOMOON_RUN_ERROR, why);
-		}
-	}
-}
-
-/* Direct I/O alignment and region bounds, for every target. */
-static void check_geometry(lua_State *L, struct run_state *rs)
-{
-	struct phase_spec *sp = &rs->sp;
-	const struct workload *wl = &rs->wl;
-
-	for (unsigned t = 0; t < sp->ntargets; t++) {
-		const struct target *tg = sp->targets[t];
-		uint64_t len = sp->region_len ? sp->region_len : (tg->size > sp->region_off ? tg->size - sp->region_off : 0);
-
-		if (sp->region_off + len > tg->size || sp->region_off >= tg->size)
-			input_error(L, "phase.region: offset %llu + size %llu runs past the end of %s (%llu bytes)",
-				    (unsigned long long)sp->region_off, (unsigned long long)len, tg->path,
-				    (unsigned long long)tg->size);
-		if (sp->direct && sp->region_off % tg->sector)
-			input_error(L, "phase.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)",
-				    (unsigned long long)sp->region_off, tg->sector, tg->path);
-		for (unsigned i = 0; i < wl->nspecs; i++) {
-			const struct wl_spec *s = &wl->spec[i];
-			char f[48];
-
-			if (wl->nspecs > 1)
-				snprintf(f, sizeof(f), "phase.mix[%u].", i + 1);
-			else
-				snprintf(f, sizeof(f), "phase.");
-			for (unsigned j = 0; j < s->nbs; j++) {
-				if (s->bs[j].bytes > len)
-					input_error(L, "%sbs: %llu bytes is larger than the region (%llu bytes of %s)", f,
-						    (unsigned long long)s->bs[j].bytes, (unsigned long long)len, tg->path);
-				if (sp->direct && s->bs[j].bytes % tg->sector)
-					input_error(L, "%sbs: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
-						    (unsigned long long)s->bs[j].bytes, tg->sector, tg->path);
-			}
-			if (sp->direct && s->align % tg->sector)
-				input_error(L, "%salign: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
-					    (unsigned long long)s->align, tg->sector, tg->path);
-		}
-	}
-}
-
-static int l_run(lua_State *L)
-{
-	struct run_state *rs;
-	struct phase_spec *sp;
-	struct phase_result res;
-	char why[512] = "";
-	const char *s;
-	int phase = 1, rc;
-
-	if (run_interrupted)
-		return raise_error(L, IOMOON_RUN_ERROR, "interrupted");
-	if (!lua_istable(L, 1))
-		return input_error(L, "iomoon.run: expects a phase table, got a %s", luaL_typename(L, 1));
-	lua_settop(L, 1);
-	check_keys(L, phase, "phase", phase_keys);
-	rs = lua_newuserdatauv(L, sizeof(*rs), 0); /* index 2 */
-	memset(rs, 0, sizeof(*rs));
-	sp = &rs->sp;
-	sp->wl = &rs->wl;
-	sp->pace = &rs->pace;
-
-	parse_targets(L, phase, rs);
-
-	lua_getfield(L, phase, "name");
-	if (lua_isnil(L, -1)) {
-		lua_Integer n;
-
-		lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-		n = (lua_Integer)lua_rawlen(L, -1) + 1;
-		lua_pop(L, 1);
-		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)n);
-	} else {
-		if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
-			return input_error(L, "phase.name: a %s is not a name (give a string)", luaL_typename(L, -1));
-		snprintf(rs->name, sizeof(rs->name), "%s", lua_tostring(L, -1));
-	}
-	lua_pop(L, 1);
-	sp->name = rs->name;
-
-	lua_getfield(L, phase, "engine");
-	s = lua_isnil(L, -1) ? "auto" : lua_tostring(L, -1);
-	if (!s)
-		return input_error(L, "phase.engine: a %s is not an engine name", luaL_typename(L, -1));
-	sp->engine = strcmp(s, "auto") ? engine_find(s) : engine_auto();
-	if (!sp->engine)
-		return input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null)", s);
-	if (strcmp(s, "auto") && sp->engine->probe(why, sizeof(why)))
-		return input_error(L, "phase.engine: %s does not work on this kernel: %s", s, why);
-	lua_pop(L, 1);
-
-	sp->direct = 1;
-	if (lua_getfield(L, phase, "direct") != LUA_TNIL)
-		sp->direct = check_bool(L, -1, "phase.direct");
-	sp->workers = sp->ntargets;
-	if (lua_getfield(L, phase, "workers") != LUA_TNIL)
-		sp->workers = (unsigned)check_int(L, -1, "phase.workers", 1, PHASE_MAX_WORKERS);
-	if (sp->workers < sp->ntargets)
-		return input_error(L, "phase.workers: %u is fewer than the %u targets (each target needs a worker)",
-				   sp->workers, sp->ntargets);
-	sp->qd = 1;
-	if (lua_getfield(L, phase, "qd") != LUA_TNIL)
-		sp->qd = (unsigned)check_int(L, -1, "phase.qd", 1, PHASE_MAX_QD);
-	if (sp->engine->sync && sp->qd > 1)
-		return input_error(L, "phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine io_uring or libaio)",
-				   sp->qd, sp->engine->name);
-	lua_pop(L, 3);
-
-	parse_mix(L, phase, &rs->wl);
-
-	switch (lua_getfield(L, phase, "region")) {
-	case LUA_TNIL:
-		break;
-	case LUA_TTABLE:
-		check_keys(L, lua_absindex(L, -1), "phase.region", (const char *const[]){ "offset", "size", NULL });
-		if (lua_getfield(L, -1, "offset") != LUA_TNIL)
-			sp->region_off = check_size(L, -1, "phase.region.offset");
-		if (lua_getfield(L, -2, "size") != LUA_TNIL) {
-			sp->region_len = check_size(L, -1, "phase.region.size");
-			if (!sp->region_len)
-				return input_error(L, "phase.region.size: 0 bytes (give a size above zero, or leave it out for the whole target)");
-		}
-		lua_pop(L, 2);
-		break;
-	default:
-		sp->region_len = check_size(L, -1, "phase.region");
-		if (!sp->region_len)
-			return input_error(L, "phase.region: 0 bytes (give a size above zero, or leave it out for the whole target)");
-	}
-	lua_pop(L, 1);
-	check_geometry(L, rs);
-
-	if (lua_getfield(L, phase, "ramp") != LUA_TNIL)
-		sp->ramp_ns = check_duration(L, -1, "phase.ramp");
-	if (lua_getfield(L, phase, "duration") != LUA_TNIL) {
-		sp->duration_ns = check_duration(L, -1, "phase.duration");
-		if (!sp->duration_ns)
-			return input_error(L, "phase.duration: 0 (give a duration above zero, e.g. \"10s\")");
-	}
-	if (lua_getfield(L, phase, "ios") != LUA_TNIL)
-		sp->ios = (uint64_t)check_int(L, -1, "phase.ios", 1, INT64_MAX);
-	if (lua_getfield(L, phase, "bytes") != LUA_TNIL) {
-		sp->bytes = check_size(L, -1, "phase.bytes");
-		if (!sp->bytes)
-			return input_error(L, "phase.bytes: 0 (give a size above zero)");
-	}
-	lua_pop(L, 4);
-	parse_pacing(L, phase, rs);
-	if (!sp->duration_ns && !sp->ios && !sp->bytes)
-		sp->duration_ns = 10000000000ull; /* 10 s, when nothing else ends the phase */
-
-	rs->wl.dist = DIST_UNIFORM;
-	if (lua_getfield(L, phase, "dist") != LUA_TNIL) {
-		if (lua_type(L, -1) != LUA_TSTRING)
-			return input_error(L, "phase.dist: a %s is not a distribution (e.g. \"zipf:1.2\")", luaL_typename(L, -1));
-		parse_dist(L, lua_tostring(L, -1), &rs->wl);
-	}
-	sp->pattern = PATTERN_RANDOM;
-	if (lua_getfield(L, phase, "pattern") != LUA_TNIL) {
-		s = lua_tostring(L, -1);
-		if (!s || (strcmp(s, "random") && strcmp(s, "zero") && strcmp(s, "offset")))
-			return input_error(L, "phase.pattern: '%s' is not a data pattern (allowed: \"random\", \"zero\", \"offset\")",
-					   s ? s : luaL_typename(L, -1));
-		sp->pattern = !strcmp(s, "zero") ? PATTERN_ZERO : !strcmp(s, "offset") ? PATTERN_OFFSET : PATTERN_RANDOM;
-	}
-	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1)) {
-		s = lua_tostring(L, -1);
-		if (!s || strcmp(s, "offset"))
-			return input_error(L, "phase.verify: '%s' is not a verification (allowed: \"offset\", which checks the \"offset\" pattern)",
-					   s ? s : luaL_typename(L, -1));
-		sp->verify_offset = 1;
-		sp->pattern = PATTERN_OFFSET;
-	}
-	sp->seed = 1;
-	if (lua_getfield(L, phase, "seed") != LUA_TNIL)
-		sp->seed = (uint64_t)check_int(L, -1, "phase.seed", 0, INT64_MAX);
-	sp->interval_ns = 1000000000ull;
-	if (lua_getfield(L, phase, "interval") != LUA_TNIL) {
-		sp->interval_ns = check_duration(L, -1, "phase.interval");
-		if (sp->interval_ns < 10000000ull)
-			return input_error(L, "phase.interval: %s is shorter than 10 ms (the shortest sampling interval)",
-					   lua_tostring(L, -1));
-	}
-	if (lua_getfield(L, phase, "on_error") != LUA_TNIL) {
-		s = lua_tostring(L, -1);
-		if (!s || (strcmp(s, "stop") && strcmp(s, "continue")))
-			return input_error(L, "phase.on_error: '%s' is not allowed (\"stop\" or \"continue\")",
-					   s ? s : luaL_typename(L, -1));
-		sp->on_error_continue = !strcmp(s, "continue");
-	}
-	if (lua_getfield(L, phase, "trace") != LUA_TNIL)
-		sp->trace_max = (uint64_t)check_int(L, -1, "phase.trace", 0, 100000000);
-	lua_pop(L, 7);
-
-	{
-		uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
-
-		if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
-			return input_error(L, "phase: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)",
-					   sp->qd, (unsigned long long)wl_max_bs(&rs->wl), sp->workers,
-					   (double)per * sp->workers / 1073741824.0);
-	}
-	if (progress_on && isatty(2)) {
-		sp->progress = progress_cb;
-	}
-
-	materialize_targets(L, rs);
-	rc = phase_run(sp, &res, why, sizeof(why));
-	if (sp->progress)
-		fprintf(stderr, "\r\033[K");
-	if (rc == -2) {
-		/* refused at open (e.g. no O_DIRECT here): leave no file behind */
-		for (unsigned i = 0; i < sp->ntargets; i++)
-			if (rs->is_pending[i] && sp->targets[i]->created)
-				unlink(sp->targets[i]->path);
-		return input_error(L, "%s", why);
-	}
-	if (rc < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, why);
-	if (res.interrupted)
-		run_interrupted = 1;
-	push_result(L, rs, &res);
-	phase_result_free(&res);
-	/* keep every result for the command line's report */
-	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-	lua_pushvalue(L, -2);
-	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-	lua_pop(L, 1);
-	return 1;
-}
-
 /* ---- CSV ---- */
 
 struct csvw_ud {
@@ -1424,7 +516,7 @@ static int l_csv_writer(lua_State *L)
 	luaL_setmetatable(L, CSVW_MT);
 	u->w = csvw_open(path, why, sizeof(why));
 	if (!u->w)
-		return input_error(L, "csv.writer: %s", why);
+		return api_input_error(L, "csv.writer: %s", why);
 	return 1;
 }
 
@@ -1441,7 +533,7 @@ static int csvw_l_row(lua_State *L)
 	luaL_checktype(L, 2, LUA_TTABLE);
 	n = (lua_Integer)lua_rawlen(L, 2);
 	if (n > 256)
-		return input_error(L, "csv row: %lld fields (at most 256)", (long long)n);
+		return api_input_error(L, "csv row: %lld fields (at most 256)", (long long)n);
 	lua_settop(L, 2);
 	luaL_checkstack(L, (int)n * 2 + 4, "csv row");
 	for (lua_Integer i = 1; i <= n; i++) {
@@ -1454,7 +546,7 @@ static int csvw_l_row(lua_State *L)
 		}
 	}
 	if (csvw_row(u->w, fields, lens, (size_t)n) < 0)
-		return raise_error(L, IOMOON_RUN_ERROR, "csv: write failed");
+		return api_raise_error(L, IOMOON_RUN_ERROR, "csv: write failed");
 	u->rows++;
 	return 0;
 }
@@ -1469,7 +561,7 @@ static int csvw_l_close(lua_State *L)
 
 		u->w = NULL;
 		if (csvw_close(w, 1, why, sizeof(why)) < 0)
-			return raise_error(L, IOMOON_RUN_ERROR, why);
+			return api_raise_error(L, IOMOON_RUN_ERROR, why);
 	}
 	return 0;
 }
@@ -1522,7 +614,7 @@ static int l_csv_read(lua_State *L)
 	lua_newtable(L);
 	luaL_checkstack(L, 8, NULL);
 	if (csv_read_file(path, csv_field_cb, csv_row_cb, &c, why, sizeof(why)) < 0)
-		return input_error(L, "csv.read: %s", why);
+		return api_input_error(L, "csv.read: %s", why);
 	if (c.col) /* a last row without a line end */
 		csv_row_cb(&c);
 	return 1;
@@ -1538,19 +630,19 @@ static int l_now(lua_State *L)
 
 static int l_sleep(lua_State *L)
 {
-	clock_sleep_ns(check_duration(L, 1, "sleep"));
+	clock_sleep_ns(api_check_duration(L, 1, "sleep"));
 	return 0;
 }
 
 static int l_size(lua_State *L)
 {
-	lua_pushinteger(L, (lua_Integer)check_size(L, 1, "size"));
+	lua_pushinteger(L, (lua_Integer)api_check_size(L, 1, "size"));
 	return 1;
 }
 
 static int l_duration(lua_State *L)
 {
-	lua_pushinteger(L, (lua_Integer)check_duration(L, 1, "duration"));
+	lua_pushinteger(L, (lua_Integer)api_check_duration(L, 1, "duration"));
 	return 1;
 }
 
@@ -1583,18 +675,6 @@ static int l_engines(lua_State *L)
 static int l_results(lua_State *L)
 {
 	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-	return 1;
-}
-
-static int l_set_progress(lua_State *L)
-{
-	progress_on = lua_toboolean(L, 1);
-	return 0;
-}
-
-static int l_interrupted(lua_State *L)
-{
-	lua_pushboolean(L, run_interrupted || phase_interrupt);
 	return 1;
 }
 
@@ -1632,9 +712,9 @@ int luaopen_iomoon(lua_State *L)
 		{ "row", csvw_l_row }, { "close", csvw_l_close }, { NULL, NULL },
 	};
 	static const luaL_Reg funcs[] = {
-		{ "target", l_target }, { "run", l_run }, { "now", l_now }, { "sleep", l_sleep },
+		{ "target", l_target }, { "run", api_run }, { "now", l_now }, { "sleep", l_sleep },
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
-		{ "results", l_results }, { "set_progress", l_set_progress }, { "interrupted", l_interrupted },
+		{ "results", l_results }, { "set_progress", api_set_progress }, { "interrupted", api_interrupted },
 		{ NULL, NULL },
 	};
 	static const luaL_Reg csv_funcs[] = {

@@ -1,0 +1,39 @@
+/* lua_int.h - what lua_api.c and lua_phase.c share inside the binding. */
+#ifndef IOMOON_LUA_INT_H
+#define IOMOON_LUA_INT_H
+
+#include <lua.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "target.h"
+
+#define TARGET_MT "iomoon.target"
+#define HIST_MT "iomoon.hist"
+#define RESULTS_KEY "iomoon.results"   /* registry: every result so far */
+#define OBJECT_MT "iomoon.object"      /* a map: {} in JSON even when empty */
+
+/* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
+int api_raise_error(lua_State *L, const char *mt, const char *msg);
+int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Checked values; `field` names what is checked in the message. */
+uint64_t api_check_size(lua_State *L, int idx, const char *field);
+uint64_t api_check_duration(lua_State *L, int idx, const char *field);
+double api_check_pct(lua_State *L, int idx, const char *field);
+lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi);
+int api_check_bool(lua_State *L, int idx, const char *field);
+/* Refuse keys of table t not in allowed (NULL-ended; "[list]" first
+ * allows integer keys). */
+void api_check_keys(lua_State *L, int t, const char *what, const char *const *allowed);
+
+struct target *api_check_target(lua_State *L, int idx);
+struct target *api_new_target(lua_State *L);
+void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what);
+struct hist *api_push_hist(lua_State *L);
+
+int api_run(lua_State *L);
+int api_set_progress(lua_State *L);
+int api_interrupted(lua_State *L);
+
+#endif
