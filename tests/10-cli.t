@@ -86,6 +86,17 @@ bad "missing file without size" '--size: needed to create' quick --target "$N"
 bad "unknown suite" "suite 'nope' does not exist \(ready suites: .*quick" suite nope --target "$N"
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
 
+# installed elsewhere, the binary finds its library beside it; IOMOON_LUA_PATH overrides
+make -s -C "$ROOT" install PREFIX="$TMP/inst" >/dev/null; ok $? "make install PREFIX=..."
+out=$(cd / && "$TMP/inst/bin/iomoon" list); ok $? "the installed binary runs from anywhere"
+like "$out" 'quick +4k random read' "the installed binary finds its library and suites"
+mkdir -p "$TMP/alt/iomoon"
+cp "$ROOT"/lua/iomoon/*.lua "$TMP/alt/iomoon/"
+sed -i 's/^usage: iomoon COMMAND/usage (alt): iomoon COMMAND/' "$TMP/alt/iomoon/cli.lua"
+out=$(IOMOON_LUA_PATH="$TMP/alt" "$IOMOON" help); like "$out" '^usage \(alt\)' "IOMOON_LUA_PATH overrides the library"
+err=$(IOMOON_LUA_PATH="$TMP/none" "$IOMOON" help 2>&1); is $? 2 "a wrong IOMOON_LUA_PATH: exit 2"
+like "$err" "cannot load the Lua library from $TMP/none" "a wrong IOMOON_LUA_PATH is named"
+
 # the default suite, shortened
 out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 0.3 --quiet); ok $? "suite quick runs"
 is "$(echo "$out" | grep -c '; QD ')" 5 "suite quick: five phases"
