@@ -23,7 +23,7 @@ CORE := clock hist units workload engine engine_null engine_psync engine_libaio 
         engine_uring target stats worker phase csv
 OBJS := $(addprefix build/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix build/,$(addsuffix .o,$(CORE)))
-UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
 .PHONY: all deps run test bench install clean
 all: iomoon
@@ -39,6 +39,9 @@ iomoon: $(OBJS)
 
 build/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
 	$(CC) $(CFLAGS) -Isrc -Itests/unit -o $@ $< $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)
+
+build/deny_syscalls: tests/unit/deny_syscalls.c | build
+	$(CC) $(CFLAGS) -o $@ $<
 
 # Install whatever of DEB_PKGS is missing: apt-get as root, else say how.
 deps:

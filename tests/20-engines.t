@@ -73,6 +73,41 @@ else
 	skip "no loop device here"; skip "no loop device here"; skip "no loop device here"; skip "no loop device here"
 fi
 
+# an engine the kernel refuses: a clear error when named, a fallback for auto
+DENY="$ROOT/build/deny_syscalls"
+F="$TMP/io_uring.dat"
+err=$("$DENY" io_uring_setup -- "$IOMOON" quick --target "$F" --engine io_uring --time 0.1 2>&1); is $? 2 "io_uring refused by the kernel, asked for by name: exit 2"
+like "$err" '^iomoon quick: --engine: io_uring does not work on this kernel: io_uring_setup: Function not implemented$' "says which engine and why"
+out=$("$DENY" io_uring_setup -- "$IOMOON" quick --target "$F" --time 0.2 --qd 4 --format json --quiet)
+like "$out" '"engine": "libaio"' "auto falls back to libaio without io_uring"
+out=$("$DENY" io_uring_setup,io_setup -- "$IOMOON" quick --target "$F" --time 0.2 --format json --quiet)
+like "$out" '"engine": "psync"' "auto falls back to psync without io_uring and libaio"
+
+# a block device: size and sector from the kernel; writes need allow_write
+if L=$(losetup -f --show "$TMP/libaio.dat" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	cat >"$TMP/b.lua" <<LUA
+local iomoon = require "iomoon"
+local t = iomoon.target{path = "$L"}
+print(t:kind(), t:size(), t:sector())
+local ok, err = pcall(iomoon.run, {target = t, bs = "4k", read = 0, ios = 10})
+print(ok, tostring(err))
+local w = iomoon.target{path = "$L", allow_write = true}
+local r = iomoon.run{target = w, bs = "4k", read = 0, random = 100, ios = 100, qd = 4}
+print(r.ios, r.errors)
+LUA
+	out=$("$IOMOON" run --format none --quiet "$TMP/b.lua"); ok $? "block device script runs"
+	is "$(echo "$out" | sed -n 1p)" "$(printf 'block	%d	512' $SIZE)" "block device: kind, size and sector from the kernel"
+	like "$(echo "$out" | sed -n 2p)" "^false	target $L: writing to a block device needs allow_write=true \(--allow-write\)" "block device: writes refused without allow_write"
+	is "$(echo "$out" | sed -n 3p)" "$(printf '100	0')" "block device: writes with allow_write"
+	err=$("$IOMOON" quick --target "$L" --read 0 --time 0.1 2>&1); is $? 2 "quick: writing a block device without --allow-write: exit 2"
+	like "$err" 'needs allow_write=true \(--allow-write\)' "quick names the flag that allows it"
+	err=$("$IOMOON" quick --target "$L" --size 1g --time 0.1 2>&1); is $? 2 "a size past the device: exit 2"
+	like "$err" "^iomoon quick: --size: 1073741824 bytes is larger than the device $L \(8 MiB\)" "a size past the device is named"
+else
+	for i in 1 2 3 4 5 6 7 8; do skip "no loop device here"; done
+fi
+
 # errors: the file shrinks under the target; reads past its end come back short
 F="$TMP/shrink.dat"
 cat >"$TMP/e.lua" <<LUA
