@@ -19,7 +19,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lm -pthread
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev fio pkg-config python3
 
-CORE := clock hist units workload engine engine_null engine_psync engine_libaio \
+CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv
 OBJS := $(addprefix build/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix build/,$(addsuffix .o,$(CORE)))

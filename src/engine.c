@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const struct engine_ops *const engines[] = {
-	&engine_uring, &engine_libaio, &engine_psync, &engine_null, NULL,
+	&engine_uring, &engine_libaio, &engine_psync, &engine_null, &engine_sim, NULL,
 };
 
 const struct engine_ops *const *engine_all(void)
@@ -24,6 +24,7 @@ const struct engine_ops *engine_auto(void)
 {
 	char why[256];
 
+	/* the real ones, in order of preference; null and sim do no I/O */
 	for (unsigned i = 0; engines[i] && engines[i] != &engine_null; i++)
 		if (engines[i]->probe(why, sizeof(why)) == 0)
 			return engines[i];

@@ -29,6 +29,7 @@ struct engine_cfg {
 	unsigned qd;
 	struct io_slot *slots; /* qd of them, buffers already allocated */
 	size_t buf_len;        /* bytes in each slot's buffer */
+	uint64_t sim_latency_ns; /* the sim engine's service time */
 };
 
 struct engine;
@@ -64,5 +65,6 @@ extern const struct engine_ops engine_psync;
 extern const struct engine_ops engine_libaio;
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_null;
+extern const struct engine_ops engine_sim;
 
 #endif

@@ -605,7 +605,7 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 static const char *const phase_keys[] = {
 	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
 	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
-	"verify", "seed", "interval", "on_error", "trace", NULL,
+	"verify", "seed", "interval", "on_error", "trace", "sim_latency", NULL,
 };
 
 static int run_interrupted;
@@ -781,7 +781,7 @@ int api_run(lua_State *L)
 		return api_input_error(L, "phase.engine: a %s is not an engine name", luaL_typename(L, -1));
 	sp->engine = strcmp(s, "auto") ? engine_find(s) : engine_auto();
 	if (!sp->engine)
-		return api_input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null)", s);
+		return api_input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null, sim)", s);
 	if (strcmp(s, "auto") && sp->engine->probe(why, sizeof(why)))
 		return api_input_error(L, "phase.engine: %s does not work on this kernel: %s", s, why);
 	lua_pop(L, 1);
@@ -887,7 +887,14 @@ int api_run(lua_State *L)
 	}
 	if (lua_getfield(L, phase, "trace") != LUA_TNIL)
 		sp->trace_max = (uint64_t)api_check_int(L, -1, "phase.trace", 0, 100000000);
-	lua_pop(L, 7);
+	sp->sim_latency_ns = 100000;
+	if (lua_getfield(L, phase, "sim_latency") != LUA_TNIL) {
+		if (sp->engine != &engine_sim)
+			return api_input_error(L, "phase.sim_latency: given for engine %s (it sets the service time of engine \"sim\")",
+					       sp->engine->name);
+		sp->sim_latency_ns = api_check_duration(L, -1, "phase.sim_latency");
+	}
+	lua_pop(L, 8);
 
 	{
 		uint64_t per = wl_max_bs(&rs->wl) * sp->qd;

@@ -28,7 +28,7 @@ options (run, suite, quick):
 options (suite, quick):
   --target PATH     file or block device        --size SIZE   test area (creates a file)
   --time DUR        measured time of a phase    --ramp DUR    unmeasured warm-up
-  --engine NAME     auto|io_uring|libaio|psync|null
+  --engine NAME     auto|io_uring|libaio|psync|null|sim
   --qd N            outstanding I/Os per worker --workers N   threads
   --buffered        page cache I/O (default is O_DIRECT)
   --allow-write     allow writes to a block device

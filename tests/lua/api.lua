@@ -79,7 +79,7 @@ tap.refuses("target: unknown field 'sise'", function() return iomoon.target { pa
 local engines, auto = iomoon.engines()
 local names = {}
 for _, e in ipairs(engines) do names[#names + 1] = e.name .. (e.works and "+" or "-") end
-tap.ok(table.concat(names, " ") == "io_uring+ libaio+ psync+ null+" and auto == "io_uring",
+tap.ok(table.concat(names, " ") == "io_uring+ libaio+ psync+ null+ sim+" and auto == "io_uring",
   "engines: %s; auto picks %s", table.concat(names, " "), auto)
 local r = iomoon.run { target = dir .. "/rnd.dat", bs = "4k", ios = 10 }
 tap.ok(r.engine == "io_uring" and r.engine_features:find("fixed%-file"), "auto ran io_uring (%s)", r.engine_features)
