@@ -40,17 +40,25 @@ struct run_state {
 };
 
 static int progress_on;
+static char progress_label[64];   /* e.g. "3/18": the phase's place in a suite */
+static double progress_after_s;   /* seconds of the suite after this phase */
 
+/* The live line on a terminal, as fio's status line: phase, time, rates, ETA. */
 static void progress_cb(void *ctx, const struct phase_progress *p)
 {
+	char where[96];
+	double left = (p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0) + progress_after_s;
+
 	(void)ctx;
+	snprintf(where, sizeof(where), "%s%s%s", progress_label[0] ? progress_label : "", progress_label[0] ? " " : "",
+		 p->name);
 	if (p->ramping)
-		fprintf(stderr, "\r\033[K[%s] ramp %.1f/%.1f s", p->name, p->elapsed_s, p->total_s);
+		fprintf(stderr, "\r\033[K[%s] ramp %.1f/%.1f s", where, p->elapsed_s, p->total_s);
 	else if (p->total_s > 0)
-		fprintf(stderr, "\r\033[K[%s] %.1f/%.1f s  %.0f IOPS  %.1f MB/s  eta %.0f s", p->name, p->elapsed_s,
-			p->total_s, p->iops, p->mb_per_s, p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0);
+		fprintf(stderr, "\r\033[K[%s] %.1f/%.1f s  %.0f IOPS  %.1f MB/s  [eta %.0f s]", where, p->elapsed_s,
+			p->total_s, p->iops, p->mb_per_s, left);
 	else
-		fprintf(stderr, "\r\033[K[%s] %.1f s  %.0f IOPS  %.1f MB/s  %llu I/Os", p->name, p->elapsed_s, p->iops,
+		fprintf(stderr, "\r\033[K[%s] %.1f s  %.0f IOPS  %.1f MB/s  %llu I/Os", where, p->elapsed_s, p->iops,
 			p->mb_per_s, (unsigned long long)p->ios);
 }
 
@@ -605,7 +613,7 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 static const char *const phase_keys[] = {
 	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
 	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
-	"verify", "seed", "interval", "on_error", "trace", "sim_latency", NULL,
+	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", NULL,
 };
 
 static int run_interrupted;
@@ -925,6 +933,14 @@ int api_run(lua_State *L)
 		run_interrupted = 1;
 	push_result(L, rs, &res);
 	phase_result_free(&res);
+	/* meta: the caller's own table, carried into the result as it is */
+	if (lua_getfield(L, phase, "meta") != LUA_TNIL) {
+		if (!lua_istable(L, -1))
+			return api_input_error(L, "phase.meta: a %s is not a table", luaL_typename(L, -1));
+		lua_setfield(L, -2, "meta");
+	} else {
+		lua_pop(L, 1);
+	}
 	/* keep every result for the command line's report */
 	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
 	lua_pushvalue(L, -2);
@@ -933,9 +949,13 @@ int api_run(lua_State *L)
 	return 1;
 }
 
+/* set_progress(on [, label, seconds_after]): the progress line, and where
+ * the next phase stands in a suite (for the suite's ETA). */
 int api_set_progress(lua_State *L)
 {
 	progress_on = lua_toboolean(L, 1);
+	snprintf(progress_label, sizeof(progress_label), "%s", luaL_optstring(L, 2, ""));
+	progress_after_s = luaL_optnumber(L, 3, 0);
 	return 0;
 }
 

@@ -49,10 +49,15 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 assert len(rows) == 2, rows
 h, r = rows
-assert h[0] == "name" and "iops" in h and "lat_p99_ms" in h and "cpu_util_pct" in h, h
-assert r[0].startswith("4K; 100% Read") and float(r[h.index("iops")]) > 0
+# IOMeter results.csv's order, where its columns apply
+assert h[:9] == ["Target Type", "Target Name", "Access Specification Name", "# Workers", "# Disks",
+                 "IOps", "Read IOps", "Write IOps", "MBps (Binary)"], h
+assert "Average Response Time" in h and "% CPU Utilization" in h and "p99 Response Time (ms)" in h
+assert r[0] == "FILE" and r[2].startswith("4K; 100% Read") and float(r[h.index("IOps")]) > 0
+mib, iops = float(r[h.index("MBps (Binary)")]), float(r[h.index("IOps")])
+assert abs(mib - iops * 4096 / 1048576) < 0.02, (mib, iops)
 PY
-ok $? "csv: header and one row, read back by python's csv"
+ok $? "csv: IOMeter's columns and one row, read back by python's csv"
 
 "$IOMOON" "${Q[@]}" --format json --output "$TMP/r.json" >"$TMP/stdout"; ok $? "--output exits 0"
 is "$(cat "$TMP/stdout")" "" "--output: nothing on stdout"

@@ -22,7 +22,7 @@ usage: iomoon COMMAND [options]
   iomoon --version
 
 options (run, suite, quick):
-  --format table|csv|json|none   output format (default table)
+  --format table|csv|json|analyzer|markdown|none   output format (default table)
   --output FILE                  write the report to FILE (atomically), not stdout
   --quiet                        no progress line on the terminal
 options (suite, quick):
@@ -134,58 +134,39 @@ local function with(base, extra)
   return t
 end
 
--- Write `s` to `path` atomically (temporary file, then rename).
-local function write_atomic(path, s)
-  local tmp = path .. ".tmp-" .. tostring(os.time()) .. tostring(math.random(1e9))
-  local f, err = io.open(tmp, "wb")
-  if not f then input_error("--output: %s", err) end
-  f:write(s)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then os.remove(tmp); input_error("--output: %s", rerr) end
-end
+local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdown = true, none = true }
 
--- The report sink: rows as phases finish, a whole document at the end.
+-- The report sink: rows as phases finish on a terminal; with --output, the
+-- whole report rewritten atomically after every phase; else the document
+-- on stdout at the end.
 local function make_sink(o, name_width)
   local fmt = o.format or "table"
-  if fmt ~= "table" and fmt ~= "csv" and fmt ~= "json" and fmt ~= "none" then
-    input_error("--format: '%s' is not a format (table, csv, json or none)", fmt)
+  if not FORMATS[fmt] then
+    input_error("--format: '%s' is not a format (table, csv, json, analyzer, markdown or none)", fmt)
   end
   local sink = { format = fmt, results = {} }
-  local table_out, writer
-  if fmt == "table" then
-    table_out = o.output and {} or io.stdout
-    if o.output then
-      function table_out:write(...) for _, s in ipairs({ ... }) do self[#self + 1] = s end end
-      function table_out:flush() end
-    end
-    writer = report.table_writer(table_out, name_width or 36)
-  end
-  local function document()
-    if fmt == "json" then return report.json_document(sink.results) end
-    if fmt == "csv" then return report.csv_string(sink.results) end
-    if fmt == "table" and o.output then return table.concat(table_out) end
-  end
+  local file = (o.output and fmt ~= "none") and report.writer(o.output, fmt) or nil
+  local rows = (fmt == "table" and not o.output) and report.table_writer(io.stdout, name_width or 36) or nil
   function sink.add(r)
     sink.results[#sink.results + 1] = r
-    if writer then
-      if #sink.results == 1 then writer:header() end
-      writer:row(r)
+    if rows then
+      if #sink.results == 1 then rows:header() end
+      rows:row(r)
     end
-    -- a long run interrupted keeps what it measured
-    if o.output and fmt ~= "none" then write_atomic(o.output, document()) end
+    if file then file:add(r) end
   end
   function sink.finish()
-    if fmt == "none" then return end
-    if o.output then
-      write_atomic(o.output, document() or "")
-    elseif fmt ~= "table" then
-      io.stdout:write(document())
+    if file then
+      file:close()
+    elseif fmt ~= "none" and fmt ~= "table" then
+      local w = report.writer("/dev/null", fmt)
+      w.results = sink.results
+      io.stdout:write(w:render())
     end
     io.stdout:flush()
   end
   -- with a data format on stdout, a script's print() must not corrupt it
-  if (fmt == "json" or fmt == "csv") and not o.output then
+  if fmt ~= "table" and fmt ~= "none" and not o.output then
     _G.print = function(...)
       local parts = {}
       for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
@@ -291,14 +272,14 @@ function cli.suite(args)
     input_error("suite: give a suite name or file (ready suites: %s)", table.concat(suite.list(), ", "))
   end
   local o = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
-  local s, err = suite.load(name)
-  if not s then input_error("%s", err) end
+  local s = suite.load(name)
   local sink = make_sink(o, s.name_width)
   iomoon.set_progress(not o.quiet)
   local unhook = hook_runs(sink)
   local status, msg = protect(function()
     local opts = common_overrides(o)
     opts.target = target_spec(o, s.size or "1g")
+    opts.progress = not o.quiet
     suite.run(s, opts)
   end)
   unhook()
@@ -345,8 +326,8 @@ function cli.list()
   end
   print("suites:")
   for _, n in ipairs(suite.list()) do
-    local s = suite.load(n)
-    print(string.format("  %-20s %s", n, s and s.description or "(does not load)"))
+    local ok, s = pcall(suite.load, n)
+    print(string.format("  %-20s %s", n, ok and s.description or "(does not load: " .. tostring(s) .. ")"))
   end
   return 0
 end

@@ -1,16 +1,84 @@
--- iomoon.suite: find, load and run bench suites.
+-- iomoon.suite: suites of phases: shared defaults, cartesian expansion,
+-- queue-depth cycling, and running them with overrides from the command line.
 --
 -- A suite file (bench-suites/NAME.lua, or any path) returns a table:
---   { name = "quick", description = "one line", source = "where the numbers come from",
---     size = "1g",                   -- test area when the target is created
---     phases = function(opts) return { phase, ... } end }
--- opts carries what the command line gave: target (an iomoon.target), and
--- time, qd, engine, workers when given (nil otherwise). A suite uses them
--- as overrides of its own settings: see suite.apply.
+--   {
+--     name = "iometer-matrix", description = "one line for `iomoon list`",
+--     source = "where the numbers come from",
+--     size = "8g",                       -- test area when the target is created
+--     defaults = { qd = 16, duration = "30s" },   -- every phase starts from these
+--     phases = { phase, ... },           -- or function(opts) return { phase, ... } end
+--   }
+-- opts carries what the command line gave: target, and time, ramp, qd,
+-- engine, workers, direct when given (nil otherwise).
 
 local iomoon = require "iomoon"
 
 local suite = {}
+
+local function input_error(fmt, ...)
+  local mt = debug.getregistry()["iomoon.input_error"]
+  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, mt), 0)
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t or {}) do c[k] = v end
+  return c
+end
+
+--- Cartesian expansion, vdbench's for*: one phase per combination.
+-- axes maps a phase field to its list of values; axes.order lists the fields
+-- from the outermost loop to the innermost (default: the fields sorted by
+-- name). Each phase is a copy of `base` with one value of every axis.
+--   suite.for_each{ bs = {"4k", "16k"}, read = {100, 0}, order = {"bs", "read"} }
+--   -> {bs="4k",read=100}, {bs="4k",read=0}, {bs="16k",read=100}, {bs="16k",read=0}
+function suite.for_each(axes, base)
+  local order = axes.order
+  if not order then
+    order = {}
+    for k in pairs(axes) do order[#order + 1] = k end
+    table.sort(order)
+  end
+  for _, k in ipairs(order) do
+    local v = axes[k]
+    if type(v) ~= "table" or #v == 0 then
+      input_error("for_each.%s: give a non-empty list of values", tostring(k))
+    end
+  end
+  local out = {}
+  local function expand(i, p)
+    if i > #order then out[#out + 1] = p; return end
+    for _, v in ipairs(axes[order[i]]) do
+      local q = copy(p)
+      q[order[i]] = v
+      expand(i + 1, q)
+    end
+  end
+  expand(1, copy(base))
+  return out
+end
+
+--- IOMeter's queue-depth cycling: from, from*2, ... up to `to` (1, 2, 4 ... 256).
+function suite.qd_cycle(from, to, factor)
+  from, to, factor = from or 1, to or 256, factor or 2
+  if from < 1 or to < from or factor <= 1 then
+    input_error("qd_cycle: from %s to %s by x%s is not a cycle (1 <= from <= to, factor > 1)", from, to, factor)
+  end
+  local out, qd = {}, from
+  while qd <= to do
+    out[#out + 1] = math.floor(qd)
+    qd = qd * factor
+  end
+  return out
+end
+
+--- A test name as the IOMeter sheets write it: "4K; 100% Read; 0% random".
+function suite.iometer_name(p)
+  local bs = type(p.bs) == "number" and p.bs or iomoon.size(p.bs)
+  local label = bs % 1024 == 0 and string.format("%dK", bs // 1024) or string.format("%gK", bs / 1024)
+  return string.format("%s; %g%% Read; %g%% random", label, p.read or 100, p.random or 0)
+end
 
 --- The directory of the ready suites shipped with iomoon.
 function suite.dir()
@@ -32,32 +100,34 @@ function suite.list()
   return names
 end
 
---- Load a suite by name or path; raises a bad-input error listing the ready ones.
+--- Load a suite by name or path; raises an input error listing the ready ones.
 function suite.load(name_or_path)
   local path = name_or_path
   if not name_or_path:find("/") and not name_or_path:find("%.lua$") then
     path = suite.dir() .. "/" .. name_or_path .. ".lua"
   end
-  local chunk, err = loadfile(path)
-  if not chunk then
-    if not io.open(path, "r") then
-      return nil, string.format("suite '%s' does not exist (ready suites: %s; or give a file path)",
-        name_or_path, table.concat(suite.list(), ", "))
-    end
-    return nil, err
+  local f = io.open(path, "r")
+  if not f then
+    input_error("suite '%s' does not exist (ready suites: %s; or give a file path)",
+      name_or_path, table.concat(suite.list(), ", "))
   end
+  f:close()
+  local chunk, err = loadfile(path)
+  if not chunk then input_error("suite %s: %s", path, err) end
   local s = chunk()
-  if type(s) ~= "table" or type(s.phases) ~= "function" then
-    return nil, string.format("suite %s: the file must return {name=, phases=function(opts)}", path)
+  if type(s) ~= "table" or (type(s.phases) ~= "function" and type(s.phases) ~= "table") then
+    input_error("suite %s: the file must return {name=, phases=...} (a list, or a function(opts))", path)
   end
   s.name = s.name or name_or_path
   return s
 end
 
---- Copy a phase and put the command line's overrides into it.
-function suite.apply(phase, opts)
-  local p = {}
+--- A phase with the suite's defaults under it and the command line's
+-- overrides over it.
+function suite.apply(phase, opts, defaults)
+  local p = copy(defaults)
   for k, v in pairs(phase) do p[k] = v end
+  opts = opts or {}
   p.target = p.target or opts.target
   if opts.time then p.duration = opts.time end
   if opts.ramp then p.ramp = opts.ramp end
@@ -68,13 +138,37 @@ function suite.apply(phase, opts)
   return p
 end
 
---- Run every phase of a loaded suite; returns the list of results.
+--- The phases a suite will run for these options, in order.
+function suite.phases(s, opts)
+  local list = type(s.phases) == "function" and s.phases(opts or {}) or s.phases
+  local out = {}
+  for i, p in ipairs(list) do out[i] = suite.apply(p, opts, s.defaults) end
+  return out
+end
+
+local function seconds(d)
+  if d == nil then return 0 end
+  return iomoon.duration(d) / 1e9
+end
+
+--- Run every phase of a suite; returns the list of results. opts.on_result
+-- (if given) is called with each result as it comes. A progress line shows
+-- the suite's position and the time left in it.
 function suite.run(s, opts)
+  opts = opts or {}
+  local phases = suite.phases(s, opts)
+  local left = 0
+  for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end
   local results = {}
-  for _, phase in ipairs(s.phases(opts)) do
-    results[#results + 1] = iomoon.run(suite.apply(phase, opts))
+  for i, p in ipairs(phases) do
+    left = left - seconds(p.ramp) - (p.duration and seconds(p.duration) or 0)
+    iomoon.set_progress(opts.progress ~= false, string.format("%d/%d", i, #phases), left)
+    local r = iomoon.run(p)
+    results[#results + 1] = r
+    if opts.on_result then opts.on_result(r) end
     if iomoon.interrupted() then break end
   end
+  iomoon.set_progress(opts.progress ~= false)
   return results
 end
 

@@ -1,0 +1,215 @@
+-- iomoon.plan: multi-phase plans for burn-in and qualification, and two
+-- ready building blocks: find_max (the highest rate whose latency
+-- percentile stays under a bound) and until_steady (SNIA PTS steady state).
+--
+--   local plan = require "iomoon.plan"
+--   local p = plan.new { name = "qualify", after = function(step, r) print(step.name, r.iops) end }
+--   p:step { name = "precondition", phase = { target = t, bs = "128k", read = 0, bytes = t:size() } }
+--   p:step { name = "soak", times = 3, phase = { target = t, bs = "4k", random = 100, read = 0, duration = "10m" },
+--            fail_when = function(r) return r.lat.p99_ns > 5e6 end }
+--   p:step { name = "settle", phase = ..., until_ok = function(r, ctx) return r.iops > 1000 end, max = 10 }
+--   local ctx = p:run()      -- ctx.results["soak"] is the list of that step's results
+--
+-- A step's phase may be a function(ctx) returning the phase, so it can
+-- depend on what came before.
+
+local iomoon = require "iomoon"
+
+local plan = {}
+
+local function input_error(fmt, ...)
+  local mt = debug.getregistry()["iomoon.input_error"]
+  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, mt), 0)
+end
+
+local Plan = {}
+Plan.__index = Plan
+
+--- A new plan. t: name, before(step, ctx), after(step, result, ctx),
+-- on_error = "stop" (default) | "continue": whether a phase with I/O
+-- errors ends the plan.
+function plan.new(t)
+  t = t or {}
+  return setmetatable({ name = t.name or "plan", before = t.before, after = t.after,
+    on_error = t.on_error or "stop", steps = {} }, Plan)
+end
+
+--- Add a step. t: name (required, unique), phase (a table or function(ctx)),
+-- times (repeat N times), until_ok(result, ctx) (repeat until true, at most
+-- `max` times), fail_when(result, ctx) (stop the plan when true).
+function Plan:step(t)
+  if type(t) ~= "table" or type(t.name) ~= "string" then input_error("plan step: give a table with a name") end
+  for _, s in ipairs(self.steps) do
+    if s.name == t.name then input_error("plan step '%s': the name is used twice", t.name) end
+  end
+  if type(t.phase) ~= "table" and type(t.phase) ~= "function" then
+    input_error("plan step '%s': phase must be a phase table or a function(ctx)", t.name)
+  end
+  if t.times ~= nil and (math.type(t.times) ~= "integer" or t.times < 1) then
+    input_error("plan step '%s': times = %s is not a count >= 1", t.name, tostring(t.times))
+  end
+  self.steps[#self.steps + 1] = t
+  return self
+end
+
+-- Call a user condition; an error in it stops the plan, naming the step.
+local function check(step, what, fn, ...)
+  local ok, v = pcall(fn, ...)
+  if not ok then input_error("plan step '%s': %s failed: %s", step.name, what, tostring(v)) end
+  return v
+end
+
+--- Run the steps in order. Returns ctx: results (by step name, lists),
+-- all (every result in order), stopped (nil, or why the plan stopped) and
+-- last (the last result).
+function Plan:run()
+  local ctx = { plan = self, results = {}, all = {} }
+  for _, step in ipairs(self.steps) do
+    ctx.results[step.name] = {}
+    local max = step.times or step.max or (step.until_ok and 100) or 1
+    for round = 1, max do
+      ctx.round = round
+      if self.before then check(step, "before hook", self.before, step, ctx) end
+      local phase = step.phase
+      if type(phase) == "function" then phase = check(step, "phase function", phase, ctx) end
+      phase = phase or {}
+      local p = {}
+      for k, v in pairs(phase) do p[k] = v end
+      p.name = p.name or (max > 1 and string.format("%s #%d", step.name, round) or step.name)
+      local r = iomoon.run(p)
+      table.insert(ctx.results[step.name], r)
+      table.insert(ctx.all, r)
+      ctx.last = r
+      if self.after then check(step, "after hook", self.after, step, r, ctx) end
+      if r.interrupted then
+        ctx.stopped = string.format("step '%s' was interrupted", step.name)
+      elseif r.failed or (r.errors > 0 and self.on_error == "stop") then
+        ctx.stopped = string.format("step '%s' had %d errors", step.name, r.errors)
+      elseif step.fail_when and check(step, "fail_when", step.fail_when, r, ctx) then
+        ctx.stopped = string.format("step '%s' met its fail_when condition", step.name)
+      end
+      if ctx.stopped then return ctx end
+      if step.until_ok and check(step, "until_ok", step.until_ok, r, ctx) then break end
+      if step.until_ok and round == max then
+        ctx.stopped = string.format("step '%s' did not meet until_ok in %d rounds", step.name, max)
+        return ctx
+      end
+    end
+  end
+  return ctx
+end
+
+-- A percentile of a result, in ns: p99 -> lat.p99_ns, else from the histogram.
+local function percentile_ns(r, pct)
+  local known = { [50] = "p50_ns", [90] = "p90_ns", [99] = "p99_ns", [99.9] = "p999_ns", [99.99] = "p9999_ns" }
+  if known[pct] then return r.lat[known[pct]] end
+  return r.lat.hist:percentile(pct)
+end
+
+--- The highest rate (IOPS) whose `percentile` latency stays at or under
+-- `bound`. Doubles the rate from `from` until the bound breaks (or the
+-- device cannot keep up), then bisects between the last good and the first
+-- bad rate until they are within `tolerance` (a fraction, default 0.05).
+-- t: phase (the base phase; rate is set per probe), bound (a duration),
+-- percentile (default 99), from (default 100 IOPS), max (default 10^7),
+-- tolerance. Returns {iops=, result=, probes={ {iops=, ok=, lat_ns=}, ... }};
+-- iops is nil when even `from` breaks the bound.
+function plan.find_max(t)
+  if type(t.phase) ~= "table" then input_error("find_max.phase: give the base phase") end
+  if t.bound == nil then input_error("find_max.bound: give a latency bound, e.g. \"2ms\"") end
+  local bound = iomoon.duration(t.bound)
+  local pct = t.percentile or 99
+  local lo_rate, hi_rate = nil, nil
+  local rate = t.from or 100
+  local max = t.max or 1e7
+  local tol = t.tolerance or 0.05
+  local out = { probes = {} }
+  local function probe(iops)
+    local p = {}
+    for k, v in pairs(t.phase) do p[k] = v end
+    p.rate = { iops = iops, arrival = t.arrival or "fixed" }
+    p.name = string.format("%s @ %.0f IOPS", t.phase.name or "find_max", iops)
+    local r = iomoon.run(p)
+    local lat = percentile_ns(r, pct)
+    -- the bound holds, and the device kept up with the rate asked
+    local good = r.errors == 0 and lat <= bound and r.iops >= 0.95 * iops
+    table.insert(out.probes, { iops = iops, ok = good, lat_ns = lat, result = r })
+    if iomoon.interrupted() then error(setmetatable({ where = "", msg = "interrupted" },
+      debug.getregistry()["iomoon.run_error"]), 0) end
+    return good, r
+  end
+  while rate <= max do
+    local good, r = probe(rate)
+    if not good then hi_rate = rate; break end
+    lo_rate, out.result = rate, r
+    rate = rate * 2
+  end
+  if not lo_rate then return out end
+  hi_rate = hi_rate or max
+  while (hi_rate - lo_rate) / lo_rate > tol do
+    local mid = (lo_rate + hi_rate) / 2
+    local good, r = probe(mid)
+    if good then lo_rate, out.result = mid, r else hi_rate = mid end
+  end
+  out.iops = lo_rate
+  return out
+end
+
+--- SNIA PTS steady state of a series (the last `window` values, default 5):
+-- the range of the values is at most `excursion` (default 0.20) of their
+-- mean, and the range of their least-squares line over the window is at
+-- most `slope` (default 0.10) of the mean. Returns steady, and a table of
+-- the figures (mean, range, fit_range, slope_per_round).
+function plan.is_steady(values, t)
+  t = t or {}
+  local w = t.window or 5
+  if #values < w then return false, { reason = string.format("%d of %d rounds", #values, w) } end
+  local ys, sum = {}, 0
+  for i = #values - w + 1, #values do ys[#ys + 1] = values[i]; sum = sum + values[i] end
+  local mean = sum / w
+  local lo, hi = math.huge, -math.huge
+  for _, y in ipairs(ys) do lo = math.min(lo, y); hi = math.max(hi, y) end
+  -- least squares: x = 1..w
+  local xm, sxy, sxx = (w + 1) / 2, 0, 0
+  for i, y in ipairs(ys) do sxy = sxy + (i - xm) * (y - mean); sxx = sxx + (i - xm) ^ 2 end
+  local slope = sxx > 0 and sxy / sxx or 0
+  local fit_range = math.abs(slope) * (w - 1)
+  local f = { mean = mean, range = hi - lo, fit_range = fit_range, slope_per_round = slope }
+  local exc, slp = t.excursion or 0.20, t.slope or 0.10
+  local steady = mean ~= 0 and (hi - lo) <= exc * math.abs(mean) and fit_range <= slp * math.abs(mean)
+  return steady, f
+end
+
+--- Run rounds of a phase until the tracked figure is steady (SNIA PTS), at
+-- most max_rounds (default 25). t: phase, track (a result field such as
+-- "iops", or a function(result) -> number), window, excursion, slope.
+-- Returns {steady=, rounds=, results=, values=, figures=}; when the limit is
+-- reached without steady state, steady = false and `reason` says so.
+function plan.until_steady(t)
+  if type(t.phase) ~= "table" then input_error("until_steady.phase: give the phase of one round") end
+  local track = t.track or "iops"
+  local get = type(track) == "function" and track or function(r) return r[track] end
+  local max = t.max_rounds or 25
+  local out = { results = {}, values = {} }
+  for round = 1, max do
+    local p = {}
+    for k, v in pairs(t.phase) do p[k] = v end
+    p.name = string.format("%s round %d", t.phase.name or "steady", round)
+    local r = iomoon.run(p)
+    out.results[round] = r
+    out.values[round] = get(r)
+    out.rounds = round
+    if r.interrupted or r.errors > 0 then
+      out.steady, out.reason = false, r.interrupted and "interrupted" or "I/O errors"
+      return out
+    end
+    local steady, f = plan.is_steady(out.values, t)
+    out.figures = f
+    if steady then out.steady = true; return out end
+  end
+  out.steady = false
+  out.reason = string.format("no steady state within %d rounds", max)
+  return out
+end
+
+return plan
