@@ -318,29 +318,51 @@ static int t_tostring(lua_State *L)
 	return 1;
 }
 
-/* :read(offset, len) -> string, buffered: a probe, not a measurement. */
+/* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
+ * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
+ * where offset and len must be whole sectors. */
 static int t_read(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
-	luaL_Buffer b;
-	char *p;
+	int direct = 0, fd;
+	uint64_t t0, t1;
 	ssize_t r;
-	int fd;
+	void *buf;
 
+	if (lua_istable(L, 4)) {
+		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", NULL });
+		if (lua_getfield(L, 4, "direct") != LUA_TNIL)
+			direct = api_check_bool(L, -1, "read options.direct");
+		lua_pop(L, 1);
+	}
 	if (off + len > t->size || len > (1u << 30))
 		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
-				   (unsigned long long)len, (unsigned long long)off, t->path, (unsigned long long)t->size);
-	fd = open(t->path, O_RDONLY);
+				       (unsigned long long)len, (unsigned long long)off, t->path, (unsigned long long)t->size);
+	if (direct && (off % t->sector || len % t->sector))
+		return api_input_error(L, "read: offset %llu and length %llu must be multiples of the %u-byte sector of %s (direct)",
+				       (unsigned long long)off, (unsigned long long)len, t->sector, t->path);
+	fd = open(t->path, O_RDONLY | (direct ? O_DIRECT : 0));
 	if (fd < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	p = luaL_buffinitsize(L, &b, len);
-	r = pread(fd, p, len, (off_t)off);
+	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1)) {
+		close(fd);
+		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
+	}
+	t0 = clock_ns();
+	r = pread(fd, buf, len, (off_t)off);
+	t1 = clock_ns();
 	close(fd);
-	if (r < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	luaL_pushresultsize(&b, (size_t)r);
-	return 1;
+	if (r < 0) {
+		int e = errno;
+
+		free(buf);
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(e));
+	}
+	lua_pushlstring(L, buf, (size_t)r);
+	free(buf);
+	lua_pushinteger(L, (lua_Integer)(t1 - t0));
+	return 2;
 }
 
 static int t_write(lua_State *L)

@@ -114,7 +114,7 @@ static void parse_bs(lua_State *L, int idx, struct wl_spec *s, const char *field
 	}
 }
 
-static const char *const spec_keys[] = { "bs", "read", "random", "align", "weight", "name", NULL };
+static const char *const spec_keys[] = { "bs", "read", "random", "align", "weight", "name", "region", NULL };
 
 /* One access spec from table idx; *weight gets its weight or -1. */
 static void parse_spec(lua_State *L, int idx, struct wl_spec *s, double *weight, const char *field, int shorthand)
@@ -159,6 +159,34 @@ static void parse_spec(lua_State *L, int idx, struct wl_spec *s, double *weight,
 	if (lua_getfield(L, idx, "weight") != LUA_TNIL)
 		*weight = api_check_pct(L, -1, f);
 	lua_pop(L, 4);
+	if (shorthand)
+		return; /* phase.region is the phase's own */
+	snprintf(f, sizeof(f), "%s.region", field);
+	switch (lua_getfield(L, idx, "region")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TTABLE: {
+		char g[200];
+
+		api_check_keys(L, lua_absindex(L, -1), f, (const char *const[]){ "offset", "size", NULL });
+		snprintf(g, sizeof(g), "%s.offset", f);
+		if (lua_getfield(L, -1, "offset") != LUA_TNIL)
+			s->region_off = api_check_size(L, -1, g);
+		snprintf(g, sizeof(g), "%s.size", f);
+		if (lua_getfield(L, -2, "size") == LUA_TNIL)
+			api_input_error(L, "%s: missing (a spec's region needs its size)", g);
+		s->region_len = api_check_size(L, -1, g);
+		if (!s->region_len)
+			api_input_error(L, "%s: 0 bytes (give a size above zero)", g);
+		lua_pop(L, 2);
+		break;
+	}
+	default:
+		s->region_len = api_check_size(L, -1, f);
+		if (!s->region_len)
+			api_input_error(L, "%s: 0 bytes (give a size above zero)", f);
+	}
+	lua_pop(L, 1);
 }
 
 static void parse_mix(lua_State *L, int phase, struct workload *wl)
@@ -730,7 +758,7 @@ static void check_geometry(lua_State *L, struct run_state *rs)
 			else
 				snprintf(f, sizeof(f), "phase.");
 			for (unsigned j = 0; j < s->nbs; j++) {
-				if (s->bs[j].bytes > len)
+				if (!s->region_len && s->bs[j].bytes > len)
 					api_input_error(L, "%sbs: %llu bytes is larger than the region (%llu bytes of %s)", f,
 						    (unsigned long long)s->bs[j].bytes, (unsigned long long)len, tg->path);
 				if (sp->direct && s->bs[j].bytes % tg->sector)
@@ -740,6 +768,19 @@ static void check_geometry(lua_State *L, struct run_state *rs)
 			if (sp->direct && s->align % tg->sector)
 				api_input_error(L, "%salign: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
 					    (unsigned long long)s->align, tg->sector, tg->path);
+			if (s->region_len) {
+				if (s->region_off + s->region_len > tg->size)
+					api_input_error(L, "%sregion: offset %llu + size %llu runs past the end of %s (%llu bytes)", f,
+						    (unsigned long long)s->region_off, (unsigned long long)s->region_len,
+						    tg->path, (unsigned long long)tg->size);
+				if (sp->direct && s->region_off % tg->sector)
+					api_input_error(L, "%sregion.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)",
+						    f, (unsigned long long)s->region_off, tg->sector, tg->path);
+				for (unsigned j = 0; j < s->nbs; j++)
+					if (s->bs[j].bytes > s->region_len)
+						api_input_error(L, "%sbs: %llu bytes is larger than the spec's region (%llu bytes)", f,
+							    (unsigned long long)s->bs[j].bytes, (unsigned long long)s->region_len);
+			}
 		}
 	}
 }

@@ -334,7 +334,8 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 
 			interval_make(&iv, snap_prev, snap_now, scratch, (double)(span_end - sh.measure_ns) / 1e9,
 				      (double)(span_end - prev_tick_ns) / 1e9);
-			if (iv.ios[0] + iv.ios[1])
+			/* a tail of at least a tenth of an interval counts, idle or not */
+			if (iv.ios[0] + iv.ios[1] || span_end - prev_tick_ns >= sp->interval_ns / 10)
 				push_interval(res, &icap, &iv);
 		}
 		if (w[0].engine.features)

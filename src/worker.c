@@ -175,8 +175,9 @@ void *worker_main(void *arg)
 			w->c.max_inflight = inflight;
 
 		if (!inflight) {
-			if (stopping || n_ios >= w->ios_quota || n_bytes >= w->bytes_quota ||
-			    (paced && ps.next_ns == UINT64_MAX))
+			/* a finished schedule idles to the phase's end (which a
+			 * schedule always sets), as its idle segments do */
+			if (stopping || n_ios >= w->ios_quota || n_bytes >= w->bytes_quota)
 				break;
 			wake = min64(min64(wake, end), now + STOP_POLL_NS);
 			now = clock_wait_until(wake);

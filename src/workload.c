@@ -8,7 +8,9 @@
  * is spread over the region by a multiplicative bijection, as fio spreads
  * its hot blocks, so "hot" is not "at the start of the disk". A sequential
  * I/O continues where the worker's last I/O ended and wraps at the region's
- * end, as IOMeter's percent-random mix does.
+ * end, as IOMeter's percent-random mix does. A spec with a region of its own
+ * (a log file's area, say) keeps its own sequential stream there, and its
+ * random offsets are uniform within it.
  */
 #include "workload.h"
 
@@ -119,7 +121,13 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 	uint64_t start = wl->region_len / nworkers * worker;
 
 	rng_seed(&st->rng, seed, worker + 1);
-	st->next_seq = start - start % wl->grid;
+	st->next_seq[0] = start - start % wl->grid;
+	for (unsigned i = 0; i < wl->nspecs; i++) {
+		const struct wl_spec *s = &wl->spec[i];
+
+		start = s->region_len / nworkers * worker;
+		st->next_seq[i + 1] = s->region_len ? start - start % s->align : 0;
+	}
 }
 
 /* A popularity rank (0 = hottest) to a grid cell, bijectively. */
@@ -179,18 +187,18 @@ static uint64_t skewed_cell(const struct workload *wl, struct rng *r)
 
 void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 {
-	const struct wl_spec *s = &wl->spec[0];
-	uint64_t bs = s->bs[0].bytes, off;
+	unsigned idx = 0;
+	const struct wl_spec *s;
+	uint64_t bs, off, roff, rlen, *seq;
 
 	if (wl->nspecs > 1) {
 		uint64_t u = rng_next(&st->rng) >> 32;
-		unsigned i = 0;
 
-		while (i + 1 < wl->nspecs && u >= wl->spec[i].cum)
-			i++;
-		s = &wl->spec[i];
-		bs = s->bs[0].bytes;
+		while (idx + 1 < wl->nspecs && u >= wl->spec[idx].cum)
+			idx++;
 	}
+	s = &wl->spec[idx];
+	bs = s->bs[0].bytes;
 	if (s->nbs > 1) {
 		uint64_t u = rng_next(&st->rng) >> 32;
 		unsigned i = 0;
@@ -200,11 +208,20 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 		bs = s->bs[i].bytes;
 	}
 	op->op = (rng_next(&st->rng) >> 32) < s->read_thr ? OP_READ : OP_WRITE;
+	if (s->region_len) { /* a region of its own, and its own stream */
+		roff = s->region_off;
+		rlen = s->region_len;
+		seq = &st->next_seq[idx + 1];
+	} else {
+		roff = wl->region_off;
+		rlen = wl->region_len;
+		seq = &st->next_seq[0];
+	}
 
 	if (s->random_thr && (s->random_thr >= WL_ONE || (rng_next(&st->rng) >> 32) < s->random_thr)) {
-		uint64_t last = (wl->region_len - bs) / s->align; /* highest block that fits */
+		uint64_t last = (rlen - bs) / s->align; /* highest block that fits */
 
-		if (wl->dist == DIST_UNIFORM) {
+		if (wl->dist == DIST_UNIFORM || s->region_len) {
 			off = rng_below(&st->rng, last + 1) * s->align;
 		} else {
 			off = skewed_cell(wl, &st->rng) * wl->grid;
@@ -213,12 +230,12 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 				off = last * s->align;
 		}
 	} else {
-		off = st->next_seq;
-		if (off + bs > wl->region_len)
+		off = *seq;
+		if (off + bs > rlen)
 			off = 0;
 	}
-	st->next_seq = off + bs;
-	op->offset = wl->region_off + off;
+	*seq = off + bs;
+	op->offset = roff + off;
 	op->len = (uint32_t)bs;
 }
 

@@ -34,6 +34,7 @@ struct wl_spec {
 	uint64_t read_thr;   /* read % on the 2^32 scale */
 	uint64_t random_thr; /* random % on the 2^32 scale */
 	uint64_t align;      /* random offsets are multiples of this */
+	uint64_t region_off, region_len; /* its own region (region_len 0: the phase's) */
 	unsigned nbs;
 	struct wl_bs bs[WL_MAX_BS];
 };
@@ -61,7 +62,10 @@ struct workload {
 
 struct wl_state {
 	struct rng rng;
-	uint64_t next_seq; /* region-relative offset where a sequential I/O goes */
+	/* region-relative offsets where a sequential I/O goes: [0] for the
+	 * specs on the phase's region (one stream, as IOMeter), [1 + i] for
+	 * spec i when it has a region of its own */
+	uint64_t next_seq[WL_MAX_SPECS + 1];
 };
 
 struct wl_op {

@@ -17,6 +17,7 @@ usage: iomoon COMMAND [options]
   iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`)
   iomoon suite NAME|FILE --target PATH [options]   run a bench suite
   iomoon quick --target PATH [options]        one phase from flags, fio-style
+  iomoon ping PATH [-c N] [-i DUR] [-s SIZE] [-S SIZE] [-C]   per-request latency, ioping-style
   iomoon list                                 engines and suites, and what works here
   iomoon help                                 this text
   iomoon --version
@@ -317,6 +318,88 @@ function cli.run(args)
   return exit_status(sink.results)
 end
 
+-- ioping's figures: a time with the unit that suits it
+local function human_time(ns)
+  if ns < 1e6 then return string.format("%.1f us", ns / 1e3) end
+  if ns < 1e9 then return string.format("%.2f ms", ns / 1e6) end
+  return string.format("%.2f s", ns / 1e9)
+end
+
+local function human_size(bytes)
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local i, v = 1, bytes
+  while v >= 1024 and i < #units do v = v / 1024; i = i + 1 end
+  return (v == math.floor(v) and string.format("%d", v) or string.format("%.1f", v)) .. " " .. units[i]
+end
+
+--- iomoon ping PATH: per-request latency, as ioping measures it: one
+-- direct read at a random aligned offset every interval, its time printed,
+-- and ioping's closing statistics.
+function cli.ping(args)
+  local o, rest = parse_options(args, 1, { count = "value", interval = "value", size = "value",
+    ["work-set"] = "value", cached = "flag" })
+  -- ioping's short options
+  local i = 1
+  local short = { ["-c"] = "count", ["-i"] = "interval", ["-s"] = "size", ["-S"] = "work-set" }
+  local path
+  while i <= #rest do
+    local a = rest[i]
+    if short[a] then
+      if rest[i + 1] == nil then input_error("%s needs a value", a) end
+      o[short[a]] = rest[i + 1]
+      i = i + 2
+    elseif a == "-C" then
+      o.cached = true
+      i = i + 1
+    elseif a:match("^%-") then
+      input_error("ping: unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -C)", a)
+    else
+      if path then input_error("ping: one path only (got %s and %s)", path, a) end
+      path = a
+      i = i + 1
+    end
+  end
+  if not path then input_error("ping: give a file or device (iomoon ping PATH [-c N] [-i 1s] [-s 4k])") end
+  local count = number_opt(o, "count", true)
+  if count and count < 1 then input_error("-c: %d is not a count >= 1", count) end
+  local interval = iomoon.duration(o.interval or "1s")
+  local size = iomoon.size(o.size or "4k")
+  local t = iomoon.target { path = path, create = false, fill = false }
+  local span = math.min(t:size(), o["work-set"] and iomoon.size(o["work-set"]) or t:size())
+  local direct = not o.cached
+  if size == 0 or size > span then input_error("-s: %d bytes does not fit in %d bytes of %s", size, span, path) end
+  if direct and size % t:sector() ~= 0 then
+    input_error("-s: %d is not a multiple of the %d-byte sector of %s (or use -C for cached reads)", size, t:sector(), path)
+  end
+  local label = string.format("%s (%s %s)", path, t:kind() == "block" and "block device" or "file", human_size(t:size()))
+  local h = iomoon.hist()
+  local start = iomoon.now()
+  local align = direct and t:sector() or 1
+  local slots = (span - size) // align + 1
+  local n = 0
+  iomoon.set_progress(false)
+  while not count or n < count do
+    if iomoon.interrupted() then break end
+    local off = math.random(0, slots - 1) * align
+    local _, ns = t:read(off, size, { direct = direct })
+    n = n + 1
+    h:record(ns)
+    print(string.format("%s <<< %s: request=%d time=%s", human_size(size), label, n, human_time(ns)))
+    io.stdout:flush()
+    if (not count or n < count) and not iomoon.interrupted() then iomoon.sleep(interval / 1e9) end
+  end
+  local wall = iomoon.now() - start
+  local busy = h:mean() * h:count()
+  print(string.format("\n--- %s ioping statistics ---", label))
+  print(string.format("%d requests completed in %.1f ms, %s read, %.0f iops, %.1f MiB/s", n, wall / 1e6,
+    human_size(n * size), busy > 0 and n / (busy / 1e9) or 0, busy > 0 and n * size / (busy / 1e9) / 1048576 or 0))
+  local unit, div = "us", 1e3
+  if h:max() >= 1e6 then unit, div = "ms", 1e6 end
+  print(string.format("min/avg/max/mdev = %.1f/%.1f/%.1f/%.1f %s", h:min() / div, h:mean() / div, h:max() / div,
+    h:stdev() / div, unit))
+  return 0
+end
+
 function cli.list()
   local engines, auto = iomoon.engines()
   print("engines:")
@@ -336,7 +419,7 @@ function cli.main(args)
   local cmd = args[1]
   local rest = { table.unpack(args, 2) }
   local handlers = {
-    run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,
+    run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list, ping = cli.ping,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
     io.stdout:write(USAGE)
@@ -348,7 +431,7 @@ function cli.main(args)
   end
   local h = handlers[cmd]
   if not h then
-    io.stderr:write(string.format("iomoon: unknown command '%s' (run, suite, quick, list, help)\n", cmd))
+    io.stderr:write(string.format("iomoon: unknown command '%s' (run, suite, quick, ping, list, help)\n", cmd))
     return 2
   end
   local status, msg, rc = protect(h, rest)

@@ -10,7 +10,8 @@
 --     phases = { phase, ... },           -- or function(opts) return { phase, ... } end
 --   }
 -- opts carries what the command line gave: target, and time, ramp, qd,
--- engine, workers, direct when given (nil otherwise).
+-- engine, workers, direct when given (nil otherwise); suite.run adds
+-- area_bytes, the size of the test area, for phases that cover all of it.
 
 local iomoon = require "iomoon"
 
@@ -129,7 +130,8 @@ function suite.apply(phase, opts, defaults)
   for k, v in pairs(phase) do p[k] = v end
   opts = opts or {}
   p.target = p.target or opts.target
-  if opts.time then p.duration = opts.time end
+  -- --time shortens timed phases; a phase that covers a size covers it
+  if opts.time and not (p.bytes or p.ios) then p.duration = opts.time end
   if opts.ramp then p.ramp = opts.ramp end
   if opts.qd then p.qd = opts.qd end
   if opts.engine then p.engine = opts.engine end
@@ -138,9 +140,23 @@ function suite.apply(phase, opts, defaults)
   return p
 end
 
+-- The size of the test area: the target's, or what its option table asks.
+local function area_bytes(target)
+  if type(target) == "userdata" then return target:size() end
+  if type(target) == "table" and target.size then return iomoon.size(target.size) end
+  if type(target) == "table" and target.path then target = target.path end
+  if type(target) == "string" then
+    local ok, t = pcall(iomoon.target, { path = target, create = false, fill = false })
+    if ok then return t:size() end
+  end
+  return nil
+end
+
 --- The phases a suite will run for these options, in order.
 function suite.phases(s, opts)
-  local list = type(s.phases) == "function" and s.phases(opts or {}) or s.phases
+  opts = opts or {}
+  opts.area_bytes = opts.area_bytes or area_bytes(opts.target)
+  local list = type(s.phases) == "function" and s.phases(opts) or s.phases
   local out = {}
   for i, p in ipairs(list) do out[i] = suite.apply(p, opts, s.defaults) end
   return out

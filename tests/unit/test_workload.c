@@ -137,7 +137,7 @@ int main(void)
 		struct wl_state st;
 
 		wl_state_init(wl, &st, 1, 3, 4);
-		ok(st.next_seq == (wl->region_len / 4 * 3) / 4096 * 4096, "worker 3 of 4 starts at 3/4 of the region");
+		ok(st.next_seq[0] == (wl->region_len / 4 * 3) / 4096 * 4096, "worker 3 of 4 starts at 3/4 of the region");
 	}
 
 	/* distributions */

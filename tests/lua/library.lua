@@ -1,0 +1,209 @@
+-- The Lua library: presets, suite expansion, the ready suites' definitions
+-- against the seeds, think patterns measured, plans, find_max on a device
+-- with a known knee, and the SNIA steady-state rule on synthetic series.
+local iomoon = require "iomoon"
+local presets = require "iomoon.presets"
+local suite = require "iomoon.suite"
+local think = require "iomoon.think"
+local plan = require "iomoon.plan"
+local report = require "iomoon.report"
+local tap = dofile(arg[1] .. "/tap.lua")
+local dir = arg[2]
+
+-- presets
+for _, s in ipairs { "8k_55%Read_80%Random", "0.5k_100%Read_0%Random", "64k_66%Read_100%Random", "32k_50%Read_0%Random" } do
+  tap.ok(presets.name(presets.parse(s)) == s, "access spec %s parses and names back", s)
+end
+do
+  local p = presets.parse "0.5k_100%Read_0%Random"
+  tap.ok(p.bs == 512 and p.read == 100 and p.random == 0, "0.5k is 512 bytes")
+end
+tap.refuses("access spec '8k_55%%Read': expected three parts", function() return presets.parse "8k_55%Read" end, "two parts")
+tap.refuses("block size 'eightk' is not a size", function() return presets.parse "eightk_55%Read_80%Random" end, "a bad size")
+tap.refuses("'155%%Read' is not a percentage of Read", function() return presets.parse "8k_155%Read_80%Random" end, "155 %")
+tap.refuses("'80%%Rnd' is not a percentage of Random", function() return presets.parse "8k_55%Read_80%Rnd" end, "a bad word")
+tap.refuses("preset 'Exchange 2010' does not exist %(presets: Exchange 2007,", function() return presets.get "Exchange 2010" end, "an unknown preset")
+
+-- expansion
+do
+  local ps = suite.for_each { bs = { "4k", "16k", "32k" }, read = { 100, 50, 0 }, random = { 0, 100 } }
+  tap.ok(#ps == 18, "for_each over 3 x 3 x 2 gives 18 phases")
+  ps = suite.for_each({ bs = { "4k", "8k" }, read = { 100, 0 }, order = { "bs", "read" } }, { qd = 4 })
+  tap.ok(#ps == 4 and ps[2].bs == "4k" and ps[2].read == 0 and ps[3].bs == "8k" and ps[4].qd == 4,
+    "for_each: the first axis is the outer loop, the base is copied")
+  tap.ok(table.concat(suite.qd_cycle(1, 256), ",") == "1,2,4,8,16,32,64,128,256", "qd_cycle 1..256")
+  tap.ok(suite.iometer_name { bs = "4k", read = 50, random = 100 } == "4K; 50% Read; 100% random", "IOMeter's test names")
+  tap.refuses("for_each.bs: give a non%-empty list", function() return suite.for_each { bs = {} } end, "an empty axis")
+end
+
+-- the ready suites, as the seeds define them
+local function phases(name, opts)
+  return suite.phases(suite.load(name), opts or { area_bytes = 1 << 30 })
+end
+do
+  local ps = phases "iometer-matrix"
+  local want, ok_all = {}, true
+  for _, random in ipairs { 0, 100 } do
+    for _, bs in ipairs { 4, 16, 32 } do
+      for _, read in ipairs { 100, 50, 0 } do
+        want[#want + 1] = string.format("%dK; %d%% Read; %d%% random", bs, read, random)
+      end
+    end
+  end
+  for i, p in ipairs(ps) do
+    ok_all = ok_all and p.name == want[i] and p.qd == 32 and iomoon.size(p.bs) == tonumber(want[i]:match("^(%d+)K")) * 1024
+  end
+  tap.ok(#ps == 18 and ok_all, "iometer-matrix: seed 000's 18 tests in its order and names, QD 32")
+  tap.ok(suite.load("iometer-matrix").size == "20g", "iometer-matrix: the seed's 20 GB test area")
+end
+do
+  local ps = phases "openperformancetest"
+  local want = {
+    { "Max Throughput-100%Read", 32768, 100, 0 }, { "RealLife-60%Rand-65%Read", 8192, 65, 60 },
+    { "Max Throughput-50%Read", 32768, 50, 0 }, { "Random-8k-70%Read", 8192, 70, 100 },
+  }
+  local good = #ps == 4
+  for i, w in ipairs(want) do
+    local p = ps[i]
+    good = good and p.name == w[1] and iomoon.size(p.bs) == w[2] and p.read == w[3] and p.random == w[4] and p.qd == 64
+  end
+  tap.ok(good, "openperformancetest: seed 003's four tests, 64 outstanding I/Os")
+  tap.ok(suite.load("openperformancetest").size == "4g", "openperformancetest: a 4 GB test area")
+end
+do
+  local ps = phases "io-analyzer"
+  local want = { { "Max Read IOPS", "0.5k_100%Read_0%Random" }, { "Max Write IOPS", "0.5k_0%Read_0%Random" },
+    { "Exchange 2007", "8k_55%Read_80%Random" }, { "SQL 64k", "64k_66%Read_100%Random" } }
+  local good = #ps == 4
+  for i, w in ipairs(want) do
+    good = good and ps[i].name == w[1] and presets.name(ps[i]) == w[2] and ps[i].meta.spec == w[2]
+  end
+  tap.ok(good, "io-analyzer: seed 004's four presets with their access specs")
+  tap.ok(ps[1].duration == "2m", "io-analyzer: the seed's two-minute interval")
+end
+do
+  local ps = phases "oltp"
+  local d = ps[2].mix[1]
+  local l = ps[2].mix[2]
+  tap.ok(#ps == 2 and d.bs == "8k" and d.read == 66 and d.random == 100 and l.read == 0 and l.random == 0
+    and l.region.offset == d.region.size, "oltp: seed 002's 66 %% read 8k random mix, and a log in its own area")
+end
+do
+  local ps = phases "burn-in"
+  local names = {}
+  for i, p in ipairs(ps) do names[i] = p.name end
+  tap.ok(table.concat(names, ",") == "fill,pass 1: verify,pass 1: random,pass 1: rewrite,pass 2: verify,pass 2: random,pass 2: rewrite,final verify",
+    "burn-in: fill, two passes, a final verify")
+  tap.ok(ps[1].bytes == 1 << 30 and ps[2].verify == "offset" and ps[3].verify == "offset", "burn-in: covers the area and checks every read")
+  ps = phases("burn-in", { area_bytes = 1 << 30, time = "1s" })
+  tap.ok(ps[1].duration == nil and ps[3].duration == "1s", "--time shortens timed phases only, not the covering passes")
+end
+tap.refuses("suite 'nope' does not exist %(ready suites: burn%-in, io%-analyzer, iometer%-matrix, oltp, openperformancetest, quick",
+  function() return suite.load "nope" end, "an unknown suite")
+
+-- think patterns, measured on a device that keeps up (sim, 50 us)
+local t = iomoon.target { path = dir .. "/lib.dat", size = "16m" }
+local base = { target = t, engine = "sim", sim_latency = "50us", qd = 8, bs = "4k", interval = "0.5s" }
+local function run(...) return iomoon.run(think.apply(base, ...)) end
+do
+  local r = run(think.rate(2000), { duration = "1s" })
+  tap.near(r.iops, 2000, 40, "think.rate(2000)")
+  r = run(think.poisson(2000), { duration = "1s", trace = 5000 })
+  tap.near(r.iops, 2000, 120, "think.poisson(2000)")
+  r = run(think.step { { 0.5, 1000 }, { 0.5, 3000 } })
+  tap.ok(math.abs(r.intervals[1].iops - 1000) < 60 and math.abs(r.intervals[2].iops - 3000) < 150,
+    "think.step: %.0f then %.0f IOPS (1000, 3000)", r.intervals[1].iops, r.intervals[2].iops)
+  r = run(think.on_off { on = 0.5, off = 0.5, iops = 2000, duration = 2 })
+  local iv = r.intervals
+  tap.ok(#iv == 4 and iv[1].iops > 1900 and iv[2].iops == 0 and iv[3].iops > 1900 and iv[4].iops == 0,
+    "think.on_off: 2000, 0, 2000, 0 IOPS (%.0f, %.0f, %.0f, %.0f)", iv[1].iops, iv[2] and iv[2].iops or -1,
+    iv[3] and iv[3].iops or -1, iv[4] and iv[4].iops or -1)
+  r = run(think.ramp { from = 1000, to = 4000, steps = 4, duration = 2 })
+  iv = r.intervals
+  tap.ok(#iv == 4 and math.abs(iv[1].iops - 1000) < 60 and math.abs(iv[4].iops - 4000) < 200 and iv[2].iops < iv[3].iops,
+    "think.ramp 1000 -> 4000 in 4 steps: %.0f ... %.0f IOPS", iv[1].iops, iv[#iv].iops)
+  local d = think.diurnal { trough = 500, peak = 4500, period = 2, steps = 4 }
+  r = run(d)
+  iv = r.intervals
+  tap.ok(#iv == 4 and iv[1].iops < iv[2].iops and iv[2].iops > iv[4].iops and math.abs(iv[2].iops - d.schedule[2].iops) < 200,
+    "think.diurnal: low, high, high, low (%.0f %.0f %.0f %.0f)", iv[1].iops, iv[2].iops, iv[3].iops, iv[4].iops)
+  local w = iomoon.csv.writer(dir .. "/profile.csv")
+  w:row { "seconds", "iops" }; w:row { 0.5, 1500 }; w:row { 0.5, 500 }
+  w:close()
+  r = run(think.from_csv(dir .. "/profile.csv"))
+  tap.ok(math.abs(r.intervals[1].iops - 1500) < 80 and math.abs(r.intervals[2].iops - 500) < 40,
+    "think.from_csv: 1500 then 500 IOPS (%.0f, %.0f)", r.intervals[1].iops, r.intervals[2].iops)
+  tap.refuses("think.from_csv: .* needs columns 'seconds' and 'rate'", function()
+    return think.from_csv(dir .. "/profile.csv", { iops_col = "rate" }) end, "a profile without its column")
+  r = run(think.burst(5, "10ms"), { duration = "0.5s" })
+  tap.ok(r.ios >= 200 and r.ios <= 250, "think.burst(5, 10ms) for 0.5 s: %d I/Os (about 245)", r.ios)
+end
+
+-- steady state (SNIA PTS): synthetic series
+do
+  tap.ok(plan.is_steady { 100, 102, 98, 101, 99 }, "steady: flat with little noise")
+  tap.ok(not plan.is_steady { 100, 105, 110, 115, 120 }, "not steady: a drift of 5 %% a round")
+  tap.ok(not plan.is_steady { 100, 130, 85, 120, 90 }, "not steady: noise over 20 %% of the mean")
+  tap.ok(not plan.is_steady { 100, 100, 100, 100 }, "not steady: fewer rounds than the window")
+  local steady, f = plan.is_steady { 50, 60, 100, 101, 99, 100, 100 }
+  tap.ok(steady and math.abs(f.mean - 100) < 1e-9, "steady: only the last 5 rounds count")
+  -- excursion 18 % of the mean passes, slope of the fit 12 % fails: the second rule alone
+  steady, f = plan.is_steady { 94, 97, 100, 103, 106 }
+  tap.ok(not steady and f.range / f.mean <= 0.2 and f.fit_range / f.mean > 0.1,
+    "not steady: within the 20 %% excursion but the fit's slope spans %.0f %%", 100 * f.fit_range / f.mean)
+  local s = plan.until_steady { phase = think.apply(base, { duration = "0.2s" }), max_rounds = 8 }
+  tap.ok(s.steady and s.rounds == 5, "until_steady on a steady device: steady after 5 rounds (%d)", s.rounds or -1)
+  s = plan.until_steady { phase = think.apply(base, { duration = "0.1s" }), max_rounds = 3 }
+  tap.ok(s.steady == false and s.reason == "no steady state within 3 rounds", "until_steady gives up and says so")
+end
+
+-- find_max: the sim device with qd 4 at 1 ms has its knee at 4000 IOPS
+do
+  local r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "1ms", qd = 4, bs = "4k", duration = "0.4s" },
+    bound = "5ms", from = 500 }
+  tap.ok(r.iops and r.iops >= 3600 and r.iops <= 4100, "find_max finds the knee near 4000 IOPS (%s, %d probes)",
+    tostring(r.iops), #r.probes)
+  tap.ok(r.result and r.result.lat.p99_ns <= 5e6, "find_max's result meets the bound")
+  r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "10ms", qd = 1, bs = "4k", duration = "0.3s" },
+    bound = "5ms", from = 10 }
+  tap.ok(r.iops == nil and #r.probes == 1, "find_max: nil when even the first rate breaks the bound")
+end
+
+-- plans
+do
+  local seen = {}
+  local p = plan.new { before = function(step) seen[#seen + 1] = "before " .. step.name end,
+    after = function(step, r) seen[#seen + 1] = "after " .. step.name end }
+  p:step { name = "a", phase = think.apply(base, { ios = 100 }) }
+  p:step { name = "b", times = 3, phase = function(ctx) return think.apply(base, { ios = 100 * ctx.round }) end }
+  p:step { name = "c", phase = think.apply(base, { ios = 10 }), until_ok = function(_, ctx) return ctx.round == 2 end }
+  local ctx = p:run()
+  tap.ok(not ctx.stopped and #ctx.results.b == 3 and ctx.results.b[3].ios == 300 and #ctx.results.c == 2,
+    "plan: times = 3, phases from a function, until_ok after 2 rounds")
+  tap.ok(#seen == 12 and seen[1] == "before a" and seen[12] == "after c", "plan: hooks before and after every round")
+  tap.ok(ctx.results.b[2].name == "b #2", "plan: repeated rounds are named by number")
+  p = plan.new {}
+  p:step { name = "hot", phase = think.apply(base, { ios = 100 }), fail_when = function(r) return r.ios == 100 end }
+  p:step { name = "never", phase = think.apply(base, { ios = 100 }) }
+  ctx = p:run()
+  tap.ok(ctx.stopped == "step 'hot' met its fail_when condition" and ctx.results.never == nil, "plan: fail_when stops the plan")
+  p = plan.new {}
+  p:step { name = "broken", phase = think.apply(base, { ios = 10 }), until_ok = function(r) return r.nope.x end }
+  tap.refuses("plan step 'broken': until_ok failed: .*attempt to index a nil value", function() return p:run() end,
+    "a condition that errors")
+  tap.refuses("plan step 'x': times = 0 is not a count", function() plan.new():step { name = "x", phase = {}, times = 0 } end, "times 0")
+end
+
+-- reports
+do
+  local rs = { iomoon.run(think.apply(base, { name = "one", ios = 1000, meta = { spec = "4k_100%Read_0%Random" } })) }
+  local block = report.analyzer_block(rs[1])
+  tap.ok(block:match("^AccessSpec=4k_100%%Read_0%%Random\nIOps=[%d.]+\nReadIOps=[%d.]+\nWriteIOps=0%.00\nMBps=[%d.]+\nReadMBps=[%d.]+\nWriteMBps=0%.00\n$"),
+    "the I/O Analyzer raw block")
+  tap.ok(report.markdown(rs):match("^| Test name | IOPS |.*\n| one | %d+ |"), "a Markdown table")
+  local w = report.writer(dir .. "/live.json", "json")
+  w:add(rs[1])
+  local f = io.open(dir .. "/live.json"):read("a")
+  tap.ok(f:match('"phases": %[') and f:match('"name": "one"'), "report.writer keeps a complete file after each result")
+end
+print("1.." .. tap.n)
