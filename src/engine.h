@@ -41,6 +41,9 @@ struct engine_ops {
 	int (*probe)(char *why, size_t why_len);
 	int (*init)(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len);
 	void (*queue)(struct engine *e, struct io_slot *s);
+	/* Push what is queued to the kernel now, without waiting (optional:
+	 * NULL where queue() or reap() does the work). -errno on failure. */
+	int (*submit)(struct engine *e);
 	/* Submit what is queued, then wait up to timeout_ns (UINT64_MAX:
 	 * forever) for min completions; store up to max of them in done.
 	 * Returns how many, or -errno for a failure of the engine itself. */

@@ -87,15 +87,14 @@ static void aio_queue(struct engine *e, struct io_slot *s)
 	p->pending[p->npending++] = cb;
 }
 
-static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
+static int aio_submit(struct engine *e)
 {
 	struct aio_priv *p = e->priv;
-	struct timespec ts, *tsp = NULL;
 	unsigned off = 0;
-	int r;
 
 	while (off < p->npending) {
-		r = io_submit(p->ctx, (long)(p->npending - off), p->pending + off);
+		int r = io_submit(p->ctx, (long)(p->npending - off), p->pending + off);
+
 		if (r == -EINTR || r == -EAGAIN)
 			continue;
 		if (r < 0)
@@ -103,6 +102,17 @@ static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 		off += (unsigned)r;
 	}
 	p->npending = 0;
+	return 0;
+}
+
+static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
+{
+	struct aio_priv *p = e->priv;
+	struct timespec ts, *tsp = NULL;
+	int r = aio_submit(e);
+
+	if (r < 0)
+		return r;
 	if (timeout_ns != UINT64_MAX) {
 		ts.tv_sec = (time_t)(timeout_ns / 1000000000ull);
 		ts.tv_nsec = (long)(timeout_ns % 1000000000ull);
@@ -130,6 +140,7 @@ const struct engine_ops engine_libaio = {
 	.probe = aio_probe,
 	.init = aio_init,
 	.queue = aio_queue,
+	.submit = aio_submit,
 	.reap = aio_reap,
 	.exit = aio_exit,
 };

@@ -1,7 +1,8 @@
 /* engine_uring.c - io_uring through liburing.
  *
  * One ring per worker, sized to the queue depth. Queued I/Os become SQEs;
- * reap() submits them and waits for completions in one io_uring_enter(2)
+ * submit() pushes them (the worker calls it every `batch` I/Os), reap()
+ * submits what is left and waits in one io_uring_enter(2)
  * (io_uring_submit_and_wait_timeout), then takes every ready CQE in a batch.
  * Where the kernel allows, the file and the slot buffers are registered
  * (fixed file, fixed buffers: no per-I/O fget or page pinning), and the ring
@@ -123,6 +124,14 @@ static void uring_queue(struct engine *e, struct io_slot *s)
 	io_uring_sqe_set_data(sqe, s);
 }
 
+static int uring_submit(struct engine *e)
+{
+	struct uring_priv *p = e->priv;
+	int r = io_uring_submit(&p->ring);
+
+	return r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY ? r : 0;
+}
+
 static int uring_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
 {
 	struct uring_priv *p = e->priv;
@@ -164,6 +173,7 @@ const struct engine_ops engine_uring = {
 	.probe = uring_probe,
 	.init = uring_init,
 	.queue = uring_queue,
+	.submit = uring_submit,
 	.reap = uring_reap,
 	.exit = uring_exit,
 };

@@ -641,7 +641,7 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 static const char *const phase_keys[] = {
 	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
 	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
-	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", NULL,
+	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", "batch", NULL,
 };
 
 static int run_interrupted;
@@ -847,6 +847,10 @@ int api_run(lua_State *L)
 	sp->qd = 1;
 	if (lua_getfield(L, phase, "qd") != LUA_TNIL)
 		sp->qd = (unsigned)api_check_int(L, -1, "phase.qd", 1, PHASE_MAX_QD);
+	sp->batch = 1;
+	if (lua_getfield(L, phase, "batch") != LUA_TNIL)
+		sp->batch = (unsigned)api_check_int(L, -1, "phase.batch", 1, sp->qd);
+	lua_pop(L, 1);
 	if (sp->engine->sync && sp->qd > 1)
 		return api_input_error(L, "phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine io_uring or libaio)",
 				   sp->qd, sp->engine->name);

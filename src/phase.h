@@ -48,6 +48,7 @@ struct phase_spec {
 	const struct engine_ops *engine;
 	int direct;
 	unsigned workers, qd;
+	unsigned batch;        /* I/Os per submission to the kernel, 1..qd */
 	struct workload *wl;   /* region set relative to each target in phase_run */
 	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
 	struct pace *pace;

@@ -124,6 +124,7 @@ refuses("phase.dist: 'gauss' is not a distribution", { target = spec, bs = "4k",
 refuses("phase.pattern: 'ones' is not a data pattern", { target = spec, bs = "4k", pattern = "ones" }, "pattern")
 refuses("phase.on_error: 'retry' is not allowed", { target = spec, bs = "4k", on_error = "retry" }, "on_error")
 refuses("phase.interval: 1ms is shorter than 10 ms", { target = spec, bs = "4k", interval = "1ms" }, "interval 1ms")
+refuses("phase.batch: 8 is out of range %(allowed: 1 to 4%)", { target = spec, bs = "4k", qd = 4, batch = 8 }, "batch over qd")
 refuses("phase.qd: 4 with engine psync", { target = spec, bs = "4k", qd = 4, engine = "psync" }, "psync with qd 4")
 refuses("phase: qd 4096 x bs 67108864 x workers 1 needs 256.0 GiB", { target = { path = dir .. "/never.dat", size = "1g" }, bs = "64m", qd = 4096 }, "buffers beyond memory")
 refuses("phase.workers: 1 is fewer than the 2 targets", { target = { t, t2 }, bs = "4k", workers = 1 }, "fewer workers than targets")
