@@ -17,7 +17,7 @@ LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev fio pkg-config python3
+DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev fio pkg-config python3 time valgrind util-linux
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv

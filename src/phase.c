@@ -22,6 +22,8 @@
 volatile sig_atomic_t phase_interrupt;
 
 #define PROGRESS_NS 500000000ull
+/* How long the phase thread waits before looking for a signal's flag. */
+#define INTERRUPT_POLL_NS 50000000ull
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -32,6 +34,31 @@ struct snapshot {
 	struct hist h[2];
 	uint64_t bytes[2];
 };
+
+/* Wait on the handshake until `deadline_ns` or every started worker has
+ * finished; returns the time. Woken by the workers' last broadcast. */
+static uint64_t wait_workers(struct phase_shared *sh, unsigned started, uint64_t deadline_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000ull),
+			       .tv_nsec = (long)(deadline_ns % 1000000000ull) };
+
+	pthread_mutex_lock(&sh->lock);
+	while (sh->finished < started && clock_ns() < deadline_ns)
+		if (pthread_cond_timedwait(&sh->cond, &sh->lock, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&sh->lock);
+	return clock_ns();
+}
+
+static unsigned finished(struct phase_shared *sh)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&sh->lock);
+	n = sh->finished;
+	pthread_mutex_unlock(&sh->lock);
+	return n;
+}
 
 static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 {
@@ -173,6 +200,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	struct worker *w;
 	struct workload *wls;
 	int fds[PHASE_MAX_TARGETS];
+	int shared_init = 0;
 	struct snapshot *snap_prev, *snap_now;
 	struct hist *scratch;
 	struct cpu_mark cpu_a, cpu_b;
@@ -205,6 +233,16 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	}
 	memset(&sh, 0, sizeof(sh));
 	sh.spec = sp;
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&sh.cond, &ca);
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_init(&sh.lock, NULL);
+		shared_init = 1;
+	}
 	rc = setup_workers(sp, &sh, w, wls, fds, why, why_len);
 	if (rc < 0)
 		goto out;
@@ -217,8 +255,10 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 			break;
 		}
 	}
-	while (__atomic_load_n(&sh.ready, __ATOMIC_ACQUIRE) < started)
-		clock_sleep_ns(20000);
+	pthread_mutex_lock(&sh.lock);
+	while (sh.ready < started)
+		pthread_cond_wait(&sh.cond, &sh.lock);
+	pthread_mutex_unlock(&sh.lock);
 	for (unsigned i = 0; i < started; i++)
 		if (w[i].init_failed && !why[0]) {
 			snprintf(why, why_len, "%s", w[i].error);
@@ -230,7 +270,10 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	prev_tick_ns = sh.measure_ns;
 	snapshot_take(snap_prev, w, sp->workers);
 	cpu_mark(&cpu_a);
-	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&sh.lock);
+	sh.go = 1;
+	pthread_cond_broadcast(&sh.cond);
+	pthread_mutex_unlock(&sh.lock);
 
 	if (!sh.stop) {
 		uint64_t now = sh.t_start_ns;
@@ -238,13 +281,13 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		prog_ns = now;
 		next_progress = sp->progress ? now + PROGRESS_NS : UINT64_MAX;
 		/* ramp: no samples, only progress and signals */
-		while (now < sh.measure_ns && __atomic_load_n(&sh.finished, __ATOMIC_RELAXED) < started) {
+		while (now < sh.measure_ns && finished(&sh) < started) {
 			if (phase_interrupt) {
 				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 				res->interrupted = 1;
 				break;
 			}
-			now = clock_wait_until(min_u64(sh.measure_ns, now + 10000000ull));
+			now = wait_workers(&sh, started, min_u64(sh.measure_ns, now + INTERRUPT_POLL_NS));
 			if (sp->progress && now >= next_progress) {
 				struct phase_progress pg = { .name = sp->name, .ramping = 1,
 					.elapsed_s = (double)(now - sh.t_start_ns) / 1e9,
@@ -258,12 +301,12 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		prev_tick_ns = sh.measure_ns;
 		next_tick = sh.measure_ns + sp->interval_ns;
 		prog_ns = sh.measure_ns;
-		while (__atomic_load_n(&sh.finished, __ATOMIC_RELAXED) < started) {
+		while (finished(&sh) < started) {
 			if (phase_interrupt && !res->interrupted) {
 				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 				res->interrupted = 1;
 			}
-			now = clock_wait_until(min_u64(min_u64(next_tick, next_progress), now + 10000000ull));
+			now = wait_workers(&sh, started, min_u64(min_u64(next_tick, next_progress), now + INTERRUPT_POLL_NS));
 			if (now >= next_tick && now <= sh.end_ns) {
 				struct interval iv;
 
@@ -355,6 +398,10 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		rc = 0;
 	}
 out:
+	if (shared_init) {
+		pthread_cond_destroy(&sh.cond);
+		pthread_mutex_destroy(&sh.lock);
+	}
 	for (unsigned t = 0; t < sp->ntargets; t++)
 		if (fds[t] >= 0)
 			close(fds[t]);

@@ -94,9 +94,12 @@ void *worker_main(void *arg)
 			snprintf(w->error, sizeof(w->error), "engine %s: set-up failed", ops->name);
 		w->engine.priv = NULL;
 	}
-	__atomic_fetch_add(&sh->ready, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
-		clock_sleep_ns(20000);
+	pthread_mutex_lock(&sh->lock);
+	sh->ready++;
+	pthread_cond_broadcast(&sh->cond);
+	while (!sh->go)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
 	if (w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
 		goto out;
 
@@ -251,6 +254,9 @@ void *worker_main(void *arg)
 out:
 	if (w->engine.priv)
 		ops->exit(&w->engine);
-	__atomic_fetch_add(&sh->finished, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&sh->lock);
+	sh->finished++;
+	pthread_cond_broadcast(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
 	return NULL;
 }

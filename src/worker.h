@@ -10,14 +10,18 @@
 #include "stats.h"
 #include "workload.h"
 
-/* What the phase's threads share while it runs. */
+/* What the phase's threads share while it runs. The start and the end
+ * are a handshake under `lock` (workers say ready, the phase says go,
+ * workers say finished); during the run only `stop` is shared. */
 struct phase_shared {
 	const struct phase_spec *spec;
-	unsigned ready;       /* atomic: workers whose engine is set up */
-	int go;               /* atomic: t_start_ns and friends are set */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;  /* on CLOCK_MONOTONIC */
+	unsigned ready;       /* under lock: workers whose engine is set up */
+	int go;               /* under lock: t_start_ns and friends are set */
+	unsigned finished;    /* under lock: workers done */
 	uint64_t t_start_ns, measure_ns, end_ns; /* end_ns UINT64_MAX: untimed */
 	int stop;             /* relaxed atomic: finish now */
-	unsigned finished;    /* relaxed atomic: workers done */
 };
 
 struct worker {
