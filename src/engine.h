@@ -30,7 +30,13 @@ struct engine_cfg {
 	struct io_slot *slots; /* qd of them, buffers already allocated */
 	size_t buf_len;        /* bytes in each slot's buffer */
 	uint64_t sim_latency_ns; /* the sim engine's service time */
+	unsigned flags;          /* ENGINE_* options, for the engines that have them */
 };
+
+/* io_uring's kernel features, asked for per phase */
+#define ENGINE_SQPOLL 1u         /* a kernel thread polls the submission queue */
+#define ENGINE_IOPOLL 2u         /* completions are polled from the device */
+#define ENGINE_DEFER_TASKRUN 4u  /* completion work runs only when we wait */
 
 struct engine;
 

@@ -7,7 +7,8 @@
  * Where the kernel allows, the file and the slot buffers are registered
  * (fixed file, fixed buffers: no per-I/O fget or page pinning), and the ring
  * is single-issuer with cooperative task running. Each refusal falls back
- * to the plain form, and `features` says what is in use.
+ * to the plain form, and `features` says what is in use. A phase may ask
+ * for SQPOLL, IOPOLL or DEFER_TASKRUN; those it gets or it fails with why.
  */
 #include "engine.h"
 
@@ -22,6 +23,7 @@ struct uring_priv {
 	struct io_uring ring;
 	int fd;
 	int fixed_file, fixed_bufs;
+	int defer;           /* DEFER_TASKRUN: completions need a GETEVENTS enter */
 	unsigned qd;
 	struct io_uring_cqe **cqes;
 	char features[64];
@@ -73,17 +75,28 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 	}
 	memset(&params, 0, sizeof(params));
 	params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+	if (cfg->flags & ENGINE_SQPOLL) {
+		params.flags = IORING_SETUP_SQPOLL;
+		params.sq_thread_idle = 100; /* ms before the poll thread sleeps */
+	}
+	if (cfg->flags & ENGINE_IOPOLL)
+		params.flags |= IORING_SETUP_IOPOLL;
+	if (cfg->flags & ENGINE_DEFER_TASKRUN)
+		params.flags = (params.flags & ~IORING_SETUP_COOP_TASKRUN) | IORING_SETUP_DEFER_TASKRUN;
 	r = io_uring_queue_init_params(cfg->qd, &p->ring, &params);
-	if (r == -EINVAL) {
+	if (r == -EINVAL && !cfg->flags) { /* an older kernel: the plain ring */
 		memset(&params, 0, sizeof(params));
 		r = io_uring_queue_init_params(cfg->qd, &p->ring, &params);
 	}
 	if (r < 0) {
 		p->ring.ring_fd = -1;
-		snprintf(why, why_len, "io_uring_setup(%u entries): %s", cfg->qd, strerror(-r));
+		snprintf(why, why_len, "io_uring_setup(%u entries%s%s%s): %s", cfg->qd,
+			 cfg->flags & ENGINE_SQPOLL ? ", sqpoll" : "", cfg->flags & ENGINE_IOPOLL ? ", iopoll" : "",
+			 cfg->flags & ENGINE_DEFER_TASKRUN ? ", defer_taskrun" : "", strerror(-r));
 		uring_exit(e);
 		return -1;
 	}
+	p->defer = (params.flags & IORING_SETUP_DEFER_TASKRUN) != 0;
 	p->fixed_file = io_uring_register_files(&p->ring, &p->fd, 1) == 0;
 	iov = calloc(cfg->qd, sizeof(*iov));
 	if (iov) {
@@ -94,10 +107,13 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, cfg->qd) == 0;
 		free(iov);
 	}
-	snprintf(p->features, sizeof(p->features), "%s%s%s",
+	snprintf(p->features, sizeof(p->features), "%s%s%s%s%s%s",
 		 p->fixed_file ? "fixed-file" : "",
 		 p->fixed_file && p->fixed_bufs ? "," : "",
-		 p->fixed_bufs ? "fixed-buffers" : "");
+		 p->fixed_bufs ? "fixed-buffers" : "",
+		 params.flags & IORING_SETUP_SQPOLL ? ",sqpoll" : "",
+		 params.flags & IORING_SETUP_IOPOLL ? ",iopoll" : "",
+		 p->defer ? ",defer-taskrun" : "");
 	e->features = p->features;
 	return 0;
 }
@@ -150,10 +166,14 @@ static int uring_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struc
 		r = io_uring_submit_and_wait_timeout(&p->ring, &cqe, min, tsp, NULL);
 		if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 			return r;
-	} else if (io_uring_sq_ready(&p->ring)) {
-		r = io_uring_submit(&p->ring);
-		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
-			return r;
+	} else {
+		if (io_uring_sq_ready(&p->ring)) {
+			r = io_uring_submit(&p->ring);
+			if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+				return r;
+		}
+		if (p->defer) /* deferred completion work runs only in an enter */
+			io_uring_get_events(&p->ring);
 	}
 	if (max > p->qd)
 		max = p->qd;

@@ -638,10 +638,47 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	}
 }
 
+/* sqpoll, iopoll, defer_taskrun: io_uring's own features, checked here so a
+ * refusal is an input error that says why, not a failed run. */
+static void parse_uring_options(lua_State *L, int phase, struct phase_spec *sp)
+{
+	static const struct { const char *name; unsigned flag; } opts[] = {
+		{ "sqpoll", ENGINE_SQPOLL }, { "iopoll", ENGINE_IOPOLL }, { "defer_taskrun", ENGINE_DEFER_TASKRUN },
+	};
+
+	for (unsigned i = 0; i < 3; i++) {
+		char f[32];
+
+		snprintf(f, sizeof(f), "phase.%s", opts[i].name);
+		if (lua_getfield(L, phase, opts[i].name) != LUA_TNIL && api_check_bool(L, -1, f)) {
+			if (sp->engine != &engine_uring)
+				api_input_error(L, "%s: an io_uring feature, asked of engine %s (set engine=\"io_uring\")", f,
+						sp->engine->name);
+			sp->engine_flags |= opts[i].flag;
+		}
+		lua_pop(L, 1);
+	}
+	if ((sp->engine_flags & ENGINE_SQPOLL) && (sp->engine_flags & ENGINE_DEFER_TASKRUN))
+		api_input_error(L, "phase.defer_taskrun: not with sqpoll (the poll thread runs completions itself)");
+	if (sp->engine_flags & ENGINE_IOPOLL) {
+		if (!sp->direct)
+			api_input_error(L, "phase.iopoll: needs direct=true (polled I/O bypasses the page cache)");
+		for (unsigned t = 0; t < sp->ntargets; t++) {
+			char dev[64];
+			int polls = target_polls(sp->targets[t], dev, sizeof(dev));
+
+			if (polls == 0)
+				api_input_error(L, "phase.iopoll: %s is on %s, which does not do polled I/O (its queue/io_poll is 0; "
+						"an NVMe drive needs poll queues: nvme.poll_queues)", sp->targets[t]->path, dev);
+		}
+	}
+}
+
 static const char *const phase_keys[] = {
 	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
 	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
-	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", "batch", NULL,
+	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", "batch", "sqpoll", "iopoll",
+	"defer_taskrun", NULL,
 };
 
 static int run_interrupted;
@@ -948,6 +985,7 @@ int api_run(lua_State *L)
 		sp->sim_latency_ns = api_check_duration(L, -1, "phase.sim_latency");
 	}
 	lua_pop(L, 8);
+	parse_uring_options(L, phase, sp);
 
 	{
 		uint64_t per = wl_max_bs(&rs->wl) * sp->qd;

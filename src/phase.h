@@ -57,6 +57,7 @@ struct phase_spec {
 	uint64_t interval_ns;
 	enum pattern pattern;
 	uint64_t sim_latency_ns; /* engine sim: the service time */
+	unsigned engine_flags;   /* ENGINE_* */
 	int on_error_continue;
 	int verify_offset;     /* reads check the OFFSET pattern; mismatch = EILSEQ */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,4 +280,40 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 		return -1;
 	}
 	return fd;
+}
+
+int target_polls(const struct target *t, char *dev, size_t dev_len)
+{
+	struct stat st;
+	char path[128], link[256];
+	unsigned maj, min;
+	ssize_t n;
+	FILE *f;
+	int v = -1;
+
+	if (stat(t->path, &st) < 0)
+		return -1;
+	maj = t->kind == TARGET_BLOCK ? major(st.st_rdev) : major(st.st_dev);
+	min = t->kind == TARGET_BLOCK ? minor(st.st_rdev) : minor(st.st_dev);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = 0;
+		snprintf(dev, dev_len, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+	} else {
+		snprintf(dev, dev_len, "%u:%u", maj, min);
+	}
+	/* a whole disk has queue/ beside it; a partition's is its parent's */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/io_poll", maj, min);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/io_poll", maj, min);
+		f = fopen(path, "r");
+	}
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }

@@ -48,5 +48,8 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 /* Check a target could be opened as asked, without side effects. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 void target_free(struct target *t);
+/* Does the block device under t do polled I/O (queue/io_poll)? 1, 0, or -1
+ * when it cannot be told; dev gets the device's name. */
+int target_polls(const struct target *t, char *dev, size_t dev_len);
 
 #endif

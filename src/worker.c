@@ -74,7 +74,7 @@ void *worker_main(void *arg)
 	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD];
 	uint64_t ready_at[PHASE_MAX_QD];
 	struct engine_cfg cfg = { .fd = w->fd, .qd = qd, .slots = w->slots, .buf_len = w->buf_len,
-				  .sim_latency_ns = sp->sim_latency_ns };
+				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
 	struct wl_state st;
 	struct pace_state ps = { .next_ns = 0 };
 	struct rng prng;

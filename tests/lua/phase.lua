@@ -80,6 +80,24 @@ do
   tap.ok(type(r.target) == "table" and r.target[2] == t2:path(), "the result names both targets")
 end
 
+-- io_uring's kernel features: what this kernel gives, and clear refusals
+r = iomoon.run { target = t, engine = "io_uring", bs = "4k", random = 100, qd = 8, ios = 2000, defer_taskrun = true }
+tap.ok(r.ios == 2000 and r.engine_features:find("defer%-taskrun"), "defer_taskrun: runs (%s)", r.engine_features)
+r = iomoon.run { target = t, engine = "io_uring", bs = "4k", random = 100, qd = 8, ios = 2000, sqpoll = true }
+tap.ok(r.ios == 2000 and r.engine_features:find("sqpoll"), "sqpoll: runs (%s)", r.engine_features)
+do
+  local polls = io.open("/sys/block/vda/queue/io_poll")
+  local v = polls and polls:read("n")
+  if polls then polls:close() end
+  if v == 0 then
+    tap.refuses("phase.iopoll: .* is on vda, which does not do polled I/O %(its queue/io_poll is 0",
+      function() return iomoon.run { target = t, engine = "io_uring", bs = "4k", ios = 10, iopoll = true } end,
+      "iopoll on a disk without poll queues")
+  else
+    tap.ok(true, "# skip: this machine's disk is not the virtio disk without poll queues")
+  end
+end
+
 -- page cache runs are allowed and labelled
 r = iomoon.run { target = t, bs = "4k", random = 100, ios = 1000, direct = false }
 tap.ok(r.direct == false and r.ios == 1000, "direct = false runs through the page cache and says so")
@@ -125,6 +143,9 @@ refuses("phase.pattern: 'ones' is not a data pattern", { target = spec, bs = "4k
 refuses("phase.on_error: 'retry' is not allowed", { target = spec, bs = "4k", on_error = "retry" }, "on_error")
 refuses("phase.interval: 1ms is shorter than 10 ms", { target = spec, bs = "4k", interval = "1ms" }, "interval 1ms")
 refuses("phase.batch: 8 is out of range %(allowed: 1 to 4%)", { target = spec, bs = "4k", qd = 4, batch = 8 }, "batch over qd")
+refuses("phase.sqpoll: an io_uring feature, asked of engine libaio", { target = spec, bs = "4k", engine = "libaio", sqpoll = true }, "sqpoll on libaio")
+refuses("phase.defer_taskrun: not with sqpoll", { target = spec, bs = "4k", engine = "io_uring", sqpoll = true, defer_taskrun = true }, "defer_taskrun with sqpoll")
+refuses("phase.iopoll: needs direct=true", { target = spec, bs = "4k", engine = "io_uring", iopoll = true, direct = false }, "iopoll buffered")
 refuses("phase.qd: 4 with engine psync", { target = spec, bs = "4k", qd = 4, engine = "psync" }, "psync with qd 4")
 refuses("phase: qd 4096 x bs 67108864 x workers 1 needs 256.0 GiB", { target = { path = dir .. "/never.dat", size = "1g" }, bs = "64m", qd = 4096 }, "buffers beyond memory")
 refuses("phase.workers: 1 is fewer than the 2 targets", { target = { t, t2 }, bs = "4k", workers = 1 }, "fewer workers than targets")
