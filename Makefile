@@ -14,10 +14,10 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_GNU_SOURCE
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lm -pthread
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev fio pkg-config python3 time valgrind util-linux
+DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv

@@ -192,7 +192,7 @@ struct target *api_check_target(lua_State *L, int idx)
 /* Target options from the table at idx (whose strings stay on the stack). */
 void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
 {
-	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", NULL };
+	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", "force", NULL };
 	char f[64];
 
 	idx = lua_absindex(L, idx);
@@ -232,7 +232,10 @@ void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *w
 	snprintf(f, sizeof(f), "%s.allow_write", what);
 	if (lua_getfield(L, idx, "allow_write") != LUA_TNIL)
 		o->allow_write = api_check_bool(L, -1, f);
-	lua_pop(L, 4); /* size, create, fill, allow_write; path stays for o->path */
+	snprintf(f, sizeof(f), "%s.force", what);
+	if (lua_getfield(L, idx, "force") != LUA_TNIL)
+		o->force = api_check_bool(L, -1, f);
+	lua_pop(L, 5); /* size, create, fill, allow_write, force; path stays for o->path */
 }
 
 struct target *api_new_target(lua_State *L)
@@ -377,8 +380,12 @@ static int t_write(lua_State *L)
 	if (off + len > t->size)
 		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
 				   (unsigned long long)off, t->path, (unsigned long long)t->size);
-	if (t->kind == TARGET_BLOCK && !t->allow_write)
-		return api_input_error(L, "write: %s is a block device; open it with allow_write=true to write", t->path);
+	{
+		char why[1400];
+
+		if (target_may_write(t, why, sizeof(why)) < 0)
+			return api_input_error(L, "write: %s", why);
+	}
 	fd = open(t->path, O_WRONLY);
 	if (fd < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));

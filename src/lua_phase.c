@@ -999,6 +999,19 @@ int api_run(lua_State *L)
 		sp->progress = progress_cb;
 	}
 
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		if (rs->wl.spec[i].read_thr >= WL_ONE)
+			continue;
+		/* the mix writes: may it, to every target? */
+		for (unsigned t = 0; t < sp->ntargets; t++) {
+			char w[1400];
+
+			if (sp->engine != &engine_null && sp->engine != &engine_sim &&
+			    target_may_write(sp->targets[t], w, sizeof(w)) < 0)
+				return api_input_error(L, "%s", w);
+		}
+		break;
+	}
 	materialize_targets(L, rs);
 	rc = phase_run(sp, &res, why, sizeof(why));
 	if (sp->progress)

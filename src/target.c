@@ -5,6 +5,13 @@
  * permission) is checked before a file is created or a byte is written.
  * A fill writes only the holes of a file: reading a hole measures the
  * filesystem's zero page, not the storage, so data is put there first.
+ *
+ * Safety. People run this as root against real disks. A file iomoon creates
+ * carries the extended attribute user.iomoon; any other file is only read
+ * unless allow_write is given (no write, extension or fill). A block device
+ * is only read unless allow_write, and even then not written while it or a
+ * partition on it is mounted or swapped on, or while libblkid finds a
+ * filesystem, RAID member or partition table on it, unless force.
  */
 #include "target.h"
 
@@ -15,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <blkid/blkid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +152,7 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 		return -2;
 	}
 	t->allow_write = o->allow_write;
+	t->force = o->force;
 
 	if (t->exists && S_ISBLK(st.st_mode)) {
 		uint64_t bytes = 0;
@@ -180,7 +190,26 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 			snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, o->path);
 			return -2;
 		}
+		t->ours = t->exists && getxattr(o->path, TARGET_XATTR, NULL, 0) >= 0;
+		if (t->exists && !t->ours && !o->allow_write && o->size > have) {
+			snprintf(why, why_len, "%s.size: %s is %llu bytes and iomoon did not create it; making it %llu bytes "
+				 "writes to it: give allow_write=true (--allow-write)", W, o->path, (unsigned long long)have,
+				 (unsigned long long)o->size);
+			return -2;
+		}
 		t->size = o->size ? o->size : have;
+		if (t->exists && !t->ours && !o->allow_write && o->fill != FILL_NONE) {
+			int fd = open(o->path, O_RDONLY);
+			off_t hole = fd >= 0 ? lseek(fd, 0, SEEK_HOLE) : -1;
+
+			if (fd >= 0)
+				close(fd);
+			if (hole >= 0 && (uint64_t)hole < t->size) {
+				snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to a file iomoon did not "
+					 "create: give allow_write=true (--allow-write), or fill=false to read it as it is", W, o->path);
+				return -2;
+			}
+		}
 		if (!t->size) {
 			snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, o->path);
 			return -2;
@@ -232,6 +261,10 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 		}
 		close(fd);
 		t->created = 1;
+		t->ours = 1;
+		/* mark it ours; where the filesystem has no user xattrs, it
+		 * will be treated as anyone's file next time */
+		setxattr(t->path, TARGET_XATTR, "created", 7, 0);
 		file_alignment(t->path, &t->sector, &t->mem_align);
 	}
 	if (have < t->size && truncate(t->path, (off_t)t->size) < 0) {
@@ -316,4 +349,126 @@ int target_polls(const struct target *t, char *dev, size_t dev_len)
 		fclose(f);
 	}
 	return v;
+}
+
+/* The name under /sys/dev/block of device maj:min ("loop0", "loop0p1"),
+ * and its parent's for a partition ("loop0"), or "" when it has none. */
+static int sysfs_names(unsigned maj, unsigned min, char *name, size_t nlen, char *parent, size_t plen)
+{
+	char path[64], link[512], *slash;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = 0;
+	slash = strrchr(link, '/');
+	snprintf(name, nlen, "%s", slash ? slash + 1 : link);
+	parent[0] = 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", maj, min);
+	if (slash && access(path, F_OK) == 0) {
+		*slash = 0;
+		slash = strrchr(link, '/');
+		snprintf(parent, plen, "%s", slash ? slash + 1 : link);
+	}
+	return 0;
+}
+
+/* Is the device (or a partition on it) mounted or swapped on? Names where. */
+static int device_in_use(const struct target *t, char *what, size_t what_len)
+{
+	struct stat st;
+	char me[64], mine_parent[64], name[64], parent[64], line[4096];
+	FILE *f;
+	int used = 0;
+
+	if (stat(t->path, &st) < 0 || sysfs_names(major(st.st_rdev), minor(st.st_rdev), me, sizeof(me), mine_parent,
+						     sizeof(mine_parent)) < 0)
+		return 0;
+	f = fopen("/proc/self/mountinfo", "r");
+	while (f && !used && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		char mnt[1024];
+
+		/* id parent maj:min root mountpoint ... */
+		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, mnt) != 3 || maj == 0)
+			continue;
+		if (sysfs_names(maj, min, name, sizeof(name), parent, sizeof(parent)) < 0)
+			continue;
+		if (!strcmp(name, me) || !strcmp(parent, me)) {
+			snprintf(what, what_len, "%s is mounted on %s", name, mnt);
+			used = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/swaps", "r");
+	while (f && !used && fgets(line, sizeof(line), f)) {
+		char dev[1024];
+		struct stat ss;
+
+		if (sscanf(line, "%1023s", dev) == 1 && stat(dev, &ss) == 0 && S_ISBLK(ss.st_mode) &&
+		    sysfs_names(major(ss.st_rdev), minor(ss.st_rdev), name, sizeof(name), parent, sizeof(parent)) == 0 &&
+		    (!strcmp(name, me) || !strcmp(parent, me))) {
+			snprintf(what, what_len, "%s is in use as swap", name);
+			used = 1;
+		}
+	}
+	if (f)
+		fclose(f);
+	return used;
+}
+
+/* A filesystem, RAID or partition-table signature on the device, by libblkid. */
+static int device_signature(const struct target *t, char *what, size_t what_len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(t->path);
+	const char *type = NULL, *pttype = NULL;
+	int found = 0;
+
+	if (!pr)
+		return 0;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
+	blkid_probe_enable_partitions(pr, 1);
+	if (blkid_do_safeprobe(pr) == 0) {
+		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+		if (type) {
+			snprintf(what, what_len, "it holds a %s signature", type);
+			found = 1;
+		} else if (pttype) {
+			snprintf(what, what_len, "it holds a %s partition table", pttype);
+			found = 1;
+		}
+	}
+	blkid_free_probe(pr);
+	return found;
+}
+
+int target_may_write(const struct target *t, char *why, size_t why_len)
+{
+	char what[1200];
+
+	if (t->kind == TARGET_FILE) {
+		if (t->exists && !t->ours && !t->allow_write) { /* a missing file will be ours */
+			snprintf(why, why_len, "target %s: iomoon did not create this file; writing to it needs "
+				 "allow_write=true (--allow-write)", t->path);
+			return -2;
+		}
+		return 0;
+	}
+	if (!t->allow_write) {
+		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", t->path);
+		return -2;
+	}
+	if (t->force)
+		return 0;
+	if (device_in_use(t, what, sizeof(what)) || device_signature(t, what, sizeof(what))) {
+		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
+			 t->path, what);
+		return -2;
+	}
+	return 0;
 }

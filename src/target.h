@@ -8,6 +8,9 @@
 #ifndef IOMOON_TARGET_H
 #define IOMOON_TARGET_H
 
+/* The extended attribute that marks a file iomoon created. */
+#define TARGET_XATTR "user.iomoon"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,7 +23,9 @@ struct target_opts {
 	uint64_t size;        /* 0: the file's or device's own size */
 	int create;           /* create a missing file (needs size) */
 	enum target_fill fill;
-	int allow_write;      /* block devices are read-only without it */
+	int allow_write;      /* block devices, and files iomoon did not create,
+			       * are read-only without it */
+	int force;            /* write even over a mounted or formatted device */
 };
 
 struct target {
@@ -30,6 +35,8 @@ struct target {
 	uint32_t sector;      /* logical sector: the unit of direct I/O */
 	uint32_t mem_align;   /* buffer alignment for direct I/O */
 	int allow_write;
+	int force;
+	int ours;             /* a file iomoon created (now or before) */
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
 	uint64_t filled_bytes; /* bytes written by the fill */
@@ -45,6 +52,10 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len);
 /* Both, in order. */
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
+/* May phases write to t? 0, or -2 with why: a block device needs
+ * allow_write, and then no mount, swap or signature on it unless force; a
+ * file iomoon did not create needs allow_write. No side effects. */
+int target_may_write(const struct target *t, char *why, size_t why_len);
 /* Check a target could be opened as asked, without side effects. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 void target_free(struct target *t);

@@ -32,7 +32,8 @@ options (suite, quick):
   --engine NAME     auto|io_uring|libaio|psync|null|sim
   --qd N            outstanding I/Os per worker --workers N   threads
   --buffered        page cache I/O (default is O_DIRECT)
-  --allow-write     allow writes to a block device
+  --allow-write     allow writes to a block device, or to a file iomoon did not create
+  --force           with --allow-write: write even over a mounted or formatted device
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME
@@ -198,7 +199,7 @@ end
 -- Shared by suite and quick: the target from --target/--size/--allow-write.
 local TARGET_OPTS = {
   target = "value", size = "value", time = "value", ramp = "value", engine = "value",
-  qd = "value", workers = "value", buffered = "flag", ["allow-write"] = "flag",
+  qd = "value", workers = "value", buffered = "flag", ["allow-write"] = "flag", force = "flag",
 }
 
 -- The target as an option table: iomoon.run creates the file only once the
@@ -209,7 +210,7 @@ local function target_spec(o, default_size)
   local exists = io.open(o.target, "r")
   if exists then exists:close() end
   if not size and not exists then size = default_size end
-  return { path = o.target, size = size, allow_write = o["allow-write"] or false }
+  return { path = o.target, size = size, allow_write = o["allow-write"] or false, force = o.force or false }
 end
 
 -- Phase errors name phase fields; on the command line, name the option.

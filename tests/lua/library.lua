@@ -115,7 +115,7 @@ do
     "think.step: %.0f then %.0f IOPS (1000, 3000)", r.intervals[1].iops, r.intervals[2].iops)
   r = run(think.on_off { on = 0.5, off = 0.5, iops = 2000, duration = 2 })
   local iv = r.intervals
-  tap.ok(#iv == 4 and iv[1].iops > 1900 and iv[2].iops == 0 and iv[3].iops > 1900 and iv[4].iops == 0,
+  tap.ok(#iv == 4 and iv[1].iops > 1900 and iv[2].iops < 20 and iv[3].iops > 1900 and iv[4].iops < 20,
     "think.on_off: 2000, 0, 2000, 0 IOPS (%.0f, %.0f, %.0f, %.0f)", iv[1].iops, iv[2] and iv[2].iops or -1,
     iv[3] and iv[3].iops or -1, iv[4] and iv[4].iops or -1)
   r = run(think.ramp { from = 1000, to = 4000, steps = 4, duration = 2 })
