@@ -11,7 +11,8 @@ DATADIR ?= $(PREFIX)/share/iomoon
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 # Messages are cut to their buffers on purpose: no format-truncation warning.
-CFLAGS  += -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_GNU_SOURCE
+# CFLAGS is the user's (optimisation, sanitizers); ALL_CFLAGS adds ours.
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_GNU_SOURCE
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
@@ -21,27 +22,27 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv
-OBJS := $(addprefix build/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
-CORE_OBJS := $(addprefix build/,$(addsuffix .o,$(CORE)))
+BUILD ?= build
+OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
+CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
-.PHONY: all deps run test bench install clean
+.PHONY: all deps run test test-asan bench install clean
 all: iomoon
 
-build/%.o: src/%.c $(wildcard src/*.h) | build
-	$(CC) $(CFLAGS) $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(BUILD)
+	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
 
-build:
-	mkdir -p build
+iomoon $(BUILD)/iomoon: $(OBJS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
 
-iomoon: $(OBJS)
-	$(CC) $(CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
+$(BUILD)/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
+	$(CC) $(ALL_CFLAGS) -Isrc -Itests/unit -o $@ $< $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)
 
-build/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
-	$(CC) $(CFLAGS) -Isrc -Itests/unit -o $@ $< $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)
-
-build/deny_syscalls: tests/unit/deny_syscalls.c | build
-	$(CC) $(CFLAGS) -o $@ $<
+$(BUILD)/deny_syscalls: tests/unit/deny_syscalls.c
+	@mkdir -p $(BUILD)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 # Install whatever of DEB_PKGS is missing: apt-get as root, else say how.
 deps:
@@ -66,6 +67,20 @@ test: deps
 	$(MAKE) --no-print-directory iomoon $(UNIT_TESTS)
 	prove -v --timer tests/
 
+# The whole suite again on a build with AddressSanitizer and
+# UndefinedBehaviorSanitizer (any report fails the run). The sanitized binary
+# lives in build-asan/, with lua/ and bench-suites/ linked beside it as in the
+# source tree.
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+test-asan: deps
+	$(MAKE) --no-print-directory iomoon build/deny_syscalls
+	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" build-asan/iomoon \
+	  $(patsubst build/%,build-asan/%,$(UNIT_TESTS))
+	ln -sfn ../lua build-asan/lua
+	ln -sfn ../bench-suites build-asan/bench-suites
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan prove --timer tests/
+
 bench: deps
 	$(MAKE) --no-print-directory iomoon
 	tests/bench/run
@@ -77,4 +92,4 @@ install: iomoon
 	install -m 644 bench-suites/*.lua $(DESTDIR)$(DATADIR)/bench-suites/
 
 clean:
-	rm -rf build iomoon scratch
+	rm -rf build build-asan iomoon scratch

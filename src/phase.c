@@ -381,8 +381,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 			if (iv.ios[0] + iv.ios[1] || span_end - prev_tick_ns >= sp->interval_ns / 10)
 				push_interval(res, &icap, &iv);
 		}
-		if (w[0].engine.features)
-			snprintf(res->features, sizeof(res->features), "%s", w[0].engine.features);
+		snprintf(res->features, sizeof(res->features), "%s", w[0].features);
 		if (sp->trace_max) {
 			uint64_t n = 0;
 

@@ -93,6 +93,8 @@ void *worker_main(void *arg)
 		if (!w->error[0])
 			snprintf(w->error, sizeof(w->error), "engine %s: set-up failed", ops->name);
 		w->engine.priv = NULL;
+	} else {
+		snprintf(w->features, sizeof(w->features), "%s", w->engine.features ? w->engine.features : "");
 	}
 	pthread_mutex_lock(&sh->lock);
 	sh->ready++;

@@ -32,6 +32,7 @@ struct worker {
 	int fd;
 	uint64_t ios_quota, bytes_quota; /* this worker's share; UINT64_MAX: none */
 	struct engine engine;
+	char features[64];     /* engine.features, kept past the engine's exit */
 	struct io_slot *slots;
 	void *bufs;
 	size_t buf_len;

@@ -1,3 +1,3 @@
 #!/bin/sh
-# unit tests in C: see tests/unit/test_hist.c
-exec "$(dirname "$0")/../build/test_hist"
+# unit tests in C: see tests/unit/test_hist.c (make test-asan runs the sanitized build)
+exec "$(dirname "$0")/../${UNIT_DIR:-build}/test_hist"

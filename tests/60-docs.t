@@ -5,7 +5,7 @@
 mkdir -p "$TMP/examples"
 names=$(python3 "$T/extract_examples.py" "$TMP/examples" "$ROOT/README.md" "$ROOT"/doc/*.md)
 [ -n "$names" ]; ok $? "the docs hold examples"
-export PATH="$ROOT:$PATH"
+export PATH="$(dirname "$IOMOON"):$PATH"
 for n in $names; do
 	d="$TMP/run-$n"
 	mkdir -p "$d"

@@ -4,7 +4,7 @@
 set -u
 T=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T")
-IOMOON="$ROOT/iomoon"
+IOMOON="${IOMOON_BIN:-$ROOT/iomoon}"   # make test-asan points this at the sanitized build
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/iomoon-test.XXXXXX")
 LOOPS=""
 cleanup() {
