@@ -986,6 +986,10 @@ int api_run(lua_State *L)
 	}
 	lua_pop(L, 8);
 	parse_uring_options(L, phase, sp);
+	if (lua_getfield(L, phase, "meta") != LUA_TNIL && !lua_istable(L, -1))
+		return api_input_error(L, "phase.meta: a %s is not a table (give a table of your own fields)",
+				       luaL_typename(L, -1));
+	lua_pop(L, 1);
 
 	{
 		uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
@@ -1029,14 +1033,9 @@ int api_run(lua_State *L)
 		run_interrupted = 1;
 	push_result(L, rs, &res);
 	phase_result_free(&res);
-	/* meta: the caller's own table, carried into the result as it is */
-	if (lua_getfield(L, phase, "meta") != LUA_TNIL) {
-		if (!lua_istable(L, -1))
-			return api_input_error(L, "phase.meta: a %s is not a table", luaL_typename(L, -1));
-		lua_setfield(L, -2, "meta");
-	} else {
-		lua_pop(L, 1);
-	}
+	/* meta: the caller's own table (checked above), carried into the result */
+	lua_getfield(L, phase, "meta");
+	lua_setfield(L, -2, "meta");
 	/* keep every result for the command line's report */
 	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
 	lua_pushvalue(L, -2);

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Bad input at volume: 240 generated phase tables and 100 command lines,
+each with at least one wrong field or option (wrong types, huge, negative,
+NaN, missing, absurd combinations). Every one must exit 2 with exactly one
+line on stderr, print nothing on stdout, never crash or hang, and leave the
+target directory as it was. Deterministic (seeded); the failing case is
+printed in full."""
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IOMOON = os.environ.get("IOMOON_BIN", os.path.join(ROOT, "iomoon"))
+rnd = random.Random(20261129)
+tmp = tempfile.mkdtemp(prefix="iomoon-test.")
+scripts = os.path.join(tmp, "scripts")
+targets = os.path.join(tmp, "targets")
+os.makedirs(scripts)
+os.makedirs(targets)
+# one existing file iomoon made, so that some cases get past the target
+subprocess.run([IOMOON, "quick", "--target", os.path.join(targets, "have.dat"), "--size", "16m", "--ios", "1",
+                "--quiet", "--format", "none"], check=True)
+HAVE = os.path.join(targets, "have.dat")
+NEW = os.path.join(targets, "new.dat")
+
+# (field, wrong values as Lua source): each value is wrong for its field
+BAD = {
+    "qd": ["0", "-1", "4097", "1.5", '"x"', "1e20", "0/0", "{}", "true"],
+    "workers": ["0", "257", "-3", "2.5", '"two"'],
+    "bs": ["0", '"3000"', '"0.3k"', '"128m"', "-4096", '"4kk"', '"-4k"', "{}", '{{"4k", 50}}', "true", "math.huge"],
+    "read": ["-1", "101", '"all"', "1e9", "0/0", "-math.huge"],
+    "random": ["-0.5", "100.5", '"half"', "{}"],
+    "align": ["0", '"100"', '"x"'],
+    "region": ['"1t"', '{offset = "100"}', "{size = 0}", '{offset = "15m", size = "2m"}', '"0"', '{offset = -1}',
+               '{bogus = 1}'],
+    "duration": ["0", "-1", '"5 parsecs"', '"abc"', "1e300", "{}"],
+    "ramp": ["-2", '"soon"'],
+    "ios": ["0", "-5", "1.5", '"many"'],
+    "bytes": ["0", '"lots"', "-1"],
+    "rate": ["0", "-5", "{iops = 0}", "{iops = 1e12}", '{iops = 5, arrival = "bursty"}', '"fast"', "{}"],
+    "think": ['{burst = 0, delay = "1ms"}', '{uniform = {"5ms", "1ms"}}', "{}", '{burst = 4}', '"slow"',
+              '{fixed = "1ms", exponential = "2ms"}', '{delay = "1ms"}'],
+    "schedule": ["{}", "{{iops = 5}}", "{{duration = 1, iops = -1}}", "5", '{{duration = 1, iops = 5, x = 1}}'],
+    "dist": ['"zipf:1"', '"pareto:0"', '"normal:0"', '"zoned:10/10"', '"gauss"', '"zipf:x"', "5",
+             '"zoned:50/50:40/50"', '"pareto:"'],
+    "pattern": ['"ones"', "5"],
+    "verify": ['"crc"', "5"],
+    "engine": ['"warp"', "5", '""'],
+    "mix": ["{}", '{{bs = "4k", weight = 50}}', '{{bs = "4k", weight = 150}}', '"x"',
+            '{{bs = "4k", read = 50, bogus = 1}}', '{{bs = "4k", weight = 50}, {bs = "8k"}}', "{5}"],
+    "interval": ['"1ms"', "0", "-1"],
+    "on_error": ['"retry"', "true"],
+    "trace": ["-1", "1e12", '"all"'],
+    "seed": ["-1", '"x"', "0.5"],
+    "batch": ["0", "1000000"],
+    "sim_latency": ['"1ms"'],   # with a real engine: refused
+    "sqpoll": ["5", "true"],    # true with libaio below, or a number
+    "iodepth": ["32"],          # fio's name: unknown here
+    "meta": ["5"],
+    "direct": ['"yes"', "1"],
+    "name": ["{}", "true"],
+    "target": ['"/dev/null"', "5", '{path = "%s", size = 0}' % NEW, "{path = 5}", '"%s/none.dat"' % targets,
+               '{path = "%s"}' % NEW, '{path = "%s", size = "16m", fill = "ones"}' % NEW, "{}",
+               '{path = "%s", sz = 1}' % NEW],
+}
+# values that are fine, to mix in around the wrong one
+GOOD = {
+    "qd": ["1", "4", "32"], "workers": ["1", "2"], "bs": ['"4k"', '"64k"', "512"], "read": ["0", "50", "100"],
+    "random": ["0", "100"], "duration": ['"0.1s"', "0.05"], "ramp": ["0"], "seed": ["7"],
+    "dist": ['"zipf:1.2"', '"uniform"'], "pattern": ['"zero"'], "interval": ['"50ms"'],
+}
+
+
+def phase_source(case):
+    fields = dict(target='{path = "%s", size = "16m"}' % NEW, bs='"4k"', duration='"0.1s"')
+    for _ in range(rnd.randint(0, 2)):
+        k = rnd.choice(list(GOOD))
+        fields[k] = rnd.choice(GOOD[k])
+    bad_field = rnd.choice(list(BAD))
+    fields[bad_field] = rnd.choice(BAD[bad_field])
+    if bad_field == "mix":
+        fields.pop("bs", None)
+    if bad_field == "sqpoll" and fields["sqpoll"] == "true":
+        fields["engine"] = '"libaio"'
+    if case % 7 == 0:  # an absurd combination on top
+        fields.update(qd="4096", bs='"64m"', workers="256")
+        fields["target"] = '{path = "%s", size = "1t"}' % NEW
+    body = ", ".join("%s = %s" % kv for kv in fields.items())
+    return 'require("iomoon").run { %s }\n' % body
+
+
+def cli_case():
+    q = NEW
+    cases = [
+        ["quick", "--target", q, "--size", "16m", "--qd", rnd.choice(["0", "x", "-1", "99999", "", "1e3"])],
+        ["quick", "--target", q, "--size", rnd.choice(["-1g", "0", "abc", "1q", "1e400"])],
+        ["quick", "--target", q, "--size", "16m", "--bs", rnd.choice(["3000", "0", "128m", "x", "-4k"])],
+        ["quick", "--target", q, "--size", "16m", "--read", rnd.choice(["150", "-5", "x"])],
+        ["quick", "--target", q, "--size", "16m", "--time", rnd.choice(["0", "-1", "5 weeks", "x"])],
+        ["quick", "--target", q, "--size", "16m", "--engine", rnd.choice(["warp", "", "IO_URING"])],
+        ["quick", "--target", q, "--size", "16m", "--rate", rnd.choice(["0", "-1", "fast"])],
+        ["quick", "--target", q, "--size", "16m", "--dist", rnd.choice(["zipf", "zipf:1", "zoned:1/1"])],
+        ["quick", "--target", q, "--size", "16m", "--" + rnd.choice(["iodepth", "frob", "x"]), "1"],
+        ["quick", "--target", q, "--size", "16m", "--format", rnd.choice(["xml", "", "JSON"])],
+        ["quick", "--size", "16m"],
+        ["quick", "--target", q, "--size", "16m", "--qd"],
+        ["quick", "--target", "/dev/null"],
+        ["quick", "--target", q],
+        ["quick", "--target", q, "--size", "16m", "--engine", "psync", "--qd", "8"],
+        ["quick", "--target", q, "--size", "16m", "--workers", rnd.choice(["0", "257", "x"])],
+        ["suite", rnd.choice(["nope", "../etc/passwd", "", "-x"]), "--target", q],
+        ["suite", "quick", "--target", q, "--size", "16m", "--qd", rnd.choice(["0", "x"])],
+        ["suite", "quick", "--target", q, "--size", "16m", "--frob"],
+        ["suite", "quick", "--target", q, "--size", "16m", "--time", "x"],
+        ["ping"],
+        ["ping", HAVE, "-c", rnd.choice(["0", "x", "-1"])],
+        ["ping", HAVE, "-s", rnd.choice(["3000", "0", "1g", "x"])],
+        ["ping", HAVE, "-i", rnd.choice(["x", "-1s"])],
+        ["ping", HAVE, HAVE],
+        ["ping", "/dev/null"],
+        ["run"],
+        ["run", os.path.join(targets, "missing.lua")],
+        [rnd.choice(["frob", "runn", "QUICK", "--frob"])],
+        ["run", "--format", "yaml", HAVE],
+    ]
+    return rnd.choice(cases)
+
+
+def run_case(argv, source=None):
+    before = sorted(os.listdir(targets))
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return False, "hung (30 s)"
+    after = sorted(os.listdir(targets))
+    lines = [l for l in p.stderr.splitlines() if l.strip()]
+    problems = []
+    if p.returncode != 2:
+        problems.append("exit %d" % p.returncode)
+    if len(lines) != 1 or not lines[0].startswith("iomoon"):
+        problems.append("stderr not one 'iomoon...' line: %r" % p.stderr[-500:])
+    if p.stdout.strip():
+        problems.append("stdout: %r" % p.stdout[-200:])
+    if before != after:
+        problems.append("the directory changed: %s -> %s" % (before, after))
+        for f in set(after) - set(before):
+            os.remove(os.path.join(targets, f))
+    return not problems, "; ".join(problems)
+
+
+n = failed = 0
+for i in range(240):
+    src = phase_source(i)
+    path = os.path.join(scripts, "case%03d.lua" % i)
+    with open(path, "w") as f:
+        f.write(src)
+    good, why = run_case([IOMOON, "run", "--quiet", path])
+    n += 1
+    print("%sok %d - phase table %d: exit 2, one line, nothing written%s" % ("" if good else "not ", n, i,
+          "" if good else " (%s)" % why))
+    if not good:
+        failed += 1
+        print("#   " + src.strip())
+for i in range(100):
+    argv = cli_case()
+    good, why = run_case([IOMOON] + argv)
+    n += 1
+    print("%sok %d - command line %d: exit 2, one line, nothing written%s" % ("" if good else "not ", n, i,
+          "" if good else " (%s)" % why))
+    if not good:
+        failed += 1
+        print("#   iomoon " + " ".join(repr(a) for a in argv))
+print("1..%d" % n)
+shutil.rmtree(tmp)
+sys.exit(1 if failed else 0)
