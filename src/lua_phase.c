@@ -559,16 +559,32 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	set_num(L, "util_pct", r->cpu.util_pct);
 	lua_setfield(L, -2, "cpu");
 	set_int(L, "errors", errors);
-	lua_newtable(L);
-	luaL_setmetatable(L, OBJECT_MT);
-	for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
-		const char *n = c->errno_count[i].err ? strerrorname_np(c->errno_count[i].err) : "short";
+	/* errors per errno: over both op types, and per op type */
+	for (int which = -1; which < 2; which++) {
+		if (which >= 0)
+			lua_getfield(L, -1, opname[which]);
+		lua_newtable(L);
+		luaL_setmetatable(L, OBJECT_MT);
+		for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
+			const struct err_count *ec = &c->errno_count[i];
+			const char *n = ec->err ? strerrorname_np(ec->err) : "short";
 
-		set_int(L, n ? n : "unknown", c->errno_count[i].n);
+			if (which >= 0 && ec->op != which)
+				continue;
+			uint64_t have;
+
+			lua_getfield(L, -1, n ? n : "unknown");
+			have = (uint64_t)lua_tointeger(L, -1); /* nil: 0 */
+			lua_pop(L, 1);
+			set_int(L, n ? n : "unknown", have + ec->n);
+		}
+		lua_setfield(L, -2, "errors_by_errno");
+		if (which >= 0)
+			lua_pop(L, 1);
 	}
-	lua_setfield(L, -2, "errors_by_errno");
-	if (c->first_error.set) {
-		const struct first_error *e = &c->first_error;
+	lua_createtable(L, (int)c->nfirst, 0);
+	for (unsigned i = 0; i < c->nfirst; i++) {
+		const struct first_error *e = &c->first_errors[i];
 		char msg[256];
 
 		lua_createtable(L, 0, 5);
@@ -585,8 +601,13 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 				 e->len, (unsigned long long)e->offset, (long long)e->res);
 		lua_pushstring(L, msg);
 		lua_setfield(L, -2, "message");
-		lua_setfield(L, -2, "first_error");
+		lua_rawseti(L, -2, i + 1);
 	}
+	if (c->nfirst) {
+		lua_rawgeti(L, -1, 1);
+		lua_setfield(L, -3, "first_error");
+	}
+	lua_setfield(L, -2, "first_errors");
 	lua_pushboolean(L, r->interrupted);
 	lua_setfield(L, -2, "interrupted");
 	lua_pushboolean(L, r->failed);

@@ -362,7 +362,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		}
 		if (res->interrupted)
 			span_end = min_u64(stop_ns, sh.end_ns);
-		else if (sp->duration_ns && sh.end_ns <= stop_ns && !res->total.first_error.set)
+		else if (sp->duration_ns && sh.end_ns <= stop_ns && !res->total.nfirst)
 			span_end = sh.end_ns;
 		else
 			span_end = res->total.last_done_ns > sh.measure_ns ? res->total.last_done_ns : stop_ns;

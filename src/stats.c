@@ -14,6 +14,25 @@ void counters_init(struct counters *c)
 	}
 }
 
+/* Keep e among the earliest STATS_FIRST_ERRORS errors, in time order. */
+static void keep_first(struct counters *c, const struct first_error *e)
+{
+	unsigned i = c->nfirst;
+
+	if (i == STATS_FIRST_ERRORS) {
+		if (e->at_ns >= c->first_errors[i - 1].at_ns)
+			return;
+		i--;
+	} else {
+		c->nfirst++;
+	}
+	while (i > 0 && c->first_errors[i - 1].at_ns > e->at_ns) {
+		c->first_errors[i] = c->first_errors[i - 1];
+		i--;
+	}
+	c->first_errors[i] = *e;
+}
+
 void counters_merge(struct counters *dst, const struct counters *src)
 {
 	for (int i = 0; i < 2; i++) {
@@ -26,35 +45,38 @@ void counters_merge(struct counters *dst, const struct counters *src)
 		int j;
 
 		for (j = 0; j < STATS_MAX_ERRNO; j++)
-			if (!dst->errno_count[j].n || dst->errno_count[j].err == src->errno_count[i].err)
+			if (!dst->errno_count[j].n || (dst->errno_count[j].err == src->errno_count[i].err &&
+						       dst->errno_count[j].op == src->errno_count[i].op))
 				break;
 		if (j < STATS_MAX_ERRNO) {
 			dst->errno_count[j].err = src->errno_count[i].err;
+			dst->errno_count[j].op = src->errno_count[i].op;
 			dst->errno_count[j].n += src->errno_count[i].n;
 		}
 	}
-	if (!dst->first_error.set && src->first_error.set)
-		dst->first_error = src->first_error;
+	for (unsigned i = 0; i < src->nfirst; i++)
+		keep_first(dst, &src->first_errors[i]);
 	if (src->last_done_ns > dst->last_done_ns)
 		dst->last_done_ns = src->last_done_ns;
 	if (src->max_inflight > dst->max_inflight)
 		dst->max_inflight = src->max_inflight;
 }
 
-void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res)
+void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns)
 {
+	struct first_error e = { .offset = offset, .len = len, .op = op, .err = err, .res = res, .at_ns = at_ns };
+
 	c->op[op].errors++;
 	for (int j = 0; j < STATS_MAX_ERRNO; j++) {
-		if (!c->errno_count[j].n || c->errno_count[j].err == err) {
+		if (!c->errno_count[j].n || (c->errno_count[j].err == err && c->errno_count[j].op == op)) {
 			c->errno_count[j].err = err;
+			c->errno_count[j].op = op;
 			c->errno_count[j].n++;
 			break;
 		}
 	}
-	if (!c->first_error.set) {
-		c->first_error = (struct first_error){ .offset = offset, .len = len, .op = op,
-						       .err = err, .res = res, .set = 1 };
-	}
+	if (c->nfirst < STATS_FIRST_ERRORS)
+		c->first_errors[c->nfirst++] = e;
 }
 
 void cpu_mark(struct cpu_mark *m)

@@ -11,7 +11,8 @@
 
 #include "hist.h"
 
-#define STATS_MAX_ERRNO 8
+#define STATS_MAX_ERRNO 8     /* distinct (errno, op) pairs counted */
+#define STATS_FIRST_ERRORS 4  /* errors kept with their offset, earliest first */
 
 struct op_stats {
 	struct hist lat;  /* latency: from the intended start when paced */
@@ -22,6 +23,7 @@ struct op_stats {
 
 struct err_count {
 	int err;          /* errno, or 0 for a short transfer */
+	int op;           /* OP_READ or OP_WRITE */
 	uint64_t n;
 };
 
@@ -31,20 +33,21 @@ struct first_error {
 	int op;
 	int err;          /* errno; 0 for a short transfer */
 	int64_t res;
-	int set;
+	uint64_t at_ns;   /* when it completed: orders errors across workers */
 };
 
 struct counters {
 	struct op_stats op[2];  /* OP_READ, OP_WRITE */
 	struct err_count errno_count[STATS_MAX_ERRNO];
-	struct first_error first_error;
+	struct first_error first_errors[STATS_FIRST_ERRORS];
+	unsigned nfirst;
 	uint64_t last_done_ns;  /* completion time of the last counted I/O */
 	uint64_t max_inflight;  /* the largest number in flight at once */
 };
 
 void counters_init(struct counters *c);
 void counters_merge(struct counters *dst, const struct counters *src);
-void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res);
+void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns);
 
 struct cpu_mark {
 	double user_s, sys_s;   /* this process */

@@ -223,7 +223,7 @@ void *worker_main(void *arg)
 			if (s->res == (int64_t)len && sp->verify_offset && s->op.op == OP_READ && !offsets_ok(s))
 				s->res = -EILSEQ;
 			if (s->res != (int64_t)len) {
-				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res);
+				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
 				if (!sp->on_error_continue)
 					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 			} else if (now >= measure && now <= end) {

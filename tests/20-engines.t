@@ -116,9 +116,17 @@ local t = iomoon.target{path = "$F", size = "8m"}
 os.execute("truncate -s 1m $F")
 local r = iomoon.run{target = t, bs = "4k", random = 100, ios = 2000, qd = 4}
 print(r.errors > 0, r.errors_by_errno.short ~= nil, r.first_error.message)
+local c = iomoon.run{target = t, bs = "4k", random = 100, ios = 200, qd = 4, on_error = "continue"}
+local ordered = true
+for i, e in ipairs(c.first_errors) do ordered = ordered and e.op == "read" and e.offset >= 1048576 end
+io.stderr:write(string.format("%d %d %d %d %s\n", c.errors, c.read.errors_by_errno.short or -1,
+  c.write.errors_by_errno.short or 0, #c.first_errors, tostring(ordered and c.first_errors[1].message == c.first_error.message)))
 LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/e.lua"); is $? 1 "short reads: exit 1"
+out=$("$IOMOON" run --format none --quiet "$TMP/e.lua" 2>"$TMP/e.err"); is $? 1 "short reads: exit 1"
+read -r n nread nwrite nfirst same <"$TMP/e.err"
+ok $([ "$n" -gt 100 ] && [ "$nread" = "$n" ] && [ "$nwrite" = 0 ] && [ "$nfirst" = 4 ] && [ "$same" = true ] && echo 0 || echo 1) \
+	"on_error=continue: $n errors, all reads, per op type by errno; the first 4 kept with their offsets ($(cat "$TMP/e.err"))"
 like "$out" '^true	true	read of 4096 bytes at offset [0-9]+: short, 0 bytes done' "short reads: counted and the first one described"
-out=$("$IOMOON" run --quiet "$TMP/e.lua" 2>&1); is $? 1 "short reads, table format: exit 1"
+out=$("$IOMOON" run --quiet "$TMP/e.lua" 2>/dev/null); is $? 1 "short reads, table format: exit 1"
 like "$out" '[0-9]+ errors \(read of 4096 bytes at offset [0-9]+: short' "the table row says what went wrong"
 done_testing
