@@ -27,7 +27,7 @@ OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
-.PHONY: all deps run test test-asan bench install clean
+.PHONY: all deps run test test-asan fuzz bench install clean
 all: iomoon
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
@@ -81,6 +81,21 @@ test-asan: deps
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan prove --timer tests/
 
+# libFuzzer (clang): the unit parsers, and the access-spec parser through an
+# embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
+FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) lua_api lua_phase))
+fuzz: deps
+	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -o build-fuzz/fuzz_units tests/fuzz/fuzz_units.c $(FUZZ_OBJS) $(LDLIBS)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc $(LUA_CFLAGS) -o build-fuzz/fuzz_spec tests/fuzz/fuzz_spec.c $(FUZZ_OBJS) $(LDLIBS)
+	mkdir -p build-fuzz/corpus-units build-fuzz/corpus-spec
+	printf '4k' >build-fuzz/corpus-units/a; printf '0.5k' >build-fuzz/corpus-units/b; printf '500ms' >build-fuzz/corpus-units/c
+	printf '8k_55%%Read_80%%Random' >build-fuzz/corpus-spec/a; printf '0.5k_100%%Read_0%%Random' >build-fuzz/corpus-spec/b
+	cd build-fuzz && ./fuzz_units -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=units- corpus-units
+	cd build-fuzz && IOMOON_LUA_PATH=$(CURDIR)/lua ./fuzz_spec -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=spec- corpus-spec
+
 bench: deps
 	$(MAKE) --no-print-directory iomoon
 	tests/bench/run
@@ -92,4 +107,4 @@ install: iomoon
 	install -m 644 bench-suites/*.lua $(DESTDIR)$(DATADIR)/bench-suites/
 
 clean:
-	rm -rf build build-asan iomoon scratch
+	rm -rf build build-asan build-fuzz iomoon scratch

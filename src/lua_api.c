@@ -64,6 +64,17 @@ static int error_tostring(lua_State *L)
 
 /* ---- values users type ---- */
 
+/* A Lua string may hold NUL bytes; C would read only up to the first. */
+static void check_no_nul(lua_State *L, int idx, const char *field)
+{
+	size_t len;
+	const char *s = lua_tolstring(L, idx, &len);
+
+	if (strlen(s) != len)
+		api_input_error(L, "%s: the string holds a NUL byte at position %zu (give a plain size or duration)", field,
+				strlen(s) + 1);
+}
+
 /* A size from a Lua integer or a string such as "4k". */
 uint64_t api_check_size(lua_State *L, int idx, const char *field)
 {
@@ -81,6 +92,7 @@ uint64_t api_check_size(lua_State *L, int idx, const char *field)
 	if (lua_type(L, idx) != LUA_TSTRING)
 		api_input_error(L, "%s: a %s is not a size (give bytes, or a string such as \"4k\" or \"1g\")", field,
 			    luaL_typename(L, idx));
+	check_no_nul(L, idx, field);
 	if (units_parse_size(lua_tostring(L, idx), &v, why, sizeof(why)))
 		api_input_error(L, "%s: %s", field, why);
 	return v;
@@ -103,6 +115,7 @@ uint64_t api_check_duration(lua_State *L, int idx, const char *field)
 	if (lua_type(L, idx) != LUA_TSTRING)
 		api_input_error(L, "%s: a %s is not a duration (give seconds, or a string such as \"10s\" or \"2m\")", field,
 			    luaL_typename(L, idx));
+	check_no_nul(L, idx, field);
 	if (units_parse_duration(lua_tostring(L, idx), &v, why, sizeof(why)))
 		api_input_error(L, "%s: %s", field, why);
 	return v;

@@ -25,6 +25,10 @@ function presets.parse(s)
   end
   local ok, bytes = pcall(iomoon.size, bs)
   if not ok then input_error("access spec '%s': block size '%s' is not a size (like 8k or 0.5k)", s, bs) end
+  if bytes == 0 then input_error("access spec '%s': block size '%s' is zero", s, bs) end
+  if bytes > 64 * 1048576 then
+    input_error("access spec '%s': block size '%s' is larger than the largest a phase runs, 64 MiB", s, bs)
+  end
   local function pct(part, word)
     local n = part:match("^(%d+%.?%d*)%%" .. word .. "$")
     n = tonumber(n)
@@ -41,16 +45,26 @@ local function size_name(bytes)
   for _, u in ipairs { { 1048576, "m" }, { 1024, "k" } } do
     local v = bytes / u[1]
     if v >= 0.5 and (v * 2) == math.floor(v * 2) then
-      return (v == math.floor(v) and string.format("%d", v) or string.format("%g", v)) .. u[2]
+      -- whole or half units only, so one decimal at most (never %g's exponents)
+      return (v == math.floor(v) and string.format("%d", v) or string.format("%.1f", v)) .. u[2]
     end
   end
   return tostring(bytes)
 end
 
+-- the shortest decimal that reads back as exactly x (55, 62.5, 50.333333333333336)
+local function shortest(x)
+  for digits = 6, 17 do
+    local s = string.format("%." .. digits .. "g", x)
+    if tonumber(s) == x then return s end
+  end
+  return string.format("%.17g", x)
+end
+
 --- {bs = 8192, read = 55, random = 80} -> "8k_55%Read_80%Random".
 function presets.name(spec)
   local bs = type(spec.bs) == "string" and iomoon.size(spec.bs) or spec.bs
-  return string.format("%s_%g%%Read_%g%%Random", size_name(bs), spec.read or 100, spec.random or 0)
+  return string.format("%s_%s%%Read_%s%%Random", size_name(bs), shortest(spec.read or 100), shortest(spec.random or 0))
 end
 
 --- The named workloads. Each is a phase fragment: a mix (or bs/read/random)

@@ -20,6 +20,18 @@ do
 end
 tap.refuses("access spec '8k_55%%Read': expected three parts", function() return presets.parse "8k_55%Read" end, "two parts")
 tap.refuses("block size 'eightk' is not a size", function() return presets.parse "eightk_55%Read_80%Random" end, "a bad size")
+tap.refuses("block size '3255208382161458.5k' is larger than the largest a phase runs, 64 MiB",
+  function() return presets.parse "3255208382161458.5k_5%Read_8%Random" end, "a block size past 64 MiB (found by make fuzz)")
+tap.refuses("block size '0k' is zero", function() return presets.parse "0k_55%Read_80%Random" end, "a zero block size")
+tap.refuses("access spec .* is not a size %(like 8k or 0.5k%)", function() return presets.parse "0\0.5k_100%Read_0%Random" end,
+  "a NUL byte inside the size (found by make fuzz)")
+tap.refuses("size: the string holds a NUL byte at position 2", function() return iomoon.size "4\0k" end, "a NUL byte in a size")
+tap.ok(presets.name(presets.parse "65535.5k_0%Read_0%Random") == "65535.5k_0%Read_0%Random",
+  "a large half-KiB size names back without an exponent (found by make fuzz)")
+do
+  local p = presets.parse "8k_50.333333333333336%Read_7%Random"
+  tap.ok(presets.parse(presets.name(p)).read == p.read, "a percentage with many decimals names back exactly (found by make fuzz)")
+end
 tap.refuses("'155%%Read' is not a percentage of Read", function() return presets.parse "8k_155%Read_80%Random" end, "155 %")
 tap.refuses("'80%%Rnd' is not a percentage of Random", function() return presets.parse "8k_55%Read_80%Rnd" end, "a bad word")
 tap.refuses("preset 'Exchange 2010' does not exist %(presets: Exchange 2007,", function() return presets.get "Exchange 2010" end, "an unknown preset")
