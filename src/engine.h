@@ -21,6 +21,7 @@ struct io_slot {
 	uint64_t intended_ns; /* open loop: when this I/O was meant to start */
 	uint64_t submit_ns;
 	int64_t res;          /* bytes done, or -errno */
+	uint64_t gen;         /* crc32c verification: this write's generation */
 	unsigned index;       /* position in the worker's slot array */
 };
 

@@ -21,6 +21,7 @@
 #include "lua_int.h"
 #include "phase.h"
 #include "target.h"
+#include "verify.h"
 
 #define PHASE_MAX_BS (64u << 20)
 #define PHASE_MAX_BUFFERS (8ull << 30)
@@ -567,7 +568,8 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 		luaL_setmetatable(L, OBJECT_MT);
 		for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
 			const struct err_count *ec = &c->errno_count[i];
-			const char *n = ec->err ? strerrorname_np(ec->err) : "short";
+			const char *n = verify_err_name(ec->err) ? verify_err_name(ec->err)
+					: ec->err ? strerrorname_np(ec->err) : "short";
 
 			if (which >= 0 && ec->op != which)
 				continue;
@@ -593,7 +595,26 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 		set_int(L, "offset", e->offset);
 		set_int(L, "len", e->len);
 		set_int(L, "errno", (uint64_t)e->err);
-		if (e->err)
+		if (verify_err_name(e->err)) {
+			lua_pushstring(L, verify_err_name(e->err));
+			lua_setfield(L, -2, "kind");
+			set_int(L, "unit_offset", e->unit_offset);
+			set_int(L, "expected", e->expected);
+			set_int(L, "found", e->found);
+		}
+		if (e->err == VERR_CORRUPT)
+			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: corrupt: the unit at %llu fails its check "
+				 "(stored 0x%llx, computed 0x%llx)", e->len, (unsigned long long)e->offset,
+				 (unsigned long long)e->unit_offset, (unsigned long long)e->expected, (unsigned long long)e->found);
+		else if (e->err == VERR_MISDIRECTED)
+			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: misdirected: the unit at %llu holds the data "
+				 "written for offset %llu", e->len, (unsigned long long)e->offset,
+				 (unsigned long long)e->unit_offset, (unsigned long long)e->found);
+		else if (e->err == VERR_LOST)
+			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: lost write: the unit at %llu holds generation "
+				 "%llu, but generation %llu was written there last", e->len, (unsigned long long)e->offset,
+				 (unsigned long long)e->unit_offset, (unsigned long long)e->found, (unsigned long long)e->expected);
+		else if (e->err)
 			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
 				 (unsigned long long)e->offset, strerror(e->err));
 		else
@@ -659,6 +680,54 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	}
 }
 
+/* verify_only, and the unit crc32c verification works in */
+static void parse_verify(lua_State *L, int phase, struct run_state *rs)
+{
+	struct phase_spec *sp = &rs->sp;
+	int four_k = sp->region_off % 4096 == 0;
+
+	if (lua_getfield(L, phase, "verify_only") != LUA_TNIL && api_check_bool(L, -1, "phase.verify_only")) {
+		if (!sp->verify_crc && !sp->verify_offset)
+			api_input_error(L, "phase.verify_only: needs verify = \"crc32c\" (or \"offset\")");
+		/* read the whole region back, in order */
+		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+			rs->wl.spec[i].read_thr = WL_ONE;
+			rs->wl.spec[i].random_thr = 0;
+		}
+		if (!sp->bytes && !sp->ios && !lua_isnil(L, -1)) {
+			uint64_t len = sp->region_len ? sp->region_len : sp->targets[0]->size - sp->region_off;
+
+			for (unsigned t = 1; t < sp->ntargets; t++)
+				if (!sp->region_len && sp->targets[t]->size - sp->region_off < len)
+					len = sp->targets[t]->size - sp->region_off;
+			sp->bytes = len * sp->workers / sp->ntargets;
+			sp->duration_ns = 0;
+		}
+	}
+	lua_pop(L, 1);
+	if (!sp->verify_crc)
+		return;
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		const struct wl_spec *w = &rs->wl.spec[i];
+
+		for (unsigned j = 0; j < w->nbs; j++) {
+			if (w->bs[j].bytes % 512)
+				api_input_error(L, "phase.verify: crc32c verifies whole 512-byte units; block size %llu is not one",
+						(unsigned long long)w->bs[j].bytes);
+			four_k = four_k && w->bs[j].bytes % 4096 == 0;
+		}
+		if (w->align % 512 || (w->region_len && w->region_off % 512))
+			api_input_error(L, "phase.verify: crc32c verifies whole 512-byte units; spec %u's alignment or region is not in them",
+					i + 1);
+		four_k = four_k && w->align % 4096 == 0 && (!w->region_len || w->region_off % 4096 == 0);
+	}
+	if (sp->region_off % 512)
+		api_input_error(L, "phase.verify: crc32c verifies whole 512-byte units; the region's offset is not one");
+	sp->verify_unit = four_k ? 4096 : 512;
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		target_gens(sp->targets[t], sp->verify_unit);
+}
+
 /* sqpoll, iopoll, defer_taskrun: io_uring's own features, checked here so a
  * refusal is an input error that says why, not a failed run. */
 static void parse_uring_options(lua_State *L, int phase, struct phase_spec *sp)
@@ -699,7 +768,7 @@ static const char *const phase_keys[] = {
 	"name", "target", "engine", "direct", "workers", "qd", "mix", "bs", "read", "random", "align",
 	"region", "ramp", "duration", "ios", "bytes", "rate", "think", "schedule", "dist", "pattern",
 	"verify", "seed", "interval", "on_error", "trace", "sim_latency", "meta", "batch", "sqpoll", "iopoll",
-	"defer_taskrun", NULL,
+	"defer_taskrun", "verify_only", NULL,
 };
 
 static int run_interrupted;
@@ -973,11 +1042,15 @@ int api_run(lua_State *L)
 	}
 	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1)) {
 		s = lua_tostring(L, -1);
-		if (!s || strcmp(s, "offset"))
-			return api_input_error(L, "phase.verify: '%s' is not a verification (allowed: \"offset\", which checks the \"offset\" pattern)",
-					   s ? s : luaL_typename(L, -1));
-		sp->verify_offset = 1;
-		sp->pattern = PATTERN_OFFSET;
+		if (s && !strcmp(s, "offset")) {
+			sp->verify_offset = 1;
+			sp->pattern = PATTERN_OFFSET;
+		} else if (s && !strcmp(s, "crc32c")) {
+			sp->verify_crc = 1;
+		} else {
+			return api_input_error(L, "phase.verify: '%s' is not a verification (allowed: \"crc32c\", or \"offset\" "
+					       "for the \"offset\" pattern)", s ? s : luaL_typename(L, -1));
+		}
 	}
 	sp->seed = 1;
 	if (lua_getfield(L, phase, "seed") != LUA_TNIL)
@@ -1007,6 +1080,7 @@ int api_run(lua_State *L)
 	}
 	lua_pop(L, 8);
 	parse_uring_options(L, phase, sp);
+	parse_verify(L, phase, rs);
 	if (lua_getfield(L, phase, "meta") != LUA_TNIL && !lua_istable(L, -1))
 		return api_input_error(L, "phase.meta: a %s is not a table (give a table of your own fields)",
 				       luaL_typename(L, -1));

@@ -161,6 +161,7 @@ static int setup_workers(const struct phase_spec *sp, struct phase_shared *sh, s
 		wk->sh = sh;
 		wk->wl = &wls[i % sp->ntargets];
 		wk->fd = fds[i % sp->ntargets];
+		wk->target = sp->targets[i % sp->ntargets];
 		wk->buf_len = (size_t)((max_bs + align - 1) / align * align);
 		counters_init(&wk->c);
 		wk->slots = calloc(sp->qd, sizeof(*wk->slots));

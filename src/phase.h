@@ -60,6 +60,8 @@ struct phase_spec {
 	unsigned engine_flags;   /* ENGINE_* */
 	int on_error_continue;
 	int verify_offset;     /* reads check the OFFSET pattern; mismatch = EILSEQ */
+	int verify_crc;        /* writes carry headers, reads check them (verify.h) */
+	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	void (*progress)(void *ctx, const struct phase_progress *p);
 	void *progress_ctx;

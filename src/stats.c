@@ -79,6 +79,21 @@ void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32
 		c->first_errors[c->nfirst++] = e;
 }
 
+void counters_verify_error(struct counters *c, int err, uint64_t offset, uint32_t len, uint64_t unit_offset,
+			   uint64_t expected, uint64_t found, uint64_t at_ns)
+{
+	unsigned had = c->nfirst;
+
+	counters_error(c, 0 /* OP_READ */, err, offset, len, len, at_ns);
+	if (c->nfirst > had) {
+		struct first_error *e = &c->first_errors[c->nfirst - 1];
+
+		e->unit_offset = unit_offset;
+		e->expected = expected;
+		e->found = found;
+	}
+}
+
 void cpu_mark(struct cpu_mark *m)
 {
 	struct rusage ru;

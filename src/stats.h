@@ -34,6 +34,7 @@ struct first_error {
 	int err;          /* errno; 0 for a short transfer */
 	int64_t res;
 	uint64_t at_ns;   /* when it completed: orders errors across workers */
+	uint64_t unit_offset, expected, found; /* verification failures */
 };
 
 struct counters {
@@ -48,6 +49,9 @@ struct counters {
 void counters_init(struct counters *c);
 void counters_merge(struct counters *dst, const struct counters *src);
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns);
+/* A verification failure (err a VERR_*), with where and what was wrong. */
+void counters_verify_error(struct counters *c, int err, uint64_t offset, uint32_t len, uint64_t unit_offset,
+			   uint64_t expected, uint64_t found, uint64_t at_ns);
 
 struct cpu_mark {
 	double user_s, sys_s;   /* this process */

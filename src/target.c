@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,54 @@ void target_free(struct target *t)
 {
 	free(t->path);
 	t->path = NULL;
+	t->gens = NULL; /* the map belongs to the registry below */
+}
+
+/* The generation maps, one per path and unit, for the process's life. */
+struct gen_map {
+	struct gen_map *next;
+	char *path;
+	uint32_t unit;
+	uint64_t n, next_gen;
+	uint64_t gens[];
+};
+
+static struct gen_map *gen_maps;
+static pthread_mutex_t gen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void target_gens(struct target *t, uint32_t unit)
+{
+	uint64_t n = t->size / unit + 1;
+	struct gen_map *m;
+
+	t->gens = NULL;
+	t->ngens = 0;
+	t->gen_next = NULL;
+	if (n * sizeof(uint64_t) > (256ull << 20))
+		return;
+	pthread_mutex_lock(&gen_lock);
+	for (m = gen_maps; m; m = m->next)
+		if (!strcmp(m->path, t->path) && m->unit == unit && m->n >= n)
+			break;
+	if (!m) {
+		m = calloc(1, sizeof(*m) + n * sizeof(uint64_t));
+		if (m && !(m->path = strdup(t->path))) {
+			free(m);
+			m = NULL;
+		}
+		if (m) {
+			m->unit = unit;
+			m->n = n;
+			m->next = gen_maps;
+			gen_maps = m;
+		}
+	}
+	if (m) {
+		t->gens = m->gens;
+		t->ngens = m->n;
+		t->gen_next = &m->next_gen;
+	}
+	pthread_mutex_unlock(&gen_lock);
 }
 
 /* Logical sector and buffer alignment for O_DIRECT on a file: statx's

@@ -40,6 +40,11 @@ struct target {
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
 	uint64_t filled_bytes; /* bytes written by the fill */
+	/* crc32c verification: the generation last written per unit, shared
+	 * by every target object of the same path in this process */
+	uint64_t *gens;
+	uint64_t ngens;
+	uint64_t *gen_next;    /* atomic: the last generation handed out */
 };
 
 /* Errors: -2 bad input (why names field, value, what would be right),
@@ -59,6 +64,11 @@ int target_may_write(const struct target *t, char *why, size_t why_len);
 /* Check a target could be opened as asked, without side effects. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 void target_free(struct target *t);
+/* Attach t to the generation map of its path for units of `unit` bytes
+ * (kept for the process's life, so later phases and target objects of the
+ * same path see what earlier ones wrote); gens is NULL when the map would
+ * be too large (over 256 MiB): then lost writes go undetected. */
+void target_gens(struct target *t, uint32_t unit);
 /* Does the block device under t do polled I/O (queue/io_poll)? 1, 0, or -1
  * when it cannot be told; dev gets the device's name. */
 int target_polls(const struct target *t, char *dev, size_t dev_len);

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 
 #include "clock.h"
+#include "verify.h"
 
 /* How long a worker may wait without looking at the stop flag. */
 #define STOP_POLL_NS 50000000ull
@@ -169,10 +170,16 @@ void *worker_main(void *arg)
 			s->submit_ns = now;
 			wl_next(w->wl, &st, &s->op);
 			if (s->op.op == OP_WRITE) {
-				if (stamping)
+				if (sp->verify_crc) {
+					s->gen = w->target->gen_next ? __atomic_add_fetch(w->target->gen_next, 1, __ATOMIC_RELAXED)
+								     : ++seq;
+					verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
+						     (uint32_t)sp->seed, (uint16_t)w->id);
+				} else if (stamping) {
 					stamp(s, seq++);
-				else if (sp->pattern == PATTERN_OFFSET)
+				} else if (sp->pattern == PATTERN_OFFSET) {
 					fill_offsets(s);
+				}
 			}
 			ops->queue(&w->engine, s);
 			if (ops->submit && ++queued >= sp->batch) {
@@ -222,7 +229,29 @@ void *worker_main(void *arg)
 			inflight_bytes -= len;
 			if (s->res == (int64_t)len && sp->verify_offset && s->op.op == OP_READ && !offsets_ok(s))
 				s->res = -EILSEQ;
-			if (s->res != (int64_t)len) {
+			if (s->res == (int64_t)len && sp->verify_crc) {
+				const struct target *t = w->target;
+
+				if (s->op.op == OP_WRITE && t->gens) {
+					for (uint64_t o = 0; o < len; o += sp->verify_unit)
+						__atomic_store_n(&t->gens[(s->op.offset + o) / sp->verify_unit], s->gen,
+								 __ATOMIC_RELAXED);
+				} else if (s->op.op == OP_READ) {
+					uint64_t at, want, got;
+					int bad = verify_check(s->buf, len, s->op.offset, sp->verify_unit, t->gens, t->ngens,
+							       &at, &want, &got);
+
+					if (bad) {
+						counters_verify_error(&w->c, bad, s->op.offset, len, at, want, got, now);
+						if (!sp->on_error_continue)
+							__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+						s->res = -bad; /* not counted as a good I/O below */
+					}
+				}
+			}
+			if (s->res == -VERR_CORRUPT || s->res == -VERR_MISDIRECTED || s->res == -VERR_LOST) {
+				/* counted above */
+			} else if (s->res != (int64_t)len) {
 				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
 				if (!sp->on_error_continue)
 					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);

@@ -29,6 +29,7 @@ struct worker {
 	unsigned id;
 	struct phase_shared *sh;
 	const struct workload *wl;
+	struct target *target;
 	int fd;
 	uint64_t ios_quota, bytes_quota; /* this worker's share; UINT64_MAX: none */
 	struct engine engine;

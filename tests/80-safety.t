@@ -136,4 +136,12 @@ LUA
 pid=$!; sleep 1.2; kill -TERM $pid; wait $pid; rc=$?
 is $rc 1 "SIGTERM: exit 1"
 python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; assert p['interrupted'] and p['ios'] > 0" "$TMP/term.json"; ok $? "SIGTERM: the output file is complete, the phase marked interrupted"
+# a second SIGINT ends the process at once
+"$IOMOON" run --quiet --format none /dev/stdin <<LUA &
+require("iomoon").run{target = {path = "$TMP/int.dat", size = "8m"}, bs = "4k", random = 100, duration = "20s"}
+require("iomoon").run{target = "$TMP/int.dat", bs = "4k", duration = "20s"}
+LUA
+pid=$!; sleep 1; kill -INT $pid; kill -INT $pid; start=$(date +%s%N); wait $pid; rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+ok $([ $rc -ne 0 ] && [ $took -lt 1000 ] && echo 0 || echo 1) "two SIGINTs: the process ends at once (exit $rc after $took ms)"
 done_testing

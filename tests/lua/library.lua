@@ -106,7 +106,8 @@ do
   for i, p in ipairs(ps) do names[i] = p.name end
   tap.ok(table.concat(names, ",") == "fill,pass 1: verify,pass 1: random,pass 1: rewrite,pass 2: verify,pass 2: random,pass 2: rewrite,final verify",
     "burn-in: fill, two passes, a final verify")
-  tap.ok(ps[1].bytes == 1 << 30 and ps[2].verify == "offset" and ps[3].verify == "offset", "burn-in: covers the area and checks every read")
+  tap.ok(ps[1].bytes == 1 << 30 and ps[1].verify == "crc32c" and ps[2].verify_only and ps[3].verify == "crc32c",
+    "burn-in: covers the area and checks every read (crc32c)")
   ps = phases("burn-in", { area_bytes = 1 << 30, time = "1s" })
   tap.ok(ps[1].duration == nil and ps[3].duration == "1s", "--time shortens timed phases only, not the covering passes")
 end

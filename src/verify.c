@@ -1,0 +1,124 @@
+/* verify.c - crc32c (Castagnoli) and the per-unit headers of verify.h.
+ * The checksum uses the CPU's CRC32 instruction where it has SSE4.2, else
+ * a table; both give the same value. */
+#include "verify.h"
+
+#include <string.h>
+
+static uint32_t table[256];
+
+static void table_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+		table[i] = c;
+	}
+}
+
+static uint32_t crc_table(uint32_t crc, const unsigned char *p, size_t len)
+{
+	if (!table[1])
+		table_init();
+	while (len--)
+		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return crc;
+}
+
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
+{
+	uint64_t c = crc;
+
+	while (len >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		c = __builtin_ia32_crc32di(c, v);
+		p += 8;
+		len -= 8;
+	}
+	crc = (uint32_t)c;
+	while (len--)
+		crc = __builtin_ia32_crc32qi(crc, *p++);
+	return crc;
+}
+
+uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	static int hw = -1;
+
+	if (hw < 0)
+		hw = __builtin_cpu_supports("sse4.2");
+	crc = ~crc;
+	crc = hw ? crc_hw(crc, buf, len) : crc_table(crc, buf, len);
+	return ~crc;
+}
+
+void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
+		  uint16_t worker)
+{
+	for (uint32_t o = 0; o + unit <= len; o += unit) {
+		unsigned char *u = (unsigned char *)buf + o;
+		struct verify_hdr h = { .magic = VERIFY_MAGIC, .crc = 0, .offset = offset + o, .generation = gen,
+					.seed = seed, .worker = worker, .unit_sectors = (uint16_t)(unit / 512) };
+
+		memcpy(u, &h, sizeof(h));
+		h.crc = crc32c(0, u, unit);
+		memcpy(u + offsetof(struct verify_hdr, crc), &h.crc, sizeof(h.crc));
+	}
+}
+
+int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, const uint64_t *gens,
+		 uint64_t ngens, uint64_t *bad_offset, uint64_t *expected, uint64_t *found)
+{
+	for (uint32_t o = 0; o + unit <= len; o += unit) {
+		const unsigned char *u = (const unsigned char *)buf + o;
+		uint64_t at = offset + o, idx = at / unit, last = idx < ngens && gens ? gens[idx] : 0;
+		struct verify_hdr h;
+		uint32_t want;
+		unsigned char copy[VERIFY_HDR];
+
+		memcpy(&h, u, sizeof(h));
+		*bad_offset = at;
+		if (h.magic != VERIFY_MAGIC) {
+			if (!last)
+				continue; /* never written with headers: nothing to check */
+			*expected = VERIFY_MAGIC;
+			*found = h.magic;
+			return VERR_CORRUPT;
+		}
+		/* crc of the unit with its crc field zeroed */
+		memcpy(copy, u, VERIFY_HDR);
+		memset(copy + offsetof(struct verify_hdr, crc), 0, sizeof(h.crc));
+		want = crc32c(crc32c(0, copy, VERIFY_HDR), u + VERIFY_HDR, unit - VERIFY_HDR);
+		/* crc32c(0, a) then continuing over b equals crc32c over a|b */
+		if (want != h.crc) {
+			*expected = h.crc;
+			*found = want;
+			return VERR_CORRUPT;
+		}
+		if (h.offset != at) {
+			*expected = at;
+			*found = h.offset;
+			return VERR_MISDIRECTED;
+		}
+		if (last && h.generation < last) {
+			*expected = last;
+			*found = h.generation;
+			return VERR_LOST;
+		}
+	}
+	return 0;
+}
+
+const char *verify_err_name(int err)
+{
+	switch (err) {
+	case VERR_CORRUPT: return "corrupt";
+	case VERR_MISDIRECTED: return "misdirected";
+	case VERR_LOST: return "lost_write";
+	default: return NULL;
+	}
+}

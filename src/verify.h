@@ -1,0 +1,53 @@
+/* verify.h - block verification for burn-in: headers and crc32c.
+ *
+ * With verify = "crc32c" every unit of a write (4 KiB, or 512 bytes when
+ * the phase's sizes and offsets are not whole 4 KiB) starts with a 32-byte
+ * header: magic, crc32c of the unit, the unit's own offset, the write's
+ * generation, the phase's seed and the writing worker. A read checks them
+ * and tells apart:
+ *   corrupt      the checksum does not match (or the header is gone from a
+ *                unit iomoon wrote)
+ *   misdirected  the unit is intact but belongs to another offset
+ *   lost write   intact and in place, but older than the last write iomoon
+ *                completed there (the target keeps a generation per unit)
+ */
+#ifndef IOMOON_VERIFY_H
+#define IOMOON_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VERIFY_MAGIC 0x564d4f49u /* "IOMV" */
+#define VERIFY_HDR 32u
+
+/* pseudo-errnos for verification failures, counted like errnos */
+#define VERR_CORRUPT 100001
+#define VERR_MISDIRECTED 100002
+#define VERR_LOST 100003
+
+struct verify_hdr {
+	uint32_t magic;
+	uint32_t crc;       /* crc32c of the whole unit with this field 0 */
+	uint64_t offset;
+	uint64_t generation;
+	uint32_t seed;
+	uint16_t worker;
+	uint16_t unit_sectors;
+};
+
+uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Stamp a header into every unit of buf (len bytes at offset). */
+void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
+		  uint16_t worker);
+
+/* Check every unit; gens[i] is the generation last written at unit i of
+ * the target (0: unknown). 0 when all is well, else a VERR_* with the
+ * offset, expected and found values of the first bad unit. */
+int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, const uint64_t *gens,
+		 uint64_t ngens, uint64_t *bad_offset, uint64_t *expected, uint64_t *found);
+
+/* The name ("corrupt", ...) of a VERR_*, or NULL. */
+const char *verify_err_name(int err);
+
+#endif
