@@ -42,9 +42,7 @@ Sizes: 512, 4k, 1.5m, 2g (binary). Durations: 500ms, 10s, 2m (a bare number is s
 Docs: doc/cli.md, doc/lua-api.md.
 ]]
 
-local function input_error(fmt, ...)
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, INPUT_MT), 0)
-end
+local input_error = require("iomoon.errors").input
 
 -- An error's text: "file:line: " only where the file is the user's own,
 -- not the library's (whose lines say nothing to a user).

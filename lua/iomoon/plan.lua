@@ -17,10 +17,7 @@ local iomoon = require "iomoon"
 
 local plan = {}
 
-local function input_error(fmt, ...)
-  local mt = debug.getregistry()["iomoon.input_error"]
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, mt), 0)
-end
+local input_error = require("iomoon.errors").input
 
 local Plan = {}
 Plan.__index = Plan
@@ -134,8 +131,7 @@ function plan.find_max(t)
     -- the bound holds, and the device kept up with the rate asked
     local good = r.errors == 0 and lat <= bound and r.iops >= 0.95 * iops
     table.insert(out.probes, { iops = iops, ok = good, lat_ns = lat, result = r })
-    if iomoon.interrupted() then error(setmetatable({ where = "", msg = "interrupted" },
-      debug.getregistry()["iomoon.run_error"]), 0) end
+    if iomoon.interrupted() then require("iomoon.errors").run("interrupted") end
     return good, r
   end
   while rate <= max do

@@ -10,10 +10,7 @@ local iomoon = require "iomoon"
 
 local presets = {}
 
-local function input_error(fmt, ...)
-  local mt = debug.getregistry()["iomoon.input_error"]
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, mt), 0)
-end
+local input_error = require("iomoon.errors").input
 
 --- "8k_55%Read_80%Random" -> {bs = 8192, read = 55, random = 80}.
 -- Raises an input error naming the part that is wrong.

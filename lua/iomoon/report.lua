@@ -7,6 +7,7 @@
 
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
+local errors = require "iomoon.errors"
 
 local report = {}
 
@@ -193,9 +194,7 @@ function report.writer(path, format)
     end,
   }
   if not render[w.format] then
-    local mt = debug.getregistry()["iomoon.input_error"]
-    error(setmetatable({ where = "", msg = string.format(
-      "report format '%s' is not known (table, csv, json, analyzer, markdown)", tostring(format)) }, mt), 0)
+    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", tostring(format))
   end
   function w:render() return render[self.format](self.results) end
   function w:add(r)
@@ -210,17 +209,13 @@ end
 function report.write_atomic(path, s)
   local tmp = string.format("%s.tmp-%d-%d", path, os.time(), math.random(1 << 30))
   local f, err = io.open(tmp, "wb")
-  if not f then
-    local mt = debug.getregistry()["iomoon.input_error"]
-    error(setmetatable({ where = "", msg = "report: " .. err }, mt), 0)
-  end
+  if not f then errors.input("report: %s", err) end
   f:write(s)
   f:close()
   local ok, rerr = os.rename(tmp, path)
   if not ok then
     os.remove(tmp)
-    local mt = debug.getregistry()["iomoon.run_error"]
-    error(setmetatable({ where = "", msg = "report: " .. rerr }, mt), 0)
+    errors.run("report: %s", rerr)
   end
 end
 

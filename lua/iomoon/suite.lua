@@ -17,10 +17,7 @@ local iomoon = require "iomoon"
 
 local suite = {}
 
-local function input_error(fmt, ...)
-  local mt = debug.getregistry()["iomoon.input_error"]
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, mt), 0)
-end
+local input_error = require("iomoon.errors").input
 
 local function copy(t)
   local c = {}
