@@ -59,6 +59,33 @@ static inline int offsets_ok(const struct io_slot *s)
 	return 1;
 }
 
+/* A completed I/O under verification: a write records its generation, a
+ * read is checked. 0 when a read failed its check (and was counted). */
+static int verified(struct worker *w, const struct io_slot *s, uint64_t now)
+{
+	const struct phase_spec *sp = w->sh->spec;
+	const struct target *t = w->target;
+	uint64_t at, want, got;
+	int bad;
+
+	if (sp->verify_offset) {
+		if (s->op.op == OP_READ && !offsets_ok(s)) {
+			counters_error(&w->c, OP_READ, EILSEQ, s->op.offset, s->op.len, -EILSEQ, now);
+			return 0;
+		}
+		return 1;
+	}
+	if (s->op.op == OP_WRITE) {
+		for (uint64_t o = 0; t->gens && o < s->op.len; o += sp->verify_unit)
+			__atomic_store_n(&t->gens[(s->op.offset + o) / sp->verify_unit], s->gen, __ATOMIC_RELAXED);
+		return 1;
+	}
+	bad = verify_check(s->buf, s->op.len, s->op.offset, sp->verify_unit, t->gens, t->ngens, &at, &want, &got);
+	if (bad)
+		counters_verify_error(&w->c, bad, s->op.offset, s->op.len, at, want, got, now);
+	return !bad;
+}
+
 static inline uint64_t min64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -84,6 +111,7 @@ void *worker_main(void *arg)
 	unsigned nfree = qd, inflight = 0, burst_left;
 	const int paced = pace->nseg > 0, think = pace->think != THINK_NONE;
 	const int stamping = sp->pattern == PATTERN_RANDOM;
+	const int verifying = sp->verify_offset || sp->verify_crc;
 	unsigned queued = 0;
 
 	/* paced starts and think times are timers: no slack on them */
@@ -227,30 +255,10 @@ void *worker_main(void *arg)
 
 			inflight--;
 			inflight_bytes -= len;
-			if (s->res == (int64_t)len && sp->verify_offset && s->op.op == OP_READ && !offsets_ok(s))
-				s->res = -EILSEQ;
-			if (s->res == (int64_t)len && sp->verify_crc) {
-				const struct target *t = w->target;
-
-				if (s->op.op == OP_WRITE && t->gens) {
-					for (uint64_t o = 0; o < len; o += sp->verify_unit)
-						__atomic_store_n(&t->gens[(s->op.offset + o) / sp->verify_unit], s->gen,
-								 __ATOMIC_RELAXED);
-				} else if (s->op.op == OP_READ) {
-					uint64_t at, want, got;
-					int bad = verify_check(s->buf, len, s->op.offset, sp->verify_unit, t->gens, t->ngens,
-							       &at, &want, &got);
-
-					if (bad) {
-						counters_verify_error(&w->c, bad, s->op.offset, len, at, want, got, now);
-						if (!sp->on_error_continue)
-							__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-						s->res = -bad; /* not counted as a good I/O below */
-					}
-				}
-			}
-			if (s->res == -VERR_CORRUPT || s->res == -VERR_MISDIRECTED || s->res == -VERR_LOST) {
-				/* counted above */
+			if (s->res == (int64_t)len && verifying && !verified(w, s, now)) {
+				/* counted as a verification failure */
+				if (!sp->on_error_continue)
+					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 			} else if (s->res != (int64_t)len) {
 				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
 				if (!sp->on_error_continue)

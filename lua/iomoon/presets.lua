@@ -12,15 +12,23 @@ local presets = {}
 
 local input_error = require("iomoon.errors").input
 
+-- s as a message may show it: control bytes (a NUL, a newline) escaped
+local function shown(s)
+  return (s:gsub("%c", function(c) return string.format("\\%d", c:byte()) end))
+end
+
 --- "8k_55%Read_80%Random" -> {bs = 8192, read = 55, random = 80}.
 -- Raises an input error naming the part that is wrong.
 function presets.parse(s)
   if type(s) ~= "string" then input_error("access spec: a %s is not a string like \"8k_55%%Read_80%%Random\"", type(s)) end
-  local bs, read, random = s:match("^([^_]+)_([^_]+)_([^_]+)$")
+  local raw = s
+  s = shown(s)
+  local bs, read, random = raw:match("^([^_]+)_([^_]+)_([^_]+)$")
   if not bs then
     input_error("access spec '%s': expected three parts BS_READ%%Read_RANDOM%%Random, like \"8k_55%%Read_80%%Random\"", s)
   end
   local ok, bytes = pcall(iomoon.size, bs)
+  bs = shown(bs)
   if not ok then input_error("access spec '%s': block size '%s' is not a size (like 8k or 0.5k)", s, bs) end
   if bytes == 0 then input_error("access spec '%s': block size '%s' is zero", s, bs) end
   if bytes > 64 * 1048576 then
@@ -30,7 +38,7 @@ function presets.parse(s)
     local n = part:match("^(%d+%.?%d*)%%" .. word .. "$")
     n = tonumber(n)
     if not n or n > 100 then
-      input_error("access spec '%s': '%s' is not a percentage of %s (like 55%%%s)", s, part, word, word)
+      input_error("access spec '%s': '%s' is not a percentage of %s (like 55%%%s)", s, shown(part), word, word)
     end
     return n
   end
