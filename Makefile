@@ -86,6 +86,7 @@ test-asan: deps
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
 FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) lua_api lua_phase))
+fuzz: DEB_PKGS += clang libclang-rt-dev
 fuzz: deps
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -o build-fuzz/fuzz_units tests/fuzz/fuzz_units.c $(FUZZ_OBJS) $(LDLIBS)
