@@ -65,6 +65,9 @@ struct engine {
 	const char *features; /* what init enabled, e.g. "fixed-files,fixed-buffers" */
 };
 
+/* probe() of an engine that needs nothing of the kernel */
+int engine_probe_always(char *why, size_t why_len);
+
 const struct engine_ops *engine_find(const char *name);
 /* The first engine that works here, in the order io_uring, libaio, psync. */
 const struct engine_ops *engine_auto(void);

@@ -9,13 +9,6 @@ struct null_priv {
 	struct io_slot *done[];
 };
 
-static int null_probe(char *why, size_t why_len)
-{
-	(void)why;
-	(void)why_len;
-	return 0;
-}
-
 static int null_init(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len)
 {
 	struct null_priv *p = calloc(1, sizeof(*p) + cfg->qd * sizeof(p->done[0]));
@@ -60,7 +53,7 @@ static void null_exit(struct engine *e)
 
 const struct engine_ops engine_null = {
 	.name = "null",
-	.probe = null_probe,
+	.probe = engine_probe_always,
 	.init = null_init,
 	.queue = null_queue,
 	.reap = null_reap,

@@ -12,13 +12,6 @@ struct psync_priv {
 	struct io_slot *pending;
 };
 
-static int psync_probe(char *why, size_t why_len)
-{
-	(void)why;
-	(void)why_len;
-	return 0;
-}
-
 static int psync_init(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len)
 {
 	struct psync_priv *p = calloc(1, sizeof(*p));
@@ -71,7 +64,7 @@ static void psync_exit(struct engine *e)
 const struct engine_ops engine_psync = {
 	.name = "psync",
 	.sync = 1,
-	.probe = psync_probe,
+	.probe = engine_probe_always,
 	.init = psync_init,
 	.queue = psync_queue,
 	.reap = psync_reap,

@@ -19,13 +19,6 @@ struct sim_priv {
 	uint64_t *due;
 };
 
-static int sim_probe(char *why, size_t why_len)
-{
-	(void)why;
-	(void)why_len;
-	return 0;
-}
-
 static void sim_exit(struct engine *e)
 {
 	struct sim_priv *p = e->priv;
@@ -92,7 +85,7 @@ static int sim_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 
 const struct engine_ops engine_sim = {
 	.name = "sim",
-	.probe = sim_probe,
+	.probe = engine_probe_always,
 	.init = sim_init,
 	.queue = sim_queue,
 	.reap = sim_reap,

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <lualib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -735,6 +736,21 @@ static void new_metatable(lua_State *L, const char *name, const luaL_Reg *method
 		lua_pushcfunction(L, tostring);
 		lua_setfield(L, -2, "__tostring");
 	}
+	lua_pop(L, 1);
+}
+
+void iomoon_lua_setup(lua_State *L, const char *luadir)
+{
+	luaL_openlibs(L);
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+	lua_pushcfunction(L, luaopen_iomoon);
+	lua_setfield(L, -2, "iomoon");
+	lua_pop(L, 1);
+	lua_getglobal(L, "package");
+	lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", luadir, luadir);
+	lua_getfield(L, -2, "path");
+	lua_concat(L, 2);
+	lua_setfield(L, -2, "path");
 	lua_pop(L, 1);
 }
 

@@ -14,4 +14,8 @@
 
 int luaopen_iomoon(lua_State *L);
 
+/* The standard libraries, `iomoon` preloaded, and luadir/?.lua first on
+ * package.path: the state main.c (and the fuzzer) run in. */
+void iomoon_lua_setup(lua_State *L, const char *luadir);
+
 #endif

@@ -1105,8 +1105,7 @@ int api_run(lua_State *L)
 		for (unsigned t = 0; t < sp->ntargets; t++) {
 			char w[1400];
 
-			if (sp->engine != &engine_null && sp->engine != &engine_sim &&
-			    target_may_write(sp->targets[t], w, sizeof(w)) < 0)
+			if (target_may_write(sp->targets[t], w, sizeof(w)) < 0)
 				return api_input_error(L, "%s", w);
 		}
 		break;

@@ -105,19 +105,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iomoon: cannot create the Lua state (out of memory)\n");
 		return 1;
 	}
-	luaL_openlibs(L);
-	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-	lua_pushcfunction(L, luaopen_iomoon);
-	lua_setfield(L, -2, "iomoon");
-	lua_pop(L, 1);
-
-	/* package.path = "<luadir>/?.lua;<luadir>/?/init.lua;" .. package.path */
-	lua_getglobal(L, "package");
-	lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", luadir, luadir);
-	lua_getfield(L, -2, "path");
-	lua_concat(L, 2);
-	lua_setfield(L, -2, "path");
-	lua_pop(L, 1);
+	iomoon_lua_setup(L, luadir);
 
 	lua_pushcfunction(L, traceback);
 	lua_getglobal(L, "require");

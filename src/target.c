@@ -166,7 +166,6 @@ static int fill_holes(struct target *t, enum target_fill fill, char *why, size_t
 				return -1;
 			}
 			off += (uint64_t)w;
-			t->filled_bytes += (uint64_t)w;
 		}
 	}
 	free(buf);
@@ -344,11 +343,6 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 {
 	int fd, flags = write ? O_RDWR : O_RDONLY;
 
-	if (write && t->kind == TARGET_BLOCK && !t->allow_write) {
-		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", t->path);
-		errno = EPERM;
-		return -2;
-	}
 	if (direct)
 		flags |= O_DIRECT;
 	fd = open(t->path, flags);

@@ -39,7 +39,6 @@ struct target {
 	int ours;             /* a file iomoon created (now or before) */
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
-	uint64_t filled_bytes; /* bytes written by the fill */
 	/* crc32c verification: the generation last written per unit, shared
 	 * by every target object of the same path in this process */
 	uint64_t *gens;
@@ -61,7 +60,8 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
  * allow_write, and then no mount, swap or signature on it unless force; a
  * file iomoon did not create needs allow_write. No side effects. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
-/* Check a target could be opened as asked, without side effects. */
+/* Open a descriptor on t (O_DIRECT if direct, read-write if write); whether
+ * t may be written is target_may_write's to say, before this. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 void target_free(struct target *t);
 /* Attach t to the generation map of its path for units of `unit` bytes

@@ -34,15 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *dir = getenv("IOMOON_LUA_PATH");
 
 		L = luaL_newstate();
-		luaL_openlibs(L);
-		luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-		lua_pushcfunction(L, luaopen_iomoon);
-		lua_setfield(L, -2, "iomoon");
-		lua_pop(L, 1);
-		lua_getglobal(L, "package");
-		lua_pushfstring(L, "%s/?.lua", dir ? dir : "lua");
-		lua_setfield(L, -2, "path");
-		lua_pop(L, 1);
+		iomoon_lua_setup(L, dir ? dir : "lua");
 	}
 	if (luaL_loadbuffer(L, check, sizeof(check) - 1, "fuzz_spec") != LUA_OK)
 		abort();
