@@ -602,18 +602,8 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 			set_int(L, "expected", e->expected);
 			set_int(L, "found", e->found);
 		}
-		if (e->err == VERR_CORRUPT)
-			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: corrupt: the unit at %llu fails its check "
-				 "(stored 0x%llx, computed 0x%llx)", e->len, (unsigned long long)e->offset,
-				 (unsigned long long)e->unit_offset, (unsigned long long)e->expected, (unsigned long long)e->found);
-		else if (e->err == VERR_MISDIRECTED)
-			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: misdirected: the unit at %llu holds the data "
-				 "written for offset %llu", e->len, (unsigned long long)e->offset,
-				 (unsigned long long)e->unit_offset, (unsigned long long)e->found);
-		else if (e->err == VERR_LOST)
-			snprintf(msg, sizeof(msg), "read of %u bytes at offset %llu: lost write: the unit at %llu holds generation "
-				 "%llu, but generation %llu was written there last", e->len, (unsigned long long)e->offset,
-				 (unsigned long long)e->unit_offset, (unsigned long long)e->found, (unsigned long long)e->expected);
+		if (verify_err_name(e->err))
+			verify_message(msg, sizeof(msg), e->err, e->len, e->offset, e->unit_offset, e->expected, e->found);
 		else if (e->err)
 			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
 				 (unsigned long long)e->offset, strerror(e->err));
@@ -680,6 +670,30 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	}
 }
 
+/* Each existing target's generation map (a file this phase creates gets
+ * its map in the workers): the unit of data already written with
+ * verification is the phase's, when its sizes allow. */
+static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
+{
+	char why[512];
+
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned t = 0; t < sp->ntargets; t++) {
+			uint32_t unit = sp->verify_unit;
+			int rc;
+
+			if (!sp->targets[t]->exists)
+				continue;
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, why, sizeof(why));
+			if (rc == -2 || (rc == 0 && pass && unit != sp->verify_unit))
+				api_input_error(L, "%s", rc == -2 ? why : "phase.target: targets hold data verified in "
+						"different unit sizes (verify them in separate phases)");
+			if (rc < 0)
+				api_raise_error(L, IOMOON_RUN_ERROR, why);
+			sp->verify_unit = unit;
+		}
+}
+
 /* verify_only, and the unit crc32c verification works in */
 static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 {
@@ -724,8 +738,7 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 	if (sp->region_off % 512)
 		api_input_error(L, "phase.verify: crc32c verifies whole 512-byte units; the region's offset is not one");
 	sp->verify_unit = four_k ? 4096 : 512;
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		target_gens(sp->targets[t], sp->verify_unit);
+	attach_gen_maps(L, sp, four_k);
 }
 
 /* sqpoll, iopoll, defer_taskrun: io_uring's own features, checked here so a

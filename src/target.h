@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "genmap.h"
+
 enum target_kind { TARGET_FILE, TARGET_BLOCK };
 enum target_fill { FILL_NONE, FILL_RANDOM, FILL_ZERO };
 
@@ -39,11 +41,12 @@ struct target {
 	int ours;             /* a file iomoon created (now or before) */
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
-	/* crc32c verification: the generation last written per unit, shared
-	 * by every target object of the same path in this process */
-	uint64_t *gens;
-	uint64_t ngens;
-	uint64_t *gen_next;    /* atomic: the last generation handed out */
+	/* what was inspected or created, checked again at every open: st_dev and
+	 * st_ino of a file, st_rdev (and 0) of a block device */
+	uint64_t id_dev, id_ino;
+	/* crc32c verification: the generation map of this file or device
+	 * (genmap.h), shared by every target object of it in this process */
+	struct gen_map *gmap;
 };
 
 /* Errors: -2 bad input (why names field, value, what would be right),
@@ -64,11 +67,6 @@ int target_may_write(const struct target *t, char *why, size_t why_len);
  * t may be written is target_may_write's to say, before this. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 void target_free(struct target *t);
-/* Attach t to the generation map of its path for units of `unit` bytes
- * (kept for the process's life, so later phases and target objects of the
- * same path see what earlier ones wrote); gens is NULL when the map would
- * be too large (over 256 MiB): then lost writes go undetected. */
-void target_gens(struct target *t, uint32_t unit);
 /* Does the block device under t do polled I/O (queue/io_poll)? 1, 0, or -1
  * when it cannot be told; dev gets the device's name. */
 int target_polls(const struct target *t, char *dev, size_t dev_len);

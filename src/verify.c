@@ -3,6 +3,7 @@
  * a table; both give the same value. */
 #include "verify.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static uint32_t table[256];
@@ -70,10 +71,11 @@ void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint6
 	}
 }
 
-int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, const uint64_t *gens,
-		 uint64_t ngens, uint64_t *bad_offset, uint64_t *expected, uint64_t *found)
+int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
+		 const uint64_t *gens, uint64_t ngens, int strict, uint64_t *bad_offset, uint64_t *expected,
+		 uint64_t *found)
 {
-	for (uint32_t o = 0; o + unit <= len; o += unit) {
+	for (uint32_t o = from; o + unit <= len; o += unit) {
 		const unsigned char *u = (const unsigned char *)buf + o;
 		uint64_t at = offset + o, idx = at / unit, last = idx < ngens && gens ? gens[idx] : 0;
 		struct verify_hdr h;
@@ -83,11 +85,11 @@ int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, 
 		memcpy(&h, u, sizeof(h));
 		*bad_offset = at;
 		if (h.magic != VERIFY_MAGIC) {
-			if (!last)
+			if (!last && !strict)
 				continue; /* never written with headers: nothing to check */
 			*expected = VERIFY_MAGIC;
 			*found = h.magic;
-			return VERR_CORRUPT;
+			return VERR_MISSING;
 		}
 		/* crc of the unit with its crc field zeroed */
 		memcpy(copy, u, VERIFY_HDR);
@@ -113,12 +115,43 @@ int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, 
 	return 0;
 }
 
+void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io_offset, uint64_t unit_offset,
+		    uint64_t expected, uint64_t found)
+{
+	int n = snprintf(buf, len, "read of %u bytes at offset %llu: ", io_len, (unsigned long long)io_offset);
+	unsigned long long u = unit_offset, e = expected, f = found;
+
+	if (n < 0 || (size_t)n >= len)
+		return;
+	buf += n;
+	len -= (size_t)n;
+	switch (err) {
+	case VERR_MISSING:
+		snprintf(buf, len, "missing: no header at offset %llu (expected magic 0x%08llx, found 0x%08llx)", u, e, f);
+		break;
+	case VERR_CORRUPT:
+		snprintf(buf, len, "corrupt: the unit at %llu fails its check (crc32c stored 0x%08llx, computed 0x%08llx)",
+			 u, e, f);
+		break;
+	case VERR_MISDIRECTED:
+		snprintf(buf, len, "misdirected: the unit at %llu holds the data written for offset %llu", u, f);
+		break;
+	case VERR_LOST:
+		snprintf(buf, len, "lost write: the unit at %llu holds generation %llu, but generation %llu was "
+			 "written there last", u, f, e);
+		break;
+	default:
+		snprintf(buf, len, "verification error %d", err);
+	}
+}
+
 const char *verify_err_name(int err)
 {
 	switch (err) {
 	case VERR_CORRUPT: return "corrupt";
 	case VERR_MISDIRECTED: return "misdirected";
 	case VERR_LOST: return "lost_write";
+	case VERR_MISSING: return "missing";
 	default: return NULL;
 	}
 }

@@ -3,13 +3,14 @@
  * With verify = "crc32c" every unit of a write (4 KiB, or 512 bytes when
  * the phase's sizes and offsets are not whole 4 KiB) starts with a 32-byte
  * header: magic, crc32c of the unit, the unit's own offset, the write's
- * generation, the phase's seed and the writing worker. A read checks them
- * and tells apart:
- *   corrupt      the checksum does not match (or the header is gone from a
- *                unit iomoon wrote)
+ * generation, the phase's seed, the writing worker and the unit's size. A
+ * read checks them and tells apart:
+ *   missing      no header where the generation map (genmap.h) says one
+ *                was written (a zeroed or never-written unit)
+ *   corrupt      a header, but the checksum does not match
  *   misdirected  the unit is intact but belongs to another offset
  *   lost write   intact and in place, but older than the last write iomoon
- *                completed there (the target keeps a generation per unit)
+ *                completed there (the map keeps a generation per unit)
  */
 #ifndef IOMOON_VERIFY_H
 #define IOMOON_VERIFY_H
@@ -24,6 +25,7 @@
 #define VERR_CORRUPT 100001
 #define VERR_MISDIRECTED 100002
 #define VERR_LOST 100003
+#define VERR_MISSING 100004
 
 struct verify_hdr {
 	uint32_t magic;
@@ -41,11 +43,21 @@ uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
 void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
 		  uint16_t worker);
 
-/* Check every unit; gens[i] is the generation last written at unit i of
- * the target (0: unknown). 0 when all is well, else a VERR_* with the
- * offset, expected and found values of the first bad unit. */
-int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t unit, const uint64_t *gens,
-		 uint64_t ngens, uint64_t *bad_offset, uint64_t *expected, uint64_t *found);
+/* Check the units of buf (len bytes read at offset) from byte `from` on;
+ * gens[i] is the generation last written at unit i of the target (0:
+ * none), gens NULL when there is no map. A unit without a header is
+ * missing when its generation is not 0, or when `strict` (the map does not
+ * say what was written: every unit must hold a header). 0 when all is
+ * well, else a VERR_* with the offset, expected and found values of the
+ * first bad unit. */
+int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
+		 const uint64_t *gens, uint64_t ngens, int strict, uint64_t *bad_offset, uint64_t *expected,
+		 uint64_t *found);
+
+/* A verification failure as a sentence: what was read, which unit, what
+ * was expected and what was found. */
+void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io_offset, uint64_t unit_offset,
+		    uint64_t expected, uint64_t found);
 
 /* The name ("corrupt", ...) of a VERR_*, or NULL. */
 const char *verify_err_name(int err);

@@ -60,13 +60,14 @@ static inline int offsets_ok(const struct io_slot *s)
 }
 
 /* A completed I/O under verification: a write records its generation, a
- * read is checked. 0 when a read failed its check (and was counted). */
-static int verified(struct worker *w, const struct io_slot *s, uint64_t now)
+ * read is checked, every bad unit counted. 0 when a read failed. */
+static int verified(struct worker *w, const struct io_slot *s, int strict, uint64_t now)
 {
 	const struct phase_spec *sp = w->sh->spec;
-	const struct target *t = w->target;
+	struct gen_map *m = w->target->gmap;
+	const uint32_t unit = sp->verify_unit;
 	uint64_t at, want, got;
-	int bad;
+	int bad, nbad = 0;
 
 	if (sp->verify_offset) {
 		if (s->op.op == OP_READ && !offsets_ok(s)) {
@@ -76,14 +77,74 @@ static int verified(struct worker *w, const struct io_slot *s, uint64_t now)
 		return 1;
 	}
 	if (s->op.op == OP_WRITE) {
-		for (uint64_t o = 0; t->gens && o < s->op.len; o += sp->verify_unit)
-			__atomic_store_n(&t->gens[(s->op.offset + o) / sp->verify_unit], s->gen, __ATOMIC_RELAXED);
+		if (!m)
+			return 1;
+		for (uint64_t o = 0; o < s->op.len; o += unit)
+			__atomic_store_n(&m->gens[(s->op.offset + o) / unit], s->gen, __ATOMIC_RELAXED);
+		if (!__atomic_load_n(&m->dirty, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&m->written, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
+		}
 		return 1;
 	}
-	bad = verify_check(s->buf, s->op.len, s->op.offset, sp->verify_unit, t->gens, t->ngens, &at, &want, &got);
-	if (bad)
+	for (uint32_t from = 0; from < s->op.len; from = (uint32_t)(at - s->op.offset) + unit) {
+		bad = verify_check(s->buf, s->op.len, s->op.offset, from, unit, m ? m->gens : NULL, m ? m->n : 0,
+				   strict, &at, &want, &got);
+		if (!bad)
+			break;
 		counters_verify_error(&w->c, bad, s->op.offset, s->op.len, at, want, got, now);
-	return !bad;
+		nbad++;
+	}
+	return !nbad;
+}
+
+/* Does s overlap an I/O of this worker in flight, one of them a write?
+ * (A read racing a write of the same unit may see either, or a mix.) */
+static int overlaps(const struct worker *w, const unsigned char *live, unsigned qd, const struct io_slot *s)
+{
+	for (unsigned j = 0; j < qd; j++) {
+		const struct wl_op *o = &w->slots[j].op;
+
+		if (live[j] && (o->op == OP_WRITE || s->op.op == OP_WRITE) && o->offset < s->op.offset + s->op.len &&
+		    s->op.offset < o->offset + o->len)
+			return 1;
+	}
+	return 0;
+}
+
+/* Before the start barrier: the generation map of a file this phase
+ * created (its inspection found nothing to attach), and whether reads
+ * must find a header in every unit (a phase that only reads, with no map
+ * saying what was written). */
+static int verify_setup(struct worker *w, int *strict)
+{
+	const struct phase_spec *sp = w->sh->spec;
+	struct target *t = w->target;
+	uint32_t unit = sp->verify_unit;
+	int reads_only = 1;
+
+	*strict = 0;
+	if (!sp->verify_crc)
+		return 0;
+	if (t->created && !t->gmap && genmap_attach(t, &unit, 1, 1, w->error, sizeof(w->error)) < 0)
+		return -1;
+	for (unsigned i = 0; i < w->wl->nspecs; i++)
+		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
+	*strict = reads_only && !genmap_known(t->gmap);
+	return 0;
+}
+
+/* The last worker of a phase out saves the maps its writes changed. */
+static void verify_finish(struct worker *w)
+{
+	struct phase_shared *sh = w->sh;
+	const struct phase_spec *sp = sh->spec;
+
+	if (!sp->verify_crc || __atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != sp->workers)
+		return;
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		if (genmap_save(sp->targets[t], w->error, sizeof(w->error)) < 0)
+			w->engine_failed = 1;
 }
 
 static inline uint64_t min64(uint64_t a, uint64_t b)
@@ -99,7 +160,8 @@ void *worker_main(void *arg)
 	const struct pace *pace = sp->pace;
 	const struct engine_ops *ops = sp->engine;
 	const unsigned qd = sp->qd;
-	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD];
+	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD], *held = NULL;
+	unsigned char live[PHASE_MAX_QD]; /* in flight, by slot index */
 	uint64_t ready_at[PHASE_MAX_QD];
 	struct engine_cfg cfg = { .fd = w->fd, .qd = qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
@@ -113,6 +175,7 @@ void *worker_main(void *arg)
 	const int stamping = sp->pattern == PATTERN_RANDOM;
 	const int verifying = sp->verify_offset || sp->verify_crc;
 	unsigned queued = 0;
+	int strict = 0;
 
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
@@ -124,6 +187,8 @@ void *worker_main(void *arg)
 		w->engine.priv = NULL;
 	} else {
 		snprintf(w->features, sizeof(w->features), "%s", w->engine.features ? w->engine.features : "");
+		if (verify_setup(w, &strict) < 0)
+			w->init_failed = 1;
 	}
 	pthread_mutex_lock(&sh->lock);
 	sh->ready++;
@@ -142,6 +207,7 @@ void *worker_main(void *arg)
 	for (unsigned i = 0; i < qd; i++) {
 		freeq[i] = &w->slots[qd - 1 - i];
 		ready_at[i] = 0;
+		live[i] = 0;
 	}
 	if (paced)
 		pace_start(pace, &ps, measure, now, sp->workers, &prng);
@@ -152,10 +218,21 @@ void *worker_main(void *arg)
 		uint64_t wake = UINT64_MAX; /* when something may next be issued */
 		int n;
 
-		while (!stopping && nfree) {
+		if (stopping && end > now)
+			end = now; /* a stop ends the phase here: nothing completing later counts */
+
+		while (!stopping && (nfree || held)) {
 			unsigned k = nfree - 1;
 			struct io_slot *s;
 
+			if (held) {
+				/* generated, waiting for an overlapping I/O */
+				if (overlaps(w, live, qd, held))
+					break;
+				s = held;
+				held = NULL;
+				goto start;
+			}
 			if (n_ios + inflight >= w->ios_quota || n_bytes + inflight_bytes >= w->bytes_quota)
 				break;
 			if (pace->burst && !burst_left) {
@@ -195,12 +272,18 @@ void *worker_main(void *arg)
 				s->intended_ns = ps.next_ns;
 				pace_advance(pace, &ps, measure, sp->workers, &prng);
 			}
-			s->submit_ns = now;
 			wl_next(w->wl, &st, &s->op);
+			if (verifying && overlaps(w, live, qd, s)) {
+				held = s; /* kept as it is: issued when the other completes */
+				break;
+			}
+start:
+			s->submit_ns = now;
 			if (s->op.op == OP_WRITE) {
 				if (sp->verify_crc) {
-					s->gen = w->target->gen_next ? __atomic_add_fetch(w->target->gen_next, 1, __ATOMIC_RELAXED)
-								     : ++seq;
+					s->gen = w->target->gmap ? __atomic_add_fetch(&w->target->gmap->next_gen, 1,
+										      __ATOMIC_RELAXED)
+								 : ++seq;
 					verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
 						     (uint32_t)sp->seed, (uint16_t)w->id);
 				} else if (stamping) {
@@ -209,6 +292,7 @@ void *worker_main(void *arg)
 					fill_offsets(s);
 				}
 			}
+			live[s->index] = 1;
 			ops->queue(&w->engine, s);
 			if (ops->submit && ++queued >= sp->batch) {
 				ops->submit(&w->engine);
@@ -255,15 +339,17 @@ void *worker_main(void *arg)
 
 			inflight--;
 			inflight_bytes -= len;
-			if (s->res == (int64_t)len && verifying && !verified(w, s, now)) {
-				/* counted as a verification failure */
-				if (!sp->on_error_continue)
-					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-			} else if (s->res != (int64_t)len) {
+			live[s->index] = 0;
+			if (s->res != (int64_t)len) {
 				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
 				if (!sp->on_error_continue)
 					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-			} else if (now >= measure && now <= end) {
+			} else if (verifying && !verified(w, s, strict, now) && !sp->on_error_continue) {
+				/* bad data: counted as errors, and as a completed I/O
+				 * below, so a pass reads each unit once */
+				__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+			}
+			if (s->res == (int64_t)len && now >= measure && now <= end) {
 				struct op_stats *o = &w->c.op[s->op.op];
 				const uint64_t lat = now - (paced ? s->intended_ns : s->submit_ns);
 
@@ -293,6 +379,7 @@ void *worker_main(void *arg)
 out:
 	if (w->engine.priv)
 		ops->exit(&w->engine);
+	verify_finish(w);
 	pthread_mutex_lock(&sh->lock);
 	sh->finished++;
 	pthread_cond_broadcast(&sh->cond);

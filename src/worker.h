@@ -20,6 +20,8 @@ struct phase_shared {
 	unsigned ready;       /* under lock: workers whose engine is set up */
 	int go;               /* under lock: t_start_ns and friends are set */
 	unsigned finished;    /* under lock: workers done */
+	unsigned exiting;     /* atomic: workers past their loop (the last
+			       * saves the verification state) */
 	uint64_t t_start_ns, measure_ns, end_ns; /* end_ns UINT64_MAX: untimed */
 	int stop;             /* relaxed atomic: finish now */
 };
