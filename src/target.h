@@ -41,9 +41,6 @@ struct target {
 	int ours;             /* a file iomoon created (now or before) */
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
-	/* what was inspected or created, checked again at every open: st_dev and
-	 * st_ino of a file, st_rdev (and 0) of a block device */
-	uint64_t id_dev, id_ino;
 	/* crc32c verification: the generation map of this file or device
 	 * (genmap.h), shared by every target object of it in this process */
 	struct gen_map *gmap;
