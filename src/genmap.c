@@ -207,9 +207,7 @@ static int pick_unit(const struct target *t, uint32_t have, uint32_t *unit, int 
 		*unit = have;
 		return 0;
 	}
-	snprintf(why, why_len, "phase.bs: target %s holds data written with verification in %u-byte units (%s); "
-		 "this phase's block sizes, alignment or region are not whole %u bytes, so its reads could not "
-		 "check them (use multiples of %u)", shown(t->path, p, sizeof(p)), have, from, have, have);
+	snprintf(why, why_len, "%u-byte units (target %s: %s)", have, shown(t->path, p, sizeof(p)), from);
 	return -2;
 }
 
@@ -228,7 +226,7 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 		m = *pp;
 		if (fresh || !same_file(m, &id))
 			m = NULL; /* a new file on a reused inode: forget the old */
-		else if (genmap_known(m) && pick_unit(t, m->unit, unit, four_k, "written by an earlier phase", why,
+		else if (genmap_known(m) && pick_unit(t, m->unit, unit, four_k, "so written by an earlier phase", why,
 							 why_len))
 			return -2;
 		if (m && (m->unit != *unit || m->n < t->size / *unit + 1))

@@ -670,6 +670,20 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	}
 }
 
+/* Refuse a phase whose sizes are not whole units of the data (why says
+ * which target and unit): a read smaller than a unit cannot check it. */
+static void unit_refused(lua_State *L, const struct workload *wl, const char *why)
+{
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes % 4096)
+				api_input_error(L, "phase.bs: %llu, but the data to verify was written in %s; a read "
+						"must cover whole units to check them (give a multiple of the unit)",
+						(unsigned long long)wl->spec[i].bs[j].bytes, why);
+	api_input_error(L, "phase.region: the offset or alignment is not in whole units, but the data to verify "
+			"was written in %s (give multiples of the unit)", why);
+}
+
 /* Each existing target's generation map (a file this phase creates gets
  * its map in the workers): the unit of data already written with
  * verification is the phase's, when its sizes allow. */
@@ -685,9 +699,11 @@ static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
 			if (!sp->targets[t]->exists)
 				continue;
 			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, why, sizeof(why));
-			if (rc == -2 || (rc == 0 && pass && unit != sp->verify_unit))
-				api_input_error(L, "%s", rc == -2 ? why : "phase.target: targets hold data verified in "
-						"different unit sizes (verify them in separate phases)");
+			if (rc == -2)
+				unit_refused(L, sp->wl, why);
+			if (rc == 0 && pass && unit != sp->verify_unit)
+				api_input_error(L, "phase.target: the targets hold data verified in different unit sizes "
+						"(verify them in separate phases)");
 			if (rc < 0)
 				api_raise_error(L, IOMOON_RUN_ERROR, why);
 			sp->verify_unit = unit;

@@ -56,6 +56,112 @@ err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
 require("iomoon").run { target = { path = "$TMP/x.dat", size = "1m" }, bs = "4k", verify_only = true }
 LUA
 ); is $? 2 "verify_only without a verification: exit 2"
+# Across processes (issue 8): a verifying write phase saves its generation
+# map beside the file (PATH.iomoon-verify); a verify_only in a new process
+# finds zeroed units (missing) and an older copy put back (lost_write).
+export IOMOON_STATE_DIR="$TMP/state"
+X="$TMP/x.dat"
+cat >"$TMP/xw.lua" <<LUA
+local r = require("iomoon").run { target = { path = "$X", size = "16m" }, bs = "64k", read = 0, bytes = "16m", qd = 4, verify = "crc32c" }
+assert(r.errors == 0 and r.bytes == 16 << 20, "write pass")
+LUA
+cat >"$TMP/xv.lua" <<LUA
+local r = require("iomoon").run { target = "$X", bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
+local e = r.errors_by_errno
+print(r.ios, r.errors, e.missing or 0, e.corrupt or 0, e.lost_write or 0, e.misdirected or 0)
+print(r.first_error and r.first_error.message or "")
+LUA
+xv() { "$IOMOON" run --format none --quiet "$TMP/xv.lua" >"$TMP/xv.out"; echo $?; }
+"$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a 16 MiB file written with verify=crc32c"
+ok "$([ -s "$X.iomoon-verify" ]; echo $?)" "the write phase leaves its state beside the file"
+is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '0 4096\t0\t0\t0\t0\t0')" "a new process verifies it clean: 4096 units, exit 0"
+dd status=none conv=notrunc if=/dev/zero of="$X" bs=4096 seek=7 count=1
+is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t1\t1\t0\t0\t0')" "one zeroed 4 KiB block: exactly 1 missing, exit 1"
+is "$(sed -n 2p "$TMP/xv.out")" "read of 4096 bytes at offset 28672: missing: no header at offset 28672 (expected magic 0x564d4f49, found 0x00000000)" \
+	"a missing header says what was expected and what was found"
+cp "$X" "$TMP/x.old"
+"$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a second write pass"
+cp "$TMP/x.old" "$X"   # cp writes into the same inode: an older copy put back
+is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t1\t0\t4095\t0')" "an older copy put back, seen by a new process: 4095 lost writes (and the zeroed one missing)"
+dd status=none conv=notrunc if=/dev/zero of="$X" bs=1M count=16
+is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "a zeroed file fails in a new process: 4096 missing, exit 1"
+mv "$X.iomoon-verify" "$TMP/x.state"
+is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "with no state either: every unit must hold a header, 4096 missing"
+# a unit never written with verification is skipped when the state says so
+cat >"$TMP/xp.lua" <<LUA
+local iomoon = require "iomoon"
+iomoon.run { target = { path = "$TMP/p.dat", size = "1m" }, bs = "4k", read = 0, region = { offset = 0, size = "512k" }, bytes = "512k", verify = "crc32c" }
+LUA
+cat >"$TMP/xq.lua" <<LUA
+local r = require("iomoon").run { target = "$TMP/p.dat", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.ios, r.errors)
+LUA
+"$IOMOON" run --format none --quiet "$TMP/xp.lua"
+is "$("$IOMOON" run --format none --quiet "$TMP/xq.lua")" "$(printf '256\t0')" "half a file written: the unwritten half is skipped, not missing"
+
+# one map per file, whatever path names it (issue 8.7)
+cat >"$TMP/k.lua" <<LUA
+local iomoon = require "iomoon"
+local function dd(args) assert(os.execute("dd status=none conv=notrunc " .. args)) end
+iomoon.run { target = { path = "k.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
+dd("if=k.dat of=k.old bs=4096 skip=3 count=1")
+iomoon.run { target = "./k.dat", bs = "4k", read = 0, region = { offset = 3 * 4096, size = 4096 }, ios = 1, verify = "crc32c" }
+dd("if=k.old of=k.dat bs=4096 seek=3 count=1")
+local r = iomoon.run { target = "$TMP/k.dat", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.errors, r.errors_by_errno.lost_write, r.first_error.unit_offset)
+LUA
+mv "$TMP/x.state" "$X.iomoon-verify"
+is "$(cd "$TMP" && "$IOMOON" run --format none --quiet k.lua)" "$(printf '1\t1\t12288')" \
+	"written as k.dat, rewritten as ./k.dat, verified by its absolute path: the lost write is caught"
+
+# reading back with a block smaller than the units written (issue 8.8)
+err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
+require("iomoon").run { target = "$TMP/k.dat", bs = 512, verify = "crc32c", verify_only = true }
+LUA
+); is $? 2 "verify_only with bs=512 over 4 KiB units: exit 2, not false corruption"
+like "$err" "phase.bs: 512, but the data to verify was written in 4096-byte units" "says the block size and the unit"
+cat >"$TMP/b.lua" <<LUA
+local iomoon = require "iomoon"
+iomoon.run { target = { path = "$TMP/b2.dat", size = "1m" }, bs = "64k", read = 0, bytes = "1m", verify = "crc32c" }
+local ok, e = pcall(iomoon.run, { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true })
+print(ok, tostring(e):match("phase%.bs: 512") ~= nil)
+local r = iomoon.run { target = "$TMP/b2.dat", bs = "8k", verify = "crc32c", verify_only = true }
+print(r.ios, r.errors)
+LUA
+is "$("$IOMOON" run --format none --quiet "$TMP/b.lua" | tr '\t\n' '  ')" "false true 128 0 " \
+	"in the same process too; a larger multiple of the unit verifies clean"
+
+# overlapping I/Os of one worker (issue 8.8): a read racing a write of the
+# same unit is held until the write completes, so healthy storage is clean
+cat >"$TMP/o.lua" <<LUA
+local iomoon = require "iomoon"
+for _, direct in ipairs { true, false } do
+  local r = iomoon.run { target = { path = "$TMP/o.dat", size = "1m" }, region = "32k", bs = "4k", qd = 32, read = 50,
+    random = 100, verify = "crc32c", duration = "1.5s", direct = direct, on_error = "continue" }
+  print(direct, r.errors, r.ios > 1000)
+end
+LUA
+is "$("$IOMOON" run --format none --quiet "$TMP/o.lua" | tr '\t\n' '  ')" "true 0 true false 0 true " \
+	"qd=32 over 32 KiB, 50 % reads, direct and buffered: no false errors"
+
+# a verification pass reads each unit once and reports each bad unit once (issue 9.3)
+cat >"$TMP/c.lua" <<LUA
+local iomoon = require "iomoon"
+local function dd(args) assert(os.execute("dd status=none conv=notrunc " .. args)) end
+iomoon.run { target = { path = "$TMP/c.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
+dd("if=/dev/urandom of=$TMP/c.dat bs=1 seek=100 count=4")
+dd("if=/dev/urandom of=$TMP/c.dat bs=1 seek=" .. (200 * 4096 + 4000) .. " count=4")
+local r = iomoon.run { target = "$TMP/c.dat", bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.ios, r.errors, r.errors_by_errno.corrupt)
+r = iomoon.run { target = "$TMP/c.dat", bs = "64k", verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.ios, r.errors, r.errors_by_errno.corrupt)
+print(r.first_error.message)
+LUA
+out=$("$IOMOON" run --format none --quiet "$TMP/c.lua")
+is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_error=continue: errors 2, ios 256 (each unit read once)"
+is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
+like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
+	"a crc mismatch says crc32c stored and computed"
 # the burn-in suite catches a corrupted block
 "$IOMOON" suite burn-in --target "$TMP/b.dat" --size 16m --time 0.3 --quiet >/dev/null; ok $? "the burn-in suite passes on a healthy file"
 done_testing
