@@ -98,14 +98,23 @@ static int verified(struct worker *w, const struct io_slot *s, int strict, uint6
 	return !nbad;
 }
 
-/* Does s overlap an I/O of this worker in flight, one of them a write?
- * (A read racing a write of the same unit may see either, or a mix.) */
-static int overlaps(const struct worker *w, const unsigned char *live, unsigned qd, const struct io_slot *s)
+/* Does s (taken from the free slots) overlap an I/O of this worker in
+ * flight, one of them a write? (A read racing a write of the same unit may
+ * see either, or a mix.) In flight: every slot neither free nor s. Only
+ * verifying phases ask, so the hot loop keeps no bookkeeping for it. */
+static int overlaps(const struct worker *w, struct io_slot *const *freeq, unsigned nfree, unsigned qd,
+		    const struct io_slot *s)
 {
+	unsigned char idle[PHASE_MAX_QD];
+
+	memset(idle, 0, qd);
+	for (unsigned j = 0; j < nfree; j++)
+		idle[freeq[j]->index] = 1;
+	idle[s->index] = 1;
 	for (unsigned j = 0; j < qd; j++) {
 		const struct wl_op *o = &w->slots[j].op;
 
-		if (live[j] && (o->op == OP_WRITE || s->op.op == OP_WRITE) && o->offset < s->op.offset + s->op.len &&
+		if (!idle[j] && (o->op == OP_WRITE || s->op.op == OP_WRITE) && o->offset < s->op.offset + s->op.len &&
 		    s->op.offset < o->offset + o->len)
 			return 1;
 	}
@@ -161,7 +170,6 @@ void *worker_main(void *arg)
 	const struct engine_ops *ops = sp->engine;
 	const unsigned qd = sp->qd;
 	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD], *held = NULL;
-	unsigned char live[PHASE_MAX_QD]; /* in flight, by slot index */
 	uint64_t ready_at[PHASE_MAX_QD];
 	struct engine_cfg cfg = { .fd = w->fd, .qd = qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
@@ -207,7 +215,6 @@ void *worker_main(void *arg)
 	for (unsigned i = 0; i < qd; i++) {
 		freeq[i] = &w->slots[qd - 1 - i];
 		ready_at[i] = 0;
-		live[i] = 0;
 	}
 	if (paced)
 		pace_start(pace, &ps, measure, now, sp->workers, &prng);
@@ -227,7 +234,7 @@ void *worker_main(void *arg)
 
 			if (held) {
 				/* generated, waiting for an overlapping I/O */
-				if (overlaps(w, live, qd, held))
+				if (overlaps(w, freeq, nfree, qd, held))
 					break;
 				s = held;
 				held = NULL;
@@ -273,7 +280,7 @@ void *worker_main(void *arg)
 				pace_advance(pace, &ps, measure, sp->workers, &prng);
 			}
 			wl_next(w->wl, &st, &s->op);
-			if (verifying && overlaps(w, live, qd, s)) {
+			if (verifying && overlaps(w, freeq, nfree, qd, s)) {
 				held = s; /* kept as it is: issued when the other completes */
 				break;
 			}
@@ -292,7 +299,6 @@ start:
 					fill_offsets(s);
 				}
 			}
-			live[s->index] = 1;
 			ops->queue(&w->engine, s);
 			if (ops->submit && ++queued >= sp->batch) {
 				ops->submit(&w->engine);
@@ -339,17 +345,18 @@ start:
 
 			inflight--;
 			inflight_bytes -= len;
-			live[s->index] = 0;
 			if (s->res != (int64_t)len) {
 				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
 				if (!sp->on_error_continue)
 					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-			} else if (verifying && !verified(w, s, strict, now) && !sp->on_error_continue) {
+				goto next;
+			}
+			if (verifying && !verified(w, s, strict, now) && !sp->on_error_continue) {
 				/* bad data: counted as errors, and as a completed I/O
 				 * below, so a pass reads each unit once */
 				__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 			}
-			if (s->res == (int64_t)len && now >= measure && now <= end) {
+			if (now >= measure && now <= end) {
 				struct op_stats *o = &w->c.op[s->op.op];
 				const uint64_t lat = now - (paced ? s->intended_ns : s->submit_ns);
 
@@ -371,6 +378,7 @@ start:
 					t->op = s->op.op;
 				}
 			}
+next:
 			if (think)
 				ready_at[s->index] = now + pace_think_ns(pace, &prng);
 			freeq[nfree++] = s;
