@@ -26,6 +26,9 @@ int api_check_bool(lua_State *L, int idx, const char *field);
 /* Refuse keys of table t not in allowed (NULL-ended; "[list]" first
  * allows integer keys). */
 void api_check_keys(lua_State *L, int t, const char *what, const char *const *allowed);
+/* The allowed name nearest to k by edit distance, or NULL if none is near. */
+const char *api_nearest(const char *k, const char *const *names);
+lua_Integer api_check_list(lua_State *L, int idx, const char *field);
 
 struct target *api_check_target(lua_State *L, int idx);
 struct target *api_new_target(lua_State *L);
@@ -33,6 +36,7 @@ void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *w
 struct hist *api_push_hist(lua_State *L);
 
 int api_run(lua_State *L);
+int api_check(lua_State *L);
 int api_set_progress(lua_State *L);
 int api_interrupted(lua_State *L);
 

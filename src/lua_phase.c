@@ -35,6 +35,7 @@ struct run_state {
 	struct workload wl;
 	struct pace pace;
 	char name[128];
+	char dist[64];        /* phase.dist as given ("uniform" when not) */
 	/* targets given as option tables: created once the phase checks out */
 	struct target_opts pending[PHASE_MAX_TARGETS];
 	int is_pending[PHASE_MAX_TARGETS];
@@ -74,7 +75,7 @@ static void parse_bs(lua_State *L, int idx, struct wl_spec *s, const char *field
 		return;
 	}
 	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+		lua_Integer n = api_check_list(L, idx, field);
 		double sum = 0, cum = 0;
 		int weighted = -1;
 
@@ -222,7 +223,7 @@ static void parse_mix(lua_State *L, int phase, struct workload *wl)
 	}
 	lua_pop(L, 1);
 	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+		lua_Integer n = api_check_list(L, -1, "phase.mix");
 		int given = 0;
 
 		if (n < 1 || n > WL_MAX_SPECS)
@@ -369,7 +370,7 @@ static void parse_pacing(lua_State *L, int phase, struct run_state *rs)
 
 		if (!lua_istable(L, -2))
 			api_input_error(L, "phase.schedule: a %s is not a list of {duration=, iops=} segments", luaL_typename(L, -2));
-		n = (lua_Integer)lua_rawlen(L, -2);
+		n = api_check_list(L, -2, "phase.schedule");
 		if (n < 1 || n > WL_MAX_SEGMENTS)
 			api_input_error(L, "phase.schedule: %lld segments (give 1 to %d)", (long long)n, WL_MAX_SEGMENTS);
 		for (lua_Integer i = 1; i <= n; i++) {
@@ -499,6 +500,55 @@ static void push_rates(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
 	set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
 }
 
+/* A share on the 2^32 scale as a percentage, to 6 decimals. */
+static double pct_of_one(uint64_t thr)
+{
+	return round((double)thr / (double)WL_ONE * 1e8) / 1e6;
+}
+
+/* What the phase asked for, so that every option reaches the result: the
+ * mix (sizes, shares), dist, seed, the asked duration and quotas, batch. */
+static void push_definition(lua_State *L, const struct run_state *rs)
+{
+	const struct phase_spec *sp = &rs->sp;
+	const struct workload *wl = &rs->wl;
+	uint64_t prev = 0;
+
+	lua_createtable(L, (int)wl->nspecs, 0);
+	for (unsigned i = 0; i < wl->nspecs; i++) {
+		const struct wl_spec *s = &wl->spec[i];
+		uint64_t bprev = 0;
+
+		lua_createtable(L, 0, 6);
+		lua_createtable(L, (int)s->nbs, 0);
+		lua_createtable(L, (int)s->nbs, 0);
+		for (unsigned j = 0; j < s->nbs; j++) {
+			lua_pushinteger(L, (lua_Integer)s->bs[j].bytes);
+			lua_rawseti(L, -3, j + 1);
+			lua_pushnumber(L, pct_of_one(s->bs[j].cum - bprev));
+			lua_rawseti(L, -2, j + 1);
+			bprev = s->bs[j].cum;
+		}
+		lua_setfield(L, -3, "bs_weight_pct");
+		lua_setfield(L, -2, "bs");
+		set_num(L, "read_pct", pct_of_one(s->read_thr));
+		set_num(L, "random_pct", pct_of_one(s->random_thr));
+		set_int(L, "align", s->align);
+		set_num(L, "weight_pct", pct_of_one(s->cum - prev));
+		prev = s->cum;
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "mix");
+	lua_pushstring(L, rs->dist);
+	lua_setfield(L, -2, "dist");
+	set_int(L, "seed", sp->seed);
+	set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
+	set_int(L, "quota_ios", sp->ios);
+	set_int(L, "quota_bytes", sp->bytes);
+	set_int(L, "batch", sp->batch);
+	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
+}
+
 static void push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
 	const struct phase_spec *sp = &rs->sp;
@@ -533,6 +583,7 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	set_int(L, "qd", sp->qd);
 	set_int(L, "qd_max", c->max_inflight);
 	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
+	push_definition(L, rs);
 	push_rates(L, all.count, c->op[0].bytes + c->op[1].bytes, r->seconds);
 	set_num(L, "seconds", r->seconds);
 	for (int op = 0; op < 2; op++) {
@@ -698,7 +749,7 @@ static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
 
 			if (!sp->targets[t]->exists)
 				continue;
-			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, why, sizeof(why));
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, sp->region_off, why, sizeof(why));
 			if (rc == -2)
 				unit_refused(L, sp->wl, why);
 			if (rc == 0 && pass && unit != sp->verify_unit)
@@ -848,7 +899,7 @@ static void parse_targets(lua_State *L, int phase, struct run_state *rs)
 		return;
 	}
 	{
-		lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+		lua_Integer n = api_check_list(L, -1, "phase.target");
 		int list_idx = lua_absindex(L, -1);
 
 		if (n < 1 || n > PHASE_MAX_TARGETS)
@@ -941,28 +992,30 @@ static void check_geometry(lua_State *L, struct run_state *rs)
 	}
 }
 
-int api_run(lua_State *L)
+/* Every zone of a zoned distribution holds a block on every target. */
+static void check_zones(lua_State *L, struct run_state *rs)
 {
-	struct run_state *rs;
-	struct phase_spec *sp;
-	struct phase_result res;
+	struct phase_spec *sp = &rs->sp;
+
+	if (rs->wl.dist != DIST_ZONED)
+		return;
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		struct workload w = rs->wl;
+		char why[256];
+
+		w.region_off = sp->region_off;
+		w.region_len = sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
+		if (wl_prepare(&w, why, sizeof(why)) < 0)
+			api_input_error(L, "phase.%s on %s", why, sp->targets[t]->path);
+	}
+}
+
+/* name, engine, direct, workers, qd, batch. */
+static void parse_basics(lua_State *L, int phase, struct run_state *rs)
+{
+	struct phase_spec *sp = &rs->sp;
 	char why[512] = "";
 	const char *s;
-	int phase = 1, rc;
-
-	if (run_interrupted)
-		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
-	if (!lua_istable(L, 1))
-		return api_input_error(L, "iomoon.run: expects a phase table, got a %s", luaL_typename(L, 1));
-	lua_settop(L, 1);
-	api_check_keys(L, phase, "phase", phase_keys);
-	rs = lua_newuserdatauv(L, sizeof(*rs), 0); /* index 2 */
-	memset(rs, 0, sizeof(*rs));
-	sp = &rs->sp;
-	sp->wl = &rs->wl;
-	sp->pace = &rs->pace;
-
-	parse_targets(L, phase, rs);
 
 	lua_getfield(L, phase, "name");
 	if (lua_isnil(L, -1)) {
@@ -974,7 +1027,7 @@ int api_run(lua_State *L)
 		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)n);
 	} else {
 		if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
-			return api_input_error(L, "phase.name: a %s is not a name (give a string)", luaL_typename(L, -1));
+			api_input_error(L, "phase.name: a %s is not a name (give a string)", luaL_typename(L, -1));
 		snprintf(rs->name, sizeof(rs->name), "%s", lua_tostring(L, -1));
 	}
 	lua_pop(L, 1);
@@ -983,12 +1036,12 @@ int api_run(lua_State *L)
 	lua_getfield(L, phase, "engine");
 	s = lua_isnil(L, -1) ? "auto" : lua_tostring(L, -1);
 	if (!s)
-		return api_input_error(L, "phase.engine: a %s is not an engine name", luaL_typename(L, -1));
+		api_input_error(L, "phase.engine: a %s is not an engine name", luaL_typename(L, -1));
 	sp->engine = strcmp(s, "auto") ? engine_find(s) : engine_auto();
 	if (!sp->engine)
-		return api_input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null, sim)", s);
+		api_input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null, sim)", s);
 	if (strcmp(s, "auto") && sp->engine->probe(why, sizeof(why)))
-		return api_input_error(L, "phase.engine: %s does not work on this kernel: %s", s, why);
+		api_input_error(L, "phase.engine: %s does not work on this kernel: %s", s, why);
 	lua_pop(L, 1);
 
 	sp->direct = 1;
@@ -998,8 +1051,8 @@ int api_run(lua_State *L)
 	if (lua_getfield(L, phase, "workers") != LUA_TNIL)
 		sp->workers = (unsigned)api_check_int(L, -1, "phase.workers", 1, PHASE_MAX_WORKERS);
 	if (sp->workers < sp->ntargets)
-		return api_input_error(L, "phase.workers: %u is fewer than the %u targets (each target needs a worker)",
-				   sp->workers, sp->ntargets);
+		api_input_error(L, "phase.workers: %u is fewer than the %u targets (each target needs a worker)",
+				sp->workers, sp->ntargets);
 	sp->qd = 1;
 	if (lua_getfield(L, phase, "qd") != LUA_TNIL)
 		sp->qd = (unsigned)api_check_int(L, -1, "phase.qd", 1, PHASE_MAX_QD);
@@ -1008,11 +1061,15 @@ int api_run(lua_State *L)
 		sp->batch = (unsigned)api_check_int(L, -1, "phase.batch", 1, sp->qd);
 	lua_pop(L, 1);
 	if (sp->engine->sync && sp->qd > 1)
-		return api_input_error(L, "phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine io_uring or libaio)",
-				   sp->qd, sp->engine->name);
+		api_input_error(L, "phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine io_uring or libaio)",
+				sp->qd, sp->engine->name);
 	lua_pop(L, 3);
+}
 
-	parse_mix(L, phase, &rs->wl);
+/* region, ramp, duration, ios, bytes, then the pacing fields. */
+static void parse_window(lua_State *L, int phase, struct run_state *rs)
+{
+	struct phase_spec *sp = &rs->sp;
 
 	switch (lua_getfield(L, phase, "region")) {
 	case LUA_TNIL:
@@ -1024,14 +1081,14 @@ int api_run(lua_State *L)
 		if (lua_getfield(L, -2, "size") != LUA_TNIL) {
 			sp->region_len = api_check_size(L, -1, "phase.region.size");
 			if (!sp->region_len)
-				return api_input_error(L, "phase.region.size: 0 bytes (give a size above zero, or leave it out for the whole target)");
+				api_input_error(L, "phase.region.size: 0 bytes (give a size above zero, or leave it out for the whole target)");
 		}
 		lua_pop(L, 2);
 		break;
 	default:
 		sp->region_len = api_check_size(L, -1, "phase.region");
 		if (!sp->region_len)
-			return api_input_error(L, "phase.region: 0 bytes (give a size above zero, or leave it out for the whole target)");
+			api_input_error(L, "phase.region: 0 bytes (give a size above zero, or leave it out for the whole target)");
 	}
 	lua_pop(L, 1);
 	check_geometry(L, rs);
@@ -1041,32 +1098,45 @@ int api_run(lua_State *L)
 	if (lua_getfield(L, phase, "duration") != LUA_TNIL) {
 		sp->duration_ns = api_check_duration(L, -1, "phase.duration");
 		if (!sp->duration_ns)
-			return api_input_error(L, "phase.duration: 0 (give a duration above zero, e.g. \"10s\")");
+			api_input_error(L, "phase.duration: 0 (give a duration above zero, e.g. \"10s\")");
 	}
 	if (lua_getfield(L, phase, "ios") != LUA_TNIL)
 		sp->ios = (uint64_t)api_check_int(L, -1, "phase.ios", 1, INT64_MAX);
 	if (lua_getfield(L, phase, "bytes") != LUA_TNIL) {
+		uint64_t least = wl_min_bs(&rs->wl);
+
 		sp->bytes = api_check_size(L, -1, "phase.bytes");
-		if (!sp->bytes)
-			return api_input_error(L, "phase.bytes: 0 (give a size above zero)");
+		if (sp->bytes < least)
+			api_input_error(L, "phase.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; "
+					"give at least one block)", (unsigned long long)sp->bytes, (unsigned long long)least);
 	}
 	lua_pop(L, 4);
 	parse_pacing(L, phase, rs);
 	if (!sp->duration_ns && !sp->ios && !sp->bytes)
 		sp->duration_ns = 10000000000ull; /* 10 s, when nothing else ends the phase */
+}
+
+/* dist, pattern, verify's kind, seed, interval, on_error, trace, sim_latency. */
+static void parse_options(lua_State *L, int phase, struct run_state *rs)
+{
+	struct phase_spec *sp = &rs->sp;
+	const char *s;
 
 	rs->wl.dist = DIST_UNIFORM;
+	snprintf(rs->dist, sizeof(rs->dist), "uniform");
 	if (lua_getfield(L, phase, "dist") != LUA_TNIL) {
 		if (lua_type(L, -1) != LUA_TSTRING)
-			return api_input_error(L, "phase.dist: a %s is not a distribution (e.g. \"zipf:1.2\")", luaL_typename(L, -1));
+			api_input_error(L, "phase.dist: a %s is not a distribution (e.g. \"zipf:1.2\")", luaL_typename(L, -1));
 		parse_dist(L, lua_tostring(L, -1), &rs->wl);
+		snprintf(rs->dist, sizeof(rs->dist), "%s", lua_tostring(L, -1));
+		check_zones(L, rs);
 	}
 	sp->pattern = PATTERN_RANDOM;
 	if (lua_getfield(L, phase, "pattern") != LUA_TNIL) {
 		s = lua_tostring(L, -1);
 		if (!s || (strcmp(s, "random") && strcmp(s, "zero") && strcmp(s, "offset")))
-			return api_input_error(L, "phase.pattern: '%s' is not a data pattern (allowed: \"random\", \"zero\", \"offset\")",
-					   s ? s : luaL_typename(L, -1));
+			api_input_error(L, "phase.pattern: '%s' is not a data pattern (allowed: \"random\", \"zero\", \"offset\")",
+					s ? s : luaL_typename(L, -1));
 		sp->pattern = !strcmp(s, "zero") ? PATTERN_ZERO : !strcmp(s, "offset") ? PATTERN_OFFSET : PATTERN_RANDOM;
 	}
 	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1)) {
@@ -1077,8 +1147,8 @@ int api_run(lua_State *L)
 		} else if (s && !strcmp(s, "crc32c")) {
 			sp->verify_crc = 1;
 		} else {
-			return api_input_error(L, "phase.verify: '%s' is not a verification (allowed: \"crc32c\", or \"offset\" "
-					       "for the \"offset\" pattern)", s ? s : luaL_typename(L, -1));
+			api_input_error(L, "phase.verify: '%s' is not a verification (allowed: \"crc32c\", or \"offset\" "
+					"for the \"offset\" pattern)", s ? s : luaL_typename(L, -1));
 		}
 	}
 	sp->seed = 1;
@@ -1088,14 +1158,14 @@ int api_run(lua_State *L)
 	if (lua_getfield(L, phase, "interval") != LUA_TNIL) {
 		sp->interval_ns = api_check_duration(L, -1, "phase.interval");
 		if (sp->interval_ns < 10000000ull)
-			return api_input_error(L, "phase.interval: %s is shorter than 10 ms (the shortest sampling interval)",
-					   lua_tostring(L, -1));
+			api_input_error(L, "phase.interval: %s is shorter than 10 ms (the shortest sampling interval)",
+					lua_tostring(L, -1));
 	}
 	if (lua_getfield(L, phase, "on_error") != LUA_TNIL) {
 		s = lua_tostring(L, -1);
 		if (!s || (strcmp(s, "stop") && strcmp(s, "continue")))
-			return api_input_error(L, "phase.on_error: '%s' is not allowed (\"stop\" or \"continue\")",
-					   s ? s : luaL_typename(L, -1));
+			api_input_error(L, "phase.on_error: '%s' is not allowed (\"stop\" or \"continue\")",
+					s ? s : luaL_typename(L, -1));
 		sp->on_error_continue = !strcmp(s, "continue");
 	}
 	if (lua_getfield(L, phase, "trace") != LUA_TNIL)
@@ -1103,30 +1173,23 @@ int api_run(lua_State *L)
 	sp->sim_latency_ns = 100000;
 	if (lua_getfield(L, phase, "sim_latency") != LUA_TNIL) {
 		if (sp->engine != &engine_sim)
-			return api_input_error(L, "phase.sim_latency: given for engine %s (it sets the service time of engine \"sim\")",
-					       sp->engine->name);
+			api_input_error(L, "phase.sim_latency: given for engine %s (it sets the service time of engine \"sim\")",
+					sp->engine->name);
 		sp->sim_latency_ns = api_check_duration(L, -1, "phase.sim_latency");
 	}
 	lua_pop(L, 8);
-	parse_uring_options(L, phase, sp);
-	parse_verify(L, phase, rs);
-	if (lua_getfield(L, phase, "meta") != LUA_TNIL && !lua_istable(L, -1))
-		return api_input_error(L, "phase.meta: a %s is not a table (give a table of your own fields)",
-				       luaL_typename(L, -1));
-	lua_pop(L, 1);
+}
 
-	{
-		uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
+/* Buffers within bounds, and write permission on every target if the mix
+ * writes. */
+static void check_limits(lua_State *L, struct run_state *rs)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
 
-		if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
-			return api_input_error(L, "phase: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)",
-					   sp->qd, (unsigned long long)wl_max_bs(&rs->wl), sp->workers,
-					   (double)per * sp->workers / 1073741824.0);
-	}
-	if (progress_on && isatty(2)) {
-		sp->progress = progress_cb;
-	}
-
+	if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
+		api_input_error(L, "phase: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", sp->qd,
+				(unsigned long long)wl_max_bs(&rs->wl), sp->workers, (double)per * sp->workers / 1073741824.0);
 	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
 		if (rs->wl.spec[i].read_thr >= WL_ONE)
 			continue;
@@ -1135,10 +1198,84 @@ int api_run(lua_State *L)
 			char w[1400];
 
 			if (target_may_write(sp->targets[t], w, sizeof(w)) < 0)
-				return api_input_error(L, "%s", w);
+				api_input_error(L, "%s", w);
 		}
 		break;
 	}
+}
+
+/* Parse and check the whole phase table at index 1. Nothing is created,
+ * opened for writing or filled: a wrong field raises an input error. The
+ * run_state is left at index 2, the targets above it. */
+static struct run_state *check_phase(lua_State *L)
+{
+	struct run_state *rs;
+	struct phase_spec *sp;
+	const int phase = 1;
+
+	if (!lua_istable(L, 1))
+		api_input_error(L, "iomoon.run: expects a phase table, got a %s", luaL_typename(L, 1));
+	lua_settop(L, 1);
+	api_check_keys(L, phase, "phase", phase_keys);
+	rs = lua_newuserdatauv(L, sizeof(*rs), 0); /* index 2 */
+	memset(rs, 0, sizeof(*rs));
+	sp = &rs->sp;
+	sp->wl = &rs->wl;
+	sp->pace = &rs->pace;
+
+	parse_targets(L, phase, rs);
+	parse_basics(L, phase, rs);
+	parse_mix(L, phase, &rs->wl);
+	parse_window(L, phase, rs);
+	parse_options(L, phase, rs);
+	parse_uring_options(L, phase, sp);
+	parse_verify(L, phase, rs);
+	if (lua_getfield(L, phase, "meta") != LUA_TNIL && !lua_istable(L, -1))
+		api_input_error(L, "phase.meta: a %s is not a table (give a table of your own fields)", luaL_typename(L, -1));
+	lua_pop(L, 1);
+	check_limits(L, rs);
+	return rs;
+}
+
+/* iomoon.check(phase): every check iomoon.run makes, touching nothing.
+ * Returns true or raises the input error run would raise. */
+int api_check(lua_State *L)
+{
+	check_phase(L);
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
+/* A phase that ran to its end and completed no I/O measured nothing: a
+ * failure, not a zero. */
+static void fail_if_idle(struct phase_result *res)
+{
+	const struct counters *c = &res->total;
+
+	if (res->interrupted || res->failed || c->op[0].lat.count + c->op[1].lat.count ||
+	    c->op[0].errors + c->op[1].errors)
+		return;
+	res->failed = 1;
+	snprintf(res->error, sizeof(res->error),
+		 "no I/O completed in the measured time (too short for the set-up of this many workers and slots?)");
+}
+
+/* iomoon.run(phase): check the phase (input errors), create what its
+ * option-table targets ask for, run it, and return the result table. */
+int api_run(lua_State *L)
+{
+	struct run_state *rs;
+	struct phase_spec *sp;
+	struct phase_result res;
+	char why[512] = "";
+	int rc;
+
+	if (run_interrupted)
+		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
+	rs = check_phase(L);
+	sp = &rs->sp;
+	if (progress_on && isatty(2))
+		sp->progress = progress_cb;
 	materialize_targets(L, rs);
 	rc = phase_run(sp, &res, why, sizeof(why));
 	if (sp->progress)
@@ -1154,10 +1291,11 @@ int api_run(lua_State *L)
 		return api_raise_error(L, IOMOON_RUN_ERROR, why);
 	if (res.interrupted)
 		run_interrupted = 1;
+	fail_if_idle(&res);
 	push_result(L, rs, &res);
 	phase_result_free(&res);
 	/* meta: the caller's own table (checked above), carried into the result */
-	lua_getfield(L, phase, "meta");
+	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
 	/* keep every result for the command line's report */
 	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);

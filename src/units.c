@@ -3,8 +3,9 @@
  * A size is a decimal number with an optional binary suffix: b, k, m, g, t, p,
  * each optionally followed by "b" or "ib" ("4k", "4KiB", "4KB" are all 4096;
  * "0.5k" is 512). The result must be a whole number of bytes. A duration is a
- * decimal number with an optional suffix ns, us, ms, s, m, h; a bare number
- * is seconds. Parsing is strict: trailing garbage, negative numbers and
+ * decimal number with an optional suffix ns, us, ms, s (or sec), m (or min),
+ * h, in any case; a bare number is seconds. Blanks around the number are
+ * allowed ("10 s"). Parsing is strict: trailing garbage, negative numbers and
  * overflow are errors, never silently clipped.
  */
 #include "units.h"
@@ -47,27 +48,41 @@ static int parse_number(const char *s, long double *v, const char **end)
 	return 0;
 }
 
-/* s without surrounding blanks, in buf (cut at its size). */
-static const char *trimmed(const char *s, char *buf, size_t len)
+#define UNITS_MAX_LEN 63
+
+/* s without surrounding blanks, in buf of UNITS_MAX_LEN + 1 bytes; NULL
+ * when that is longer (no size or duration is that long: never cut one). */
+static const char *trimmed(const char *s, char *buf)
 {
 	size_t n;
 
 	while (isspace((unsigned char)*s))
 		s++;
-	snprintf(buf, len, "%s", s);
-	n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = 0;
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n > UNITS_MAX_LEN)
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = 0;
 	return buf;
+}
+
+static int too_long(const char *what, char *why, size_t why_len)
+{
+	snprintf(why, why_len, "too long for a %s (at most %d characters, e.g. \"4k\" or \"10s\")", what, UNITS_MAX_LEN);
+	return -1;
 }
 
 int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len)
 {
 	static const char suffixes[] = "bkmgtp";
 	long double v, mult = 1;
-	char buf[64];
-	const char *p, *s = trimmed(arg, buf, sizeof(buf));
+	char buf[UNITS_MAX_LEN + 1];
+	const char *p, *s = trimmed(arg, buf);
 
+	if (!s)
+		return too_long("size", why, why_len);
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a size (a whole number of bytes, or a number with a suffix k, m, g, t such as 4k or 1.5m)", s);
 		return -1;
@@ -110,9 +125,11 @@ int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_le
 		{ "sec", 1e9L }, { "m", 60e9L }, { "min", 60e9L }, { "h", 3600e9L },
 	};
 	long double v, mult = 1e9L;
-	char buf[64];
-	const char *p, *s = trimmed(arg, buf, sizeof(buf));
+	char buf[UNITS_MAX_LEN + 1];
+	const char *p, *s = trimmed(arg, buf);
 
+	if (!s)
+		return too_long("duration", why, why_len);
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a duration (a number of seconds, or a number with a unit ns, us, ms, s, m, h such as 500ms or 2m)", s);
 		return -1;
@@ -124,7 +141,7 @@ int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_le
 			if (!strcasecmp(p, units[i].name))
 				break;
 		if (i == sizeof(units) / sizeof(units[0])) {
-			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use ns, us, ms, s, m or h)", s, p);
+			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use ns, us, ms, s or sec, m or min, h)", s, p);
 			return -1;
 		}
 		mult = units[i].ns;

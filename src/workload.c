@@ -28,6 +28,17 @@ uint64_t wl_max_bs(const struct workload *wl)
 	return m;
 }
 
+uint64_t wl_min_bs(const struct workload *wl)
+{
+	uint64_t m = UINT64_MAX;
+
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes < m)
+				m = wl->spec[i].bs[j].bytes;
+	return m == UINT64_MAX ? 0 : m;
+}
+
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
 	while (b) {

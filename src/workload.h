@@ -80,6 +80,7 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 		   unsigned worker, unsigned nworkers);
 void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op);
 uint64_t wl_max_bs(const struct workload *wl);
+uint64_t wl_min_bs(const struct workload *wl);
 
 /* ---- pacing: think time, open-loop rate, schedules ---- */
 

@@ -38,11 +38,13 @@ options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME
 
-Sizes: 512, 4k, 1.5m, 2g (binary). Durations: 500ms, 10s, 2m (a bare number is seconds).
+Sizes: 512, 4k, 1.5m, 2g (binary). Durations: 500ms, 10s, 2m, 1h (ns us ms s/sec m/min h;
+a bare number is seconds).
 Docs: doc/cli.md, doc/lua-api.md.
 ]]
 
-local input_error = require("iomoon.errors").input
+local errors = require "iomoon.errors"
+local input_error = errors.input
 
 -- An error's text: "file:line: " only where the file is the user's own,
 -- not the library's (whose lines say nothing to a user).
@@ -91,9 +93,12 @@ local function parse_options(args, i, spec, stop_at_arg)
     else
       local kind = spec[name]
       if not kind then
-        local known = {}
-        for k in pairs(spec) do known[#known + 1] = "--" .. k end
+        local known, names = {}, {}
+        for k in pairs(spec) do known[#known + 1] = "--" .. k; names[#names + 1] = k end
         table.sort(known)
+        table.sort(names)
+        local near = errors.nearest(name, names)
+        if near then input_error("unknown option --%s (did you mean --%s?)", name, near) end
         input_error("unknown option --%s (known here: %s)", name, table.concat(known, " "))
       end
       if kind == "flag" then
@@ -119,10 +124,11 @@ local function number_opt(o, name, integer)
   local v = o[name]
   if v == nil then return nil end
   local n = tonumber(v)
-  if not n or (integer and math.type(n) ~= "integer" and n ~= math.floor(n)) then
+  if n and integer then n = math.tointeger(n) end
+  if not n or n ~= n or n == math.huge or n == -math.huge then
     input_error("--%s: '%s' is not a%s number", name, v, integer and " whole" or "")
   end
-  return integer and math.tointeger(n) or n
+  return n
 end
 
 local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
@@ -139,14 +145,18 @@ local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdo
 -- The report sink: rows as phases finish on a terminal; with --output, the
 -- whole report rewritten atomically after every phase; else the document
 -- on stdout at the end.
-local function make_sink(o, name_width)
+-- targets: the paths the run will do I/O to (an output file may be none of
+-- them). Everything is checked here, before any phase runs.
+local function make_sink(o, name_width, targets)
   local fmt = o.format or "table"
   if not FORMATS[fmt] then
     input_error("--format: '%s' is not a format (table, csv, json, analyzer, markdown or none)", fmt)
   end
   local sink = { format = fmt, results = {} }
-  local file = (o.output and fmt ~= "none") and report.writer(o.output, fmt) or nil
-  local rows = (fmt == "table" and not o.output) and report.table_writer(io.stdout, name_width or 36) or nil
+  local out = o.output and report.check_output(o.output, targets or {}) or nil
+  if out == "-" then out = nil end -- standard output, written as without --output
+  local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
+  local rows = (fmt == "table" and not file) and report.table_writer(io.stdout, name_width or 36) or nil
   function sink.add(r)
     sink.results[#sink.results + 1] = r
     if rows then
@@ -155,7 +165,13 @@ local function make_sink(o, name_width)
     end
     if file then file:add(r) end
   end
-  function sink.finish()
+  -- status: the run's exit status. Bad input that stopped the run before
+  -- any phase finished writes no report (an existing one is kept).
+  function sink.finish(status)
+    if status == 2 and #sink.results == 0 then
+      io.stdout:flush()
+      return
+    end
     if file then
       file:close()
     elseif fmt ~= "none" and fmt ~= "table" then
@@ -166,7 +182,7 @@ local function make_sink(o, name_width)
     io.stdout:flush()
   end
   -- with a data format on stdout, a script's print() must not corrupt it
-  if fmt ~= "table" and fmt ~= "none" and not o.output then
+  if fmt ~= "table" and fmt ~= "none" and not file then
     _G.print = function(...)
       local parts = {}
       for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
@@ -205,9 +221,8 @@ local TARGET_OPTS = {
 local function target_spec(o, default_size)
   if not o.target then input_error("--target: missing (a file or block device to test, e.g. --target /mnt/test/iomoon.dat)") end
   local size = o.size
-  local exists = io.open(o.target, "r")
-  if exists then exists:close() end
-  if not size and not exists then size = default_size end
+  -- stat, never open: opening a FIFO would block
+  if not size and not iomoon.stat(o.target) then size = default_size end
   return { path = o.target, size = size, allow_write = o["allow-write"] or false, force = o.force or false }
 end
 
@@ -226,11 +241,29 @@ local function option_names(msg)
 end
 
 local function common_overrides(o)
-  return {
+  local ov = {
     time = o.time, ramp = o.ramp, engine = o.engine,
     qd = number_opt(o, "qd", true), workers = number_opt(o, "workers", true),
-    direct = o.buffered and false or nil,
   }
+  if o.buffered then ov.direct = false end
+  return ov
+end
+
+-- The sequence the verbs share: the report sink (its output path checked
+-- before anything runs), the progress line, every iomoon.run result routed
+-- to the sink, body() run and classified, the report finished, the status.
+local function run_reported(verb, o, body, name_width, targets)
+  local sink = make_sink(o, name_width, targets)
+  iomoon.set_progress(not o.quiet)
+  local unhook = hook_runs(sink)
+  local status, msg = protect(body)
+  unhook()
+  sink.finish(status)
+  if status ~= 0 then
+    io.stderr:write(verb, option_names(msg), "\n")
+    return status
+  end
+  return exit_status(sink.results)
 end
 
 function cli.quick(args)
@@ -238,32 +271,20 @@ function cli.quick(args)
     bs = "value", read = "value", random = "value", rate = "value", ios = "value",
     dist = "value", seed = "value", name = "value",
   }))
-  local sink = make_sink(o)
-  iomoon.set_progress(not o.quiet)
-  local unhook = hook_runs(sink)
-  local status, msg = protect(function()
-    local t = target_spec(o, nil)
-    local ov = common_overrides(o)
-    local phase = {
-      target = t, bs = o.bs or "4k",
-      read = number_opt(o, "read") or 100, random = number_opt(o, "random") or 100,
-      qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
-      duration = o.time or (o.ios and nil) or "10s", ramp = o.ramp,
-      ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
-    }
-    if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
-    phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
-      tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
-    iomoon.run(phase)
-  end)
-  unhook()
-  if status ~= 0 then
-    io.stderr:write("iomoon quick: ", option_names(msg), "\n")
-    sink.finish()
-    return status
-  end
-  sink.finish()
-  return exit_status(sink.results)
+  local t = target_spec(o, nil)
+  local ov = common_overrides(o)
+  local phase = {
+    target = t, bs = o.bs or "4k",
+    read = number_opt(o, "read") or 100, random = number_opt(o, "random") or 100,
+    qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
+    duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
+    ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
+  }
+  if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
+  phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
+    tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
+  iomoon.check(phase)
+  return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { t.path })
 end
 
 function cli.suite(args)
@@ -273,22 +294,12 @@ function cli.suite(args)
   end
   local o = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
   local s = suite.load(name)
-  local sink = make_sink(o, s.name_width)
-  iomoon.set_progress(not o.quiet)
-  local unhook = hook_runs(sink)
-  local status, msg = protect(function()
-    local opts = common_overrides(o)
-    opts.target = target_spec(o, s.size or "1g")
-    opts.progress = not o.quiet
-    suite.run(s, opts)
-  end)
-  unhook()
-  sink.finish()
-  if status ~= 0 then
-    io.stderr:write("iomoon suite: ", option_names(msg), "\n")
-    return status
-  end
-  return exit_status(sink.results)
+  local opts = common_overrides(o)
+  opts.target = target_spec(o, s.size or "1g")
+  opts.progress = not o.quiet
+  local phases = suite.check(s, opts) -- every phase, before the first runs
+  return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
+    { opts.target.path })
 end
 
 function cli.run(args)
@@ -297,24 +308,14 @@ function cli.run(args)
   if not script then input_error("run: give a script (iomoon run SCRIPT.lua [ARGS...])") end
   local chunk, err = loadfile(script)
   if not chunk then
-    if not io.open(script, "r") then input_error("run: %s: no such file", script) end
+    if not iomoon.stat(script) then input_error("run: %s: no such file", script) end
     io.stderr:write("iomoon: ", err, "\n")
     return 2
   end
-  local sink = make_sink(o)
-  iomoon.set_progress(not o.quiet)
   local script_args = { [0] = script }
   for i = 2, #rest do script_args[i - 1] = rest[i] end
   _G.arg = script_args
-  local unhook = hook_runs(sink)
-  local status, msg = protect(chunk, table.unpack(script_args))
-  unhook()
-  sink.finish()
-  if status ~= 0 then
-    io.stderr:write("iomoon: ", msg, "\n")
-    return status
-  end
-  return exit_status(sink.results)
+  return run_reported("iomoon: ", o, function() return chunk(table.unpack(script_args)) end, nil, { script })
 end
 
 -- ioping's figures: a time with the unit that suits it

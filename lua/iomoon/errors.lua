@@ -1,17 +1,97 @@
--- iomoon.errors: raise the same error objects the core raises, from Lua.
+-- iomoon.errors: raise the same error objects the core raises, from Lua,
+-- and check the tables users hand the library as the core checks phases.
 -- input(...) is bad input (the command line exits 2), run(...) a failed
 -- run (exit 1); both take string.format's arguments and print their
--- message with tostring().
+-- message with tostring(). Control bytes in a message are shown escaped
+-- (a name with a newline cannot forge a second line).
 local registry = debug.getregistry()
 
 local errors = {}
 
+local function escaped(s)
+  return (s:gsub("[%c\127]", function(c)
+    local named = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+    return named[c] or string.format("\\x%02x", c:byte())
+  end))
+end
+
 function errors.input(fmt, ...)
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, registry["iomoon.input_error"]), 0)
+  error(setmetatable({ where = "", msg = escaped(string.format(fmt, ...)) }, registry["iomoon.input_error"]), 0)
 end
 
 function errors.run(fmt, ...)
-  error(setmetatable({ where = "", msg = string.format(fmt, ...) }, registry["iomoon.run_error"]), 0)
+  error(setmetatable({ where = "", msg = escaped(string.format(fmt, ...)) }, registry["iomoon.run_error"]), 0)
+end
+
+-- Levenshtein distance of two short strings.
+local function distance(a, b)
+  local row = {}
+  for j = 0, #b do row[j] = j end
+  for i = 1, #a do
+    local diag = row[0]
+    row[0] = i
+    for j = 1, #b do
+      local up = row[j]
+      row[j] = math.min(up + 1, row[j - 1] + 1, diag + (a:byte(i) == b:byte(j) and 0 or 1))
+      diag = up
+    end
+  end
+  return row[#b]
+end
+
+--- The name in `names` (a list) nearest to `k`, or nil when none is near
+-- (the same rule as the core's: an edit distance of at most 2, or half the
+-- length for longer names; a known name that `k` starts with counts as 2).
+function errors.nearest(k, names)
+  if type(k) ~= "string" or #k > 63 then return nil end
+  local best, best_d
+  for _, n in ipairs(names) do
+    local d = distance(k, n)
+    if d > 2 and #n >= 2 and k:sub(1, #n) == n then d = 2 end
+    if not best_d or d < best_d then best, best_d = n, d end
+  end
+  if best and best_d <= (#k < 5 and 2 or #k // 2) then return best end
+  return nil
+end
+
+--- ", did you mean 'x'?" for an unknown `k`, or "" when nothing is near.
+function errors.suggest(k, names, prefix)
+  local n = errors.nearest(k, names)
+  return n and string.format(" (did you mean '%s%s'?)", prefix or "", n) or ""
+end
+
+--- Check table `t` given as `what` against `spec`, a map of field name ->
+-- expected Lua type ("number", "string", "table", "function", "boolean", or
+-- a list of such, or "any"). An unknown field, or one of the wrong type, is
+-- an input error naming the field, with the nearest known name. Returns t.
+function errors.check_fields(t, what, spec)
+  if type(t) ~= "table" then
+    errors.input("%s: a %s is not a table of options", what, type(t))
+  end
+  local names = {}
+  for k in pairs(spec) do names[#names + 1] = k end
+  table.sort(names)
+  for k, v in pairs(t) do
+    local want = spec[k]
+    if want == nil then
+      local near = errors.nearest(tostring(k), names)
+      if near then
+        errors.input("%s: unknown field '%s' (did you mean '%s'?)", what, tostring(k), near)
+      end
+      errors.input("%s: unknown field '%s' (known: %s)", what, tostring(k), table.concat(names, ", "))
+    end
+    if want ~= "any" then
+      local ok = false
+      for w in tostring(type(want) == "table" and table.concat(want, " ") or want):gmatch("%S+") do
+        if type(v) == w then ok = true end
+      end
+      if not ok then
+        errors.input("%s.%s: a %s is not allowed here (give a %s)", what, tostring(k), type(v),
+          type(want) == "table" and table.concat(want, " or ") or want)
+      end
+    end
+  end
+  return t
 end
 
 return errors

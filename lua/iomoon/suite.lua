@@ -164,12 +164,31 @@ local function seconds(d)
   return iomoon.duration(d) / 1e9
 end
 
---- Run every phase of a suite; returns the list of results. opts.on_result
--- (if given) is called with each result as it comes. A progress line shows
--- the suite's position and the time left in it.
-function suite.run(s, opts)
-  opts = opts or {}
+--- Check every phase of a suite for these options (iomoon.check: every
+-- check iomoon.run makes, touching nothing) before any of them runs; returns
+-- the phases. An input error says which phase it is about.
+function suite.check(s, opts)
   local phases = suite.phases(s, opts)
+  for i, p in ipairs(phases) do
+    local ok, e = pcall(iomoon.check, p)
+    if not ok then
+      if type(e) == "table" and type(e.msg) == "string" then
+        e.msg = string.format("%s (suite %s, phase %d of %d%s)", e.msg, tostring(s.name), i, #phases,
+          p.name and ": " .. tostring(p.name) or "")
+      end
+      error(e, 0)
+    end
+  end
+  return phases
+end
+
+--- Run every phase of a suite; returns the list of results. Every phase is
+-- checked first (suite.check), unless `phases` is what suite.check returned.
+-- opts.on_result (if given) is called with each result as it comes. A
+-- progress line shows the suite's position and the time left in it.
+function suite.run(s, opts, phases)
+  opts = opts or {}
+  phases = phases or suite.check(s, opts)
   local left = 0
   for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end
   local results = {}

@@ -1,0 +1,112 @@
+#!/bin/bash
+# Check before touching, and every flag reaching the result: bad input in
+# any phase of a suite, in an output path, a distribution's zones or a
+# quota leaves every file as it was (nothing created, extended, filled or
+# written, reports included); each command-line option of quick and suite
+# is read back from the result's own fields.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+J() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# a good report, then bad input with the same --output: the report stays
+"$IOMOON" quick --target a.dat --size 1m --ios 10 --quiet --format json --output good.json; ok $? "a good report"
+sum=$(md5sum <good.json)
+err=$("$IOMOON" quick --target a.dat --qd 0 --format json --output good.json 2>&1); is $? 2 "--qd 0: exit 2"
+is "$(md5sum <good.json)" "$sum" "the existing report is unchanged (not replaced by an empty one)"
+"$IOMOON" quick --target a.dat --qd 0 --format json --output new.json 2>/dev/null
+[ ! -e new.json ]; ok $? "and no new report is created"
+
+# an output path in a missing directory: refused before the target exists
+err=$("$IOMOON" quick --target b.dat --size 16m --time 0.2 --output "$TMP/nope/x.json" 2>&1); is $? 2 "--output in a missing directory: exit 2"
+is "$(printf '%s\n' "$err" | wc -l)" 1 "one line"
+like "$err" "^iomoon quick: --output: .*directory .* does not exist" "names --output and the directory"
+[ ! -e b.dat ]; ok $? "the target was not created"
+
+# a suite whose fourth phase cannot run on this size: nothing runs
+out=$("$IOMOON" suite quick --target s.dat --size 512k --time 0.1 --quiet 2>err.txt); is $? 2 "suite quick --size 512k: exit 2"
+like "$(cat err.txt)" "larger than the region .* \(suite quick, phase 4 of 5" "names the phase of the suite"
+is "$out" "" "no phase ran (no rows)"
+[ ! -e s.dat ]; ok $? "and the target was never created"
+
+# a zone too small to hold a block, on an existing file iomoon made
+"$IOMOON" quick --target z.dat --size 1m --ios 1 --quiet --format none
+sum=$(md5sum <z.dat)
+err=$("$IOMOON" quick --target z.dat --size 64m --dist zoned:100/1e-300:0/100 --time 0.1 2>&1); is $? 2 "a zone with no block: exit 2"
+like "$err" "--dist: zone 1 .* holds no 4096-byte block" "names --dist and the zone"
+is "$(stat -c %s z.dat)" 1048576 "the file was not extended"
+is "$(md5sum <z.dat)" "$sum" "nor written"
+
+# small ones
+err=$("$IOMOON" quick --target z.dat --qd 1e100 2>&1); is $? 2 "--qd 1e100: exit 2"
+like "$err" "^iomoon quick: --qd: '1e100' is not a whole number$" "a one-line message, no traceback"
+err=$("$IOMOON" quick --target z.dat --bs "4k$(printf '%70s' '')garbage" --time 0.1 2>&1); is $? 2 "a long size with garbage after 64 bytes: exit 2"
+like "$err" "too long for a size" "says so"
+err=$("$IOMOON" quick --target z.dat --time "1s$(printf '%70s' '')x" 2>&1); is $? 2 "the same for a duration"
+err=$("$IOMOON" quick --target z.dat --qdepth 4 2>&1); is $? 2 "a misspelt option: exit 2"
+like "$err" "unknown option --qdepth \(did you mean --qd\?\)" "with the near name"
+cat >lists.lua <<LUA
+local iomoon = require "iomoon"
+local function msg(p) local ok, e = pcall(iomoon.check, p); return ok and "accepted" or tostring(e.msg) end
+print(msg{target = "z.dat", bs = {[1] = "4k", [3] = "8k"}})
+print(msg{target = "z.dat", mix = {{bs = "4k"}, nil, {bs = "8k"}}})
+print(msg{target = "z.dat", bs = "4k", schedule = {[1] = {duration = 1, iops = 5}, [3] = {duration = 1, iops = 5}}})
+print(msg{target = "z.dat", bs = "4k", bytes = 1})
+print(msg{target = "z.dat", bs = "4k", qdepth = 2})
+print(msg{target = "z.dat", bs = "4k", duraton = 2})
+LUA
+out=$("$IOMOON" run --quiet lists.lua 2>&1)
+like "$(sed -n 1p <<<"$out")" "^phase.bs: a list with a hole at \[2\]" "a hole in a bs list is refused"
+like "$(sed -n 2p <<<"$out")" "^phase.mix: a list with a hole at \[2\]" "in a mix"
+like "$(sed -n 3p <<<"$out")" "^phase.schedule: a list with a hole at \[2\]" "in a schedule"
+like "$(sed -n 4p <<<"$out")" "^phase.bytes: 1 is less than one I/O of 4096 bytes" "bytes below one block is refused"
+like "$(sed -n 5p <<<"$out")" "unknown field 'qdepth' \(did you mean 'qd'\?\)" "phase fields suggest the near name"
+like "$(sed -n 6p <<<"$out")" "unknown field 'duraton' \(did you mean 'duration'\?\)" "another"
+err=$("$IOMOON" quick --target "$(printf 'new\nline\033[31m.dat')" --time 0.1 2>&1); is $? 2 "a path with control bytes: exit 2"
+is "$(printf '%s' "$err" | tr -d '[:print:]' | wc -c)" 0 "echoed without raw control bytes"
+cat >idle.lua <<LUA
+local r = require("iomoon").run{target = "z.dat", engine = "sim", sim_latency = "1s", bs = "4k", duration = 0.1}
+print(r.ios, r.failed, r.error)
+LUA
+out=$("$IOMOON" run --quiet --format none idle.lua 2>/dev/null); is $? 1 "a phase that completed no I/O fails (exit 1)"
+like "$out" "^0	true	no I/O completed in the measured time" "and says so in the result"
+
+# every flag of quick, read back from the result
+"$IOMOON" quick --target f.dat --size 2m --time 0.3 --ramp 0.1 --engine libaio --qd 4 --workers 2 --buffered \
+	--bs 8k --read 70 --random 40 --rate 200 --dist zipf:1.2 --seed 42 --name flags --quiet --format json --output f.json
+ok $? "quick with every flag"
+is "$(stat -c %s f.dat)" 2097152 "--size made the file"
+is "$(J f.json 'd["phases"][0]["target"]')" f.dat "--target"
+is "$(J f.json 'd["phases"][0]["duration_s"]')" 0.3 "--time"
+is "$(J f.json 'd["phases"][0]["ramp_s"]')" 0.1 "--ramp"
+is "$(J f.json 'd["phases"][0]["engine"]')" libaio "--engine"
+is "$(J f.json 'd["phases"][0]["qd"]')" 4 "--qd"
+is "$(J f.json 'd["phases"][0]["workers"]')" 2 "--workers"
+is "$(J f.json 'd["phases"][0]["direct"]')" False "--buffered"
+is "$(J f.json 'd["phases"][0]["mix"][0]["bs"]')" "[8192]" "--bs"
+is "$(J f.json 'd["phases"][0]["mix"][0]["read_pct"]')" 70 "--read"
+is "$(J f.json 'd["phases"][0]["mix"][0]["random_pct"]')" 40 "--random"
+is "$(J f.json 'd["phases"][0]["rate_iops"]')" 200 "--rate"
+is "$(J f.json 'd["phases"][0]["dist"]')" zipf:1.2 "--dist"
+is "$(J f.json 'd["phases"][0]["seed"]')" 42 "--seed"
+is "$(J f.json 'd["phases"][0]["name"]')" flags "--name"
+is "$(J f.json 'd["phases"][0]["write"]["ios"] > 0')" True "the mix wrote (--read 70)"
+"$IOMOON" quick --target f.dat --ios 50 --rate 100 --quiet --format json --output i.json; ok $? "--ios with --rate"
+is "$(J i.json 'd["phases"][0]["ios"]')" 50 "--ios: exactly that many I/Os (no 10 s cap)"
+is "$(J i.json 'd["phases"][0]["quota_ios"]')" 50 "and the quota is in the result"
+python3 -c "import os; open('theirs.dat','wb').write(os.urandom(1<<20))"
+"$IOMOON" quick --target theirs.dat --read 0 --ios 8 --allow-write --quiet --format json --output w.json; ok $? "--allow-write"
+is "$(J w.json 'd["phases"][0]["write"]["ios"]')" 8 "wrote to a file iomoon did not create"
+
+# every flag of suite, on every phase
+"$IOMOON" suite quick --target g.dat --size 8m --time 0.2 --ramp 0.05 --engine psync --qd 1 --workers 2 --buffered \
+	--quiet --format json --output g.json; ok $? "suite with every flag"
+is "$(J g.json 'sorted({(p["duration_s"], p["ramp_s"], p["engine"], p["qd"], p["workers"], p["direct"]) for p in d["phases"]})')" \
+	"[(0.2, 0.05, 'psync', 1, 2, False)]" "--time --ramp --engine --qd --workers --buffered reach every phase"
+is "$(J g.json 'len(d["phases"])')" 5 "all five phases ran"
+
+# a FIFO as target: refused at once, never opened
+mkfifo pipe
+err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"
+like "$err" "FIFO|not a regular file" "says what it is"
+err=$(timeout 10 "$IOMOON" suite quick --target pipe --time 0.1 2>&1); is $? 2 "the same for suite"
+done_testing
