@@ -211,9 +211,57 @@ static int pick_unit(const struct target *t, uint32_t have, uint32_t *unit, int 
 	return -2;
 }
 
-static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, char *why, size_t why_len)
+/* The unit size data on t was written in, when no map of this process
+ * says: its state's, else the header at probe_off's; 0 when neither. */
+static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, uint64_t probe_off,
+			     const char **from)
+{
+	struct verify_hdr h;
+	char *st = state_path(t, id);
+	uint32_t u = st ? state_unit(st) : 0;
+	int fd;
+
+	free(st);
+	*from = "its verification state says so";
+	if (u || probe_off == UINT64_MAX)
+		return u;
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &h, sizeof(h), (off_t)probe_off) == (ssize_t)sizeof(h) && h.magic == VERIFY_MAGIC &&
+	    h.offset == probe_off && h.unit_sectors)
+		u = h.unit_sectors * 512u;
+	close(fd);
+	*from = "the header at the region's start says so";
+	return u;
+}
+
+/* Replace *pp (when there is one) by m in the registry, keeping what the
+ * old map knew of the units both have (the target grew). */
+static void map_insert(struct gen_map **pp, struct gen_map *m)
+{
+	struct gen_map *old = pp ? *pp : NULL;
+
+	if (!old) {
+		m->next = maps;
+		maps = m;
+		return;
+	}
+	m->next_gen = old->next_gen;
+	if (old->unit == m->unit && same_file(old, m) && genmap_known(old)) {
+		memcpy(m->gens, old->gens, (old->n < m->n ? old->n : m->n) * sizeof(uint64_t));
+		m->written = old->written;
+		m->loaded = m->loaded || old->loaded;
+	}
+	m->next = old->next;
+	*pp = m; /* the old one stays for targets still pointing at it */
+}
+
+static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
+			 size_t why_len)
 {
 	struct gen_map id = { 0 }, **pp, *m = NULL;
+	const char *from = "so written by an earlier phase";
 	uint32_t have = 0;
 
 	t->gmap = NULL;
@@ -222,49 +270,35 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 		return -1;
 	}
 	pp = find(&id);
-	if (pp) {
-		m = *pp;
-		if (fresh || !same_file(m, &id))
-			m = NULL; /* a new file on a reused inode: forget the old */
-		else if (genmap_known(m) && pick_unit(t, m->unit, unit, four_k, "so written by an earlier phase", why,
-							 why_len))
-			return -2;
-		if (m && (m->unit != *unit || m->n < t->size / *unit + 1))
-			m = NULL; /* resized, or never written: start afresh */
-	}
-	if (!m && !fresh && t->kind == TARGET_FILE) {
-		char *st = state_path(t, &id);
-
-		have = st ? state_unit(st) : 0;
-		free(st);
-		if (pick_unit(t, have, unit, four_k, "its verification state says so", why, why_len))
-			return -2;
-	}
+	if (pp && !fresh && same_file(*pp, &id))
+		m = *pp; /* else a new file on a reused inode: forget the old */
+	if (genmap_known(m))
+		have = m->unit;
+	else if (!fresh)
+		have = unit_on_disk(t, &id, probe_off, &from);
+	if (pick_unit(t, have, unit, four_k, from, why, why_len))
+		return -2;
+	if (m && (m->unit != *unit || m->n < t->size / *unit + 1))
+		m = NULL; /* never written in this unit, or resized: a new map */
 	if (!m) {
 		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
 			return 0; /* too large to keep: lost writes go undetected */
 		m = map_new(t, &id, *unit, fresh, why, why_len);
 		if (!m)
 			return -1;
-		if (pp) {
-			m->next_gen = (*pp)->next_gen;
-			m->next = (*pp)->next;
-			*pp = m; /* the old one stays for targets still pointing at it */
-		} else {
-			m->next = maps;
-			maps = m;
-		}
+		map_insert(pp, m);
 	}
 	t->gmap = m;
 	return 0;
 }
 
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, char *why, size_t why_len)
+int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
+		  size_t why_len)
 {
 	int rc;
 
 	pthread_mutex_lock(&lock);
-	rc = attach_locked(t, unit, four_k, fresh, why, why_len);
+	rc = attach_locked(t, unit, four_k, fresh, probe_off, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -300,7 +334,8 @@ static int write_state(struct gen_map *m, char *why, size_t why_len)
 		errno = ENOMEM;
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	unlink(tmp); /* a leftover of a crash; never write through a link */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out;
 	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||

@@ -46,13 +46,15 @@ static inline int genmap_known(const struct gen_map *m)
 }
 
 /* Attach t to the map of its file or device, loading the state file if
- * this process has no map of it yet. unit: the phase's unit; when the map
- * is known and of another unit, *unit becomes the map's if the phase's
- * sizes are in whole map units (unit_ok says: 4096-byte units need
- * four_k), else -2 with why. fresh: the file was created by this run (any
- * map or state of its inode is stale). t->gmap is NULL when the map would
- * be too large. 0, -2 bad input, -1 a system failure (why says). */
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, char *why, size_t why_len);
+ * this process has no map of it yet. unit: the phase's unit; when data on
+ * t was written in units of another size (the map's, else the state's,
+ * else the header at probe_off, unless UINT64_MAX, says so), *unit becomes that size if the
+ * phase's sizes are whole units of it (4096-byte units need four_k), else
+ * -2 with why. fresh: the file was created by this run (any map or state
+ * of its inode is stale). t->gmap is NULL when the map would be too large.
+ * 0, -2 bad input, -1 a system failure (why says). */
+int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
+		  size_t why_len);
 
 /* Save t's map to its state file if written since (fsync of the target
  * first, then tmp + fsync + rename). 0, or -1 with why. */

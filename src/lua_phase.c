@@ -741,6 +741,11 @@ static void unit_refused(lua_State *L, const struct workload *wl, const char *wh
 static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
 {
 	char why[512];
+	uint64_t probe = UINT64_MAX; /* a phase that only writes reads no header */
+
+	for (unsigned i = 0; i < sp->wl->nspecs; i++)
+		if (sp->wl->spec[i].read_thr)
+			probe = sp->region_off;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned t = 0; t < sp->ntargets; t++) {
@@ -749,7 +754,7 @@ static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
 
 			if (!sp->targets[t]->exists)
 				continue;
-			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, sp->region_off, why, sizeof(why));
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, why, sizeof(why));
 			if (rc == -2)
 				unit_refused(L, sp->wl, why);
 			if (rc == 0 && pass && unit != sp->verify_unit)

@@ -135,7 +135,7 @@ static int verify_setup(struct worker *w, int *strict)
 	*strict = 0;
 	if (!sp->verify_crc)
 		return 0;
-	if (t->created && !t->gmap && genmap_attach(t, &unit, 1, 1, w->error, sizeof(w->error)) < 0)
+	if (t->created && !t->gmap && genmap_attach(t, &unit, 1, 1, 0, w->error, sizeof(w->error)) < 0)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;

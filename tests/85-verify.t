@@ -130,6 +130,12 @@ print(r.ios, r.errors)
 LUA
 is "$("$IOMOON" run --format none --quiet "$TMP/b.lua" | tr '\t\n' '  ')" "false true 128 0 " \
 	"in the same process too; a larger multiple of the unit verifies clean"
+rm "$TMP/b2.dat.iomoon-verify"
+err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
+require("iomoon").run { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true }
+LUA
+); is $? 2 "with no state, the first header's unit size is what refuses bs=512"
+like "$err" "phase.bs: 512, but the data to verify was written in 4096-byte units \(target .*b2.dat: the header at the region's start says so\)" "and says so"
 
 # overlapping I/Os of one worker (issue 8.8): a read racing a write of the
 # same unit is held until the write completes, so healthy storage is clean
@@ -162,6 +168,16 @@ is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_e
 is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
 like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
 	"a crc mismatch says crc32c stored and computed"
+# crc32c against known values, the CPU's instruction against the table, and
+# verify_check's kinds (tests/unit/test_verify.c)
+U="$ROOT/${UNIT_DIR:-build}/test_verify"
+if [ -x "$U" ]; then
+	out=$("$U"); rc=$?
+	printf '%s\n' "$out" | sed 's/^/#   /'
+	ok "$rc" "unit tests of crc32c and verify_check: $(printf '%s\n' "$out" | grep -c '^ok') passed"
+else
+	skip "$U not built (make $U)"
+fi
 # the burn-in suite catches a corrupted block
 "$IOMOON" suite burn-in --target "$TMP/b.dat" --size 16m --time 0.3 --quiet >/dev/null; ok $? "the burn-in suite passes on a healthy file"
 done_testing
