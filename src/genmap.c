@@ -325,6 +325,7 @@ static int write_state(struct gen_map *m, char *why, size_t why_len)
 	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = m->n, .dev = m->dev, .ino = m->ino,
 			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED) };
 	char *tmp = NULL, p[256];
+	const char *at = m->state;
 	int fd = -1, ok = 0;
 
 	memcpy(h.magic, STATE_MAGIC, 8);
@@ -335,12 +336,14 @@ static int write_state(struct gen_map *m, char *why, size_t why_len)
 		goto out;
 	}
 	unlink(tmp); /* a leftover of a crash; never write through a link */
+	at = tmp;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		goto out;
 	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    pwrite(fd, m->gens, m->n * 8, sizeof(h)) != (ssize_t)(m->n * 8) || fsync(fd))
 		goto out;
+	at = m->state;
 	if (rename(tmp, m->state))
 		goto out;
 	sync_dir(m->state);
@@ -348,7 +351,7 @@ static int write_state(struct gen_map *m, char *why, size_t why_len)
 out:
 	if (!ok) {
 		snprintf(why, why_len, "verification state %s: %s (a later process cannot verify this phase's "
-			 "writes)", shown(m->state, p, sizeof(p)), strerror(errno ? errno : EIO));
+			 "writes)", shown(at, p, sizeof(p)), strerror(errno ? errno : EIO));
 		if (fd >= 0)
 			unlink(tmp);
 	}

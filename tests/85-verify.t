@@ -168,6 +168,14 @@ is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_e
 is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
 like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
 	"a crc mismatch says crc32c stored and computed"
+# a state that cannot be saved fails the phase, naming the file
+mkdir "$TMP/f.dat.iomoon-verify.tmp"
+cat >"$TMP/f.lua" <<LUA
+local r = require("iomoon").run { target = { path = "$TMP/f.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
+print(r.failed, r.error)
+LUA
+out=$("$IOMOON" run --format none --quiet "$TMP/f.lua"); is $? 1 "a verifying write phase whose state cannot be saved: exit 1"
+like "$out" "^true	verification state .*f.dat.iomoon-verify.tmp: File exists \(a later process cannot verify" "failed, and the error names the state file"
 # crc32c against known values, the CPU's instruction against the table, and
 # verify_check's kinds (tests/unit/test_verify.c)
 U="$ROOT/${UNIT_DIR:-build}/test_verify"
