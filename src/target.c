@@ -7,29 +7,32 @@
  * filesystem's zero page, not the storage, so data is put there first.
  *
  * Safety. People run this as root against real disks. A file iomoon creates
- * carries the extended attribute user.iomoon; any other file is only read
- * unless allow_write is given (no write, extension or fill). A block device
- * is only read unless allow_write, and even then not written while it or a
- * partition on it is mounted or swapped on, or while libblkid finds a
- * filesystem, RAID member or partition table on it, unless force.
+ * (O_EXCL) carries the extended attribute user.iomoon naming its inode and
+ * birth time; a file whose mark does not match (a copy, a newer file) is
+ * anyone's, and anyone's file is only read unless allow_write. Nothing
+ * claimed by something else (claims.c: a mount, swap, a loop device over
+ * the file, a signature) is written unless force. Only regular files and
+ * block devices are opened, and every open checks that the path still
+ * names what was inspected. See doc/design.md, "Safety".
  */
 #include "target.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
+#include <libgen.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <blkid/blkid.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "claims.h"
+#include "phase.h"
 #include "rng.h"
 #include "units.h"
 
@@ -62,223 +65,531 @@ static void file_alignment(const char *path, uint32_t *sector, uint32_t *mem)
 #endif
 }
 
-/* Write data into every hole of [0, size). */
-static int fill_holes(struct target *t, enum target_fill fill, char *why, size_t why_len)
+/* s as a message may show it: control bytes (a newline, an escape) as \N,
+ * as the Lua side shows them. */
+static const char *shown(const char *s, char *buf, size_t len)
 {
-	uint64_t off = 0;
-	char *buf;
-	struct rng r;
-	int fd, direct = 1;
+	size_t o = 0;
 
-	fd = open(t->path, O_WRONLY | O_DIRECT);
-	if (fd < 0 && errno == EINVAL) {
-		direct = 0;
-		fd = open(t->path, O_WRONLY);
+	for (; *s && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 32 || c == 127)
+			o += (size_t)snprintf(buf + o, len - o, "\\%u", c);
+		else
+			buf[o++] = (char)c;
 	}
-	if (fd < 0) {
-		snprintf(why, why_len, "target %s: open for fill: %s", t->path, strerror(errno));
+	buf[o] = 0;
+	return buf;
+}
+
+/* What a path is when it is neither a regular file nor a block device. */
+static const char *kind_name(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	       S_ISDIR(m) ? "a directory" : "of another kind";
+}
+
+/* Is st the file or device recorded in t (id_dev, id_ino)? */
+static int same_object(const struct target *t, const struct stat *st)
+{
+	if (t->kind == TARGET_BLOCK)
+		return S_ISBLK(st->st_mode) && (uint64_t)st->st_rdev == t->id_dev;
+	return S_ISREG(st->st_mode) && (uint64_t)st->st_dev == t->id_dev && (uint64_t)st->st_ino == t->id_ino;
+}
+
+static void record_object(struct target *t, const struct stat *st)
+{
+	t->id_dev = S_ISBLK(st->st_mode) ? (uint64_t)st->st_rdev : (uint64_t)st->st_dev;
+	t->id_ino = S_ISBLK(st->st_mode) ? 0 : (uint64_t)st->st_ino;
+}
+
+/* Open t's path and check that it is still the file or device inspected:
+ * O_NONBLOCK at open, so that a FIFO put there since cannot block us, then
+ * cleared (io_uring would otherwise fail instead of waiting). -2 when the
+ * path names something else now, -1 with errno when it cannot be opened. */
+static int open_checked(const struct target *t, int flags, struct stat *st)
+{
+	int fd = open(t->path, flags | O_NONBLOCK | O_CLOEXEC), fl;
+
+	if (fd < 0)
 		return -1;
-	}
-	if (posix_memalign((void **)&buf, 4096, FILL_CHUNK)) {
+	if (fstat(fd, st) < 0 || !same_object(t, st)) {
 		close(fd);
-		snprintf(why, why_len, "target %s: no memory for the fill buffer", t->path);
+		return -2;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		close(fd);
 		return -1;
 	}
-	memset(buf, 0, FILL_CHUNK);
-	rng_seed(&r, (uint64_t)time(NULL) ^ (uint64_t)getpid(), 7);
-	while (off < t->size) {
-		off_t hole = lseek(fd, (off_t)off, SEEK_HOLE), data;
-		uint64_t end;
+	return fd;
+}
 
-		if (hole < 0 || (uint64_t)hole >= t->size)
-			break;
-		data = lseek(fd, hole, SEEK_DATA);
-		end = (data < 0 || (uint64_t)data > t->size) ? t->size : (uint64_t)data;
-		/* holes start and end on filesystem blocks, so on sectors */
-		for (off = (uint64_t)hole; off < end;) {
-			size_t n = end - off < FILL_CHUNK ? (size_t)(end - off) : FILL_CHUNK;
-			ssize_t w;
+/* A message for open_checked's failure. */
+static void open_failed(const struct target *t, int rc, const char *field, char *why, size_t why_len)
+{
+	char p[1024];
 
-			if (fill == FILL_RANDOM)
-				for (size_t i = 0; i < n / 8; i++)
-					((uint64_t *)buf)[i] = rng_next(&r);
-			if (direct && n % t->sector) {
-				/* a tail that is not whole sectors: buffered */
-				close(fd);
-				fd = open(t->path, O_WRONLY);
-				direct = 0;
-				if (fd < 0)
-					break;
-			}
-			w = pwrite(fd, buf, n, (off_t)off);
-			if (w <= 0) {
-				snprintf(why, why_len, "target %s: fill at offset %llu: %s", t->path,
-					 (unsigned long long)off, w < 0 ? strerror(errno) : "no progress");
-				free(buf);
-				close(fd);
-				return -1;
-			}
-			off += (uint64_t)w;
-		}
-	}
-	free(buf);
-	if (fd < 0 || fsync(fd) < 0) {
-		snprintf(why, why_len, "target %s: fill: %s", t->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	shown(t->path, p, sizeof(p));
+	if (rc == -2)
+		snprintf(why, why_len, "%s: %s is no longer the file or device that was checked (it was replaced "
+			 "or removed); nothing was written", field, p);
+	else
+		snprintf(why, why_len, "%s: %s: %s", field, p, strerror(errno));
+}
+
+/* The mark's value for the file open at fd: "iomoon-2" and the identity of
+ * the inode iomoon created (its number and birth time, or its number and
+ * device where the filesystem keeps no birth time). A copy (cp -a copies
+ * the attribute) is another inode, and a file made later under the same
+ * name is born later, so neither matches. */
+static int mark_value(int fd, char *v, size_t len)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) < 0)
 		return -1;
+	if (!(sx.stx_mask & STATX_BTIME))
+		return snprintf(v, len, "iomoon-2 ino=%llu dev=%u:%u", (unsigned long long)sx.stx_ino, sx.stx_dev_major,
+				sx.stx_dev_minor) < 0;
+	return snprintf(v, len, "iomoon-2 ino=%llu btime=%lld.%09u", (unsigned long long)sx.stx_ino,
+			(long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec) < 0;
+}
+
+/* Does the file open at fd carry a mark that matches it? (An old "created"
+ * mark, from before marks named their inode, does not: see doc/design.md.) */
+static int mark_matches(int fd)
+{
+	char have[128], want[128];
+	ssize_t n = fgetxattr(fd, TARGET_XATTR, have, sizeof(have) - 1);
+
+	if (n <= 0 || mark_value(fd, want, sizeof(want)) < 0)
+		return 0;
+	have[n] = 0;
+	return !strcmp(have, want);
+}
+
+/* Has something else claimed what fd (st) is: a mount or swap on the
+ * device, a loop device over the file, a signature on either, or a probe
+ * that cannot tell? 1 with what naming it, else 0. */
+static int claimed(const struct target *t, int fd, const struct stat *st, char *what, size_t what_len)
+{
+	if (t->kind == TARGET_BLOCK && claims_device_in_use(st->st_rdev, what, what_len))
+		return 1;
+	if (t->kind == TARGET_FILE && claims_loop_backing(st, what, what_len))
+		return 1;
+	return claims_signatures(fd, what, what_len);
+}
+
+int target_may_write(const struct target *t, char *why, size_t why_len)
+{
+	char what[1200], p[1024];
+	struct stat st;
+	int fd, c;
+
+	shown(t->path, p, sizeof(p));
+	if (t->kind == TARGET_FILE && !t->exists)
+		return 0; /* it will be created, and ours */
+	if (t->kind == TARGET_FILE && !t->ours && !t->allow_write) {
+		snprintf(why, why_len, "target %s: iomoon did not create this file; writing to it needs "
+			 "allow_write=true (--allow-write)", p);
+		return -2;
+	}
+	if (t->kind == TARGET_BLOCK && !t->allow_write) {
+		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", p);
+		return -2;
+	}
+	if (t->force)
+		return 0;
+	fd = open_checked(t, O_RDONLY, &st);
+	if (fd < 0) {
+		open_failed(t, fd, "target", why, why_len);
+		return -2;
+	}
+	c = claimed(t, fd, &st, what, sizeof(what));
+	close(fd);
+	if (c) {
+		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
+			 p, what);
+		return -2;
+	}
+	return 0;
+}
+
+/* Is there a hole in [0, size) of the file open at fd? Its offset, or -1. */
+static int64_t first_hole(int fd, uint64_t from, uint64_t size)
+{
+	off_t hole = lseek(fd, (off_t)from, SEEK_HOLE);
+
+	return hole >= 0 && (uint64_t)hole < size ? (int64_t)hole : -1;
+}
+
+/* Will materializing write to the existing file open at fd (extend it, or
+ * fill a hole)? Then it must be allowed now, before anything is written:
+ * a file iomoon did not create needs allow_write, and a claimed one force. */
+static int check_growth(struct target *t, const struct target_opts *o, int fd, const struct stat *st, char *why,
+			size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	uint64_t have = (uint64_t)st->st_size;
+	int grow = t->size > have, holes = o->fill != FILL_NONE && first_hole(fd, 0, t->size) >= 0;
+	char p[1024], what[1200];
+
+	if (!grow && !holes)
+		return 0;
+	shown(o->path, p, sizeof(p));
+	if (!t->ours && !o->allow_write) {
+		if (grow)
+			snprintf(why, why_len, "%s.size: %s is %llu bytes and iomoon did not create it; making it %llu bytes "
+				 "writes to it: give allow_write=true (--allow-write)", W, p, (unsigned long long)have,
+				 (unsigned long long)t->size);
+		else
+			snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to a file iomoon did not "
+				 "create: give allow_write=true (--allow-write), or fill=false to read it as it is", W, p);
+		return -2;
+	}
+	if (o->force || !claimed(t, fd, st, what, sizeof(what)))
+		return 0;
+	if (grow)
+		snprintf(why, why_len, "%s.size: making %s %llu bytes writes to it, but %s (force=true, --force, writes "
+			 "anyway and destroys it)", W, p, (unsigned long long)t->size, what);
+	else
+		snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to it, but %s: give fill=false to "
+			 "read it as it is, or force=true (--force) to write anyway and destroy it", W, p, what);
+	return -2;
+}
+
+/* Open what stat found (st) read-only, as t's object from now on. */
+static int open_inspected(struct target *t, const char *W, const struct stat *st, struct stat *now, char *why,
+			  size_t why_len)
+{
+	char field[64];
+	int fd;
+
+	t->kind = S_ISBLK(st->st_mode) ? TARGET_BLOCK : TARGET_FILE;
+	record_object(t, st);
+	fd = open_checked(t, O_RDONLY, now);
+	if (fd < 0) {
+		snprintf(field, sizeof(field), "%s.path", W);
+		open_failed(t, fd, field, why, why_len);
+	}
+	return fd;
+}
+
+/* A block device: its size and sector, read through a read-only descriptor. */
+static int inspect_device(struct target *t, const struct target_opts *o, const struct stat *st, char *why,
+			  size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char p[1024], sz[32];
+	uint64_t bytes = 0;
+	struct stat now;
+	int ssz = 512, fd = open_inspected(t, W, st, &now, why, why_len);
+
+	if (fd < 0)
+		return -2;
+	shown(o->path, p, sizeof(p));
+	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
+		snprintf(why, why_len, "%s.path: %s: cannot read the device's size: %s", W, p, strerror(errno));
+		close(fd);
+		return -2;
 	}
 	close(fd);
+	if (o->size > bytes) {
+		units_format_size(bytes, sz, sizeof(sz));
+		snprintf(why, why_len, "%s.size: %llu bytes is larger than the device %s (%s)", W,
+			 (unsigned long long)o->size, p, sz);
+		return -2;
+	}
+	t->size = o->size ? o->size : bytes;
+	t->sector = (uint32_t)ssz;
+	t->mem_align = (uint32_t)ssz;
+	return 0;
+}
+
+/* An existing regular file: whose it is, its size, and whether what
+ * materializing would write to it is allowed. */
+static int inspect_file(struct target *t, const struct target_opts *o, const struct stat *st, char *why,
+			size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char p[1024];
+	struct stat now;
+	int rc, fd = open_inspected(t, W, st, &now, why, why_len);
+
+	if (fd < 0)
+		return -2;
+	shown(o->path, p, sizeof(p));
+	t->ours = mark_matches(fd);
+	t->size = o->size ? o->size : (uint64_t)now.st_size;
+	if (!t->size) {
+		snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, p);
+		close(fd);
+		return -2;
+	}
+	rc = check_growth(t, o, fd, &now, why, why_len);
+	close(fd);
+	if (rc == 0)
+		file_alignment(o->path, &t->sector, &t->mem_align);
+	return rc;
+}
+
+/* A file to create: its directory must take it. */
+static int inspect_missing(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char dir[4096], p[1024], *d;
+	struct stat ls;
+
+	shown(o->path, p, sizeof(p));
+	t->kind = TARGET_FILE;
+	if (lstat(o->path, &ls) == 0) { /* O_EXCL would refuse it later */
+		snprintf(why, why_len, "%s.path: %s is a symbolic link to a missing file (iomoon creates no file "
+			 "through a link; give the link's target)", W, p);
+		return -2;
+	}
+	if (!o->create) {
+		snprintf(why, why_len, "%s.path: %s does not exist (set create=true and a size to make it)", W, p);
+		return -2;
+	}
+	if (!o->size) {
+		snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, p);
+		return -2;
+	}
+	t->size = o->size;
+	snprintf(dir, sizeof(dir), "%s", o->path);
+	d = dirname(dir);
+	if (access(d, W_OK) < 0) {
+		snprintf(why, why_len, "%s.path: cannot create %s in its directory: %s", W, p, strerror(errno));
+		return -2;
+	}
+	file_alignment(d, &t->sector, &t->mem_align);
 	return 0;
 }
 
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
-	struct stat st;
-	char sz[32];
 	const char *W = o->what ? o->what : "target";
+	char p[1024];
+	struct stat st;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!o->path || !*o->path) {
 		snprintf(why, why_len, "%s.path: missing (a file or block device path)", W);
 		return -2;
 	}
+	shown(o->path, p, sizeof(p));
 	t->exists = stat(o->path, &st) == 0;
 	if (!t->exists && errno != ENOENT) {
-		snprintf(why, why_len, "%s.path: %s: %s", W, o->path, strerror(errno));
+		snprintf(why, why_len, "%s.path: %s: %s", W, p, strerror(errno));
 		return -2;
 	}
+	/* nothing else is opened: a FIFO's open would block, a tape's rewind */
 	if (t->exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		snprintf(why, why_len, "%s.path: %s is not a regular file or a block device", W, o->path);
+		snprintf(why, why_len, "%s.path: %s is %s, not a regular file or block device", W, p, kind_name(st.st_mode));
 		return -2;
 	}
 	t->allow_write = o->allow_write;
 	t->force = o->force;
-
-	if (t->exists && S_ISBLK(st.st_mode)) {
-		uint64_t bytes = 0;
-		int ssz = 512, fd = open(o->path, O_RDONLY);
-
-		if (fd < 0) {
-			snprintf(why, why_len, "%s.path: %s: %s", W, o->path, strerror(errno));
-			return -2;
-		}
-		if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
-			snprintf(why, why_len, "%s.path: %s: cannot read the device's size: %s", W, o->path, strerror(errno));
-			close(fd);
-			return -2;
-		}
-		close(fd);
-		if (o->size > bytes) {
-			units_format_size(bytes, sz, sizeof(sz));
-			snprintf(why, why_len, "%s.size: %llu bytes is larger than the device %s (%s)", W,
-				 (unsigned long long)o->size, o->path, sz);
-			return -2;
-		}
-		t->kind = TARGET_BLOCK;
-		t->size = o->size ? o->size : bytes;
-		t->sector = (uint32_t)ssz;
-		t->mem_align = (uint32_t)ssz;
-	} else {
-		uint64_t have = t->exists ? (uint64_t)st.st_size : 0;
-
-		t->kind = TARGET_FILE;
-		if (!t->exists && !o->create) {
-			snprintf(why, why_len, "%s.path: %s does not exist (set create=true and a size to make it)", W, o->path);
-			return -2;
-		}
-		if (!t->exists && !o->size) {
-			snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, o->path);
-			return -2;
-		}
-		t->ours = t->exists && getxattr(o->path, TARGET_XATTR, NULL, 0) >= 0;
-		if (t->exists && !t->ours && !o->allow_write && o->size > have) {
-			snprintf(why, why_len, "%s.size: %s is %llu bytes and iomoon did not create it; making it %llu bytes "
-				 "writes to it: give allow_write=true (--allow-write)", W, o->path, (unsigned long long)have,
-				 (unsigned long long)o->size);
-			return -2;
-		}
-		t->size = o->size ? o->size : have;
-		if (t->exists && !t->ours && !o->allow_write && o->fill != FILL_NONE) {
-			int fd = open(o->path, O_RDONLY);
-			off_t hole = fd >= 0 ? lseek(fd, 0, SEEK_HOLE) : -1;
-
-			if (fd >= 0)
-				close(fd);
-			if (hole >= 0 && (uint64_t)hole < t->size) {
-				snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to a file iomoon did not "
-					 "create: give allow_write=true (--allow-write), or fill=false to read it as it is", W, o->path);
-				return -2;
-			}
-		}
-		if (!t->size) {
-			snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, o->path);
-			return -2;
-		}
-		if (t->exists) {
-			file_alignment(o->path, &t->sector, &t->mem_align);
-		} else {
-			char dir[4096], *slash;
-
-			snprintf(dir, sizeof(dir), "%s", o->path);
-			slash = strrchr(dir, '/');
-			if (slash == dir)
-				dir[1] = 0;
-			else if (slash)
-				*slash = 0;
-			else
-				snprintf(dir, sizeof(dir), ".");
-			if (access(dir, W_OK) < 0) {
-				snprintf(why, why_len, "%s.path: cannot create %s: %s: %s", W, o->path, dir, strerror(errno));
-				return -2;
-			}
-			file_alignment(dir, &t->sector, &t->mem_align);
-		}
-	}
-	t->path = strdup(o->path);
+	t->path = strdup(o->path); /* open_checked opens t->path */
 	if (!t->path) {
 		snprintf(why, why_len, "out of memory");
 		return -1;
 	}
+	if (!t->exists)
+		rc = inspect_missing(t, o, why, why_len);
+	else if (S_ISBLK(st.st_mode))
+		rc = inspect_device(t, o, &st, why, why_len);
+	else
+		rc = inspect_file(t, o, &st, why, why_len);
+	if (rc < 0)
+		target_free(t);
+	return rc;
+}
+
+/* Write fill data into [off, end) through fd, stopping between chunks
+ * when the process is interrupted. *at gets where it stopped. */
+static int fill_range(int fd, char *buf, struct rng *r, enum target_fill fill, uint64_t off, uint64_t end,
+		      uint64_t *at)
+{
+	while (off < end) {
+		size_t n = end - off < FILL_CHUNK ? (size_t)(end - off) : FILL_CHUNK;
+		ssize_t w;
+
+		*at = off;
+		if (phase_interrupt) {
+			errno = EINTR;
+			return -1;
+		}
+		if (fill == FILL_RANDOM)
+			for (size_t i = 0; i < n / 8; i++)
+				((uint64_t *)buf)[i] = rng_next(r);
+		w = pwrite(fd, buf, n, (off_t)off);
+		if (w <= 0) {
+			errno = w < 0 ? errno : EIO;
+			return -1;
+		}
+		off += (uint64_t)w;
+	}
+	*at = off;
 	return 0;
+}
+
+/* Write data into every hole of [0, size). Holes are looked for through
+ * rfd (read-only is enough); the file is opened for writing only when
+ * there is one, and then checked to be the same file. Holes start and end
+ * on filesystem blocks, so on sectors; a tail that is not whole sectors (at
+ * the end of the file) is written buffered. */
+static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *why, size_t why_len)
+{
+	int64_t hole = first_hole(rfd, 0, t->size);
+	uint64_t at = 0;
+	struct stat st;
+	struct rng r;
+	char *buf, p[1024];
+	int fd, rc = 0;
+
+	if (hole < 0)
+		return 0;
+	shown(t->path, p, sizeof(p));
+	if (!t->ours && !t->allow_write) { /* inspection refused this already */
+		snprintf(why, why_len, "target %s: refusing to fill a file iomoon did not create", p);
+		return -1;
+	}
+	fd = open_checked(t, O_WRONLY | O_DIRECT, &st);
+	if (fd == -1 && errno == EINVAL)
+		fd = open_checked(t, O_WRONLY, &st);
+	if (fd < 0) {
+		open_failed(t, fd, "target fill", why, why_len);
+		return -1;
+	}
+	if (posix_memalign((void **)&buf, 4096, FILL_CHUNK)) {
+		close(fd);
+		snprintf(why, why_len, "target %s: no memory for the fill buffer", p);
+		return -1;
+	}
+	memset(buf, 0, FILL_CHUNK);
+	rng_seed(&r, (uint64_t)time(NULL) ^ (uint64_t)getpid(), 7);
+	while (rc == 0 && hole >= 0) {
+		off_t data = lseek(rfd, (off_t)hole, SEEK_DATA);
+		uint64_t end = (data < 0 || (uint64_t)data > t->size) ? t->size : (uint64_t)data;
+		uint64_t whole = (end - (uint64_t)hole) / t->sector * t->sector;
+
+		rc = fill_range(fd, buf, &r, fill, (uint64_t)hole, (uint64_t)hole + whole, &at);
+		if (rc == 0 && whole < end - (uint64_t)hole) { /* O_DIRECT cannot write it */
+			int fl = fcntl(fd, F_GETFL);
+
+			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0 ||
+			    fill_range(fd, buf, &r, fill, (uint64_t)hole + whole, end, &at) < 0)
+				rc = -1;
+		}
+		hole = rc == 0 ? first_hole(rfd, end, t->size) : -1;
+	}
+	free(buf);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -1;
+	if (rc < 0 && errno == EINTR)
+		snprintf(why, why_len, "interrupted during the fill of %s at %llu of %llu bytes", p,
+			 (unsigned long long)at, (unsigned long long)t->size);
+	else if (rc < 0)
+		snprintf(why, why_len, "target %s: fill at offset %llu: %s", p, (unsigned long long)at, strerror(errno));
+	close(fd);
+	return rc;
+}
+
+/* Create the missing file with O_EXCL (a file that appeared since the
+ * inspection is not ours, and is refused), and mark it through the new
+ * descriptor. A read-write descriptor, or -2 with why. */
+static int create_file(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char v[128], p[1024];
+	struct stat st;
+	int fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	shown(t->path, p, sizeof(p));
+	if (fd < 0 && errno == EEXIST) {
+		snprintf(why, why_len, "%s.path: %s appeared after it was checked (something else made it, so it is "
+			 "not iomoon's); nothing was written", W, p);
+		return -2;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(why, why_len, "%s.path: cannot create %s: %s", W, p, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -2;
+	}
+	record_object(t, &st);
+	t->created = 1;
+	t->ours = 1;
+	/* where the filesystem keeps no user xattrs, it is anyone's file next time */
+	if (mark_value(fd, v, sizeof(v)) == 0)
+		(void)fsetxattr(fd, TARGET_XATTR, v, strlen(v), 0);
+	file_alignment(t->path, &t->sector, &t->mem_align);
+	return fd;
+}
+
+/* Extend the file open at fd to t->size (through a descriptor of its own
+ * when fd is read-only). */
+static int extend_file(struct target *t, const struct target_opts *o, int fd, char *why, size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char p[1024];
+	struct stat st;
+	int wfd, rc;
+
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= t->size)
+		return 0;
+	wfd = t->created ? fd : open_checked(t, O_WRONLY, &st);
+	if (wfd == -2)
+		errno = ESTALE;
+	rc = wfd < 0 || ftruncate(wfd, (off_t)t->size) < 0 ? -1 : 0;
+	if (rc < 0)
+		snprintf(why, why_len, "%s.size: cannot make %s %llu bytes: %s", W, shown(t->path, p, sizeof(p)),
+			 (unsigned long long)t->size, strerror(errno));
+	if (wfd >= 0 && wfd != fd)
+		close(wfd);
+	return rc;
 }
 
 int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
-	uint64_t have = 0;
+	char field[64];
 	struct stat st;
-	const char *W = o->what ? o->what : "target";
+	int fd, rc;
 
 	if (t->kind != TARGET_FILE)
 		return 0;
-	if (stat(t->path, &st) == 0) {
-		have = (uint64_t)st.st_size;
+	snprintf(field, sizeof(field), "%s.path", o->what ? o->what : "target");
+	if (!t->exists) {
+		fd = create_file(t, o, why, why_len);
+		if (fd < 0)
+			return -2;
 	} else {
-		int fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-
+		fd = open_checked(t, O_RDONLY, &st);
 		if (fd < 0) {
-			snprintf(why, why_len, "%s.path: cannot create %s: %s", W, t->path, strerror(errno));
+			open_failed(t, fd, field, why, why_len);
 			return -2;
 		}
-		close(fd);
-		t->created = 1;
-		t->ours = 1;
-		/* mark it ours; where the filesystem has no user xattrs, it
-		 * will be treated as anyone's file next time */
-		setxattr(t->path, TARGET_XATTR, "created", 7, 0);
-		file_alignment(t->path, &t->sector, &t->mem_align);
 	}
-	if (have < t->size && truncate(t->path, (off_t)t->size) < 0) {
-		snprintf(why, why_len, "%s.size: cannot make %s %llu bytes: %s", W, t->path,
-			 (unsigned long long)t->size, strerror(errno));
-		if (t->created)
-			unlink(t->path);
-		return -1;
-	}
-	if (o->fill != FILL_NONE && fill_holes(t, o->fill, why, why_len) < 0)
-		return -1;
-	t->exists = 1;
-	return 0;
+	rc = extend_file(t, o, fd, why, why_len);
+	if (rc == 0 && o->fill != FILL_NONE)
+		rc = fill_holes(t, o->fill, fd, why, why_len);
+	close(fd);
+	if (rc == 0)
+		t->exists = 1;
+	return rc;
+}
+
+/* Remove the file this run created, if it is still the one it created. */
+static void unlink_created(const struct target *t)
+{
+	struct stat st;
+
+	if (t->created && stat(t->path, &st) == 0 && same_object(t, &st))
+		unlink(t->path);
 }
 
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len)
@@ -287,25 +598,32 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 
 	if (rc == 0)
 		rc = target_materialize(t, o, why, why_len);
-	if (rc < 0)
+	if (rc < 0) {
+		if (t->path)
+			unlink_created(t);
 		target_free(t);
+	}
 	return rc;
 }
 
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len)
 {
-	int fd, flags = write ? O_RDWR : O_RDONLY;
+	char p[1024];
+	struct stat st;
+	int fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
 
-	if (direct)
-		flags |= O_DIRECT;
-	fd = open(t->path, flags);
-	if (fd < 0 && direct && errno == EINVAL) {
+	shown(t->path, p, sizeof(p));
+	if (fd == -1 && direct && errno == EINVAL) {
 		snprintf(why, why_len, "direct: %s is on a filesystem without O_DIRECT (tmpfs before Linux 6.6?); set direct=false",
-			 t->path);
+			 p);
+		return -2;
+	}
+	if (fd == -2) {
+		open_failed(t, fd, "target", why, why_len);
 		return -2;
 	}
 	if (fd < 0) {
-		snprintf(why, why_len, "target %s: open: %s", t->path, strerror(errno));
+		snprintf(why, why_len, "target %s: open: %s", p, strerror(errno));
 		return -1;
 	}
 	return fd;
@@ -314,9 +632,8 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 int target_polls(const struct target *t, char *dev, size_t dev_len)
 {
 	struct stat st;
-	char path[128], link[256];
+	char path[128], parent[64];
 	unsigned maj, min;
-	ssize_t n;
 	FILE *f;
 	int v = -1;
 
@@ -324,20 +641,14 @@ int target_polls(const struct target *t, char *dev, size_t dev_len)
 		return -1;
 	maj = t->kind == TARGET_BLOCK ? major(st.st_rdev) : major(st.st_dev);
 	min = t->kind == TARGET_BLOCK ? minor(st.st_rdev) : minor(st.st_dev);
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n > 0) {
-		link[n] = 0;
-		snprintf(dev, dev_len, "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
-	} else {
+	if (claims_sysfs_names(maj, min, dev, dev_len, parent, sizeof(parent)) < 0)
 		snprintf(dev, dev_len, "%u:%u", maj, min);
-	}
 	/* a whole disk has queue/ beside it; a partition's is its parent's */
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/io_poll", maj, min);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f) {
 		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/io_poll", maj, min);
-		f = fopen(path, "r");
+		f = fopen(path, "re");
 	}
 	if (f) {
 		if (fscanf(f, "%d", &v) != 1)
@@ -345,126 +656,4 @@ int target_polls(const struct target *t, char *dev, size_t dev_len)
 		fclose(f);
 	}
 	return v;
-}
-
-/* The name under /sys/dev/block of device maj:min ("loop0", "loop0p1"),
- * and its parent's for a partition ("loop0"), or "" when it has none. */
-static int sysfs_names(unsigned maj, unsigned min, char *name, size_t nlen, char *parent, size_t plen)
-{
-	char path[64], link[512], *slash;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return -1;
-	link[n] = 0;
-	slash = strrchr(link, '/');
-	snprintf(name, nlen, "%s", slash ? slash + 1 : link);
-	parent[0] = 0;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition", maj, min);
-	if (slash && access(path, F_OK) == 0) {
-		*slash = 0;
-		slash = strrchr(link, '/');
-		snprintf(parent, plen, "%s", slash ? slash + 1 : link);
-	}
-	return 0;
-}
-
-/* Is the device (or a partition on it) mounted or swapped on? Names where. */
-static int device_in_use(const struct target *t, char *what, size_t what_len)
-{
-	struct stat st;
-	char me[64], mine_parent[64], name[64], parent[64], line[4096];
-	FILE *f;
-	int used = 0;
-
-	if (stat(t->path, &st) < 0 || sysfs_names(major(st.st_rdev), minor(st.st_rdev), me, sizeof(me), mine_parent,
-						     sizeof(mine_parent)) < 0)
-		return 0;
-	f = fopen("/proc/self/mountinfo", "r");
-	while (f && !used && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		char mnt[1024];
-
-		/* id parent maj:min root mountpoint ... */
-		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, mnt) != 3 || maj == 0)
-			continue;
-		if (sysfs_names(maj, min, name, sizeof(name), parent, sizeof(parent)) < 0)
-			continue;
-		if (!strcmp(name, me) || !strcmp(parent, me)) {
-			snprintf(what, what_len, "%s is mounted on %s", name, mnt);
-			used = 1;
-		}
-	}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/swaps", "r");
-	while (f && !used && fgets(line, sizeof(line), f)) {
-		char dev[1024];
-		struct stat ss;
-
-		if (sscanf(line, "%1023s", dev) == 1 && stat(dev, &ss) == 0 && S_ISBLK(ss.st_mode) &&
-		    sysfs_names(major(ss.st_rdev), minor(ss.st_rdev), name, sizeof(name), parent, sizeof(parent)) == 0 &&
-		    (!strcmp(name, me) || !strcmp(parent, me))) {
-			snprintf(what, what_len, "%s is in use as swap", name);
-			used = 1;
-		}
-	}
-	if (f)
-		fclose(f);
-	return used;
-}
-
-/* A filesystem, RAID or partition-table signature on the device, by libblkid. */
-static int device_signature(const struct target *t, char *what, size_t what_len)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(t->path);
-	const char *type = NULL, *pttype = NULL;
-	int found = 0;
-
-	if (!pr)
-		return 0;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
-	blkid_probe_enable_partitions(pr, 1);
-	if (blkid_do_safeprobe(pr) == 0) {
-		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
-		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
-		if (type) {
-			snprintf(what, what_len, "it holds a %s signature", type);
-			found = 1;
-		} else if (pttype) {
-			snprintf(what, what_len, "it holds a %s partition table", pttype);
-			found = 1;
-		}
-	}
-	blkid_free_probe(pr);
-	return found;
-}
-
-int target_may_write(const struct target *t, char *why, size_t why_len)
-{
-	char what[1200];
-
-	if (t->kind == TARGET_FILE) {
-		if (t->exists && !t->ours && !t->allow_write) { /* a missing file will be ours */
-			snprintf(why, why_len, "target %s: iomoon did not create this file; writing to it needs "
-				 "allow_write=true (--allow-write)", t->path);
-			return -2;
-		}
-		return 0;
-	}
-	if (!t->allow_write) {
-		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", t->path);
-		return -2;
-	}
-	if (t->force)
-		return 0;
-	if (device_in_use(t, what, sizeof(what)) || device_signature(t, what, sizeof(what))) {
-		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
-			 t->path, what);
-		return -2;
-	}
-	return 0;
 }

@@ -8,7 +8,9 @@
 #ifndef IOMOON_TARGET_H
 #define IOMOON_TARGET_H
 
-/* The extended attribute that marks a file iomoon created. */
+/* The extended attribute that marks a file iomoon created: its value names
+ * the inode ("iomoon-2 ino=N btime=S.NS", or "dev=MAJ:MIN" for the birth
+ * time where there is none); a file whose mark does not match is anyone's. */
 #define TARGET_XATTR "user.iomoon"
 
 #include <stddef.h>
@@ -27,7 +29,8 @@ struct target_opts {
 	enum target_fill fill;
 	int allow_write;      /* block devices, and files iomoon did not create,
 			       * are read-only without it */
-	int force;            /* write even over a mounted or formatted device */
+	int force;            /* write even over a claimed target: mounted,
+			       * swap, a loop device's backing file, a signature */
 };
 
 struct target {
@@ -38,9 +41,12 @@ struct target {
 	uint32_t mem_align;   /* buffer alignment for direct I/O */
 	int allow_write;
 	int force;
-	int ours;             /* a file iomoon created (now or before) */
+	int ours;             /* a file iomoon created (now or before): its mark matches */
 	int exists;           /* the path existed when inspected */
 	int created;          /* this run created the file */
+	/* what was inspected or created, checked again at every open: st_dev and
+	 * st_ino of a file, st_rdev (and 0) of a block device */
+	uint64_t id_dev, id_ino;
 	/* crc32c verification: the generation map of this file or device
 	 * (genmap.h), shared by every target object of it in this process */
 	struct gen_map *gmap;
@@ -49,16 +55,22 @@ struct target {
 /* Errors: -2 bad input (why names field, value, what would be right),
  * -1 a system failure (why says which call and errno). */
 
-/* Everything that can be known without touching the disk: kind, size,
- * sector. A missing file gets the size asked and its directory's sector. */
+/* Everything that can be known without writing: kind, size, sector, whose
+ * a file is, and whether what target_materialize would write (extension,
+ * fill) is allowed. A missing file gets the size asked and its directory's
+ * sector. Opens only regular files and block devices, read-only. */
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len);
-/* Create a missing file, extend a short one, fill its holes. */
+/* Create a missing file (O_EXCL: one that appeared since inspection is
+ * refused, -2), extend a short one, fill its holes (opened for writing only
+ * if it has one; stops with -1 when phase_interrupt is set). Every open
+ * checks the path still names what was inspected (-2 if not). */
 int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len);
-/* Both, in order. */
+/* Both, in order; on failure, a file this call created is removed. */
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
-/* May phases write to t? 0, or -2 with why: a block device needs
- * allow_write, and then no mount, swap or signature on it unless force; a
- * file iomoon did not create needs allow_write. No side effects. */
+/* May phases write to t? 0, or -2 with why: a block device, or a file
+ * iomoon did not create, needs allow_write; then nothing may claim it
+ * (mount, swap, loop device, any signature or a probe that cannot tell)
+ * unless force. Reads t, writes nothing. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
 /* Open a descriptor on t (O_DIRECT if direct, read-write if write); whether
  * t may be written is target_may_write's to say, before this. */

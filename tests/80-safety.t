@@ -26,7 +26,9 @@ like "$err" "has holes, and filling them writes to a file iomoon did not create"
 is "$(du -k "$TMP/sparse.dat" | cut -f1)" 0 "the sparse file is still empty"
 "$IOMOON" quick --target "$F" --read 0 --time 0.2 --allow-write --quiet >/dev/null; ok $? "--allow-write allows it"
 "$IOMOON" quick --target "$TMP/ours.dat" --size 4m --time 0.1 --quiet >/dev/null
-python3 -c "import os,sys; assert os.getxattr(sys.argv[1], 'user.iomoon') == b'created'" "$TMP/ours.dat"; ok $? "a file iomoon creates carries user.iomoon"
+python3 -c "
+import os,re,sys; v = os.getxattr(sys.argv[1], 'user.iomoon').decode(); st = os.stat(sys.argv[1])
+assert re.fullmatch(r'iomoon-2 ino=%d (btime=\d+\.\d{9}|dev=\d+:\d+)' % st.st_ino, v), v" "$TMP/ours.dat"; ok $? "a file iomoon creates carries user.iomoon, naming its inode"
 "$IOMOON" quick --target "$TMP/ours.dat" --read 0 --time 0.1 --quiet >/dev/null; ok $? "and is written again later without a flag"
 
 # block devices

@@ -152,7 +152,7 @@ refuses("phase.workers: 1 is fewer than the 2 targets", { target = { t, t2 }, bs
 refuses("phase.target: missing", { bs = "4k" }, "no target")
 refuses("phase.target.size: needed to create", { target = { path = dir .. "/never.dat" }, bs = "4k" }, "spec without size")
 refuses("phase.target: unknown field 'sz'", { target = { path = dir .. "/never.dat", sz = 1 }, bs = "4k" }, "spec typo")
-refuses("phase.target.path: /dev/null is not a regular file or a block device", { target = "/dev/null", bs = "4k" }, "a character device")
+refuses("phase.target.path: /dev/null is a character device, not a regular file or block device", { target = "/dev/null", bs = "4k" }, "a character device")
 refuses("phase.target.path: .* does not exist", { target = dir .. "/nope.dat", bs = "4k" }, "a missing path")
 refuses("phase.verify: 'crc' is not a verification", { target = spec, bs = "4k", verify = "crc" }, "verify kind")
 tap.refuses("iomoon.run: expects a phase table, got a number", function() return iomoon.run(5) end, "a number for a phase")

@@ -1,0 +1,178 @@
+#!/bin/bash
+# Whose is a target, and may iomoon write to it (issue 8: 1, 3, 5, 11, 13)?
+# A device with an ambivalent signature probe; a file iomoon created and
+# then formatted, attached to a loop device, mounted or copied; reading on a
+# read-only mount and an immutable file; a FIFO; SIGINT during a long fill.
+# Everything is made under $TMP; loop devices are detached and mounts undone
+# at the end.
+. "$(dirname "$0")/lib.sh"
+MNTS=""
+cleanup_all() {
+	for m in $MNTS; do umount "$m" 2>/dev/null; done
+	chattr -i "$TMP/imm.dat" 2>/dev/null
+	cleanup
+}
+trap cleanup_all EXIT
+have_loop() { losetup -f >/dev/null 2>&1; }
+xattr() { python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.iomoon').decode())" "$1" 2>/dev/null; }
+
+# 1. ext4 plus a stale bfs superblock in sector 0: libblkid's safe probe is
+# ambivalent. Written with --allow-write only, before.
+if have_loop && L=$(losetup -f --show "$(truncate -s 32m "$TMP/amb.img"; echo "$TMP/amb.img")" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	mkfs.ext4 -q -F "$L" >/dev/null 2>&1
+	python3 -c "
+import struct, sys
+with open(sys.argv[1], 'r+b') as f: f.write(struct.pack('<I', 0x1BADFACE))" "$L"
+	if blkid -p "$L" 2>&1 | grep -q ambivalent; then
+		sum=$(md5sum <"$L")
+		err=$("$IOMOON" quick --target "$L" --read 0 --time 0.1 --allow-write 2>&1); is $? 2 "an ambivalent device with --allow-write: exit 2"
+		like "$err" "target $L: refusing to write: it holds 2 signatures: .*ext4 at offset 0x438" "names the ext4 signature and where"
+		like "$err" "bfs at offset 0x0.*\(force=true, --force, writes anyway" "names the bfs signature too, and --force"
+		is "$(md5sum <"$L")" "$sum" "the device is unchanged"
+		"$IOMOON" quick --target "$L" --read 0 --time 0.1 --allow-write --force --quiet >/dev/null; ok $? "--force still writes it"
+	else
+		for i in 1 2 3 4 5; do skip "blkid -p does not find ext4 + bfs ambivalent here"; done
+	fi
+else
+	for i in 1 2 3 4 5; do skip "no loop device here"; done
+fi
+
+# 3. A file iomoon created is ours only while it is the inode iomoon made
+# and nothing else has claimed it.
+O="$TMP/ours.dat"
+"$IOMOON" quick --target "$O" --size 16m --time 0.1 --quiet >/dev/null; ok $? "iomoon creates ours.dat"
+like "$(xattr "$O")" "^iomoon-2 ino=$(stat -c %i "$O") " "its mark names its inode"
+mkfs.ext4 -q -F "$O" >/dev/null 2>&1
+sum=$(md5sum <"$O")
+err=$("$IOMOON" quick --target "$O" --read 0 --time 0.1 2>&1); is $? 2 "after mkfs.ext4 on it, a plain write test: exit 2"
+like "$err" "it holds a ext4 signature" "says what it holds"
+err=$("$IOMOON" quick --target "$O" --read 0 --time 0.1 --allow-write 2>&1); is $? 2 "--allow-write is not enough"
+like "$err" "force=true \(--force\)" "names --force"
+is "$(md5sum <"$O")" "$sum" "the image is unchanged"
+if have_loop && L=$(losetup -f --show "$O" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	mkdir -p "$TMP/mnt"
+	if mount "$L" "$TMP/mnt" 2>/dev/null; then
+		MNTS="$TMP/mnt"
+		echo hello >"$TMP/mnt/hello"; sync
+		sum=$(md5sum <"$O")
+		err=$("$IOMOON" quick --target "$O" --read 0 --time 0.1 2>&1); is $? 2 "the image mounted through a loop device: exit 2"
+		like "$err" "it is the backing file of $L" "names the loop device"
+		is "$(md5sum <"$O")" "$sum" "the mounted image is unchanged"
+		umount "$TMP/mnt"; MNTS=""
+	else
+		for i in 1 2 3; do skip "cannot mount here"; done
+	fi
+	losetup -d "$L"; LOOPS="${LOOPS% $L}"
+else
+	for i in 1 2 3; do skip "no loop device here"; done
+fi
+
+# attached to a loop device, no signature: refused while attached
+B="$TMP/backing.dat"
+"$IOMOON" quick --target "$B" --size 8m --time 0.1 --quiet >/dev/null
+if have_loop && L=$(losetup -f --show "$B" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	sum=$(md5sum <"$B")
+	err=$("$IOMOON" quick --target "$B" --read 0 --time 0.1 2>&1); is $? 2 "a loop device's backing file: exit 2"
+	like "$err" "target $B: refusing to write: it is the backing file of $L \(force=true, --force" "names the loop device and --force"
+	err=$("$IOMOON" quick --target "$B" --read 0 --time 0.1 --allow-write 2>&1); is $? 2 "even with --allow-write"
+	"$IOMOON" quick --target "$B" --time 0.1 --quiet >/dev/null; ok $? "reading it is fine"
+	is "$(md5sum <"$B")" "$sum" "the backing file is unchanged"
+	losetup -d "$L"; LOOPS="${LOOPS% $L}"
+	"$IOMOON" quick --target "$B" --read 0 --time 0.1 --quiet >/dev/null; ok $? "once detached, it is written again without a flag"
+	# attached in another mount namespace, under a name that does not resolve
+	# here: found by device and inode (LOOP_GET_STATUS64), not by name
+	mkdir -p "$TMP/view"
+	if L=$(unshare -m sh -c 'mount --bind "$1" "$2" && losetup -f --show "$2/backing.dat"' sh "$TMP" "$TMP/view" 2>/dev/null); then
+		LOOPS="$LOOPS $L"
+		err=$("$IOMOON" quick --target "$B" --read 0 --time 0.1 2>&1); is $? 2 "backing file named from another mount namespace: exit 2 ($(cat /sys/block/${L#/dev/}/loop/backing_file))"
+		losetup -d "$L"; LOOPS="${LOOPS% $L}"
+	else
+		skip "no unshare -m here"
+	fi
+else
+	for i in 1 2 3 4 5 6 7; do skip "no loop device here"; done
+fi
+
+# a copy carries the attribute (cp -a), not the identity
+"$IOMOON" quick --target "$B" --read 0 --time 0.1 --quiet >/dev/null
+cp -a "$B" "$TMP/copy.dat"
+is "$(xattr "$TMP/copy.dat")" "$(xattr "$B")" "cp -a copies the mark"
+sum=$(md5sum <"$TMP/copy.dat")
+err=$("$IOMOON" quick --target "$TMP/copy.dat" --read 0 --time 0.1 2>&1); is $? 2 "writing the copy: exit 2"
+like "$err" "iomoon did not create this file; writing to it needs allow_write=true \(--allow-write\)" "it is not iomoon's"
+is "$(md5sum <"$TMP/copy.dat")" "$sum" "the copy is unchanged"
+"$IOMOON" quick --target "$TMP/copy.dat" --read 0 --time 0.1 --allow-write --quiet >/dev/null; ok $? "--allow-write allows a foreign file, as before"
+# a mark from before marks named their inode
+python3 -c "import os,sys; open(sys.argv[1],'wb').write(os.urandom(4<<20)); os.setxattr(sys.argv[1], 'user.iomoon', b'created')" "$TMP/old.dat"
+err=$("$IOMOON" quick --target "$TMP/old.dat" --read 0 --time 0.1 2>&1); is $? 2 "an old \"created\" mark is not trusted"
+# a foreign file holding a signature: --allow-write is not enough
+truncate -s 16m "$TMP/fs.img"; mkfs.ext4 -q -F "$TMP/fs.img" >/dev/null 2>&1
+sum=$(md5sum <"$TMP/fs.img")
+err=$("$IOMOON" quick --target "$TMP/fs.img" --read 0 --time 0.1 --allow-write 2>&1); is $? 2 "a foreign ext4 image with --allow-write: exit 2"
+like "$err" "ext4" "names the signature"
+is "$(md5sum <"$TMP/fs.img")" "$sum" "the image is unchanged"
+"$IOMOON" quick --target "$TMP/fs.img" --read 0 --time 0.1 --allow-write --force --quiet >/dev/null; ok $? "--allow-write --force writes it"
+
+# 5. Reading needs no write access.
+R="$TMP/src/r.dat"
+mkdir -p "$TMP/src" "$TMP/ro"
+"$IOMOON" quick --target "$R" --size 8m --time 0.1 --quiet >/dev/null
+if mount --bind "$TMP/src" "$TMP/ro" 2>/dev/null && mount -o remount,bind,ro "$TMP/ro" 2>/dev/null; then
+	MNTS="$TMP/ro"
+	out=$("$IOMOON" quick --target "$TMP/ro/r.dat" --time 0.2 --quiet --format json 2>&1); is $? 0 "a 100% read test of a filled file on a read-only mount: exit 0"
+	python3 -c "import json,sys; p=json.loads(sys.argv[1])['phases'][0]; assert p['ios'] > 0 and p['errors'] == 0" "$out"; ok $? "and it read"
+	err=$("$IOMOON" quick --target "$TMP/ro/r.dat" --read 0 --time 0.1 2>&1); is $? 1 "writing on it fails as a run error"
+	umount "$TMP/ro"; MNTS=""
+else
+	for i in 1 2 3; do skip "cannot make a read-only bind mount here"; done
+fi
+cp --sparse=never "$R" "$TMP/imm.dat"
+if chattr +i "$TMP/imm.dat" 2>/dev/null; then
+	"$IOMOON" quick --target "$TMP/imm.dat" --time 0.2 --quiet >/dev/null; is $? 0 "a 100% read test of an immutable file: exit 0"
+	chattr -i "$TMP/imm.dat"
+else
+	skip "chattr +i is not supported on $TMP's filesystem"
+fi
+
+# 13. Neither regular file nor block device: refused before any open.
+mkfifo "$TMP/fifo"
+err=$(timeout 10 "$IOMOON" quick --target "$TMP/fifo" --time 0.1 2>&1); is $? 2 "quick on a FIFO: exit 2, no hang"
+like "$err" "$TMP/fifo is a FIFO, not a regular file or block device" "says it is a FIFO"
+err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+require("iomoon").run{target = {path = "$TMP/fifo"}, duration = "0.1s"}
+LUA
+); is $? 2 "a phase on a FIFO (the library): exit 2, no hang"
+like "$err" "phase.target.path: .*is a FIFO, not a regular file or block device" "names the field"
+err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+require("iomoon").run{target = "/dev/null", duration = "0.1s"}
+LUA
+); like "$err" "/dev/null is a character device, not a regular file or block device" "a character device is named"
+err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+require("iomoon").run{target = "$TMP", duration = "0.1s"}
+LUA
+); like "$err" "is a directory, not a regular file or block device" "a directory is named"
+python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$TMP/sock"
+err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+require("iomoon").run{target = "$TMP/sock", duration = "0.1s"}
+LUA
+); like "$err" "is a socket, not a regular file or block device" "a socket is named"
+
+# 11. SIGINT stops a long fill within a second (a 4 GiB fill takes ~14 s
+# here); the file this run created is removed.
+if [ "$(df -k --output=avail "$TMP" | tail -1)" -gt $((6 << 20)) ]; then
+	"$IOMOON" run --quiet --format none /dev/stdin 2>"$TMP/int.err" <<LUA &
+require("iomoon").run{target = {path = "$TMP/big.dat", size = "4g"}, bs = "4k", duration = "1s"}
+LUA
+	pid=$!; sleep 0.3; start=$(date +%s%N); kill -INT $pid; wait $pid; rc=$?
+	took=$(( ($(date +%s%N) - start) / 1000000 ))
+	is $rc 1 "SIGINT during a 4 GiB fill: exit 1"
+	ok $([ $took -lt 1500 ] && echo 0 || echo 1) "and within 1.5 s of the signal ($took ms)"
+	like "$(cat "$TMP/int.err")" "interrupted during the fill of $TMP/big.dat at [0-9]+ of 4294967296 bytes" "says where the fill stopped"
+	ok $([ ! -e "$TMP/big.dat" ] && echo 0 || echo 1) "the file this run created is removed"
+else
+	for i in 1 2 3 4; do skip "less than 6 GiB free under $TMP"; done
+fi
+done_testing

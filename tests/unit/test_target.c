@@ -1,0 +1,132 @@
+/* test_target.c - what no shell test can time: a file that appears, or is
+ * replaced, between a target's inspection and its creation; the mark set on
+ * creation; an interrupt between fill chunks. Works in a private directory
+ * under $TMPDIR (or /tmp), removed at the end.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "phase.h"
+#include "tap.h"
+#include "target.h"
+
+static char dir[256];
+
+/* dir/name, in a buffer of its own (each test uses fewer than 16) */
+static const char *in_dir(const char *name)
+{
+	static char p[16][512];
+	static unsigned i;
+
+	i = (i + 1) % 16;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", dir, name);
+	return p[i];
+}
+
+/* Write s to path (created or truncated). */
+static void put(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		perror(path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* path holds exactly s? */
+static int holds(const char *path, const char *s)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)strlen(s) && !memcmp(buf, s, (size_t)n);
+}
+
+static void appears_after_inspection(void)
+{
+	struct target_opts o = { .path = in_dir("late.dat"), .size = 1 << 20, .create = 1, .fill = FILL_RANDOM };
+	struct target t;
+	char why[512] = "";
+	int rc = target_inspect(&t, &o, why, sizeof(why));
+
+	ok(rc == 0 && !t.exists, "a missing file inspects fine (%s)", why);
+	put(o.path, "theirs");
+	rc = target_materialize(&t, &o, why, sizeof(why));
+	ok(rc == -2 && strstr(why, "appeared after it was checked"), "a file that appeared since: refused (%d: %s)", rc, why);
+	ok(holds(o.path, "theirs"), "and not extended, filled or written");
+	ok(getxattr(o.path, TARGET_XATTR, NULL, 0) < 0, "nor marked");
+	target_free(&t);
+}
+
+static void replaced_after_inspection(void)
+{
+	struct target_opts o = { .path = in_dir("swap.dat"), .size = 1 << 20, .create = 1, .fill = FILL_RANDOM };
+	struct target t;
+	char why[512] = "", mark[128] = "", want[128];
+	struct stat st;
+	ssize_t n;
+	int rc = target_prepare(&t, &o, why, sizeof(why));
+
+	ok(rc == 0 && t.created && t.ours, "iomoon creates swap.dat (%s)", why);
+	n = getxattr(o.path, TARGET_XATTR, mark, sizeof(mark) - 1);
+	stat(o.path, &st);
+	snprintf(want, sizeof(want), "iomoon-2 ino=%llu ", (unsigned long long)st.st_ino);
+	ok(n > 0 && !strncmp(mark, want, strlen(want)), "its mark names its inode: '%s'", mark);
+	target_free(&t);
+	o.size = 2 << 20; /* extending writes */
+	rc = target_inspect(&t, &o, why, sizeof(why));
+	ok(rc == 0 && t.ours, "inspected again: ours (%s)", why);
+	put(in_dir("other.dat"), "other");
+	rename(in_dir("other.dat"), o.path);
+	rc = target_materialize(&t, &o, why, sizeof(why));
+	ok(rc == -2 && strstr(why, "no longer the file"), "replaced since: refused (%d: %s)", rc, why);
+	ok(holds(o.path, "other"), "the file now there is not extended or filled");
+	rc = target_open(&t, 0, 0, why, sizeof(why));
+	ok(rc == -2 && strstr(why, "no longer the file"), "nor opened for a phase (%d: %s)", rc, why);
+	if (rc >= 0)
+		close(rc);
+	target_free(&t);
+}
+
+static void interrupted_fill(void)
+{
+	struct target_opts o = { .path = in_dir("int.dat"), .size = 64 << 20, .create = 1, .fill = FILL_RANDOM };
+	struct target t;
+	char why[512] = "";
+	int rc;
+
+	phase_interrupt = 1;
+	rc = target_prepare(&t, &o, why, sizeof(why));
+	phase_interrupt = 0;
+	ok(rc == -1 && strstr(why, "interrupted during the fill of ") && strstr(why, " at 0 of 67108864 bytes"),
+	   "an interrupt stops the fill before its first chunk (%d: %s)", rc, why);
+	ok(access(o.path, F_OK) < 0, "and the file it created is removed");
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/iomoon-unit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror(dir);
+		return 1;
+	}
+	appears_after_inspection();
+	replaced_after_inspection();
+	interrupted_fill();
+	unlink(in_dir("late.dat"));
+	unlink(in_dir("swap.dat"));
+	unlink(in_dir("int.dat"));
+	rmdir(dir);
+	return tap_done();
+}
