@@ -128,8 +128,8 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	id.btime_ns = h.btime_ns;
 	id.dev = h.dev;
 	rc = 0;
-	if (!same_file(m, &id) || h.unit != m->unit)
-		goto out; /* another file: stale (a resized one keeps its units) */
+	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
+		goto out; /* another file or device: stale (a resized file keeps its units) */
 	memcpy(m->gens, g, (h.n < m->n ? h.n : m->n) * 8);
 	m->next_gen = h.next_gen;
 	m->loaded = 1;

@@ -168,6 +168,27 @@ is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_e
 is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
 like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
 	"a crc mismatch says crc32c stored and computed"
+# a block device's state lives in $IOMOON_STATE_DIR, keyed by its device number
+truncate -s 16m "$TMP/lb.img"
+if L=$(losetup -f --show "$TMP/lb.img" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	cat >"$TMP/lw.lua" <<LUA
+local r = require("iomoon").run { target = { path = "$L", allow_write = true }, bs = "64k", read = 0, bytes = "16m", verify = "crc32c" }
+assert(r.errors == 0 and not r.failed, "block device write")
+LUA
+	cat >"$TMP/lv.lua" <<LUA
+local r = require("iomoon").run { target = "$L", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.ios, r.errors, r.errors_by_errno.missing or 0)
+LUA
+	"$IOMOON" run --format none --quiet "$TMP/lw.lua"
+	st="$IOMOON_STATE_DIR/blockdev-$((0x$(stat -c %t "$L")))-$((0x$(stat -c %T "$L"))).iomoon-verify"
+	ok "$([ -s "$st" ]; echo $?)" "a block device's state: $(basename "$st") in IOMOON_STATE_DIR"
+	is "$("$IOMOON" run --format none --quiet "$TMP/lv.lua")" "$(printf '4096\t0\t0')" "verified clean by a new process"
+	dd status=none oflag=direct if=/dev/zero of="$L" bs=4096 seek=9 count=1
+	is "$("$IOMOON" run --format none --quiet "$TMP/lv.lua")" "$(printf '4096\t1\t1')" "one zeroed block on the device: 1 missing"
+else
+	skip "no loop device here"; skip "no loop device here"; skip "no loop device here"
+fi
 # a state that cannot be saved fails the phase, naming the file
 mkdir "$TMP/f.dat.iomoon-verify.tmp"
 cat >"$TMP/f.lua" <<LUA
