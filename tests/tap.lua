@@ -18,12 +18,16 @@ function tap.skip(why)
   print(string.format("ok %d # skip %s", tap.n, why))
 end
 
--- Expect fn to raise an input error whose text matches pattern.
+local INPUT_MT = debug.getregistry()["iomoon.input_error"]
+
+-- Expect fn to raise an input error (that class, not any error) whose text
+-- matches pattern.
 function tap.refuses(pattern, fn, what)
   local ok, err = pcall(fn)
   local msg = tostring(err)
-  local good = not ok and msg:find(pattern) ~= nil
-  tap.ok(good, "refuses %s: %s", what, ok and "(accepted)" or msg)
+  local good = not ok and getmetatable(err) == INPUT_MT and msg:find(pattern) ~= nil
+  tap.ok(good, "refuses %s: %s%s", what, ok and "(accepted)" or msg,
+    (not ok and getmetatable(err) ~= INPUT_MT) and " (not an input error)" or "")
 end
 
 return tap

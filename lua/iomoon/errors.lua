@@ -41,13 +41,18 @@ end
 
 --- The name in `names` (a list) nearest to `k`, or nil when none is near
 -- (the same rule as the core's: an edit distance of at most 2, or half the
--- length for longer names; a known name that `k` starts with counts as 2).
+-- length for longer names; a known name that `k` starts with, or a shared
+-- start of half the longer name, counts as 2).
 function errors.nearest(k, names)
   if type(k) ~= "string" or #k > 63 then return nil end
   local best, best_d
   for _, n in ipairs(names) do
     local d = distance(k, n)
     if d > 2 and #n >= 2 and k:sub(1, #n) == n then d = 2 end
+    -- a shared start of half the longer name ("fail_if", "fail_when")
+    local common = 0
+    while common < math.min(#k, #n) and k:byte(common + 1) == n:byte(common + 1) do common = common + 1 end
+    if d > 2 and common >= 3 and common * 2 >= math.max(#k, #n) then d = 2 end
     if not best_d or d < best_d then best, best_d = n, d end
   end
   if best and best_d <= (#k < 5 and 2 or #k // 2) then return best end

@@ -17,7 +17,8 @@ local iomoon = require "iomoon"
 
 local plan = {}
 
-local input_error = require("iomoon.errors").input
+local errors = require "iomoon.errors"
+local input_error = errors.input
 
 local Plan = {}
 Plan.__index = Plan
@@ -26,7 +27,11 @@ Plan.__index = Plan
 -- on_error = "stop" (default) | "continue": whether a phase with I/O
 -- errors ends the plan.
 function plan.new(t)
-  t = t or {}
+  t = errors.check_fields(t or {}, "plan.new",
+    { name = "string", before = "function", after = "function", on_error = "string" })
+  if t.on_error ~= nil and t.on_error ~= "stop" and t.on_error ~= "continue" then
+    input_error("plan.new.on_error: '%s' is not allowed (\"stop\" or \"continue\")", t.on_error)
+  end
   return setmetatable({ name = t.name or "plan", before = t.before, after = t.after,
     on_error = t.on_error or "stop", steps = {} }, Plan)
 end
@@ -36,6 +41,14 @@ end
 -- `max` times), fail_when(result, ctx) (stop the plan when true).
 function Plan:step(t)
   if type(t) ~= "table" or type(t.name) ~= "string" then input_error("plan step: give a table with a name") end
+  errors.check_fields(t, string.format("plan step '%s'", t.name), { name = "string", phase = { "table", "function" },
+    times = "number", max = "number", until_ok = "function", fail_when = "function" })
+  if t.max ~= nil and (math.type(t.max) ~= "integer" or t.max < 1) then
+    input_error("plan step '%s': max = %s is not a count >= 1", t.name, tostring(t.max))
+  end
+  if t.max ~= nil and not t.until_ok then
+    input_error("plan step '%s': max without until_ok (max bounds the rounds of until_ok; use times to repeat)", t.name)
+  end
   for _, s in ipairs(self.steps) do
     if s.name == t.name then input_error("plan step '%s': the name is used twice", t.name) end
   end
@@ -103,36 +116,69 @@ local function percentile_ns(r, pct)
   return r.lat.hist:percentile(pct)
 end
 
---- The highest rate (IOPS) whose `percentile` latency stays at or under
--- `bound`. Doubles the rate from `from` until the bound breaks (or the
--- device cannot keep up), then bisects between the last good and the first
--- bad rate until they are within `tolerance` (a fraction, default 0.05).
--- t: phase (the base phase; rate is set per probe), bound (a duration),
--- percentile (default 99), from (default 100 IOPS), max (default 10^7),
--- tolerance. Returns {iops=, result=, probes={ {iops=, ok=, lat_ns=}, ... }};
--- iops is nil when even `from` breaks the bound.
+-- Does latency trend upward across a probe's intervals (a backlog that
+-- grows)? Compares the mean interval p50 of the last third with the first
+-- third: more than 25 % higher is a trend. Needs six intervals.
+local function latency_grows(r)
+  local iv = r.intervals or {}
+  local n = #iv
+  if n < 6 then return false end
+  local k = n // 3
+  local first, last = 0, 0
+  for i = 1, k do first = first + iv[i].p50_ns end
+  for i = n - k + 1, n do last = last + iv[i].p50_ns end
+  return last > 1.25 * first
+end
+
+--- The highest rate (IOPS) the device sustains with its `percentile`
+-- latency at or under `bound`. Doubles the rate from `from` until a probe
+-- fails, then bisects between the last good and the first bad rate until
+-- they are within `tolerance` (a fraction, default 0.05). A probe is good
+-- when it had no errors, the latency bound held, the achieved rate is
+-- within 1 % of the rate asked, and latency did not grow across the
+-- probe's intervals (a backlog building up: each probe is sampled in ten
+-- intervals). t: phase (the base phase; rate is set per probe), bound (a
+-- duration), percentile (default 99), from (default 100 IOPS), max
+-- (default 10^7), tolerance, arrival. Returns {iops=, asked_iops=,
+-- result=, probes={ {iops=, ok=, why=, lat_ns=, achieved_iops=}, ... }}:
+-- iops is the achieved rate of the best good probe (never more than the
+-- device did), asked_iops the rate it was asked; both nil when even `from`
+-- fails.
 function plan.find_max(t)
+  errors.check_fields(t, "find_max", { phase = "table", bound = { "string", "number" }, percentile = "number",
+    from = "number", max = "number", tolerance = "number", arrival = "string" })
   if type(t.phase) ~= "table" then input_error("find_max.phase: give the base phase") end
   if t.bound == nil then input_error("find_max.bound: give a latency bound, e.g. \"2ms\"") end
   local bound = iomoon.duration(t.bound)
   local pct = t.percentile or 99
+  if not (pct > 0 and pct < 100) then input_error("find_max.percentile: %s is not a percentile (above 0, below 100)", pct) end
   local lo_rate, hi_rate = nil, nil
   local rate = t.from or 100
   local max = t.max or 1e7
   local tol = t.tolerance or 0.05
+  if not (rate > 0) then input_error("find_max.from: %s is not a rate (IOPS above 0)", rate) end
+  if not (max >= rate) then input_error("find_max.max: %s is below from (%s)", max, rate) end
+  if not (tol > 0 and tol < 1) then input_error("find_max.tolerance: %s is not a fraction (above 0, below 1)", tol) end
   local out = { probes = {} }
   local function probe(iops)
     local p = {}
     for k, v in pairs(t.phase) do p[k] = v end
     p.rate = { iops = iops, arrival = t.arrival or "fixed" }
     p.name = string.format("%s @ %.0f IOPS", t.phase.name or "find_max", iops)
+    if p.interval == nil and p.duration then
+      p.interval = math.max(0.01, iomoon.duration(p.duration) / 1e9 / 10)
+    end
+    iomoon.check(p)
     local r = iomoon.run(p)
     local lat = percentile_ns(r, pct)
-    -- the bound holds, and the device kept up with the rate asked
-    local good = r.errors == 0 and lat <= bound and r.iops >= 0.95 * iops
-    table.insert(out.probes, { iops = iops, ok = good, lat_ns = lat, result = r })
-    if iomoon.interrupted() then require("iomoon.errors").run("interrupted") end
-    return good, r
+    local why
+    if r.errors > 0 or r.failed then why = "errors"
+    elseif lat > bound then why = "latency over the bound"
+    elseif r.iops < 0.99 * iops then why = "achieved under 99 % of the rate"
+    elseif latency_grows(r) then why = "latency grows (a backlog)" end
+    table.insert(out.probes, { iops = iops, ok = not why, why = why, lat_ns = lat, achieved_iops = r.iops, result = r })
+    if iomoon.interrupted() then errors.run("interrupted") end
+    return not why, r
   end
   while rate <= max do
     local good, r = probe(rate)
@@ -147,7 +193,8 @@ function plan.find_max(t)
     local good, r = probe(mid)
     if good then lo_rate, out.result = mid, r else hi_rate = mid end
   end
-  out.iops = lo_rate
+  out.asked_iops = lo_rate
+  out.iops = math.min(out.result.iops, lo_rate)
   return out
 end
 
@@ -157,7 +204,8 @@ end
 -- most `slope` (default 0.10) of the mean. Returns steady, and a table of
 -- the figures (mean, range, fit_range, slope_per_round).
 function plan.is_steady(values, t)
-  t = t or {}
+  t = errors.check_fields(t or {}, "is_steady", { window = "number", excursion = "number", slope = "number" })
+  if type(values) ~= "table" then input_error("is_steady: give a list of values") end
   local w = t.window or 5
   if #values < w then return false, { reason = string.format("%d of %d rounds", #values, w) } end
   local ys, sum = {}, 0
@@ -182,6 +230,8 @@ end
 -- Returns {steady=, rounds=, results=, values=, figures=}; when the limit is
 -- reached without steady state, steady = false and `reason` says so.
 function plan.until_steady(t)
+  errors.check_fields(t, "until_steady", { phase = "table", track = { "string", "function" }, window = "number",
+    excursion = "number", slope = "number", max_rounds = "number" })
   if type(t.phase) ~= "table" then input_error("until_steady.phase: give the phase of one round") end
   local track = t.track or "iops"
   local get = type(track) == "function" and track or function(r) return r[track] end
@@ -194,12 +244,19 @@ function plan.until_steady(t)
     local r = iomoon.run(p)
     out.results[round] = r
     out.values[round] = get(r)
+    if type(out.values[round]) ~= "number" then
+      local names = {}
+      for k, v in pairs(r) do if type(v) == "number" then names[#names + 1] = k end end
+      table.sort(names)
+      input_error("until_steady.track: '%s' is not a number in the result%s", tostring(track),
+        type(track) == "string" and errors.suggest(track, names) or "")
+    end
     out.rounds = round
     if r.interrupted or r.errors > 0 then
       out.steady, out.reason = false, r.interrupted and "interrupted" or "I/O errors"
       return out
     end
-    local steady, f = plan.is_steady(out.values, t)
+    local steady, f = plan.is_steady(out.values, { window = t.window, excursion = t.excursion, slope = t.slope })
     out.figures = f
     if steady then out.steady = true; return out end
   end

@@ -17,7 +17,8 @@ local iomoon = require "iomoon"
 
 local suite = {}
 
-local input_error = require("iomoon.errors").input
+local errors = require "iomoon.errors"
+local input_error = errors.input
 
 local function copy(t)
   local c = {}
@@ -116,6 +117,8 @@ function suite.load(name_or_path)
   if type(s) ~= "table" or (type(s.phases) ~= "function" and type(s.phases) ~= "table") then
     input_error("suite %s: the file must return {name=, phases=...} (a list, or a function(opts))", path)
   end
+  errors.check_fields(s, "suite " .. path, { name = "string", description = "string", source = "string",
+    size = { "string", "number" }, defaults = "table", phases = { "table", "function" }, name_width = "number" })
   s.name = s.name or name_or_path
   return s
 end
@@ -187,7 +190,9 @@ end
 -- opts.on_result (if given) is called with each result as it comes. A
 -- progress line shows the suite's position and the time left in it.
 function suite.run(s, opts, phases)
-  opts = opts or {}
+  opts = errors.check_fields(opts or {}, "suite.run options", { target = "any", time = "any", ramp = "any",
+    qd = "number", engine = "string", workers = "number", direct = "boolean", progress = "boolean",
+    on_result = "function", area_bytes = "number" })
   phases = phases or suite.check(s, opts)
   local left = 0
   for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end

@@ -9,7 +9,8 @@ local iomoon = require "iomoon"
 
 local think = {}
 
-local input_error = require("iomoon.errors").input
+local errors = require "iomoon.errors"
+local input_error = errors.input
 
 local function seconds(d, what)
   local ok, ns = pcall(iomoon.duration, d)
@@ -22,12 +23,18 @@ local function positive(x, what)
   return x
 end
 
---- Merge fragments into a copy of phase.
+--- Merge fragments into a copy of phase. A fragment's fields replace the
+-- phase's, except `name`: a phase that has a name keeps it (a preset's
+-- name only names a phase that has none).
 function think.apply(phase, ...)
+  if type(phase) ~= "table" then input_error("think.apply: a %s is not a phase table", type(phase)) end
   local p = {}
   for k, v in pairs(phase) do p[k] = v end
-  for _, frag in ipairs { ... } do
-    for k, v in pairs(frag) do p[k] = v end
+  for i, frag in ipairs { ... } do
+    if type(frag) ~= "table" then input_error("think.apply: fragment %d is a %s, not a table", i, type(frag)) end
+    for k, v in pairs(frag) do
+      if k ~= "name" or p.name == nil then p[k] = v end
+    end
   end
   return p
 end
@@ -66,6 +73,7 @@ end
 
 --- On/off: `iops` for `on`, idle for `off`, repeated over `duration`.
 function think.on_off(t)
+  errors.check_fields(t, "think.on_off", { on = "any", off = "any", duration = "any", iops = "number", arrival = "string" })
   local on, off = seconds(t.on, "think.on_off.on"), seconds(t.off, "think.on_off.off")
   local total = seconds(t.duration, "think.on_off.duration")
   positive(t.iops, "think.on_off.iops")
@@ -87,6 +95,7 @@ end
 --- A linear ramp of the rate from `from` to `to` IOPS in `steps` equal steps
 -- over `duration`.
 function think.ramp(t)
+  errors.check_fields(t, "think.ramp", { duration = "any", steps = "number", from = "number", to = "number", arrival = "string" })
   local total = seconds(t.duration, "think.ramp.duration")
   local n = t.steps or 10
   if math.type(n) ~= "integer" or n < 1 then input_error("think.ramp.steps: %s is not a count >= 1", tostring(n)) end
@@ -104,6 +113,8 @@ end
 -- up to `peak` (half a period later) and back, sampled in `steps` segments
 -- per period, for `duration` (default one period).
 function think.diurnal(t)
+  errors.check_fields(t, "think.diurnal", { period = "any", duration = "any", steps = "number", peak = "number",
+    trough = "number", arrival = "string" })
   local period = seconds(t.period or "24h", "think.diurnal.period")
   local total = t.duration and seconds(t.duration, "think.diurnal.duration") or period
   local n = t.steps or 24
@@ -125,7 +136,7 @@ end
 -- `seconds` column (the segment's length) and an `iops` column (names may
 -- be changed with t.seconds_col and t.iops_col).
 function think.from_csv(path, t)
-  t = t or {}
+  t = errors.check_fields(t or {}, "think.from_csv", { seconds_col = "string", iops_col = "string", arrival = "string" })
   local rows = iomoon.csv.read(path)
   local scol, icol = t.seconds_col or "seconds", t.iops_col or "iops"
   local header = rows[1] or {}

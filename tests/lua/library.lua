@@ -180,6 +180,43 @@ do
   r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "10ms", qd = 1, bs = "4k", duration = "0.3s" },
     bound = "5ms", from = 10 }
   tap.ok(r.iops == nil and #r.probes == 1, "find_max: nil when even the first rate breaks the bound")
+  -- a rate the device cannot sustain is never reported: qd 8 at 2 ms is a
+  -- hard ceiling of 4000 IOPS; other knees and probe lengths likewise
+  for _, c in ipairs { { 8, "2ms", 4000, "0.4s" }, { 2, "1ms", 2000, "0.5s" }, { 16, "4ms", 4000, "0.3s" } } do
+    r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = c[2], qd = c[1], bs = "4k", duration = c[4] },
+      bound = "20ms", percentile = 99, from = 500 }
+    local worst = 1
+    for _, p in ipairs(r.probes) do
+      if p.ok then worst = math.min(worst, p.achieved_iops / p.iops) end
+    end
+    tap.ok(r.iops and r.iops <= c[3] and r.iops >= 0.85 * c[3] and r.iops <= r.asked_iops and worst >= 0.99,
+      "find_max on qd %d x %s (ceiling %d IOPS, %s probes): %s IOPS achieved, asked %s; every good probe achieved >= 99 %% (%.3f)",
+      c[1], c[2], c[3], c[4], tostring(r.iops), tostring(r.asked_iops), worst)
+  end
+end
+
+-- every table the library takes is checked: a typo is an input error
+-- naming the field and the near name, never silently ignored
+do
+  local ph = { target = t, engine = "sim", bs = "4k", ios = 10 }
+  tap.refuses("plan step 'soak': unknown field 'fail_if' %(did you mean 'fail_when'%?%)", function()
+    plan.new():step { name = "soak", phase = ph, fail_if = function() return true end } end, "fail_if for fail_when")
+  tap.refuses("plan step 'x': unknown field 'untilok' %(did you mean 'until_ok'%?%)", function()
+    plan.new():step { name = "x", phase = ph, untilok = function() return true end } end, "untilok")
+  tap.refuses("until_steady: unknown field 'max_round' %(did you mean 'max_rounds'%?%)", function()
+    plan.until_steady { phase = ph, max_round = 3 } end, "max_round")
+  tap.refuses("find_max: unknown field 'percentle' %(did you mean 'percentile'%?%)", function()
+    plan.find_max { phase = ph, bound = "1ms", percentle = 99 } end, "percentle")
+  tap.refuses("plan.new.on_error: 'ignore' is not allowed", function() plan.new { on_error = "ignore" } end,
+    "on_error = ignore")
+  tap.refuses("think.ramp: unknown field 'form' %(did you mean 'from'%?%)", function()
+    think.ramp { duration = "1s", form = 10, to = 100 } end, "think.ramp's form")
+  tap.refuses("plan step 'x'.times: a string is not allowed", function()
+    plan.new():step { name = "x", phase = ph, times = "3" } end, "a wrong type")
+  tap.refuses("until_steady.track: 'iop' is not a number in the result %(did you mean 'iops'%?%)", function()
+    plan.until_steady { phase = ph, track = "iop", max_rounds = 1 } end, "a track field that does not exist")
+  local named = think.apply({ name = "mine", bs = "4k" }, { name = "preset", read = 50 })
+  tap.ok(named.name == "mine" and named.read == 50, "think.apply keeps the phase's own name (%s)", named.name)
 end
 
 -- plans
