@@ -106,7 +106,7 @@ int claims_signatures(int fd, char *what, size_t what_len)
 		snprintf(what, what_len, "libblkid cannot probe it for signatures (%s)", strerror(errno ? errno : EINVAL));
 		if (pr)
 			blkid_free_probe(pr);
-		return -1;
+		return 1;
 	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
@@ -156,7 +156,9 @@ static int on_disk(unsigned maj, unsigned min, const char *me, char *name, size_
 {
 	char parent[64];
 
-	return claims_sysfs_names(maj, min, name, nlen, parent, sizeof(parent)) == 0 && (!strcmp(name, me) || !strcmp(parent, me));
+	if (claims_sysfs_names(maj, min, name, nlen, parent, sizeof(parent)) < 0)
+		return 0;
+	return !strcmp(name, me) || !strcmp(parent, me);
 }
 
 int claims_device_in_use(dev_t rdev, char *what, size_t what_len)
