@@ -145,7 +145,7 @@ err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
 require("iomoon").run{target = {path = "$TMP/fifo"}, duration = "0.1s"}
 LUA
 ); is $? 2 "a phase on a FIFO (the library): exit 2, no hang"
-like "$err" "phase.target.path: .*is a FIFO, not a regular file or block device" "names the field"
+like "$err" "(phase.target.path|--target): .*is a FIFO, not a regular file or block device" "names the field"
 err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
 require("iomoon").run{target = "/dev/null", duration = "0.1s"}
 LUA
