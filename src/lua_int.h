@@ -10,7 +10,8 @@
 
 #define TARGET_MT "iomoon.target"
 #define HIST_MT "iomoon.hist"
-#define RESULTS_KEY "iomoon.results"   /* registry: every result so far */
+#define RESULTS_KEY "iomoon.results"   /* registry: results kept (keep_results) */
+#define ON_RESULT_KEY "iomoon.on_result" /* registry: functions given to on_result */
 #define OBJECT_MT "iomoon.object"      /* a map: {} in JSON even when empty */
 
 /* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
@@ -37,6 +38,9 @@ struct hist *api_push_hist(lua_State *L);
 
 int api_run(lua_State *L);
 int api_check(lua_State *L);
+int api_keep_results(lua_State *L);
+int api_results(lua_State *L);
+int api_on_result(lua_State *L);
 int api_set_progress(lua_State *L);
 int api_interrupted(lua_State *L);
 

@@ -41,6 +41,11 @@ struct run_state {
 	int is_pending[PHASE_MAX_TARGETS];
 };
 
+/* Results are kept only when a script asks (iomoon.keep_results): a burn-in
+ * that loops short phases for days runs in flat memory. */
+static int keep_results;
+static lua_Integer phases_run;     /* names "phase N" */
+
 static int progress_on;
 static char progress_label[64];   /* e.g. "3/18": the phase's place in a suite */
 static double progress_after_s;   /* seconds of the suite after this phase */
@@ -1024,12 +1029,7 @@ static void parse_basics(lua_State *L, int phase, struct run_state *rs)
 
 	lua_getfield(L, phase, "name");
 	if (lua_isnil(L, -1)) {
-		lua_Integer n;
-
-		lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-		n = (lua_Integer)lua_rawlen(L, -1) + 1;
-		lua_pop(L, 1);
-		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)n);
+		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)phases_run + 1);
 	} else {
 		if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
 			api_input_error(L, "phase.name: a %s is not a name (give a string)", luaL_typename(L, -1));
@@ -1265,6 +1265,99 @@ static void fail_if_idle(struct phase_result *res)
 		 "no I/O completed in the measured time (too short for the set-up of this many workers and slots?)");
 }
 
+
+/* The registry table under key, made on first use. */
+static void registry_table(lua_State *L, const char *key)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, key);
+	}
+}
+
+/* iomoon.keep_results(on): keep every later result for iomoon.results();
+ * off forgets those kept. */
+int api_keep_results(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	keep_results = lua_toboolean(L, 1);
+	if (!keep_results) {
+		lua_newtable(L);
+		lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
+	}
+	return 0;
+}
+
+/* iomoon.results(): the results kept since keep_results(true), in order. */
+int api_results(lua_State *L)
+{
+	if (!keep_results)
+		return api_input_error(L, "iomoon.results: results are not kept; call iomoon.keep_results(true) before the "
+				       "phases (or use iomoon.on_result(fn))");
+	registry_table(L, RESULTS_KEY);
+	return 1;
+}
+
+static int remove_on_result(lua_State *L)
+{
+	lua_Integer n;
+
+	registry_table(L, ON_RESULT_KEY);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, -1, i);
+		if (lua_rawequal(L, -1, lua_upvalueindex(1))) {
+			lua_pop(L, 1);
+			for (; i < n; i++) {
+				lua_rawgeti(L, -1, i + 1);
+				lua_rawseti(L, -2, i);
+			}
+			lua_pushnil(L);
+			lua_rawseti(L, -2, n);
+			return 0;
+		}
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
+/* iomoon.on_result(fn): call fn(result) for every result iomoon.run makes,
+ * before run returns it. Returns a function that removes fn again. */
+int api_on_result(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	registry_table(L, ON_RESULT_KEY);
+	lua_pushvalue(L, 1);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pushvalue(L, 1);
+	lua_pushcclosure(L, remove_on_result, 1);
+	return 1;
+}
+
+/* Hand the result on top of the stack to what asked for results. */
+static void deliver_result(lua_State *L)
+{
+	int r = lua_gettop(L);
+	lua_Integer n;
+
+	if (keep_results) {
+		registry_table(L, RESULTS_KEY);
+		lua_pushvalue(L, r);
+		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+		lua_pop(L, 1);
+	}
+	registry_table(L, ON_RESULT_KEY);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, r + 1, i);
+		lua_pushvalue(L, r);
+		lua_call(L, 1, 0);
+	}
+	lua_settop(L, r);
+}
+
 /* iomoon.run(phase): check the phase (input errors), create what its
  * option-table targets ask for, run it, and return the result table. */
 int api_run(lua_State *L)
@@ -1302,11 +1395,8 @@ int api_run(lua_State *L)
 	/* meta: the caller's own table (checked above), carried into the result */
 	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
-	/* keep every result for the command line's report */
-	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-	lua_pushvalue(L, -2);
-	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-	lua_pop(L, 1);
+	phases_run++;
+	deliver_result(L);
 	return 1;
 }
 

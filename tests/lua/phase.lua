@@ -5,6 +5,7 @@ local tap = dofile(arg[1] .. "/tap.lua")
 local dir = arg[2]
 
 local t = iomoon.target { path = dir .. "/phase.dat", size = "32m" }
+iomoon.keep_results(true) -- for iomoon.results() below
 
 local r = iomoon.run { target = t, bs = "4k", random = 100, workers = 3, qd = 7, ios = 12345 }
 tap.ok(r.ios == 12345, "ios = 12345 over 3 workers x qd 7: exactly %d", r.ios)
@@ -102,8 +103,22 @@ end
 r = iomoon.run { target = t, bs = "4k", random = 100, ios = 1000, direct = false }
 tap.ok(r.direct == false and r.ios == 1000, "direct = false runs through the page cache and says so")
 
--- results are kept for the report
+-- results are kept when asked, and handed to on_result functions
 tap.ok(#iomoon.results() >= 10 and iomoon.results()[1].ios == 12345, "iomoon.results() holds every result in order")
+do
+  local seen = {}
+  local remove = iomoon.on_result(function(res) seen[#seen + 1] = res end)
+  local r1 = iomoon.run { target = t, engine = "null", bs = "4k", ios = 7 }
+  remove()
+  iomoon.run { target = t, engine = "null", bs = "4k", ios = 8 }
+  tap.ok(#seen == 1 and seen[1] == r1 and seen[1].ios == 7, "on_result sees each result once, until removed")
+  local n = #iomoon.results()
+  iomoon.keep_results(false)
+  tap.refuses("iomoon.results: results are not kept", function() return iomoon.results() end, "results() when not kept")
+  iomoon.run { target = t, engine = "null", bs = "4k", ios = 1 }
+  iomoon.keep_results(true)
+  tap.ok(n > 10 and #iomoon.results() == 0, "keep_results(false) forgets them, and keeps no more")
+end
 
 -- bad phase tables: refused, naming the field; a target spec is not created
 local spec = { path = dir .. "/never.dat", size = "16m" }
