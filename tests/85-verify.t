@@ -119,7 +119,7 @@ err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
 require("iomoon").run { target = "$TMP/k.dat", bs = 512, verify = "crc32c", verify_only = true }
 LUA
 ); is $? 2 "verify_only with bs=512 over 4 KiB units: exit 2, not false corruption"
-like "$err" "phase.bs: 512, but the data to verify was written in 4096-byte units" "says the block size and the unit"
+like "$err" "(phase\.bs|--bs): 512, but the data to verify was written in 4096-byte units" "says the block size and the unit"
 cat >"$TMP/b.lua" <<LUA
 local iomoon = require "iomoon"
 iomoon.run { target = { path = "$TMP/b2.dat", size = "1m" }, bs = "64k", read = 0, bytes = "1m", verify = "crc32c" }
@@ -135,7 +135,7 @@ err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
 require("iomoon").run { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true }
 LUA
 ); is $? 2 "with no state, the first header's unit size is what refuses bs=512"
-like "$err" "phase.bs: 512, but the data to verify was written in 4096-byte units \(target .*b2.dat: the header at the region's start says so\)" "and says so"
+like "$err" "(phase\.bs|--bs): 512, but the data to verify was written in 4096-byte units \(target .*b2.dat: the header at the region's start says so\)" "and says so"
 
 # overlapping I/Os of one worker (issue 8.8): a read racing a write of the
 # same unit is held until the write completes, so healthy storage is clean
