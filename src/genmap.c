@@ -264,6 +264,8 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	const char *from = "so written by an earlier phase";
 	uint32_t have = 0;
 
+	if (fresh && t->gmap)
+		return 0; /* another worker of this phase attached the new file */
 	t->gmap = NULL;
 	if (identify(t, &id)) {
 		snprintf(why, why_len, "verification: stat %s: %s", t->path, strerror(errno));

@@ -791,7 +791,7 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 			for (unsigned t = 1; t < sp->ntargets; t++)
 				if (!sp->region_len && sp->targets[t]->size - sp->region_off < len)
 					len = sp->targets[t]->size - sp->region_off;
-			sp->bytes = len * sp->workers / sp->ntargets;
+			sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
 			sp->duration_ns = 0;
 		}
 	}

@@ -135,7 +135,7 @@ static int verify_setup(struct worker *w, int *strict)
 	*strict = 0;
 	if (!sp->verify_crc)
 		return 0;
-	if (t->created && !t->gmap && genmap_attach(t, &unit, 1, 1, 0, w->error, sizeof(w->error)) < 0)
+	if (t->created && genmap_attach(t, &unit, 1, 1, 0, w->error, sizeof(w->error)) < 0)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
@@ -371,6 +371,7 @@ start:
 					struct trace_rec *t = &w->trace[w->ntrace++];
 
 					t->start_ns = (int64_t)((paced ? s->intended_ns : s->submit_ns) - measure);
+					t->submit_ns = (int64_t)(s->submit_ns - measure);
 					t->lat_ns = lat;
 					t->offset = s->op.offset;
 					t->len = len;

@@ -168,6 +168,17 @@ is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_e
 is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
 like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
 	"a crc mismatch says crc32c stored and computed"
+# several workers share one pass: each reads its slice of the region
+cat >"$TMP/mw.lua" <<LUA
+local iomoon = require "iomoon"
+iomoon.run { target = { path = "$TMP/mw.dat", size = "4m" }, workers = 4, bs = "4k", read = 0, bytes = "4m", verify = "crc32c" }
+local r = iomoon.run { target = "$TMP/mw.dat", workers = 4, bs = "4k", verify = "crc32c", verify_only = true }
+print(r.ios, r.errors)
+r = iomoon.run { target = { "$TMP/mw.dat", "$TMP/c.dat" }, workers = 4, bs = "4k", verify = "crc32c", verify_only = true, region = "1m", on_error = "continue" }
+print(r.ios, r.errors)
+LUA
+is "$("$IOMOON" run --format none --quiet "$TMP/mw.lua" | tr '\t\n' '  ')" "1024 0 512 2 " \
+	"verify_only with 4 workers reads each unit once (1024), also over two targets (256 + 256, the 2 bad units of c.dat once)"
 # a block device's state lives in $IOMOON_STATE_DIR, keyed by its device number
 truncate -s 16m "$TMP/lb.img"
 if L=$(losetup -f --show "$TMP/lb.img" 2>/dev/null); then
