@@ -1,14 +1,25 @@
 /* clock.c - sleeping and spinning to a deadline on CLOCK_MONOTONIC. */
 #include "clock.h"
 
-#include <errno.h>
-
-void clock_sleep_ns(uint64_t ns)
+int clock_sleep_stop(uint64_t ns, const volatile sig_atomic_t *stop)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+	const uint64_t start = clock_ns();
+	const uint64_t deadline = ns > UINT64_MAX - start ? UINT64_MAX : start + ns;
 
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
+	for (;;) {
+		uint64_t now = clock_ns(), until;
+		struct timespec ts;
+
+		if (*stop)
+			return 1;
+		if (now >= deadline)
+			return 0;
+		until = deadline - now > CLOCK_STOP_POLL_NS ? now + CLOCK_STOP_POLL_NS : deadline;
+		ts.tv_sec = (time_t)(until / 1000000000ull);
+		ts.tv_nsec = (long)(until % 1000000000ull);
+		/* EINTR (a signal) or the slice's end: look at the flag again */
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
 }
 
 uint64_t clock_wait_until(uint64_t deadline_ns)

@@ -7,6 +7,7 @@
 #ifndef IOMOON_CLOCK_H
 #define IOMOON_CLOCK_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -26,7 +27,14 @@ static inline uint64_t clock_ns(void)
 /* Wait until clock_ns() >= deadline_ns; returns the time it woke at. */
 uint64_t clock_wait_until(uint64_t deadline_ns);
 
-/* Sleep ns nanoseconds (no spinning; for coarse waits outside the hot loop). */
-void clock_sleep_ns(uint64_t ns);
+/* How long clock_sleep_stop sleeps at most before it looks at its flag. */
+#define CLOCK_STOP_POLL_NS 50000000ull
+
+/* Sleep ns nanoseconds (no spinning; for coarse waits outside the hot
+ * loop), or less: it returns 1 as soon as *stop is non-zero
+ * (a signal's handler setting it cuts the current sleep short; the flag is
+ * also read every CLOCK_STOP_POLL_NS, which covers a signal arriving just
+ * before a sleep began), else 0 when the time is up. */
+int clock_sleep_stop(uint64_t ns, const volatile sig_atomic_t *stop);
 
 #endif

@@ -4,8 +4,14 @@
  * With qd slots and latency L its capacity is exactly qd / L I/Os per
  * second per worker: a device with a known knee, to test plans, searches
  * and pacing without depending on the disk underneath. Completions are in
- * queue order (one latency for all); waiting sleeps and spins to the due
- * time, so it costs a CPU while I/Os are due within 150 us. */
+ * queue order (one latency for all); waiting sleeps to the due time or the
+ * caller's timeout, whichever is first, and spins only the last 75 us.
+ *
+ * Stopping: a reap that wants completions but gives no time to wait for
+ * them (min > 0, timeout 0) is a worker draining a phase that has ended or
+ * was stopped, when nothing completing counts; the simulated device then
+ * drops everything in flight at once, rather than having the worker poll
+ * for up to a whole service time (a real device cannot be told to). */
 #include "engine.h"
 
 #include <stdlib.h>
@@ -62,12 +68,26 @@ static void sim_queue(struct engine *e, struct io_slot *s)
 	p->due[i] = clock_ns() + p->latency_ns;
 }
 
+/* Move up to max in-flight I/Os due by `by` (in queue order) into done. */
+static unsigned sim_take(struct sim_priv *p, uint64_t by, struct io_slot **done, unsigned max)
+{
+	unsigned n = 0;
+
+	while (p->n && n < max && p->due[p->head] <= by) {
+		done[n++] = p->ring[p->head];
+		p->head = (p->head + 1) % p->qd;
+		p->n--;
+	}
+	return n;
+}
+
 static int sim_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
 {
 	struct sim_priv *p = e->priv;
 	uint64_t now = clock_ns();
-	unsigned n = 0;
 
+	if (min && !timeout_ns)
+		return (int)sim_take(p, UINT64_MAX, done, max); /* draining: drop them (see the top) */
 	if (min && p->n && p->due[p->head] > now) {
 		uint64_t until = p->due[p->head];
 
@@ -75,12 +95,7 @@ static int sim_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 			until = now + timeout_ns;
 		now = clock_wait_until(until);
 	}
-	while (p->n && n < max && p->due[p->head] <= now) {
-		done[n++] = p->ring[p->head];
-		p->head = (p->head + 1) % p->qd;
-		p->n--;
-	}
-	return (int)n;
+	return (int)sim_take(p, now, done, max);
 }
 
 const struct engine_ops engine_sim = {

@@ -11,6 +11,20 @@ void hist_init(struct hist *h)
 	h->min = UINT64_MAX;
 }
 
+void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
+{
+	if (!n)
+		return;
+	hist_inc(&h->buckets[hist_index(v)], n);
+	hist_inc(&h->count, n);
+	h->sum += v * n; /* modulo 2^64, as n additions */
+	h->sumsq += (unsigned __int128)v * v * n; /* modulo 2^128, likewise */
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
 uint64_t hist_bucket_low(unsigned idx)
 {
 	unsigned octave = idx / HIST_SUB;

@@ -62,6 +62,10 @@ static inline void hist_record(struct hist *h, uint64_t v)
 		h->max = v;
 }
 
+/* Record v n times: exactly n calls of hist_record(h, v), in O(1) (sum and
+ * sum of squares wrap as n additions would). Single writer. */
+void hist_record_n(struct hist *h, uint64_t v, uint64_t n);
+
 /* Lowest value a bucket holds, and its width. */
 uint64_t hist_bucket_low(unsigned idx);
 uint64_t hist_bucket_width(unsigned idx);

@@ -456,8 +456,10 @@ static int h_record(lua_State *L)
 
 	if (v < 0)
 		return api_input_error(L, "hist:record: %lld is negative (values are >= 0, e.g. nanoseconds)", (long long)v);
-	for (lua_Integer i = 0; i < n; i++)
-		hist_record(h, (uint64_t)v);
+	if (n < 0)
+		return api_input_error(L, "hist:record: count %lld is negative (how many times to record the value: >= 0)",
+				       (long long)n);
+	hist_record_n(h, (uint64_t)v, (uint64_t)n); /* O(1) however large n is */
 	return 0;
 }
 
@@ -671,9 +673,11 @@ static int l_now(lua_State *L)
 	return 1;
 }
 
+/* sleep(duration): returns early, within milliseconds, when a signal asks
+ * the process to stop (iomoon.interrupted() is then true). */
 static int l_sleep(lua_State *L)
 {
-	clock_sleep_ns(api_check_duration(L, 1, "sleep"));
+	clock_sleep_stop(api_check_duration(L, 1, "sleep"), &phase_interrupt);
 	return 0;
 }
 

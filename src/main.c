@@ -26,21 +26,61 @@
 #define IOMOON_DATADIR "/usr/local/share/iomoon"
 #endif
 
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t pipe_closed;
+
+/* Set the stop flag. After a stop signal, the next one of any of the three
+ * kills the process (their default action); a closed pipe changes nothing. */
 static void on_signal(int sig)
 {
-	(void)sig;
+	int saved = errno;
+
+	if (sig == SIGPIPE) {
+		pipe_closed = 1;
+	} else {
+		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+			signal(stop_signals[i], SIG_DFL); /* async-signal-safe */
+	}
 	phase_interrupt = 1;
+	errno = saved;
 }
 
+/* SIGINT, SIGTERM and SIGHUP stop the run: the phase under way ends marked
+ * interrupted, no later one starts, and reports are still written; a second
+ * one ends the process at once. SIGPIPE (a write to a closed pipe, such as
+ * stdout under `| head -1`) stops the run the same way instead of killing
+ * it, so --output files are written; the write itself fails with EPIPE, and
+ * later ones too (no reset: a second SIGPIPE must not kill us either).
+ * A SIGHUP ignored when we start (nohup) stays ignored. */
 static void install_signals(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESETHAND; /* a second signal ends the process at once */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (sigaction(stop_signals[i], NULL, &old) == 0 &&
+		    !(stop_signals[i] == SIGHUP && old.sa_handler == SIG_IGN))
+			sigaction(stop_signals[i], &sa, NULL);
+	sa.sa_flags = 0;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Flush stdout; a run whose output was lost (a closed pipe, a full disk)
+ * did not succeed: rc 0 becomes 1, with one line on stderr. */
+static int finish_stdout(int rc)
+{
+	int err = fflush(stdout) ? errno : 0;
+
+	if (!err && !ferror(stdout))
+		return rc;
+	if (err == EPIPE || (!err && pipe_closed))
+		fprintf(stderr, "iomoon: standard output was closed (broken pipe): what it got is incomplete\n");
+	else
+		fprintf(stderr, "iomoon: cannot write standard output: %s\n", strerror(err ? err : EIO));
+	return rc ? rc : 1;
 }
 
 static int readable(const char *dir, const char *file)
@@ -134,8 +174,7 @@ int main(int argc, char **argv)
 		lua_close(L);
 		return 2;
 	}
-	rc = (int)lua_tointeger(L, -1);
-	fflush(stdout);
+	rc = finish_stdout((int)lua_tointeger(L, -1));
 	lua_close(L);
 	return rc;
 }

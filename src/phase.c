@@ -207,6 +207,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	struct cpu_mark cpu_a, cpu_b;
 	unsigned started = 0, icap = 0;
 	uint64_t next_tick, next_progress, prev_tick_ns, prog_ios = 0, prog_bytes = 0, prog_ns;
+	uint64_t stopped_ns = 0; /* when a signal stopped the phase */
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -286,6 +287,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 			if (phase_interrupt) {
 				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 				res->interrupted = 1;
+				stopped_ns = clock_ns();
 				break;
 			}
 			now = wait_workers(&sh, started, min_u64(sh.measure_ns, now + INTERRUPT_POLL_NS));
@@ -306,6 +308,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 			if (phase_interrupt && !res->interrupted) {
 				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 				res->interrupted = 1;
+				stopped_ns = clock_ns();
 			}
 			now = wait_workers(&sh, started, min_u64(min_u64(next_tick, next_progress), now + INTERRUPT_POLL_NS));
 			if (now >= next_tick && now <= sh.end_ns) {
@@ -324,6 +327,10 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 				next_tick += sp->interval_ns;
 				while (next_tick <= now)
 					next_tick += sp->interval_ns;
+			} else if (now >= next_tick) {
+				/* past the end, draining: no more ticks (the last,
+				 * partial interval is made after the join) */
+				next_tick = UINT64_MAX;
 			}
 			if (sp->progress && now >= next_progress) {
 				uint64_t ios = 0, bytes = 0;
@@ -361,8 +368,9 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 				snprintf(res->error, sizeof(res->error), "%s", w[i].error);
 			}
 		}
-		if (res->interrupted)
-			span_end = min_u64(stop_ns, sh.end_ns);
+		if (res->interrupted) /* to the stop, or the last I/O counted before workers saw it */
+			span_end = min_u64(stopped_ns > res->total.last_done_ns ? stopped_ns : res->total.last_done_ns,
+					   sh.end_ns);
 		else if (sp->duration_ns && sh.end_ns <= stop_ns && !res->total.nfirst)
 			span_end = sh.end_ns;
 		else

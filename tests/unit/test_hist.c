@@ -45,6 +45,52 @@ static uint64_t gen_pareto(struct rng *r) { return (uint64_t)(50000.0 / pow(1 - 
 static uint64_t gen_tiny(struct rng *r) { return rng_below(r, 300); }           /* exact region */
 static uint64_t gen_huge(struct rng *r) { return 3600000000000ull + rng_below(r, 3600000000000ull); } /* 1-2 h */
 
+static int same_hist(const struct hist *x, const struct hist *y)
+{
+	return !memcmp(x->buckets, y->buckets, sizeof(x->buckets)) && x->count == y->count && x->sum == y->sum &&
+	       x->sumsq == y->sumsq && x->min == y->min && x->max == y->max;
+}
+
+/* hist_record_n(v, n) is n calls of hist_record(v), on every statistic:
+ * against the loop where n is small, against the closed form where n is
+ * too large to loop (n = 1e12), and where sum and sumsq wrap. */
+static void record_n_tests(struct hist *x, struct hist *y)
+{
+	static const uint64_t vals[] = { 0, 5, 127, 128, 1000, 123456789, 1ull << 50, 1ull << 63, UINT64_MAX };
+	static const uint64_t ns[] = { 0, 1, 2, 1000, 1u << 20 };
+	const uint64_t big = 1000000000000ull, v = 1000;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (size_t j = 0; j < sizeof(ns) / sizeof(ns[0]); j++) {
+			/* on top of earlier samples, so min, max and sums meet old values */
+			hist_init(x);
+			hist_record(x, 300);
+			hist_record(x, 7000000);
+			*y = *x;
+			hist_record_n(x, vals[i], ns[j]);
+			for (uint64_t k = 0; k < ns[j]; k++)
+				hist_record(y, vals[i]);
+			if (!same_hist(x, y)) {
+				bad++;
+				ok(0, "record_n(%llu, %llu) differs from the loop", (unsigned long long)vals[i],
+				   (unsigned long long)ns[j]);
+			}
+		}
+	ok(!bad, "record_n(v, n) equals n x record(v) on buckets, count, sum, sumsq, min, max (%zu values x %zu counts, "
+		 "wrapping sums included)", sizeof(vals) / sizeof(vals[0]), sizeof(ns) / sizeof(ns[0]));
+	hist_init(x);
+	hist_record_n(x, v, big);
+	ok(x->count == big && x->buckets[hist_index(v)] == big && x->sum == v * big &&
+		   x->sumsq == (unsigned __int128)v * v * big && x->min == v && x->max == v,
+	   "record_n(1000, 1e12): count, bucket, sum, sumsq, min, max are the closed-form values");
+	ok(hist_mean(x) == 1000.0 && hist_stdev(x) == 0.0 && hist_percentile(x, 50) == v && hist_percentile(x, 99.9) == v,
+	   "record_n(1000, 1e12): mean 1000, stdev 0, p50 = p99.9 = 1000");
+	hist_record_n(x, 10, 1);
+	ok(x->count == big + 1 && x->min == 10 && x->max == v && x->sum == v * big + 10,
+	   "one more record after record_n keeps count, min, max and sum exact");
+}
+
 int main(void)
 {
 	static const struct { const char *name; gen_fn gen; } dists[] = {
@@ -145,6 +191,7 @@ int main(void)
 		   "delta of two snapshots holds only the later samples (count %llu, p50 %llu)",
 		   (unsigned long long)m->count, (unsigned long long)hist_percentile(m, 50));
 	}
+	record_n_tests(h, a);
 	free(v);
 	free(h);
 	free(a);
