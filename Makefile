@@ -21,7 +21,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
-        engine_uring target stats worker phase csv verify genmap claims
+        engine_uring target stats worker phase csv verify genmap outfile claims
 BUILD ?= build
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))

@@ -1,60 +1,88 @@
-/* csv.c - CSV read and write on libcsv (RFC 4180 quoting). */
+/* csv.c - CSV read and write on libcsv (RFC 4180 quoting); files are
+ * replaced through outfile.c. */
 #include "csv.h"
 
 #include <csv.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
+
 struct csvw {
-	FILE *f;
-	char *path, *tmp;
+	struct outfile out;
+	struct csvbuf buf;
 	int failed;
+	char why[512];
 };
+
+/* Make room for `more` bytes at the end of b. */
+static int csvbuf_reserve(struct csvbuf *b, size_t more)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *s;
+
+	while (cap - b->len < more) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if (cap == b->cap)
+		return 0;
+	s = realloc(b->s, cap);
+	if (!s)
+		return -1;
+	b->s = s;
+	b->cap = cap;
+	return 0;
+}
+
+int csv_format_row(struct csvbuf *b, const char *const *fields, const size_t *lens, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* every byte may double, plus the two quotes and a comma */
+		if (lens[i] > (SIZE_MAX - 8) / 2 || csvbuf_reserve(b, 2 * lens[i] + 3) < 0)
+			return -1;
+		if (i)
+			b->s[b->len++] = ',';
+		b->len += csv_write2(b->s + b->len, b->cap - b->len, fields[i], lens[i], '"');
+	}
+	if (csvbuf_reserve(b, 2) < 0)
+		return -1;
+	b->s[b->len++] = '\r';
+	b->s[b->len++] = '\n';
+	return 0;
+}
 
 struct csvw *csvw_open(const char *path, char *why, size_t why_len)
 {
 	struct csvw *w = calloc(1, sizeof(*w));
-	size_t n = strlen(path) + 32;
 
-	if (!w)
-		goto nomem;
-	w->path = strdup(path);
-	w->tmp = malloc(n);
-	if (!w->path || !w->tmp)
-		goto nomem;
-	snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-	w->f = fopen(w->tmp, "w");
-	if (!w->f) {
-		snprintf(why, why_len, "%s: %s", path, strerror(errno));
-		free(w->path);
-		free(w->tmp);
+	if (!w) {
+		snprintf(why, why_len, "out of memory");
+		return NULL;
+	}
+	if (outfile_begin(&w->out, path, why, why_len) < 0) {
 		free(w);
 		return NULL;
 	}
 	return w;
-nomem:
-	snprintf(why, why_len, "out of memory");
-	if (w) {
-		free(w->path);
-		free(w->tmp);
-		free(w);
-	}
-	return NULL;
 }
 
 int csvw_row(struct csvw *w, const char *const *fields, const size_t *lens, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (i && fputc(',', w->f) == EOF)
-			w->failed = 1;
-		if (csv_fwrite(w->f, fields[i], lens[i]))
-			w->failed = 1;
-	}
-	if (fputs("\r\n", w->f) == EOF)
+	if (w->failed)
+		return -1;
+	w->buf.len = 0;
+	if (csv_format_row(&w->buf, fields, lens, n) < 0) {
+		snprintf(w->why, sizeof(w->why), "%s: out of memory", w->out.path);
 		w->failed = 1;
+	} else if (outfile_write(&w->out, w->buf.s, w->buf.len, w->why, sizeof(w->why)) < 0) {
+		w->failed = 1;
+	}
 	return w->failed ? -1 : 0;
 }
 
@@ -62,21 +90,15 @@ int csvw_close(struct csvw *w, int commit, char *why, size_t why_len)
 {
 	int rc = 0;
 
-	if (fflush(w->f) || fsync(fileno(w->f)))
-		w->failed = 1;
-	if (fclose(w->f))
-		w->failed = 1;
-	if (commit && !w->failed && rename(w->tmp, w->path) < 0)
-		w->failed = 1;
-	if (!commit || w->failed) {
-		if (commit) {
-			snprintf(why, why_len, "%s: %s", w->path, strerror(errno));
-			rc = -1;
-		}
-		unlink(w->tmp);
+	if (commit && w->failed) {
+		snprintf(why, why_len, "%s", w->why);
+		rc = -1;
 	}
-	free(w->path);
-	free(w->tmp);
+	if (commit && !w->failed)
+		rc = outfile_commit(&w->out, why, why_len);
+	else
+		outfile_abort(&w->out);
+	free(w->buf.s);
 	free(w);
 	return rc;
 }

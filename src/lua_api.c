@@ -25,6 +25,7 @@
 #include "csv.h"
 #include "engine.h"
 #include "hist.h"
+#include "outfile.h"
 #include "phase.h"
 #include "target.h"
 #include "units.h"
@@ -665,6 +666,84 @@ static int l_csv_read(lua_State *L)
 	return 1;
 }
 
+/* ---- output files (outfile.c) and CSV text ---- */
+
+/* stat(path [, follow=true]) -> {kind=, dev=, ino=, size=, writable=}, or nil, message, errno */
+static int l_stat(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	struct outfile_stat st;
+
+	if (outfile_stat(path, lua_isnoneornil(L, 2) || lua_toboolean(L, 2), &st) < 0) {
+		int err = errno;
+
+		luaL_pushfail(L);
+		lua_pushstring(L, strerror(err));
+		lua_pushinteger(L, err);
+		return 3;
+	}
+	lua_createtable(L, 0, 5);
+	lua_pushstring(L, st.kind);
+	lua_setfield(L, -2, "kind");
+	lua_pushinteger(L, (lua_Integer)st.dev);
+	lua_setfield(L, -2, "dev");
+	lua_pushinteger(L, (lua_Integer)st.ino);
+	lua_setfield(L, -2, "ino");
+	lua_pushinteger(L, (lua_Integer)st.size);
+	lua_setfield(L, -2, "size");
+	lua_pushboolean(L, st.writable);
+	lua_setfield(L, -2, "writable");
+	return 1;
+}
+
+/* write_atomic(path, s): replace path by s, durably; a run error keeps the old file */
+static int l_write_atomic(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	const char *s = luaL_checklstring(L, 2, &len);
+	char why[512];
+
+	if (outfile_write_atomic(path, s, len, why, sizeof(why)) < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, why);
+	return 0;
+}
+
+/* csv.format(rows) -> the CSV text of a list of rows (as csv.writer writes them) */
+static int l_csv_format(lua_State *L)
+{
+	struct csvbuf b = { 0 };
+	const char *fields[256];
+	size_t lens[256];
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	for (lua_Integer r = 1; lua_rawgeti(L, 1, r) == LUA_TTABLE; r++) {
+		lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+
+		if (n > 256) {
+			free(b.s);
+			return api_input_error(L, "csv.format: row %lld has %lld fields (at most 256)", (long long)r,
+					       (long long)n);
+		}
+		luaL_checkstack(L, (int)n + 4, "csv.format");
+		for (lua_Integer i = 1; i <= n; i++) {
+			lua_rawgeti(L, 2, i);
+			fields[i - 1] = lua_isnil(L, -1) ? "" : luaL_tolstring(L, -1, &lens[i - 1]);
+			if (lua_isnil(L, -1))
+				lens[i - 1] = 0;
+		}
+		if (csv_format_row(&b, fields, lens, (size_t)n) < 0) {
+			free(b.s);
+			return luaL_error(L, "csv.format: out of memory");
+		}
+		lua_settop(L, 1);
+	}
+	lua_pushlstring(L, b.s ? b.s : "", b.len);
+	free(b.s);
+	return 1;
+}
+
 /* ---- module functions ---- */
 
 static int l_now(lua_State *L)
@@ -777,10 +856,11 @@ int luaopen_iomoon(lua_State *L)
 		{ "target", l_target }, { "run", api_run }, { "now", l_now }, { "sleep", l_sleep },
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
 		{ "results", l_results }, { "set_progress", api_set_progress }, { "interrupted", api_interrupted },
+		{ "stat", l_stat }, { "write_atomic", l_write_atomic },
 		{ NULL, NULL },
 	};
 	static const luaL_Reg csv_funcs[] = {
-		{ "writer", l_csv_writer }, { "read", l_csv_read }, { NULL, NULL },
+		{ "writer", l_csv_writer }, { "read", l_csv_read }, { "format", l_csv_format }, { NULL, NULL },
 	};
 
 	new_metatable(L, TARGET_MT, target_methods, t_gc, t_tostring);

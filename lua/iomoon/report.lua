@@ -13,6 +13,69 @@ local report = {}
 
 local function ms(ns) return (ns or 0) / 1e6 end
 
+-- t[k], or nil where reading it raises (a strict result table) or t is not a table
+local function opt(t, k)
+  if type(t) ~= "table" then return nil end
+  local ok, v = pcall(function() return t[k] end)
+  if ok then return v end
+end
+
+local control = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+
+--- s as one line of text may show it: control characters (newline, CR,
+-- tab, ESC, DEL) written as \n, \r, \t or \xHH, the C1 controls as \u0080
+-- to \u009f, bytes that are not UTF-8 as \xHH, so a name can neither break
+-- a row nor forge one, and the text is valid UTF-8.
+function report.visible(s)
+  s = tostring(s == nil and "" or s)
+  local ok, bad = utf8.len(s)
+  while not ok do -- a byte that is not UTF-8: \xHH
+    s = s:sub(1, bad - 1) .. string.format("\\x%02x", s:byte(bad)) .. s:sub(bad + 1)
+    ok, bad = utf8.len(s, bad + 4)
+  end
+  s = s:gsub("%c", function(c) return control[c] or string.format("\\x%02x", c:byte()) end)
+  return (s:gsub("\xc2([\x80-\x9f])", function(c) return string.format("\\u%04x", c:byte()) end))
+end
+local visible = report.visible
+
+--- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
+-- The core gives the rate of the (first) segment as `rate_iops`.
+function report.asked_rate(r)
+  local v = opt(r, "rate_iops")
+  if v == nil then v = opt(opt(r, "rate"), "iops") end
+  if type(v) == "number" and v > 0 then return v end
+  return nil
+end
+
+--- For an open-loop result: whether the asked rate was met, and the asked
+-- rate; nil for a closed loop. Met means the achieved IOPS reached 99 % of
+-- the asked rate, or fell short of it by at most one I/O over the measured
+-- time (a short phase cannot do a fraction of an I/O).
+function report.rate_met(r)
+  local asked = report.asked_rate(r)
+  if not asked then return nil end
+  local iops, seconds = r.iops or 0, r.seconds or 0
+  return iops >= 0.99 * asked or (asked - iops) * seconds <= 1, asked
+end
+
+--- What is wrong with a result, as a list of short texts (empty when
+-- nothing is): interrupted, FAILED, errors with the first message, an
+-- unmet open-loop rate.
+function report.marks(r)
+  local m = {}
+  if r.interrupted then m[#m + 1] = "interrupted" end
+  if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
+  if (r.errors or 0) > 0 then
+    local first = opt(r, "first_error")
+    m[#m + 1] = string.format("%d errors (%s)", r.errors, visible(opt(first, "message") or ""))
+  end
+  local met, asked = report.rate_met(r)
+  if met == false then
+    m[#m + 1] = string.format("rate not met: %.0f of %.0f IOPS", r.iops or 0, asked)
+  end
+  return m
+end
+
 --- The columns of the table format: header, width, formatter.
 report.columns = {
   { "Latency ms", 10, function(r) return string.format("%.3f", ms(r.lat.mean_ns)) end },
@@ -23,16 +86,13 @@ report.columns = {
 }
 
 local function status(r)
-  if r.interrupted then return "  interrupted" end
-  if r.failed then return "  FAILED: " .. (r.error or "") end
-  if r.errors > 0 then
-    return string.format("  %d errors (%s)", r.errors,
-      r.first_error and r.first_error.message or "")
-  end
-  return ""
+  local m = report.marks(r)
+  return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
 --- A table writer: w:header(), w:row(result); `name_width` sizes column 1.
+-- A name's control characters are shown escaped (report.visible), so a
+-- row is always one line.
 function report.table_writer(out, name_width)
   local w = { out = out, name_width = math.max(name_width or 0, 9) }
   function w:header()
@@ -43,7 +103,7 @@ function report.table_writer(out, name_width)
     self.out:write(table.concat(cells, "  "), "\n")
   end
   function w:row(r)
-    local cells = { string.format("%-" .. self.name_width .. "s", r.name) }
+    local cells = { string.format("%-" .. self.name_width .. "s", visible(r.name)) }
     for _, c in ipairs(report.columns) do
       cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
     end
@@ -105,7 +165,20 @@ report.csv_columns = {
   { "p99.9 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p999_ns)) end },
   { "p99.99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p9999_ns)) end },
   { "Interrupted", function(r) return r.interrupted and "yes" or "no" end },
+  { "Failed", function(r) return r.failed and "yes" or "no" end },
+  -- open loop: the asked rate, and whether at least 99 % of it was achieved
+  { "Asked IOps", function(r) local a = report.asked_rate(r); return a and string.format("%.2f", a) or "" end },
+  { "Rate Met", function(r) local met = report.rate_met(r); return met == nil and "" or met and "yes" or "no" end },
 }
+
+-- A cell a spreadsheet would run as a formula (=, +, -, @, tab or CR
+-- first) gets a leading ' (OWASP's advice on CSV injection); numbers such
+-- as -1.5 are left alone.
+local function csv_safe(v)
+  if type(v) ~= "string" or tonumber(v) then return v end
+  if v:find("^[=+%-@\t\r]") then return "'" .. v end
+  return v
+end
 
 --- The CSV rows (header first) of a list of results, as lists of strings.
 function report.csv_rows(results)
@@ -113,36 +186,30 @@ function report.csv_rows(results)
   for i, c in ipairs(report.csv_columns) do rows[1][i] = c[1] end
   for _, r in ipairs(results) do
     local row = {}
-    for i, c in ipairs(report.csv_columns) do row[i] = c[2](r) end
+    for i, c in ipairs(report.csv_columns) do row[i] = csv_safe(c[2](r)) end
     rows[#rows + 1] = row
   end
   return rows
 end
 
---- Write results as CSV to `path` (atomically: a reader sees all or nothing).
-function report.write_csv(path, results)
-  local w = iomoon.csv.writer(path)
-  for _, row in ipairs(report.csv_rows(results)) do w:row(row) end
-  w:close()
+--- CSV as a string: RFC 4180, every field quoted, CRLF line ends.
+function report.csv_string(results)
+  return iomoon.csv.format(report.csv_rows(results))
 end
 
---- CSV as a string (for stdout): the same rows, through the same writer.
-function report.csv_string(results)
-  local tmp = os.tmpname()
-  report.write_csv(tmp, results)
-  local f = assert(io.open(tmp, "rb"))
-  local s = f:read("a")
-  f:close()
-  os.remove(tmp)
-  return s
+--- Write results as CSV to `path`, atomically (report.write_atomic).
+function report.write_csv(path, results)
+  report.write_atomic(path, report.csv_string(results))
 end
 
 --- VMware I/O Analyzer's raw result block for one result (MBps binary, as
 -- the Analyzer's are). The access spec is named by spec_name, else the
--- phase's meta.spec, else the phase's name.
+-- phase's meta.spec, else the phase's name, its control characters shown
+-- escaped (a name cannot add a line). A result with trouble adds
+-- `Errors=N` and `Status=` (report.marks) after the Analyzer's lines.
 function report.analyzer_block(r, spec_name)
   local lines = {
-    "AccessSpec=" .. (spec_name or (r.meta and r.meta.spec) or r.name),
+    "AccessSpec=" .. visible(spec_name or opt(opt(r, "meta"), "spec") or r.name),
     string.format("IOps=%.2f", r.iops),
     string.format("ReadIOps=%.2f", r.read.iops),
     string.format("WriteIOps=%.2f", r.write.iops),
@@ -150,6 +217,11 @@ function report.analyzer_block(r, spec_name)
     string.format("ReadMBps=%.2f", r.read.mib_per_s),
     string.format("WriteMBps=%.2f", r.write.mib_per_s),
   }
+  local m = report.marks(r)
+  if #m > 0 then
+    lines[#lines + 1] = string.format("Errors=%d", r.errors or 0)
+    lines[#lines + 1] = "Status=" .. table.concat(m, "; ")
+  end
   return table.concat(lines, "\n") .. "\n"
 end
 
@@ -160,12 +232,22 @@ function report.analyzer_string(results)
   return table.concat(parts, "\n")
 end
 
---- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency.
+-- s as a Markdown table cell: control characters shown escaped, and \ | < >
+-- backslash-escaped (CommonMark), so a name stays in its cell as text.
+local function md_cell(s)
+  return (visible(s):gsub("[\\|<>]", "\\%0"))
+end
+
+--- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
+-- cpu load, errors, and a status (ok, or report.marks).
 function report.markdown(results)
-  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load |", "|---|---:|---:|---:|---:|---:|" }
+  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |",
+    "|---|---:|---:|---:|---:|---:|---:|---|" }
   for _, r in ipairs(results) do
-    out[#out + 1] = string.format("| %s | %.0f | %.2f | %.3f | %.3f | %.0f%% |", r.name:gsub("|", "\\|"), r.iops,
-      r.mib_per_s, ms(r.lat.mean_ns), ms(r.lat.p99_ns), r.cpu.util_pct)
+    local m = report.marks(r)
+    out[#out + 1] = string.format("| %s | %.0f | %.2f | %.3f | %.3f | %.0f%% | %d | %s |", md_cell(r.name), r.iops,
+      r.mib_per_s, ms(r.lat.mean_ns), ms(r.lat.p99_ns), r.cpu.util_pct, r.errors or 0,
+      #m > 0 and md_cell(table.concat(m, "; ")) or "ok")
   end
   return table.concat(out, "\n") .. "\n"
 end
@@ -175,48 +257,155 @@ function report.json_document(results)
   return json.encode({ iomoon = iomoon.version, phases = results }, "  ") .. "\n"
 end
 
+local function table_string(rs)
+  local buf = {}
+  local sink = { write = function(_, ...) for _, s in ipairs({ ... }) do buf[#buf + 1] = s end end, flush = function() end }
+  local tw = report.table_writer(sink, 36)
+  tw:header()
+  for _, r in ipairs(rs) do tw:row(r) end
+  return table.concat(buf)
+end
+
+local renderers = {
+  csv = report.csv_string, json = report.json_document, analyzer = report.analyzer_string,
+  markdown = report.markdown, table = table_string,
+}
+
+--- The whole report of `results` in `format` (table, csv, json, analyzer,
+-- markdown), as a string.
+function report.render(format, results)
+  local render = renderers[format]
+  if not render then
+    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", visible(format))
+  end
+  return render(results)
+end
+
+-- "-", "/dev/stdout" and "/dev/fd/1" mean standard output
+local STDOUT = { ["-"] = true, ["/dev/stdout"] = true, ["/dev/fd/1"] = true }
+
 --- A report file kept complete while results come in: w:add(result)
 -- rewrites `path` atomically in `format` (csv, json, table, analyzer,
 -- markdown), so a long suite stopped at any point leaves a valid file
--- holding every finished phase.
+-- holding every finished phase. A path of "-" (or /dev/stdout) writes the
+-- report to standard output once, on w:close(). A failed write raises a run
+-- error and leaves the previous file; the results stay in w.results.
 function report.writer(path, format)
-  local w = { path = path, format = format or "json", results = {} }
-  local render = {
-    csv = report.csv_string, json = report.json_document, analyzer = report.analyzer_string,
-    markdown = report.markdown,
-    table = function(rs)
-      local buf = {}
-      local sink = { write = function(_, ...) for _, s in ipairs({ ... }) do buf[#buf + 1] = s end end, flush = function() end }
-      local tw = report.table_writer(sink, 36)
-      tw:header()
-      for _, r in ipairs(rs) do tw:row(r) end
-      return table.concat(buf)
-    end,
-  }
-  if not render[w.format] then
-    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", tostring(format))
+  local w = { path = path, format = format or "json", results = {}, stdout = STDOUT[path] or false }
+  if not renderers[w.format] then
+    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", visible(format))
   end
-  function w:render() return render[self.format](self.results) end
+  function w:render()
+    local ok, s = pcall(renderers[self.format], self.results)
+    if not ok then
+      errors.run("report %s: the %s report cannot be rendered (%s); the previous file is kept",
+        visible(self.path), self.format, visible(s))
+    end
+    return s
+  end
   function w:add(r)
     self.results[#self.results + 1] = r
-    report.write_atomic(self.path, self:render())
+    if not self.stdout then report.write_atomic(self.path, self:render()) end
   end
-  function w:close() report.write_atomic(self.path, self:render()) end
+  function w:close()
+    if self.stdout then
+      io.stdout:write(self:render())
+      io.stdout:flush()
+    else
+      report.write_atomic(self.path, self:render())
+    end
+  end
   return w
 end
 
---- Write `s` to `path` atomically: a temporary file beside it, then rename.
+--- Write `s` to `path` atomically and durably (iomoon.write_atomic): a
+-- temporary file beside it (O_EXCL), every write checked, fsync, rename,
+-- fsync of the directory. On any failure the temporary file is removed,
+-- `path` keeps its previous contents, and a run error names the path and
+-- the reason. Only a regular file (or nothing) at `path` is replaced.
 function report.write_atomic(path, s)
-  local tmp = string.format("%s.tmp-%d-%d", path, os.time(), math.random(1 << 30))
-  local f, err = io.open(tmp, "wb")
-  if not f then errors.input("report: %s", err) end
-  f:write(s)
-  f:close()
-  local ok, rerr = os.rename(tmp, path)
-  if not ok then
-    os.remove(tmp)
-    errors.run("report: %s", rerr)
+  iomoon.write_atomic(path, s)
+end
+
+-- "dir/name" -> "dir", "name"
+local function split(path)
+  local dir, base = path:match("^(.*)/([^/]*)$")
+  if not dir then return ".", path end
+  return dir == "" and "/" or dir, base
+end
+
+-- what a path names: its file (device and inode) if it exists, else the
+-- name in its directory
+local function identity(path)
+  local st = iomoon.stat(path)
+  if st then return st.dev .. ":" .. st.ino end
+  local dir, base = split(path)
+  local ds = iomoon.stat(dir)
+  if ds then return ds.dev .. ":" .. ds.ino .. "/" .. base end
+  return "?" .. path
+end
+
+-- the paths of a target list: strings, {path = ...} tables, target objects, lists of them
+local function target_paths(t, out, seen)
+  if type(t) == "string" then
+    out[#out + 1] = t
+  elseif type(t) == "userdata" then
+    local ok, p = pcall(function() return t:path() end)
+    if ok and type(p) == "string" then out[#out + 1] = p end
+  elseif type(t) == "table" and not seen[t] then
+    seen[t] = true
+    if type(rawget(t, "path")) == "string" then out[#out + 1] = t.path end
+    for _, v in ipairs(t) do target_paths(v, out, seen) end
   end
+  return out
+end
+
+local KINDS = {
+  directory = "a directory", block = "a block device", char = "a character device", fifo = "a FIFO",
+  socket = "a socket", other = "a special file",
+}
+
+--- Check an output path before anything runs. Returns "-" when `path`
+-- means standard output ("-", "/dev/stdout", "/dev/fd/1"), else `path`.
+-- Raises an input error (naming `what`, default "--output") when `path`
+-- is a symbolic link, exists and is not a regular file (a device, FIFO,
+-- socket, directory), is the same file as (or the same name as a file to
+-- be created for) any of `targets` (a path, a target table or object, or a
+-- list of them), or its directory does not exist or is not writable.
+-- Nothing is created or opened: a FIFO is never opened.
+function report.check_output(path, targets, what)
+  what = what or "--output"
+  if type(path) ~= "string" or path == "" then
+    errors.input("%s: a file name is needed (or - for standard output)", what)
+  end
+  if STDOUT[path] then return "-" end
+  local shown = visible(path)
+  local st, err, errno = iomoon.stat(path, false)
+  if st then
+    if st.kind == "link" then
+      errors.input("%s: '%s' is a symbolic link; give the path of the file itself", what, shown)
+    elseif st.kind ~= "file" then
+      errors.input("%s: '%s' is %s, not a regular file (use - for standard output)", what, shown, KINDS[st.kind])
+    end
+  elseif path:sub(-1) == "/" then
+    errors.input("%s: '%s' is a directory, not a file name", what, shown)
+  elseif errno ~= 2 then -- ENOENT: a new file
+    errors.input("%s: '%s': %s", what, shown, err)
+  end
+  local dir = split(path)
+  local ds = iomoon.stat(dir)
+  if not ds or ds.kind ~= "directory" then
+    errors.input("%s: '%s': directory '%s' does not exist", what, shown, visible(dir))
+  elseif not ds.writable then
+    errors.input("%s: '%s': directory '%s' is not writable", what, shown, visible(dir))
+  end
+  local id = identity(path)
+  for _, t in ipairs(target_paths(targets, {}, {})) do
+    if identity(t) == id then
+      errors.input("%s: '%s' is a target of this run (%s); the report would replace it", what, shown, visible(t))
+    end
+  end
+  return path
 end
 
 return report

@@ -1,0 +1,147 @@
+#!/bin/bash
+# Reports: complete or untouched on a full filesystem (every format), never
+# renamed over what is not a report, names that cannot break or forge a
+# format, and errors and unmet rates shown in every format.
+. "$(dirname "$0")/lib.sh"
+TINY="$TMP/tiny"
+trap 'umount "$TINY" 2>/dev/null; cleanup' EXIT
+mkdir "$TMP/lua"
+lua_tap "$T/lua/reports.lua" "$T" "$TMP/lua"
+
+cd "$TMP" || exit 1
+F="$TMP/t.dat"
+SIM=(--engine sim --target "$F" --size 1m --quiet)
+
+# ---- a full filesystem: the previous report stays, exit 1, no temporary ----
+mkdir -p "$TINY"
+if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
+	# phase one's report fits; then the filesystem fills up; phase two's does not
+	cat >"$TMP/two.lua" <<'LUA'
+local iomoon = require "iomoon"
+local out, keep, tiny = arg[1], arg[2], arg[3]
+local t = { path = arg[4], size = "1m" }
+iomoon.run { name = "one", target = t, engine = "sim", bs = "4k", ios = 10 }
+local f = assert(io.open(out, "rb")); local s = f:read("a"); f:close()
+f = assert(io.open(keep, "wb")); f:write(s); f:close()
+f = assert(io.open(tiny .. "/filler", "wb"))
+while f:write(string.rep("z", 4096)) and f:flush() do end
+f:close()
+iomoon.run { name = "two", target = t, engine = "sim", bs = "4k", ios = 10 }
+LUA
+	for fmt in json csv markdown analyzer table; do
+		rm -f "$TINY"/*
+		err=$("$IOMOON" run --format $fmt --output "$TINY/r.$fmt" "$TMP/two.lua" "$TINY/r.$fmt" "$TMP/keep.$fmt" "$TINY" "$F" 2>&1 >/dev/null)
+		is $? 1 "$fmt: a report that does not fit: exit 1"
+		like "$err" "tiny/r\\.$fmt: write failed, the previous file is kept: No space left on device" "$fmt: says why and that the previous file is kept"
+		cmp -s "$TINY/r.$fmt" "$TMP/keep.$fmt" && grep -q one "$TINY/r.$fmt"; ok $? "$fmt: the one-phase report is still there, byte for byte"
+		is "$(ls -A "$TINY" | grep -c tmp-)" 0 "$fmt: no temporary file left behind"
+	done
+	python3 -m json.tool "$TMP/keep.json" >/dev/null; ok $? "json: the kept report is valid JSON (python3 -m json.tool)"
+	rm -f "$TINY"/*
+	# the script's own CSV writer on a full filesystem
+	printf 'old\r\n' >"$TINY/w.csv"
+	err=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+local w = require("iomoon").csv.writer("$TINY/w.csv")
+for i = 1, 10000 do w:row { i, string.rep("y", 20) } end
+w:close()
+LUA
+)
+	is $? 1 "csv.writer on a full filesystem: exit 1"
+	is "$(cat "$TINY/w.csv")" "$(printf 'old\r\n')" "csv.writer: the previous file is kept"
+	is "$(ls -A "$TINY" | grep -c tmp-)" 0 "csv.writer: no temporary file left behind"
+	umount "$TINY"
+else
+	for i in $(seq 24); do skip "cannot mount a tmpfs"; done
+fi
+
+# ---- what --output may replace ----
+out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --format json --output -); ok $? "--output -: exit 0"
+printf '%s' "$out" | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["phases"]) == 1'; ok $? "--output -: the JSON document on stdout"
+[ ! -e "$TMP/-" ]; ok $? "--output -: no file named -"
+mkfifo "$TMP/fifo"
+timeout 20 "$IOMOON" quick "${SIM[@]}" --ios 10 --output "$TMP/fifo" >/dev/null 2>&1; rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; ok $? "--output FIFO: refused without blocking (exit $rc)"
+[ -p "$TMP/fifo" ]; ok $? "--output FIFO: still a FIFO"
+printf 'mine\n' >"$TMP/real.json"
+ln -s "$TMP/real.json" "$TMP/link.json"
+"$IOMOON" quick "${SIM[@]}" --ios 10 --output "$TMP/link.json" >/dev/null 2>&1; rc=$?
+[ "$rc" -ne 0 ] && [ -L "$TMP/link.json" ] && [ "$(cat "$TMP/real.json")" = mine ]
+ok $? "--output symlink: refused (exit $rc), the link and its file untouched"
+head -c 1M /dev/urandom >"$TMP/user.db"
+sum=$(md5sum <"$TMP/user.db")
+"$IOMOON" quick --engine sim --target "$TMP/user.db" --quiet --ios 10 --output "$TMP/user.db" >/dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] && [ "$(md5sum <"$TMP/user.db")" = "$sum" ]; ok $? "--output the target: exit 2 (got $rc), the file untouched"
+
+# ---- names that would break or forge a format ----
+NAME=$'x\nIOps=999\r\t|y'
+out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format analyzer)
+is "$(printf '%s\n' "$out" | grep -c '^IOps=')" 1 "analyzer: a name with a newline does not forge IOps="
+is "$(printf '%s\n' "$out" | head -1)" 'AccessSpec=x\nIOps=999\r\t|y' "analyzer: the name shown escaped"
+out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format markdown)
+is "$(printf '%s\n' "$out" | wc -l)" 3 "markdown: a header, its rule and one row"
+like "$(printf '%s\n' "$out" | sed -n 3p)" '^\| x\\\\nIOps=999\\\\r\\\\t\\\|y \| [0-9]+ \|.* \| 0 \| ok \|$' "markdown: the name escaped, errors 0, ok"
+out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME")
+is "$(printf '%s\n' "$out" | wc -l)" 2 "table: a header and one row"
+"$IOMOON" quick "${SIM[@]}" --ios 10 --name $'bad \xff\xfe \xc3\xa9' --format json >"$TMP/n.json"
+python3 -c "import json,sys; n=json.load(open(sys.argv[1], encoding='utf-8'))['phases'][0]['name']; assert n == 'bad \ufffd\ufffd \u00e9', repr(n)" "$TMP/n.json"
+ok $? "json: bytes that are not UTF-8 become U+FFFD, valid UTF-8 is kept"
+"$IOMOON" run --format json /dev/stdin >"$TMP/c.json" <<LUA
+local m = { [1] = "a", ["1"] = "b" }
+m.self = m
+require("iomoon").run { target = { path = "$F", size = "1m" }, engine = "sim", bs = "4k", ios = 10, meta = m }
+LUA
+is $? 0 "json: a meta that contains itself: exit 0"
+python3 -c "
+import json,sys
+pairs = json.load(open(sys.argv[1]), object_pairs_hook=lambda p: p)
+meta = dict(dict(pairs)['phases'][0])['meta']
+assert sorted(k for k, v in meta) == ['1', '1 (number)', 'self'] and dict(meta)['self'] == '<cycle>', meta" "$TMP/c.json"
+ok $? "json: the cycle written as <cycle>, no key twice"
+"$IOMOON" quick "${SIM[@]}" --ios 10 --name "=cmd|' /C calc'!A0" --format csv >"$TMP/f.csv"
+python3 -c "
+import csv,sys
+r = list(csv.reader(open(sys.argv[1], newline='')))
+assert r[1][r[0].index('Access Specification Name')] == \"'=cmd|' /C calc'!A0\", r[1]" "$TMP/f.csv"
+ok $? "csv: a formula gets a leading '"
+
+# ---- errors and unmet rates in every format ----
+Q=(quick "${SIM[@]}" --qd 1 --time 0.5)
+"$IOMOON" "${Q[@]}" --rate 100000 --format csv >"$TMP/rate.csv"
+"$IOMOON" "${Q[@]}" --rate 100 --format csv >"$TMP/met.csv"
+"$IOMOON" "${Q[@]}" --format csv >"$TMP/closed.csv"
+python3 - "$TMP/rate.csv" "$TMP/met.csv" "$TMP/closed.csv" <<'PY'
+import csv, sys
+got = []
+for p in sys.argv[1:]:
+    r = list(csv.reader(open(p, newline="")))
+    got.append((r[1][r[0].index("Asked IOps")], r[1][r[0].index("Rate Met")]))
+assert got == [("100000.00", "no"), ("100.00", "yes"), ("", "")], got
+PY
+ok $? "csv: Asked IOps and Rate Met (no, yes, blank for a closed loop)"
+out=$("$IOMOON" "${Q[@]}" --rate 100000)
+like "$(printf '%s\n' "$out" | sed -n 2p)" '  rate not met: [0-9]+ of 100000 IOPS$' "table: an unmet rate marked on its row"
+out=$("$IOMOON" "${Q[@]}" --rate 100000 --format markdown)
+like "$out" '\| Errors \| Status \|' "markdown: Errors and Status columns"
+like "$out" '\| 0 \| rate not met: [0-9]+ of 100000 IOPS \|$' "markdown: an unmet rate"
+out=$("$IOMOON" "${Q[@]}" --rate 100)
+like "$(printf '%s\n' "$out" | sed -n 2p)" '[0-9.]+$' "table: a met rate is not marked"
+
+# a verification that finds a corrupted block: its errors in every format
+V="$TMP/v.dat"
+"$IOMOON" run --format none /dev/stdin <<LUA
+require("iomoon").run { target = { path = "$V", size = "1m" }, bs = "64k", read = 0, pattern = "offset", bytes = 1 << 20 }
+LUA
+printf 'BROKEN' | dd of="$V" bs=1 seek=65536 conv=notrunc status=none
+VERIFY="require('iomoon').run { name = 'verify', target = '$V', bs = '64k', read = 100, verify = 'offset', bytes = 1 << 20 }"
+for fmt in markdown analyzer table csv; do
+	out=$(printf '%s\n' "$VERIFY" | "$IOMOON" run --format $fmt /dev/stdin); is $? 1 "verification errors, $fmt: exit 1"
+	case $fmt in
+	markdown) like "$out" '^\| verify \| .* \| 1 \| 1 errors \(read of 65536 bytes at offset 65536: ' "markdown: the errors column and the first error" ;;
+	analyzer) printf '%s\n' "$out" | grep -qx 'Errors=1' && printf '%s\n' "$out" | grep -Eq '^Status=1 errors \(read of 65536 bytes at offset 65536'
+		ok $? "analyzer: Errors= and Status=" ;;
+	table) like "$(printf '%s\n' "$out" | sed -n 2p)" '  1 errors \(read of 65536 bytes at offset 65536' "table: the errors on the row" ;;
+	csv) is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(r[1][r[0].index("Errors")])')" 1 "csv: the Errors column" ;;
+	esac
+done
+
+done_testing
