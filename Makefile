@@ -4,7 +4,7 @@
 #   make run      install what is missing, build, run the default suite on ./scratch
 #   make test     install what is missing, build, run the tests (TAP, prove)
 #   make bench    side-by-side speed comparison with fio (not part of make test)
-#   make install  PREFIX=/usr/local
+#   make install  PREFIX=/usr/local (and DESTDIR=); make uninstall, the same way
 
 PREFIX  ?= /usr/local
 DATADIR ?= $(PREFIX)/share/iomoon
@@ -18,7 +18,8 @@ LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
-DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux
+DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
+            pandoc man-db
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv verify genmap outfile claims
@@ -27,7 +28,7 @@ OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
-.PHONY: all deps run test test-asan fuzz bench install clean
+.PHONY: all deps run test test-asan fuzz bench man install uninstall clean
 all: iomoon
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
@@ -101,11 +102,40 @@ bench: deps
 	$(MAKE) --no-print-directory iomoon
 	tests/bench/run
 
-install: iomoon
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua/iomoon $(DESTDIR)$(DATADIR)/bench-suites
-	install -m 755 iomoon $(DESTDIR)$(PREFIX)/bin/iomoon
-	install -m 644 lua/iomoon/*.lua $(DESTDIR)$(DATADIR)/lua/iomoon/
-	install -m 644 bench-suites/*.lua $(DESTDIR)$(DATADIR)/bench-suites/
+# The man page iomoon(1) is doc/cli.md, shaped by doc/man/man.lua; never
+# kept in git, so the two cannot disagree.
+VERSION := $(shell sed -n 's/^\#define IOMOON_VERSION "\(.*\)"/\1/p' src/lua_api.h)
+$(BUILD)/iomoon.1: doc/cli.md doc/man/iomoon.1.yaml doc/man/man.lua src/lua_api.h
+	@command -v pandoc >/dev/null || { echo "pandoc is missing: make deps, or apt-get install pandoc"; exit 1; }
+	@mkdir -p $(BUILD)
+	pandoc -s -t man --metadata-file doc/man/iomoon.1.yaml -M footer="iomoon $(VERSION)" \
+	  --lua-filter doc/man/man.lua -o $@ doc/cli.md
+
+man: $(BUILD)/iomoon.1
+
+# INSTALL_BIN: the binary to install (the tests install the one under test).
+INSTALL_BIN ?= iomoon
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+LUA_FILES := $(notdir $(wildcard lua/iomoon/*.lua))
+SUITE_FILES := $(notdir $(wildcard bench-suites/*.lua))
+install: $(INSTALL_BIN) $(BUILD)/iomoon.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua/iomoon $(DESTDIR)$(DATADIR)/bench-suites \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/iomoon
+	install -m 644 $(addprefix lua/iomoon/,$(LUA_FILES)) $(DESTDIR)$(DATADIR)/lua/iomoon/
+	install -m 644 $(addprefix bench-suites/,$(SUITE_FILES)) $(DESTDIR)$(DATADIR)/bench-suites/
+	install -m 644 $(BUILD)/iomoon.1 $(DESTDIR)$(MANDIR)/man1/iomoon.1
+	install -m 644 completion/iomoon.bash $(DESTDIR)$(BASHCOMPDIR)/iomoon
+
+# What install put, and the directories under $(DATADIR) it leaves empty.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/iomoon $(DESTDIR)$(MANDIR)/man1/iomoon.1 $(DESTDIR)$(BASHCOMPDIR)/iomoon \
+	  $(addprefix $(DESTDIR)$(DATADIR)/lua/iomoon/,$(LUA_FILES)) \
+	  $(addprefix $(DESTDIR)$(DATADIR)/bench-suites/,$(SUITE_FILES))
+	for d in $(addprefix $(DESTDIR)$(DATADIR)/,lua/iomoon lua bench-suites) $(DESTDIR)$(DATADIR); do \
+	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; \
+	done
 
 clean:
 	rm -rf build build-asan build-fuzz iomoon scratch
