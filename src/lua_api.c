@@ -34,12 +34,32 @@
 
 /* ---- errors ---- */
 
+/* msg with its control bytes shown (\n, \x1b): an echoed path or name
+ * cannot break the one-line message or forge a second one. */
+static void push_escaped(lua_State *L, const char *msg)
+{
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			luaL_addchar(&b, (char)*p);
+		} else {
+			char e[8];
+
+			snprintf(e, sizeof(e), *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : "\\x%02x", *p);
+			luaL_addstring(&b, e);
+		}
+	}
+	luaL_pushresult(&b);
+}
+
 int api_raise_error(lua_State *L, const char *mt, const char *msg)
 {
 	lua_createtable(L, 0, 2);
 	luaL_where(L, 2);
 	lua_setfield(L, -2, "where");
-	lua_pushstring(L, msg);
+	push_escaped(L, msg);
 	lua_setfield(L, -2, "msg");
 	luaL_setmetatable(L, mt);
 	return lua_error(L);
@@ -180,7 +200,10 @@ void api_check_keys(lua_State *L, int t, const char *what, const char *const *al
 				ok = 1;
 		if (!ok) {
 			char list[512] = "";
+			const char *near = api_nearest(k, allowed);
 
+			if (near)
+				api_input_error(L, "%s: unknown field '%s' (did you mean '%s'?)", what, k, near);
 			for (unsigned i = 0; allowed[i]; i++) {
 				if (allowed[i][0] == '[')
 					continue;
@@ -191,6 +214,104 @@ void api_check_keys(lua_State *L, int t, const char *what, const char *const *al
 			api_input_error(L, "%s: unknown field '%s' (known: %s)", what, k, list);
 		}
 	}
+}
+
+/* Levenshtein distance of a and b, or a large number when either is long.
+ * The Lua library's iomoon.errors.nearest applies the same rule. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la >= 64 || lb >= 64)
+		return 1000;
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *api_nearest(const char *k, const char *const *names)
+{
+	const char *best = NULL;
+	unsigned best_d = 1000, len = (unsigned)strlen(k);
+
+	for (unsigned i = 0; names[i]; i++) {
+		unsigned d;
+
+		if (names[i][0] == '[')
+			continue;
+		d = edit_distance(k, names[i]);
+		/* a prefix ("qdepth" for "qd") is a near miss too */
+		if (d > 2 && !strncmp(k, names[i], strlen(names[i])) && strlen(names[i]) >= 2)
+			d = 2;
+		/* a shared start of half the longer name ("fail_if", "fail_when") */
+		if (d > 2) {
+			size_t c = 0, ln = strlen(names[i]);
+
+			while (k[c] && k[c] == names[i][c])
+				c++;
+			if (c >= 3 && 2 * c >= (len > ln ? len : ln))
+				d = 2;
+		}
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best && best_d <= (len <= 4 ? 1u : len / 4 > 2 ? len / 4 : 2u) ? best : NULL;
+}
+
+/* The length of the list at idx, refusing holes and other keys: a list's
+ * keys are exactly 1..n. */
+lua_Integer api_check_list(lua_State *L, int idx, const char *field)
+{
+	lua_Integer n = 0, len;
+
+	idx = lua_absindex(L, idx);
+	len = (lua_Integer)lua_rawlen(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > len) {
+			const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+			lua_Integer at = 1;
+
+			while (at <= len && lua_rawgeti(L, idx, at) != LUA_TNIL) {
+				lua_pop(L, 1);
+				at++;
+			}
+			if (k)
+				api_input_error(L, "%s: a list has no field '%s' (give a list such as {\"4k\", \"8k\"})", field, k);
+			api_input_error(L, "%s: a list with a hole at [%lld] (its items must be [1] to [n], none missing)", field,
+					(long long)at);
+		}
+		n++;
+	}
+	if (n != len) { /* a border below a hole: find the first missing item */
+		lua_Integer at = 1;
+
+		while (lua_rawgeti(L, idx, at) != LUA_TNIL) {
+			lua_pop(L, 1);
+			at++;
+		}
+		api_input_error(L, "%s: a list with a hole at [%lld] (its items must be [1] to [n], none missing)", field,
+				(long long)at);
+	}
+	return n;
 }
 
 /* ---- targets ---- */
@@ -797,13 +918,6 @@ static int l_engines(lua_State *L)
 	return 2;
 }
 
-/* results() -> every result iomoon.run returned so far, in order */
-static int l_results(lua_State *L)
-{
-	lua_getfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-	return 1;
-}
-
 static void new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
 			  lua_CFunction tostring)
 {
@@ -853,9 +967,10 @@ int luaopen_iomoon(lua_State *L)
 		{ "row", csvw_l_row }, { "close", csvw_l_close }, { NULL, NULL },
 	};
 	static const luaL_Reg funcs[] = {
-		{ "target", l_target }, { "run", api_run }, { "now", l_now }, { "sleep", l_sleep },
+		{ "target", l_target }, { "run", api_run }, { "check", api_check }, { "now", l_now }, { "sleep", l_sleep },
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
-		{ "results", l_results }, { "set_progress", api_set_progress }, { "interrupted", api_interrupted },
+		{ "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
+		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
 		{ "stat", l_stat }, { "write_atomic", l_write_atomic },
 		{ NULL, NULL },
 	};
@@ -876,9 +991,6 @@ int luaopen_iomoon(lua_State *L)
 	lua_pushliteral(L, "object");
 	lua_setfield(L, -2, "__json");
 	lua_pop(L, 3);
-	lua_newtable(L);
-	lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
-
 	luaL_newlib(L, funcs);
 	luaL_newlib(L, csv_funcs);
 	lua_setfield(L, -2, "csv");

@@ -702,20 +702,21 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 	}
 	lua_setfield(L, -2, "intervals");
 	if (sp->trace_max) {
-		static const char *const cols[] = { "start_ns", "lat_ns", "op", "offset", "len", "worker" };
+		static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker" };
 
-		lua_createtable(L, 0, 6);
-		for (int k = 0; k < 6; k++) {
+		lua_createtable(L, 0, 7);
+		for (int k = 0; k < 7; k++) {
 			lua_createtable(L, (int)r->ntrace, 0);
 			for (uint64_t i = 0; i < r->ntrace; i++) {
 				const struct trace_rec *t = &r->trace[i];
 
 				switch (k) {
 				case 0: lua_pushinteger(L, t->start_ns); break;
-				case 1: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
-				case 2: lua_pushstring(L, opname[t->op]); break;
-				case 3: lua_pushinteger(L, (lua_Integer)t->offset); break;
-				case 4: lua_pushinteger(L, t->len); break;
+				case 1: lua_pushinteger(L, t->submit_ns); break;
+				case 2: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
+				case 3: lua_pushstring(L, opname[t->op]); break;
+				case 4: lua_pushinteger(L, (lua_Integer)t->offset); break;
+				case 5: lua_pushinteger(L, t->len); break;
 				default: lua_pushinteger(L, t->worker); break;
 				}
 				lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -894,6 +895,49 @@ static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsign
 		api_raise_error(L, IOMOON_RUN_ERROR, why);
 }
 
+/* The engines that do no I/O (null, sim) run without a target: on a
+ * nominal region of phase.region's size (default 1 GiB) that is nowhere. */
+static int nominal_target(lua_State *L, int phase, struct run_state *rs)
+{
+	const char *e;
+	struct target *t;
+	uint64_t size = 1ull << 30;
+
+	lua_getfield(L, phase, "engine");
+	e = lua_tostring(L, -1);
+	lua_pop(L, 1);
+	if (!e || (strcmp(e, "null") && strcmp(e, "sim")))
+		return 0;
+	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1))
+		api_input_error(L, "phase.verify: engine %s without a target has no data to verify (give a target)", e);
+	lua_pop(L, 1);
+	switch (lua_getfield(L, phase, "region")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TTABLE:
+		if (lua_getfield(L, -1, "size") != LUA_TNIL)
+			size = api_check_size(L, -1, "phase.region.size");
+		if (lua_getfield(L, -2, "offset") != LUA_TNIL)
+			size += api_check_size(L, -1, "phase.region.offset");
+		lua_pop(L, 2);
+		break;
+	default:
+		size = api_check_size(L, -1, "phase.region");
+	}
+	lua_pop(L, 1);
+	t = api_new_target(L); /* anchored on the stack, as parsed targets are */
+	t->path = strdup("(none)");
+	if (!t->path)
+		api_raise_error(L, IOMOON_RUN_ERROR, "out of memory");
+	t->kind = TARGET_NONE;
+	t->size = size ? size : 1;
+	t->sector = t->mem_align = 512;
+	t->exists = t->ours = 1;
+	rs->sp.targets[0] = t;
+	rs->sp.ntargets = 1;
+	return 1;
+}
+
 static void parse_targets(lua_State *L, int phase, struct run_state *rs)
 {
 	int t = lua_getfield(L, phase, "target");
@@ -901,8 +945,11 @@ static void parse_targets(lua_State *L, int phase, struct run_state *rs)
 
 	if (t == LUA_TTABLE)
 		lua_pop(L, 1);
+	if (t == LUA_TNIL && nominal_target(L, phase, rs))
+		return;
 	if (t == LUA_TNIL)
-		api_input_error(L, "phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list)");
+		api_input_error(L, "phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list; "
+				"engines null and sim need none)");
 	if (!list) {
 		rs->sp.ntargets = 1;
 		parse_one_target(L, -1, rs, 0, "phase.target");
@@ -1336,6 +1383,95 @@ int api_on_result(lua_State *L)
 	return 1;
 }
 
+/* Fields a result (or its lat, read, write, cpu tables) may lack: absent
+ * is nil. Any other missing field is a mistake in the script. */
+static const char *const optional_fields[] = { "svc", "rate_iops", "first_error", "error", "trace", "meta", NULL };
+
+/* __index of a result's tables: a misspelt field (r.lat.p99) is an input
+ * error naming the field and the near names, not a nil that fails later. */
+static int result_index(lua_State *L)
+{
+	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+	const char *names[128];
+	const char *near;
+	unsigned n = 0;
+
+	if (!k)
+		return 0; /* ipairs and array probes: plain nil */
+	for (unsigned i = 0; optional_fields[i]; i++)
+		if (!strcmp(k, optional_fields[i]))
+			return 0;
+	lua_pushnil(L);
+	while (lua_next(L, 1) && n < 127) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			names[n++] = lua_tostring(L, -1);
+	}
+	names[n] = NULL;
+	near = api_nearest(k, names);
+	if (near)
+		return api_input_error(L, "%s: no field '%s' (did you mean '%s'?)", lua_tostring(L, lua_upvalueindex(1)), k,
+				       near);
+	return api_input_error(L, "%s: no field '%s' (see doc/lua-api.md, \"Results\")", lua_tostring(L, lua_upvalueindex(1)), k);
+}
+
+/* Give the table at idx the strict __index of a result table called what. */
+static void seal_table(lua_State *L, int idx, const char *what)
+{
+	char key[64];
+
+	idx = lua_absindex(L, idx);
+	snprintf(key, sizeof(key), "iomoon.result_mt:%s", what);
+	if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 1);
+		lua_pushstring(L, what);
+		lua_pushcclosure(L, result_index, 1);
+		lua_setfield(L, -2, "__index");
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, key);
+	}
+	lua_setmetatable(L, idx);
+}
+
+/* The result at the top of the stack and its lat, svc, read, write and cpu
+ * tables say which field does not exist, instead of a silent nil. */
+static void seal_result(lua_State *L)
+{
+	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
+	static const char *const ops[] = { "read", "write", NULL };
+
+	seal_table(L, -1, "result");
+	for (unsigned i = 0; subs[i]; i++) {
+		lua_pushstring(L, subs[i]);
+		if (lua_rawget(L, -2) == LUA_TTABLE) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "result.%s", subs[i]);
+			seal_table(L, -1, what);
+		}
+		lua_pop(L, 1);
+	}
+	for (unsigned i = 0; ops[i]; i++) {
+		lua_pushstring(L, ops[i]);
+		if (lua_rawget(L, -2) == LUA_TTABLE) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "result.%s", ops[i]);
+			seal_table(L, -1, what);
+			for (unsigned j = 0; subs[j]; j++) {
+				lua_pushstring(L, subs[j]);
+				if (lua_rawget(L, -2) == LUA_TTABLE) {
+					snprintf(what, sizeof(what), "result.%s.%s", ops[i], subs[j]);
+					seal_table(L, -1, what);
+				}
+				lua_pop(L, 1);
+			}
+		}
+		lua_pop(L, 1);
+	}
+}
+
 /* Hand the result on top of the stack to what asked for results. */
 static void deliver_result(lua_State *L)
 {
@@ -1368,7 +1504,7 @@ int api_run(lua_State *L)
 	char why[512] = "";
 	int rc;
 
-	if (run_interrupted)
+	if (run_interrupted || phase_interrupt) /* a stop asked between phases too */
 		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
 	rs = check_phase(L);
 	sp = &rs->sp;
@@ -1396,6 +1532,7 @@ int api_run(lua_State *L)
 	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
 	phases_run++;
+	seal_result(L);
 	deliver_result(L);
 	return 1;
 }

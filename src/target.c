@@ -189,8 +189,8 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 	int fd, c;
 
 	shown(t->path, p, sizeof(p));
-	if (t->kind == TARGET_FILE && !t->exists)
-		return 0; /* it will be created, and ours */
+	if (t->kind == TARGET_NONE || (t->kind == TARGET_FILE && !t->exists))
+		return 0; /* nothing on disk, or it will be created, and ours */
 	if (t->kind == TARGET_FILE && !t->ours && !t->allow_write) {
 		snprintf(why, why_len, "target %s: iomoon did not create this file; writing to it needs "
 			 "allow_write=true (--allow-write)", p);
@@ -610,7 +610,15 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 {
 	char p[1024];
 	struct stat st;
-	int fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
+	int fd;
+
+	if (t->kind == TARGET_NONE) { /* a descriptor the engines never use */
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			snprintf(why, why_len, "target: open /dev/null: %s", strerror(errno));
+		return fd;
+	}
+	fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
 
 	shown(t->path, p, sizeof(p));
 	if (fd == -1 && direct && errno == EINVAL) {

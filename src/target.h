@@ -18,7 +18,9 @@
 
 #include "genmap.h"
 
-enum target_kind { TARGET_FILE, TARGET_BLOCK };
+/* TARGET_NONE: the nominal region of the null and sim engines, which do no
+ * I/O: no path on disk, never opened for data, never written. */
+enum target_kind { TARGET_FILE, TARGET_BLOCK, TARGET_NONE };
 enum target_fill { FILL_NONE, FILL_RANDOM, FILL_ZERO };
 
 struct target_opts {

@@ -104,6 +104,28 @@ is "$(J g.json 'sorted({(p["duration_s"], p["ramp_s"], p["engine"], p["qd"], p["
 	"[(0.2, 0.05, 'psync', 1, 2, False)]" "--time --ramp --engine --qd --workers --buffered reach every phase"
 is "$(J g.json 'len(d["phases"])')" 5 "all five phases ran"
 
+# the engines that do no I/O need no target: a nominal region of --size
+before=$(ls)
+"$IOMOON" quick --engine null --ios 1000 --quiet --format json --output n.json; ok $? "quick --engine null without --target"
+is "$(J n.json '(d["phases"][0]["ios"], d["phases"][0]["target"], d["phases"][0]["engine"])')" "(1000, '(none)', 'null')" \
+	"runs on the nominal target"
+"$IOMOON" quick --engine sim --size 64k --bs 4k --random 0 --ios 40 --trace 40 --quiet --format json --output s.json 2>/dev/null \
+	|| "$IOMOON" run --quiet --format json --output s.json /dev/stdin <<'LUA'
+local r = require("iomoon").run { engine = "sim", region = "64k", bs = "4k", random = 0, ios = 40, trace = 40 }
+LUA
+ok $? "sim on a nominal 64 KiB region"
+is "$(J s.json 'max(d["phases"][0]["trace"]["offset"])')" 61440 "offsets stay inside --size (the last block at 60 KiB)"
+"$IOMOON" suite quick --engine null --time 0.05 --quiet --format json --output q.json; ok $? "suite quick --engine null without --target"
+is "$(J q.json 'len(d["phases"])')" 5 "all its phases ran"
+is "$(ls | grep -v -e '^n.json$' -e '^s.json$' -e '^q.json$' | tr '\n' ' ')" "$(printf '%s\n' $before | tr '\n' ' ')" \
+	"and no file was created for them"
+err=$("$IOMOON" quick --engine psync --time 0.1 2>&1); is $? 2 "a real engine still needs --target"
+err=$("$IOMOON" run --quiet /dev/stdin 2>&1 <<'LUA'
+require("iomoon").run { engine = "null", bs = "4k", ios = 1, verify = "crc32c" }
+LUA
+); is $? 2 "verify on the nominal target: exit 2"
+like "$err" "has no data to verify" "says why"
+
 # a FIFO as target: refused at once, never opened
 mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"

@@ -142,9 +142,24 @@ end
 
 local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdown = true, none = true }
 
+-- What a report keeps of a result: all of it but the latency histogram
+-- (44 KiB of buckets that no report format prints), so a long run's
+-- memory grows only by what its report shows.
+local function slim(r)
+  local c = {}
+  for k, v in pairs(r) do c[k] = v end
+  if type(r.lat) == "table" and r.lat.hist ~= nil then
+    c.lat = {}
+    for k, v in pairs(r.lat) do if k ~= "hist" then c.lat[k] = v end end
+  end
+  return c
+end
+
 -- The report sink: rows as phases finish on a terminal; with --output, the
 -- whole report rewritten atomically after every phase; else the document
--- on stdout at the end.
+-- on stdout at the end. It sees results through iomoon.on_result, and
+-- keeps them only where its report needs them all (not for the table on a
+-- terminal, nor for none). sink.failed: a result that makes the exit 1.
 -- targets: the paths the run will do I/O to (an output file may be none of
 -- them). Everything is checked here, before any phase runs.
 local function make_sink(o, name_width, targets)
@@ -152,32 +167,35 @@ local function make_sink(o, name_width, targets)
   if not FORMATS[fmt] then
     input_error("--format: '%s' is not a format (table, csv, json, analyzer, markdown or none)", fmt)
   end
-  local sink = { format = fmt, results = {} }
+  local sink = { format = fmt, results = {}, count = 0, failed = false }
   local out = o.output and report.check_output(o.output, targets or {}) or nil
   if out == "-" then out = nil end -- standard output, written as without --output
   local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
   local rows = (fmt == "table" and not file) and report.table_writer(io.stdout, name_width or 36) or nil
+  local keep = fmt ~= "none" and (file ~= nil or fmt ~= "table")
   function sink.add(r)
-    sink.results[#sink.results + 1] = r
+    sink.count = sink.count + 1
+    if r.failed or r.interrupted or r.errors > 0 then sink.failed = true end
     if rows then
-      if #sink.results == 1 then rows:header() end
+      if sink.count == 1 then rows:header() end
       rows:row(r)
     end
-    if file then file:add(r) end
+    if keep then
+      local c = slim(r)
+      if file then file:add(c) else sink.results[#sink.results + 1] = c end
+    end
   end
   -- status: the run's exit status. Bad input that stopped the run before
   -- any phase finished writes no report (an existing one is kept).
   function sink.finish(status)
-    if status == 2 and #sink.results == 0 then
+    if status == 2 and sink.count == 0 then
       io.stdout:flush()
       return
     end
     if file then
       file:close()
-    elseif fmt ~= "none" and fmt ~= "table" then
-      local w = report.writer("/dev/null", fmt)
-      w.results = sink.results
-      io.stdout:write(w:render())
+    elseif keep then
+      io.stdout:write(report.render(fmt, sink.results))
     end
     io.stdout:flush()
   end
@@ -192,23 +210,6 @@ local function make_sink(o, name_width, targets)
   return sink
 end
 
--- Route every iomoon.run result into the sink, whoever calls it.
-local function hook_runs(sink)
-  local raw_run = iomoon.run
-  iomoon.run = function(phase)
-    local r = raw_run(phase)
-    sink.add(r)
-    return r
-  end
-  return function() iomoon.run = raw_run end
-end
-
-local function exit_status(results)
-  for _, r in ipairs(results) do
-    if r.failed or r.interrupted or r.errors > 0 then return 1 end
-  end
-  return 0
-end
 
 -- Shared by suite and quick: the target from --target/--size/--allow-write.
 local TARGET_OPTS = {
@@ -219,6 +220,9 @@ local TARGET_OPTS = {
 -- The target as an option table: iomoon.run creates the file only once the
 -- phase has been checked, so bad input leaves nothing on disk.
 local function target_spec(o, default_size)
+  if not o.target and (o.engine == "null" or o.engine == "sim") then
+    return nil -- the engines that do no I/O run on a nominal region (--size, default 1 GiB)
+  end
   if not o.target then input_error("--target: missing (a file or block device to test, e.g. --target /mnt/test/iomoon.dat)") end
   local size = o.size
   -- stat, never open: opening a FIFO would block
@@ -255,7 +259,7 @@ end
 local function run_reported(verb, o, body, name_width, targets)
   local sink = make_sink(o, name_width, targets)
   iomoon.set_progress(not o.quiet)
-  local unhook = hook_runs(sink)
+  local unhook = iomoon.on_result(sink.add)
   local status, msg = protect(body)
   unhook()
   sink.finish(status)
@@ -263,7 +267,7 @@ local function run_reported(verb, o, body, name_width, targets)
     io.stderr:write(verb, option_names(msg), "\n")
     return status
   end
-  return exit_status(sink.results)
+  return sink.failed and 1 or 0
 end
 
 function cli.quick(args)
@@ -274,7 +278,7 @@ function cli.quick(args)
   local t = target_spec(o, nil)
   local ov = common_overrides(o)
   local phase = {
-    target = t, bs = o.bs or "4k",
+    target = t, region = not t and o.size or nil, bs = o.bs or "4k",
     read = number_opt(o, "read") or 100, random = number_opt(o, "random") or 100,
     qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
     duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
@@ -284,7 +288,7 @@ function cli.quick(args)
   phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
     tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
   iomoon.check(phase)
-  return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { t.path })
+  return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { t and t.path })
 end
 
 function cli.suite(args)
@@ -296,10 +300,14 @@ function cli.suite(args)
   local s = suite.load(name)
   local opts = common_overrides(o)
   opts.target = target_spec(o, s.size or "1g")
+  if not opts.target then -- null or sim: a nominal region
+    opts.region = o.size or "1g"
+    opts.area_bytes = iomoon.size(opts.region)
+  end
   opts.progress = not o.quiet
   local phases = suite.check(s, opts) -- every phase, before the first runs
   return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
-    { opts.target.path })
+    { opts.target and opts.target.path })
 end
 
 function cli.run(args)

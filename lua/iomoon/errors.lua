@@ -40,9 +40,10 @@ local function distance(a, b)
 end
 
 --- The name in `names` (a list) nearest to `k`, or nil when none is near
--- (the same rule as the core's: an edit distance of at most 2, or half the
--- length for longer names; a known name that `k` starts with, or a shared
--- start of half the longer name, counts as 2).
+-- (the same rule as the core's: an edit distance of at most 1 for names of
+-- up to 4 characters, else 2, or a quarter of the length for long names; a
+-- known name that `k` starts with, or a shared start of half the longer
+-- name, counts as 2).
 function errors.nearest(k, names)
   if type(k) ~= "string" or #k > 63 then return nil end
   local best, best_d
@@ -55,7 +56,7 @@ function errors.nearest(k, names)
     if d > 2 and common >= 3 and common * 2 >= math.max(#k, #n) then d = 2 end
     if not best_d or d < best_d then best, best_d = n, d end
   end
-  if best and best_d <= (#k < 5 and 2 or #k // 2) then return best end
+  if best and best_d <= (#k <= 4 and 1 or math.max(2, #k // 4)) then return best end
   return nil
 end
 

@@ -234,7 +234,7 @@ function plan.until_steady(t)
     excursion = "number", slope = "number", max_rounds = "number" })
   if type(t.phase) ~= "table" then input_error("until_steady.phase: give the phase of one round") end
   local track = t.track or "iops"
-  local get = type(track) == "function" and track or function(r) return r[track] end
+  local get = type(track) == "function" and track or function(r) return rawget(r, track) end
   local max = t.max_rounds or 25
   local out = { results = {}, values = {} }
   for round = 1, max do

@@ -10,8 +10,9 @@
 --     phases = { phase, ... },           -- or function(opts) return { phase, ... } end
 --   }
 -- opts carries what the command line gave: target, and time, ramp, qd,
--- engine, workers, direct when given (nil otherwise); suite.run adds
--- area_bytes, the size of the test area, for phases that cover all of it.
+-- engine, workers, direct when given (nil otherwise), and region (the
+-- nominal region of the null and sim engines without a target); suite.run
+-- adds area_bytes, the size of the test area, for phases that cover all of it.
 
 local iomoon = require "iomoon"
 
@@ -137,6 +138,7 @@ function suite.apply(phase, opts, defaults)
   if opts.engine then p.engine = opts.engine end
   if opts.workers then p.workers = opts.workers end
   if opts.direct ~= nil then p.direct = opts.direct end
+  if opts.region and p.region == nil then p.region = opts.region end
   return p
 end
 
@@ -192,7 +194,7 @@ end
 function suite.run(s, opts, phases)
   opts = errors.check_fields(opts or {}, "suite.run options", { target = "any", time = "any", ramp = "any",
     qd = "number", engine = "string", workers = "number", direct = "boolean", progress = "boolean",
-    on_result = "function", area_bytes = "number" })
+    on_result = "function", area_bytes = "number", region = "any" })
   phases = phases or suite.check(s, opts)
   local left = 0
   for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end
