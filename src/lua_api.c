@@ -216,32 +216,34 @@ void api_check_keys(lua_State *L, int t, const char *what, const char *const *al
 	}
 }
 
-/* Levenshtein distance of a and b, or a large number when either is long.
- * The Lua library's iomoon.errors.nearest applies the same rule. */
+/* Edit distance of a and b (insertions, deletions, substitutions and
+ * transpositions of neighbours: "form" is one edit from "from"), or a large
+ * number when either is long. The Lua library's iomoon.errors.nearest
+ * applies the same rule. */
 static unsigned edit_distance(const char *a, const char *b)
 {
-	unsigned row[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+	unsigned d[64][64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
 
 	if (la >= 64 || lb >= 64)
 		return 1000;
+	for (unsigned i = 0; i <= la; i++)
+		d[i][0] = i;
 	for (unsigned j = 0; j <= lb; j++)
-		row[j] = j;
+		d[0][j] = j;
 	for (unsigned i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-
-		row[0] = i;
 		for (unsigned j = 1; j <= lb; j++) {
-			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
 
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
 	}
-	return row[lb];
+	return d[la][lb];
 }
 
 const char *api_nearest(const char *k, const char *const *names)

@@ -48,10 +48,24 @@ like "$out" 'errors \(read of 1048576 bytes at offset 5242880: Invalid or incomp
 
 # ping
 out=$("$IOMOON" ping "$F" -c 3 -i 0.05); ok $? "ping -c 3 exits 0"
-like "$(echo "$out" | sed -n 1p)" "^4 KiB <<< $F \\(file 16 MiB\\): request=1 time=[0-9.]+ (us|ms)$" "ping: ioping's request line"
+like "$(echo "$out" | sed -n 1p)" "^4 KiB <<< $F \\(file 16 MiB\\): request=1 time=[0-9.]+ (us|ms) \\(warmup\\)$" "ping: ioping's request line, the first a warm-up"
+like "$(echo "$out" | sed -n 2p)" "^4 KiB <<< $F \\(file 16 MiB\\): request=2 time=[0-9.]+ (us|ms)$" "ping: then counted requests"
 like "$out" "--- $F \\(file 16 MiB\\) ioping statistics ---" "ping: ioping's statistics header"
-like "$out" '3 requests completed in [0-9.]+ ms, 12 KiB read, [0-9]+ iops, [0-9.]+ MiB/s' "ping: ioping's totals"
-like "$out" 'min/avg/max/mdev = [0-9.]+/[0-9.]+/[0-9.]+/[0-9.]+ (us|ms)$' "ping: ioping's min/avg/max/mdev"
+like "$out" '2 requests completed in [0-9.]+ (us|ms), 8 KiB read, [0-9.]+ (k )?iops, [0-9.]+ (KiB|MiB)/s' "ping: ioping's totals"
+like "$out" 'generated 3 requests in [0-9.]+ ms, 12 KiB, [0-9]+ iops, [0-9.]+ KiB/s' "ping: every request over the wall time, on a line of its own"
+# the two figures agree with the lines printed: time in requests = the sum of the counted requests
+python3 - "$out" <<'PY2'
+import re, sys
+out = sys.argv[1]
+def ns(v, u): return float(v) * {"us": 1e3, "ms": 1e6, "s": 1e9}[u]
+reqs = [ns(v, u) for v, u in re.findall(r"request=[23] time=([0-9.]+) (us|ms)", out)]
+v, u = re.search(r"2 requests completed in ([0-9.]+) (us|ms)", out).groups()
+wall_v, wall_u = re.search(r"generated 3 requests in ([0-9.]+) (ms|s)", out).groups()
+assert abs(ns(v, u) - sum(reqs)) <= 0.02 * sum(reqs) + 200, (ns(v, u), reqs)
+assert ns(wall_v, wall_u) >= 100e6, "two 50 ms gaps at least"
+PY2
+ok $? "ping: 'completed in' is the time spent in the two counted requests; 'generated in' the wall time"
+like "$out" 'min/avg/max/mdev = [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms)$' "ping: ioping's min/avg/max/mdev"
 err=$("$IOMOON" ping "$F" -c 1 -s 1000 2>&1); is $? 2 "ping -s 1000 with direct I/O: exit 2"
 like "$err" '-s: 1000 is not a multiple of the 512-byte sector' "ping names the size"
 out=$("$IOMOON" ping "$F" -c 1 -s 1000 -C); ok $? "ping -C: cached reads of any size"

@@ -50,7 +50,7 @@ stop_after 0.5 INT $!
 is $rc 0 "SIGINT in ping -i 4: exit 0, as ioping"
 fast "SIGINT in ping -i 4"
 like "$(cat ping.out)" 'request=1 time=' "ping printed its one request"
-like "$(cat ping.out)" '1 requests completed in [0-9.]+ ms' "and its closing statistics"
+like "$(cat ping.out)" 'generated 1 requests in [0-9.]+ (ms|s)' "and its closing statistics"
 
 # sim device with a 7 s service time: the end of a timed phase drops what is
 # in flight instead of spinning two threads for 7 s (measured before: 7.0 s

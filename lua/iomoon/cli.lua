@@ -17,7 +17,7 @@ usage: iomoon COMMAND [options]
   iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`)
   iomoon suite NAME|FILE --target PATH [options]   run a bench suite
   iomoon quick --target PATH [options]        one phase from flags, fio-style
-  iomoon ping PATH [-c N] [-i DUR] [-s SIZE] [-S SIZE] [-C]   per-request latency, ioping-style
+  iomoon ping PATH [-c N] [-i DUR] [-s SIZE] [-S SIZE] [-a N] [-C]   per-request latency, ioping-style
   iomoon list                                 engines and suites, and what works here
   iomoon help                                 this text
   iomoon --version
@@ -329,7 +329,8 @@ end
 -- ioping's figures: a time with the unit that suits it
 local function human_time(ns)
   if ns < 1e6 then return string.format("%.1f us", ns / 1e3) end
-  if ns < 1e9 then return string.format("%.2f ms", ns / 1e6) end
+  if ns < 1e7 then return string.format("%.2f ms", ns / 1e6) end
+  if ns < 1e9 then return string.format("%.1f ms", ns / 1e6) end
   return string.format("%.2f s", ns / 1e9)
 end
 
@@ -340,27 +341,40 @@ local function human_size(bytes)
   return (v == math.floor(v) and string.format("%d", v) or string.format("%.1f", v)) .. " " .. units[i]
 end
 
---- iomoon ping PATH: per-request latency, as ioping measures it: one
--- direct read at a random aligned offset every interval, its time printed,
--- and ioping's closing statistics.
-function cli.ping(args)
-  local o, rest = parse_options(args, 1, { count = "value", interval = "value", size = "value",
-    ["work-set"] = "value", cached = "flag" })
-  -- ioping's short options
-  local i = 1
-  local short = { ["-c"] = "count", ["-i"] = "interval", ["-s"] = "size", ["-S"] = "work-set" }
-  local path
+-- ioping's rates: "3.15 k iops", "12.3 MiB/s"
+local function human_rate(v)
+  if v >= 1e6 then return string.format("%.2f M", v / 1e6) end
+  if v >= 1e3 then return string.format("%.2f k", v / 1e3) end
+  return string.format("%.0f", v)
+end
+
+local function human_bytes_rate(bps)
+  local units = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" }
+  local i, v = 1, bps
+  while v >= 1024 and i < #units do v = v / 1024; i = i + 1 end
+  return string.format(i == 1 and "%.0f %s" or "%.1f %s", v, units[i])
+end
+
+-- ioping's options: the long forms, and their short letters.
+local PING_OPTS = { count = "value", interval = "value", size = "value", ["work-set"] = "value", cached = "flag",
+  warmup = "value" }
+local PING_SHORT = { ["-c"] = "count", ["-i"] = "interval", ["-s"] = "size", ["-S"] = "work-set", ["-a"] = "warmup" }
+
+-- The path and options of `iomoon ping`, with ioping's short options.
+local function ping_args(args)
+  local o, rest = parse_options(args, 1, PING_OPTS)
+  local i, path = 1, nil
   while i <= #rest do
     local a = rest[i]
-    if short[a] then
+    if PING_SHORT[a] then
       if rest[i + 1] == nil then input_error("%s needs a value", a) end
-      o[short[a]] = rest[i + 1]
+      o[PING_SHORT[a]] = rest[i + 1]
       i = i + 2
     elseif a == "-C" then
       o.cached = true
       i = i + 1
     elseif a:match("^%-") then
-      input_error("ping: unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -C)", a)
+      input_error("ping: unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -a WARMUP, -C)", a)
     else
       if path then input_error("ping: one path only (got %s and %s)", path, a) end
       path = a
@@ -368,8 +382,21 @@ function cli.ping(args)
     end
   end
   if not path then input_error("ping: give a file or device (iomoon ping PATH [-c N] [-i 1s] [-s 4k])") end
+  return path, o
+end
+
+--- iomoon ping PATH: per-request latency, as ioping measures it: one
+-- direct read at a random aligned offset every interval, its time printed;
+-- the first `warmup` requests (1) are shown but not counted, and the
+-- closing statistics are ioping's: the requests counted and the time spent
+-- in them ("completed in"), then every request and the wall time
+-- ("generated ... in").
+function cli.ping(args)
+  local path, o = ping_args(args)
   local count = number_opt(o, "count", true)
   if count and count < 1 then input_error("-c: %d is not a count >= 1", count) end
+  local warmup = number_opt(o, "warmup", true) or 1
+  if warmup < 0 then input_error("-a: %d is not a count >= 0", warmup) end
   local interval = iomoon.duration(o.interval or "1s")
   local size = iomoon.size(o.size or "4k")
   local t = iomoon.target { path = path, create = false, fill = false }
@@ -391,20 +418,27 @@ function cli.ping(args)
     local off = math.random(0, slots - 1) * align
     local _, ns = t:read(off, size, { direct = direct })
     n = n + 1
-    h:record(ns)
-    print(string.format("%s <<< %s: request=%d time=%s", human_size(size), label, n, human_time(ns)))
+    if n > warmup then h:record(ns) end
+    print(string.format("%s <<< %s: request=%d time=%s%s", human_size(size), label, n, human_time(ns),
+      n <= warmup and " (warmup)" or ""))
     io.stdout:flush()
     if (not count or n < count) and not iomoon.interrupted() then iomoon.sleep(interval / 1e9) end
   end
   local wall = iomoon.now() - start
-  local busy = h:mean() * h:count()
+  local done = h:count()
+  local busy = done > 0 and h:mean() * done or 0
   print(string.format("\n--- %s ioping statistics ---", label))
-  print(string.format("%d requests completed in %.1f ms, %s read, %.0f iops, %.1f MiB/s", n, wall / 1e6,
-    human_size(n * size), busy > 0 and n / (busy / 1e9) or 0, busy > 0 and n * size / (busy / 1e9) / 1048576 or 0))
-  local unit, div = "us", 1e3
-  if h:max() >= 1e6 then unit, div = "ms", 1e6 end
-  print(string.format("min/avg/max/mdev = %.1f/%.1f/%.1f/%.1f %s", h:min() / div, h:mean() / div, h:max() / div,
-    h:stdev() / div, unit))
+  print(string.format("%d requests completed in %s, %s read, %s iops, %s", done, human_time(busy),
+    human_size(done * size), human_rate(busy > 0 and done / (busy / 1e9) or 0),
+    human_bytes_rate(busy > 0 and done * size / (busy / 1e9) or 0)))
+  print(string.format("generated %d requests in %s, %s, %s iops, %s", n, human_time(wall), human_size(n * size),
+    human_rate(wall > 0 and n / (wall / 1e9) or 0), human_bytes_rate(wall > 0 and n * size / (wall / 1e9) or 0)))
+  if done > 0 then
+    print(string.format("min/avg/max/mdev = %s / %s / %s / %s", human_time(h:min()), human_time(h:mean()),
+      human_time(h:max()), human_time(h:stdev())))
+  else
+    print("min/avg/max/mdev = 0 ns / 0 ns / 0 ns / 0 ns")
+  end
   return 0
 end
 

@@ -23,20 +23,22 @@ function errors.run(fmt, ...)
   error(setmetatable({ where = "", msg = escaped(string.format(fmt, ...)) }, registry["iomoon.run_error"]), 0)
 end
 
--- Levenshtein distance of two short strings.
+-- Edit distance of two short strings: insertions, deletions, substitutions
+-- and transpositions of neighbours ("form" is one edit from "from").
 local function distance(a, b)
-  local row = {}
-  for j = 0, #b do row[j] = j end
+  local d = {}
+  for i = 0, #a do d[i] = { [0] = i } end
+  for j = 0, #b do d[0][j] = j end
   for i = 1, #a do
-    local diag = row[0]
-    row[0] = i
     for j = 1, #b do
-      local up = row[j]
-      row[j] = math.min(up + 1, row[j - 1] + 1, diag + (a:byte(i) == b:byte(j) and 0 or 1))
-      diag = up
+      local best = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a:byte(i) == b:byte(j) and 0 or 1))
+      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+        best = math.min(best, d[i - 2][j - 2] + 1)
+      end
+      d[i][j] = best
     end
   end
-  return row[#b]
+  return d[#a][#b]
 end
 
 --- The name in `names` (a list) nearest to `k`, or nil when none is near
