@@ -32,8 +32,10 @@ struct phase_progress {
 	uint64_t ios;
 };
 
+/* One counted I/O; times in ns since measurement began (< 0 in the ramp). */
 struct trace_rec {
-	int64_t start_ns;   /* since measurement began (intended start when paced); < 0 in the ramp */
+	int64_t start_ns;   /* what its latency is measured from: the intended start when paced, else submit_ns */
+	int64_t submit_ns;  /* when the worker issued it: the clock reading that stamped its submission */
 	uint64_t lat_ns;
 	uint64_t offset;
 	uint32_t len;

@@ -371,6 +371,7 @@ start:
 					struct trace_rec *t = &w->trace[w->ntrace++];
 
 					t->start_ns = (int64_t)((paced ? s->intended_ns : s->submit_ns) - measure);
+					t->submit_ns = (int64_t)(s->submit_ns - measure);
 					t->lat_ns = lat;
 					t->offset = s->op.offset;
 					t->len = len;
