@@ -51,6 +51,57 @@ static int same_hist(const struct hist *x, const struct hist *y)
 	       x->sumsq == y->sumsq && x->min == y->min && x->max == y->max;
 }
 
+/* The top of the range. The top bucket holds [2^50 - 2^42, 2^50) and
+ * everything above; the one below it, [2^50 - 2^43, 2^50 - 2^42). A
+ * percentile that falls in a bucket reads its midpoint, clamped to the
+ * exact min and max. */
+static void clamp_tests(struct hist *e)
+{
+	const unsigned top = HIST_BUCKETS - 1;
+	const uint64_t lim = 1ull << HIST_MAX_BITS, top_lo = lim - (1ull << 42), below_lo = lim - (1ull << 43);
+	const uint64_t top_mid = top_lo + ((1ull << 42) - 1) / 2, below_mid = below_lo + ((1ull << 42) - 1) / 2;
+	uint64_t others = 0;
+
+	ok(hist_bucket_low(top) == top_lo && hist_bucket_width(top) == 1ull << 42 && hist_bucket_low(top - 1) == below_lo,
+	   "the top bucket is [2^50 - 2^42, 2^50), the one below starts at 2^50 - 2^43");
+	ok(hist_index(top_lo - 1) == top - 1 && hist_index(top_lo) == top && hist_index(lim - 1) == top &&
+		   hist_index(lim) == top && hist_index(lim + 1) == top && hist_index(UINT64_MAX) == top,
+	   "values from 2^50 - 2^42 up, 2^50 and past it to 2^64 - 1 index the top bucket; 2^50 - 2^42 - 1 the one below");
+
+	hist_init(e);
+	hist_record(e, below_lo);
+	hist_record(e, top_lo - 1); /* just below the top bucket: its own */
+	hist_record(e, lim - 1);    /* the largest value resolved */
+	hist_record(e, lim);        /* at the clamp */
+	hist_record(e, 1ull << 60); /* above it: the max */
+	for (unsigned i = 0; i < top - 1; i++)
+		others += e->buckets[i];
+	ok(e->buckets[top - 1] == 2 && e->buckets[top] == 3 && !others && e->count == 5,
+	   "2^50 - 2^43 and 2^50 - 2^42 - 1 in the bucket below the top, 2^50 - 1, 2^50 and 2^60 in the top (%llu, %llu, %llu elsewhere)",
+	   (unsigned long long)e->buckets[top - 1], (unsigned long long)e->buckets[top], (unsigned long long)others);
+	ok(hist_percentile(e, 20) == below_mid && hist_percentile(e, 40) == below_mid,
+	   "p20 and p40 are the midpoint of the bucket below the top (%llu)", (unsigned long long)hist_percentile(e, 40));
+	ok(hist_percentile(e, 60) == top_mid && hist_percentile(e, 80) == top_mid && hist_percentile(e, 99) == top_mid,
+	   "p60, p80 and p99 are the top bucket's midpoint (%llu)", (unsigned long long)hist_percentile(e, 99));
+	ok(hist_percentile(e, 100) == 1ull << 60 && e->max == 1ull << 60 && hist_percentile(e, 0) == below_lo,
+	   "p100 is the exact max 2^60, p0 the exact min");
+
+	/* only values past the range: every percentile is clamped to them */
+	hist_init(e);
+	hist_record(e, lim + 12345);
+	hist_record(e, UINT64_MAX / 2);
+	hist_record(e, UINT64_MAX / 2);
+	ok(e->buckets[top] == 3 && e->count == 3, "three values past 2^50: all in the top bucket");
+	ok(hist_percentile(e, 33) == lim + 12345 && hist_percentile(e, 34) == lim + 12345 &&
+		   hist_percentile(e, 100) == UINT64_MAX / 2,
+	   "past the range: p33 and p34 read the exact min (the midpoint is below it), p100 the exact max");
+	hist_init(e);
+	hist_record(e, UINT64_MAX);
+	hist_record(e, UINT64_MAX);
+	ok(hist_percentile(e, 1) == UINT64_MAX && hist_percentile(e, 50) == UINT64_MAX && e->buckets[top] == 2,
+	   "2^64 - 1: in the top bucket, and every percentile is exactly it");
+}
+
 /* hist_record_n(v, n) is n calls of hist_record(v), on every statistic:
  * against the loop where n is small, against the closed form where n is
  * too large to loop (n = 1e12), and where sum and sumsq wrap. */
@@ -172,6 +223,7 @@ int main(void)
 		hist_record(e, UINT64_MAX / 2);
 		ok(hist_percentile(e, 50) == UINT64_MAX / 2, "a value past 2^50 ns is clamped to the exact max");
 	}
+	clamp_tests(h);
 	/* live snapshots and deltas: the interval arithmetic */
 	{
 		struct rng r;
