@@ -505,6 +505,27 @@ static void push_rates(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
 	set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
 }
 
+/* The rate a paced phase asked for over its measured time: the I/Os its
+ * segments intended in [0, seconds), per second (a schedule's segments
+ * count for the part of them that was measured). */
+static double asked_rate(const struct pace *p, double seconds)
+{
+	double at = 0, ios = 0;
+
+	if (seconds <= 0)
+		return p->nseg ? p->seg[0].iops : 0;
+	for (unsigned i = 0; i < p->nseg && at < seconds; i++) {
+		double end = p->seg[i].end_ns == UINT64_MAX ? seconds : (double)p->seg[i].end_ns / 1e9;
+
+		if (end > seconds)
+			end = seconds;
+		if (end > at)
+			ios += p->seg[i].iops * (end - at);
+		at = end;
+	}
+	return ios / seconds;
+}
+
 /* A share on the 2^32 scale as a percentage, to 6 decimals. */
 static double pct_of_one(uint64_t thr)
 {
@@ -609,6 +630,7 @@ static void push_result(lua_State *L, const struct run_state *rs, const struct p
 		push_lat(L, &svc_all, 0);
 		lua_setfield(L, -2, "svc");
 		set_num(L, "rate_iops", rs->pace.seg[0].iops);
+		set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
 	}
 	lua_createtable(L, 0, 3);
 	set_num(L, "user_s", r->cpu.user_s);
@@ -1385,7 +1407,7 @@ int api_on_result(lua_State *L)
 
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
-static const char *const optional_fields[] = { "svc", "rate_iops", "first_error", "error", "trace", "meta", NULL };
+static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "first_error", "error", "trace", "meta", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */

@@ -144,4 +144,12 @@ for fmt in markdown analyzer table csv; do
 	esac
 done
 
+# a schedule is judged against the rate it asked over the measured time,
+# not against its first segment: 0.3 s at 100 IOPS then 0.3 s at 1000 asks 550
+out=$("$IOMOON" run --quiet --format csv /dev/stdin <<'LUA'
+require("iomoon").run { engine = "sim", bs = "4k", schedule = { { duration = 0.3, iops = 100 }, { duration = 0.3, iops = 1000 } } }
+LUA
+)
+is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Asked IOps"], r["Rate Met"])')" "550.00 yes" \
+	"a two-segment schedule asks 550 IOPS over its measured time, and met it"
 done_testing

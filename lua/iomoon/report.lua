@@ -39,9 +39,12 @@ end
 local visible = report.visible
 
 --- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
--- The core gives the rate of the (first) segment as `rate_iops`.
+-- The core gives the rate asked over the measured time as
+-- `rate_asked_iops` (a schedule's segments weighed by their measured
+-- time), and the first segment's as `rate_iops`.
 function report.asked_rate(r)
-  local v = opt(r, "rate_iops")
+  local v = opt(r, "rate_asked_iops")
+  if v == nil then v = opt(r, "rate_iops") end
   if v == nil then v = opt(opt(r, "rate"), "iops") end
   if type(v) == "number" and v > 0 then return v end
   return nil
