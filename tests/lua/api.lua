@@ -75,14 +75,32 @@ tap.refuses("target.size: 0 bytes", function() return iomoon.target { path = dir
 tap.refuses("target.fill: 'ones' is not a fill", function() return iomoon.target { path = dir .. "/z.dat", size = 10, fill = "ones" } end, "fill")
 tap.refuses("target: unknown field 'sise'", function() return iomoon.target { path = dir .. "/z.dat", sise = 10 } end, "typo")
 
--- engines
+-- engines: what works is the kernel's to say (tests/kernel_has.py asks it
+-- directly); auto takes the first of io_uring, libaio, psync that does
+local function kernel_has(what)
+  local p = io.popen(string.format("python3 '%s/kernel_has.py' %s", arg[1], what))
+  local why = p:read("a"):gsub("\n$", "")
+  local _, _, code = p:close()
+  if code == 0 or code == 1 then return code == 0, why end
+  return nil, why
+end
+local has_uring, uring_why = kernel_has("io_uring")
+local has_aio, aio_why = kernel_has("libaio")
 local engines, auto = iomoon.engines()
 local names = {}
 for _, e in ipairs(engines) do names[#names + 1] = e.name .. (e.works and "+" or "-") end
-tap.ok(table.concat(names, " ") == "io_uring+ libaio+ psync+ null+ sim+" and auto == "io_uring",
-  "engines: %s; auto picks %s", table.concat(names, " "), auto)
-local r = iomoon.run { target = dir .. "/rnd.dat", bs = "4k", ios = 10 }
-tap.ok(r.engine == "io_uring" and r.engine_features:find("fixed%-file"), "auto ran io_uring (%s)", r.engine_features)
+if has_uring == nil or has_aio == nil then
+  tap.skip("cannot tell which engines work here: " .. (has_uring == nil and uring_why or aio_why))
+  tap.skip("cannot tell which engine auto should pick here")
+else
+  local want = string.format("io_uring%s libaio%s psync+ null+ sim+", has_uring and "+" or "-", has_aio and "+" or "-")
+  local want_auto = has_uring and "io_uring" or has_aio and "libaio" or "psync"
+  tap.ok(table.concat(names, " ") == want and auto == want_auto, "engines: %s (want %s); auto picks %s (want %s%s)",
+    table.concat(names, " "), want, auto, want_auto, has_uring and "" or ": " .. uring_why)
+  local r = iomoon.run { target = dir .. "/rnd.dat", bs = "4k", ios = 10 }
+  tap.ok(r.engine == want_auto and (not has_uring or r.engine_features:find("fixed%-file")),
+    "auto ran %s (%s)", r.engine, r.engine_features)
+end
 
 -- error objects: catchable, printable, and told apart
 local ok, err = pcall(iomoon.run, { target = dir .. "/rnd.dat", bs = "4k", qd = 0 })
