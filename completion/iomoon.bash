@@ -13,7 +13,7 @@ _iomoon_formats="table csv json analyzer markdown none"
 _iomoon_output_opts="--format --output --quiet"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
 _iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name"
-_iomoon_ping_opts="--count --interval --size --work-set --cached -c -i -s -S -C"
+_iomoon_ping_opts="--count --interval --size --work-set --warmup --cached -c -i -s -S -a -C"
 # the options that take no value (everything else takes one)
 _iomoon_flags="--quiet --buffered --allow-write --force --cached -C"
 
