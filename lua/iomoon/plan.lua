@@ -130,23 +130,34 @@ local function latency_grows(r)
   return last > 1.25 * first
 end
 
+-- Is a paced result's shortfall no more than the I/Os still in flight when
+-- it ended (at most one service time's worth, and at least one)? Those do
+-- not count, so a short probe of a slow device falls short by them.
+local function short_by_inflight(r, asked)
+  local svc = rawget(r, "svc")
+  local inflight = math.max(1, asked * (svc and svc.p50_ns or r.lat.p50_ns) / 1e9)
+  return (asked - r.iops) * r.seconds <= inflight + 1
+end
+
 --- The highest rate (IOPS) the device sustains with its `percentile`
 -- latency at or under `bound`. Doubles the rate from `from` until a probe
 -- fails, then bisects between the last good and the first bad rate until
 -- they are within `tolerance` (a fraction, default 0.05). A probe is good
 -- when it had no errors, the latency bound held, the achieved rate is
--- within 1 % of the rate asked, and latency did not grow across the
+-- within 1 % of the rate asked (or short of it by no more than the I/Os in
+-- flight at its end), and latency did not grow across the
 -- probe's intervals (a backlog building up: each probe is sampled in ten
 -- intervals). t: phase (the base phase; rate is set per probe), bound (a
 -- duration), percentile (default 99), from (default 100 IOPS), max
--- (default 10^7), tolerance, arrival. Returns {iops=, asked_iops=,
+-- (default 10^7), tolerance, arrival, confirm (a rate is bad only when this
+-- many probes of it in a row fail, default 2). Returns {iops=, asked_iops=,
 -- result=, probes={ {iops=, ok=, why=, lat_ns=, achieved_iops=}, ... }}:
 -- iops is the achieved rate of the best good probe (never more than the
 -- device did), asked_iops the rate it was asked; both nil when even `from`
 -- fails.
 function plan.find_max(t)
   errors.check_fields(t, "find_max", { phase = "table", bound = { "string", "number" }, percentile = "number",
-    from = "number", max = "number", tolerance = "number", arrival = "string" })
+    from = "number", max = "number", tolerance = "number", arrival = "string", confirm = "number" })
   if type(t.phase) ~= "table" then input_error("find_max.phase: give the base phase") end
   if t.bound == nil then input_error("find_max.bound: give a latency bound, e.g. \"2ms\"") end
   local bound = iomoon.duration(t.bound)
@@ -160,7 +171,11 @@ function plan.find_max(t)
   if not (max >= rate) then input_error("find_max.max: %s is below from (%s)", max, rate) end
   if not (tol > 0 and tol < 1) then input_error("find_max.tolerance: %s is not a fraction (above 0, below 1)", tol) end
   local out = { probes = {} }
-  local function probe(iops)
+  local confirm = t.confirm or 2
+  if math.type(confirm) ~= "integer" or confirm < 1 then
+    input_error("find_max.confirm: %s is not a count >= 1", tostring(confirm))
+  end
+  local function probe_once(iops)
     local p = {}
     for k, v in pairs(t.phase) do p[k] = v end
     p.rate = { iops = iops, arrival = t.arrival or "fixed" }
@@ -174,11 +189,21 @@ function plan.find_max(t)
     local why
     if r.errors > 0 or r.failed then why = "errors"
     elseif lat > bound then why = "latency over the bound"
-    elseif r.iops < 0.99 * iops then why = "achieved under 99 % of the rate"
+    elseif r.iops < 0.99 * iops and not short_by_inflight(r, iops) then why = "achieved under 99 % of the rate"
     elseif latency_grows(r) then why = "latency grows (a backlog)" end
     table.insert(out.probes, { iops = iops, ok = not why, why = why, lat_ns = lat, achieved_iops = r.iops, result = r })
     if iomoon.interrupted() then errors.run("interrupted") end
     return not why, r
+  end
+  -- a rate fails only when `confirm` probes of it in a row fail: one stall
+  -- of the host (a busy hypervisor) must not end the search low
+  local function probe(iops)
+    local good, r
+    for _ = 1, confirm do
+      good, r = probe_once(iops)
+      if good then break end
+    end
+    return good, r
   end
   while rate <= max do
     local good, r = probe(rate)
