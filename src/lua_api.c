@@ -998,5 +998,9 @@ int luaopen_iomoon(lua_State *L)
 	lua_setfield(L, -2, "csv");
 	lua_pushstring(L, IOMOON_VERSION);
 	lua_setfield(L, -2, "version");
+	lua_createtable(L, 0, 1);
+	lua_pushinteger(L, PHASE_MAX_BS);
+	lua_setfield(L, -2, "max_bs");
+	lua_setfield(L, -2, "limits");
 	return 1;
 }

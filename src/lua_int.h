@@ -14,6 +14,9 @@
 #define ON_RESULT_KEY "iomoon.on_result" /* registry: functions given to on_result */
 #define OBJECT_MT "iomoon.object"      /* a map: {} in JSON even when empty */
 
+/* The largest block size a phase runs; Lua sees it as iomoon.limits.max_bs. */
+#define PHASE_MAX_BS (64u << 20)
+
 /* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
 int api_raise_error(lua_State *L, const char *mt, const char *msg);
 int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,9 +21,9 @@
 #include "lua_int.h"
 #include "phase.h"
 #include "target.h"
+#include "units.h"
 #include "verify.h"
 
-#define PHASE_MAX_BS (64u << 20)
 #define PHASE_MAX_BUFFERS (8ull << 30)
 
 /* ---- phase tables ---- */
@@ -141,9 +141,13 @@ static void parse_spec(lua_State *L, int idx, struct wl_spec *s, double *weight,
 		snprintf(f, sizeof(f), "%s%sbs", field, shorthand ? "" : ".");
 		if (s->bs[i].bytes == 0)
 			api_input_error(L, "%s: 0 bytes (a block size must be above zero)", f);
-		if (s->bs[i].bytes > PHASE_MAX_BS)
-			api_input_error(L, "%s: %llu bytes is larger than the largest block size, 64 MiB", f,
-				    (unsigned long long)s->bs[i].bytes);
+		if (s->bs[i].bytes > PHASE_MAX_BS) {
+			char max[32];
+
+			units_format_size(PHASE_MAX_BS, max, sizeof(max));
+			api_input_error(L, "%s: %llu bytes is larger than the largest block size, %s", f,
+				    (unsigned long long)s->bs[i].bytes, max);
+		}
 		if (s->bs[i].bytes < min_bs)
 			min_bs = s->bs[i].bytes;
 	}
@@ -1089,6 +1093,18 @@ static void check_zones(lua_State *L, struct run_state *rs)
 	}
 }
 
+/* Refuse engine name s, listing the engines of engine.c's table. */
+static void unknown_engine(lua_State *L, const char *s)
+{
+	const struct engine_ops *const *e = engine_all();
+	char names[256] = "auto";
+	size_t n = strlen(names);
+
+	for (unsigned i = 0; e[i] && n < sizeof(names); i++)
+		n += snprintf(names + n, sizeof(names) - n, ", %s", e[i]->name);
+	api_input_error(L, "phase.engine: '%s' is not an engine (allowed: %s)", s, names);
+}
+
 /* name, engine, direct, workers, qd, batch. */
 static void parse_basics(lua_State *L, int phase, struct run_state *rs)
 {
@@ -1113,7 +1129,7 @@ static void parse_basics(lua_State *L, int phase, struct run_state *rs)
 		api_input_error(L, "phase.engine: a %s is not an engine name", luaL_typename(L, -1));
 	sp->engine = strcmp(s, "auto") ? engine_find(s) : engine_auto();
 	if (!sp->engine)
-		api_input_error(L, "phase.engine: '%s' is not an engine (allowed: auto, io_uring, libaio, psync, null, sim)", s);
+		unknown_engine(L, s);
 	if (strcmp(s, "auto") && sp->engine->probe(why, sizeof(why)))
 		api_input_error(L, "phase.engine: %s does not work on this kernel: %s", s, why);
 	lua_pop(L, 1);

@@ -29,7 +29,7 @@ options (run, suite, quick):
 options (suite, quick):
   --target PATH     file or block device        --size SIZE   test area (creates a file)
   --time DUR        measured time of a phase    --ramp DUR    unmeasured warm-up
-  --engine NAME     auto|io_uring|libaio|psync|null|sim
+  --engine NAME     ENGINES
   --qd N            outstanding I/Os per worker --workers N   threads
   --buffered        page cache I/O (default is O_DIRECT)
   --allow-write     allow writes to a block device, or to a file iomoon did not create
@@ -44,6 +44,7 @@ Docs: doc/cli.md, doc/lua-api.md.
 ]]
 
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
 
 -- An error's text: "file:line: " only where the file is the user's own,
@@ -133,12 +134,7 @@ end
 
 local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
 
-local function with(base, extra)
-  local t = {}
-  for k, v in pairs(base) do t[k] = v end
-  for k, v in pairs(extra or {}) do t[k] = v end
-  return t
-end
+local with = util.merge
 
 local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdown = true, none = true }
 
@@ -146,8 +142,7 @@ local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdo
 -- (44 KiB of buckets that no report format prints), so a long run's
 -- memory grows only by what its report shows.
 local function slim(r)
-  local c = {}
-  for k, v in pairs(r) do c[k] = v end
+  local c = util.copy(r)
   if type(r.lat) == "table" and r.lat.hist ~= nil then
     c.lat = {}
     for k, v in pairs(r.lat) do if k ~= "hist" then c.lat[k] = v end end
@@ -334,12 +329,7 @@ local function human_time(ns)
   return string.format("%.2f s", ns / 1e9)
 end
 
-local function human_size(bytes)
-  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
-  local i, v = 1, bytes
-  while v >= 1024 and i < #units do v = v / 1024; i = i + 1 end
-  return (v == math.floor(v) and string.format("%d", v) or string.format("%.1f", v)) .. " " .. units[i]
-end
+local human_size = util.ioping_size
 
 -- ioping's rates: "3.15 k iops", "12.3 MiB/s"
 local function human_rate(v)
@@ -348,12 +338,7 @@ local function human_rate(v)
   return string.format("%.0f", v)
 end
 
-local function human_bytes_rate(bps)
-  local units = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" }
-  local i, v = 1, bps
-  while v >= 1024 and i < #units do v = v / 1024; i = i + 1 end
-  return string.format(i == 1 and "%.0f %s" or "%.1f %s", v, units[i])
-end
+local human_bytes_rate = util.ioping_bytes_rate
 
 -- ioping's options: the long forms, and their short letters.
 local PING_OPTS = { count = "value", interval = "value", size = "value", ["work-set"] = "value", cached = "flag",
@@ -457,6 +442,13 @@ function cli.list()
   return 0
 end
 
+-- USAGE with the engines of the core's table in place of ENGINES
+local function usage()
+  local names = { "auto" }
+  for _, e in ipairs((iomoon.engines())) do names[#names + 1] = e.name end
+  return (USAGE:gsub("ENGINES", table.concat(names, "|")))
+end
+
 function cli.main(args)
   local cmd = args[1]
   local rest = { table.unpack(args, 2) }
@@ -464,7 +456,7 @@ function cli.main(args)
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list, ping = cli.ping,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
-    io.stdout:write(USAGE)
+    io.stdout:write(usage())
     return cmd == nil and 2 or 0
   end
   if cmd == "--version" or cmd == "version" then

@@ -18,6 +18,7 @@ local iomoon = require "iomoon"
 local plan = {}
 
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
 
 local Plan = {}
@@ -83,8 +84,7 @@ function Plan:run()
       local phase = step.phase
       if type(phase) == "function" then phase = check(step, "phase function", phase, ctx) end
       phase = phase or {}
-      local p = {}
-      for k, v in pairs(phase) do p[k] = v end
+      local p = util.copy(phase)
       p.name = p.name or (max > 1 and string.format("%s #%d", step.name, round) or step.name)
       local r = iomoon.run(p)
       table.insert(ctx.results[step.name], r)
@@ -176,8 +176,7 @@ function plan.find_max(t)
     input_error("find_max.confirm: %s is not a count >= 1", tostring(confirm))
   end
   local function probe_once(iops)
-    local p = {}
-    for k, v in pairs(t.phase) do p[k] = v end
+    local p = util.copy(t.phase)
     p.rate = { iops = iops, arrival = t.arrival or "fixed" }
     p.name = string.format("%s @ %.0f IOPS", t.phase.name or "find_max", iops)
     if p.interval == nil and p.duration then
@@ -263,8 +262,7 @@ function plan.until_steady(t)
   local max = t.max_rounds or 25
   local out = { results = {}, values = {} }
   for round = 1, max do
-    local p = {}
-    for k, v in pairs(t.phase) do p[k] = v end
+    local p = util.copy(t.phase)
     p.name = string.format("%s round %d", t.phase.name or "steady", round)
     local r = iomoon.run(p)
     out.results[round] = r

@@ -11,6 +11,7 @@ local iomoon = require "iomoon"
 local presets = {}
 
 local input_error = require("iomoon.errors").input
+local util = require "iomoon.util"
 
 -- s as a message may show it: control bytes (a NUL, a newline) escaped
 local function shown(s)
@@ -31,8 +32,9 @@ function presets.parse(s)
   bs = shown(bs)
   if not ok then input_error("access spec '%s': block size '%s' is not a size (like 8k or 0.5k)", s, bs) end
   if bytes == 0 then input_error("access spec '%s': block size '%s' is zero", s, bs) end
-  if bytes > 64 * 1048576 then
-    input_error("access spec '%s': block size '%s' is larger than the largest a phase runs, 64 MiB", s, bs)
+  if bytes > iomoon.limits.max_bs then
+    input_error("access spec '%s': block size '%s' is larger than the largest a phase runs, %s", s, bs,
+      util.ioping_size(iomoon.limits.max_bs))
   end
   local function pct(part, word)
     local n = part:match("^(%d+%.?%d*)%%" .. word .. "$")
@@ -45,17 +47,6 @@ function presets.parse(s)
   return { bs = bytes, read = pct(read, "Read"), random = pct(random, "Random") }
 end
 
--- "8k", "0.5k", "64k", "1m", "512" for a byte count, as I/O Analyzer writes it
-local function size_name(bytes)
-  for _, u in ipairs { { 1048576, "m" }, { 1024, "k" } } do
-    local v = bytes / u[1]
-    if v >= 0.5 and (v * 2) == math.floor(v * 2) then
-      -- whole or half units only, so one decimal at most (never %g's exponents)
-      return (v == math.floor(v) and string.format("%d", v) or string.format("%.1f", v)) .. u[2]
-    end
-  end
-  return tostring(bytes)
-end
 
 -- the shortest decimal that reads back as exactly x (55, 62.5, 50.333333333333336)
 local function shortest(x)
@@ -69,7 +60,7 @@ end
 --- {bs = 8192, read = 55, random = 80} -> "8k_55%Read_80%Random".
 function presets.name(spec)
   local bs = type(spec.bs) == "string" and iomoon.size(spec.bs) or spec.bs
-  return string.format("%s_%s%%Read_%s%%Random", size_name(bs), shortest(spec.read or 100), shortest(spec.random or 0))
+  return string.format("%s_%s%%Read_%s%%Random", util.analyzer_size(bs), shortest(spec.read or 100), shortest(spec.random or 0))
 end
 
 --- The named workloads. Each is a phase fragment: a mix (or bs/read/random)

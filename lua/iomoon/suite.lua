@@ -19,13 +19,8 @@ local iomoon = require "iomoon"
 local suite = {}
 
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
-
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t or {}) do c[k] = v end
-  return c
-end
 
 --- Cartesian expansion, vdbench's for*: one phase per combination.
 -- axes maps a phase field to its list of values; axes.order lists the fields
@@ -50,12 +45,12 @@ function suite.for_each(axes, base)
   local function expand(i, p)
     if i > #order then out[#out + 1] = p; return end
     for _, v in ipairs(axes[order[i]]) do
-      local q = copy(p)
+      local q = util.copy(p)
       q[order[i]] = v
       expand(i + 1, q)
     end
   end
-  expand(1, copy(base))
+  expand(1, util.copy(base))
   return out
 end
 
@@ -76,8 +71,7 @@ end
 --- A test name as the IOMeter sheets write it: "4K; 100% Read; 0% random".
 function suite.iometer_name(p)
   local bs = type(p.bs) == "number" and p.bs or iomoon.size(p.bs)
-  local label = bs % 1024 == 0 and string.format("%dK", bs // 1024) or string.format("%gK", bs / 1024)
-  return string.format("%s; %g%% Read; %g%% random", label, p.read or 100, p.random or 0)
+  return string.format("%s; %g%% Read; %g%% random", util.iometer_size(bs), p.read or 100, p.random or 0)
 end
 
 --- The directory of the ready suites shipped with iomoon.
@@ -127,8 +121,7 @@ end
 --- A phase with the suite's defaults under it and the command line's
 -- overrides over it.
 function suite.apply(phase, opts, defaults)
-  local p = copy(defaults)
-  for k, v in pairs(phase) do p[k] = v end
+  local p = util.merge(defaults, phase)
   opts = opts or {}
   p.target = p.target or opts.target
   -- --time shortens timed phases; a phase that covers a size covers it

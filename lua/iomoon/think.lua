@@ -10,6 +10,7 @@ local iomoon = require "iomoon"
 local think = {}
 
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
 
 local function seconds(d, what)
@@ -28,8 +29,7 @@ end
 -- name only names a phase that has none).
 function think.apply(phase, ...)
   if type(phase) ~= "table" then input_error("think.apply: a %s is not a phase table", type(phase)) end
-  local p = {}
-  for k, v in pairs(phase) do p[k] = v end
+  local p = util.copy(phase)
   for i, frag in ipairs { ... } do
     if type(frag) ~= "table" then input_error("think.apply: fragment %d is a %s, not a table", i, type(frag)) end
     for k, v in pairs(frag) do

@@ -1,0 +1,17 @@
+#!/bin/bash
+# iomoon.util, and the engine list and block-size limit taken from the core
+# (tests/lua/util.lua); the usage text lists the same engines.
+. "$(dirname "$0")/lib.sh"
+lua_tap "$T/lua/util.lua" "$T" "$TMP"
+
+engines=$("$IOMOON" run --format none /dev/stdin <<'LUA'
+local n = { "auto" }
+for _, e in ipairs((require "iomoon".engines())) do n[#n + 1] = e.name end
+print(table.concat(n, "|"))
+LUA
+)
+help=$("$IOMOON" help)
+[[ "$help" == *"--engine NAME     $engines"$'\n'* ]]
+ok $? "help lists the engines of the core's table ($engines)"
+ok "$([ ! -e "$TMP/u.dat" ] && echo 0 || echo 1)" "the refused engine created nothing"
+done_testing

@@ -1,0 +1,48 @@
+-- iomoon.util (shallow copies, the size formats) and the facts the Lua side
+-- takes from the core: the engine list and the largest block size.
+local iomoon = require "iomoon"
+local util = require "iomoon.util"
+local think = require "iomoon.think"
+local suite = require "iomoon.suite"
+local presets = require "iomoon.presets"
+local tap = dofile(arg[1] .. "/tap.lua")
+
+do
+  local inner = {}
+  local t = { a = 1, b = inner }
+  local c = util.copy(t)
+  tap.ok(c ~= t and c.a == 1 and c.b == inner, "copy: a new table, nested tables shared")
+  tap.ok(next(util.copy(nil)) == nil, "copy(nil) is an empty table")
+  local m = util.merge({ a = 1, b = 1 }, nil, { b = 2, c = 3 })
+  tap.ok(m.a == 1 and m.b == 2 and m.c == 3, "merge: later tables replace earlier ones, nil skipped")
+end
+do
+  local p = think.apply({ name = "mine", bs = "4k" }, { name = "preset", qd = 8 })
+  tap.ok(p.name == "mine" and p.bs == "4k" and p.qd == 8, "think.apply keeps the phase's own name")
+  local q = suite.apply({ bs = "8k" }, { qd = 4 }, { bs = "4k", read = 70 })
+  tap.ok(q.bs == "8k" and q.read == 70 and q.qd == 4, "suite.apply: phase over defaults, options over both")
+end
+
+local sizes = {
+  { util.ioping_size, 512, "512 B" }, { util.ioping_size, 4096, "4 KiB" }, { util.ioping_size, 1572864, "1.5 MiB" },
+  { util.ioping_bytes_rate, 500, "500 B/s" }, { util.ioping_bytes_rate, 12 << 20, "12.0 MiB/s" },
+  { util.analyzer_size, 512, "0.5k" }, { util.analyzer_size, 8192, "8k" }, { util.analyzer_size, 1 << 20, "1m" },
+  { util.analyzer_size, 1000, "1000" },
+  { util.iometer_size, 512, "0.5K" }, { util.iometer_size, 4096, "4K" }, { util.iometer_size, 1 << 20, "1024K" },
+}
+for _, s in ipairs(sizes) do
+  local got = s[1](s[2])
+  tap.ok(got == s[3], "%d bytes formats as %s (got %s)", s[2], s[3], got)
+end
+
+tap.ok(iomoon.limits.max_bs == 64 << 20, "iomoon.limits.max_bs is 64 MiB (got %s)", tostring(iomoon.limits.max_bs))
+tap.ok(presets.parse("64m_100%Read_0%Random").bs == iomoon.limits.max_bs, "presets.parse takes a spec of max_bs")
+tap.refuses("larger than the largest a phase runs, 64 MiB", function() return presets.parse "65m_100%Read_0%Random" end,
+  "presets.parse refuses a spec above max_bs")
+do
+  local names = { "auto" }
+  for _, e in ipairs((iomoon.engines())) do names[#names + 1] = e.name end
+  local ok, err = pcall(iomoon.check, { engine = "warp", target = { path = arg[2] .. "/u.dat", size = "1m" } })
+  tap.ok(not ok and tostring(err):find("(allowed: " .. table.concat(names, ", ") .. ")", 1, true),
+    "an unknown engine's message lists the engine table (got %s)", tostring(err))
+end
