@@ -1,6 +1,6 @@
-/* lua_api.c - the binding: the `iomoon` module, its argument checking,
- * target and histogram userdata, and CSV files. Phase tables and results
- * are translated in lua_phase.c.
+/* lua_api.c - the binding: the `iomoon` module, its argument checking and
+ * histogram userdata. Phase tables and results are translated in
+ * lua_phase.c, targets are lua_target.c's, iomoon.csv is lua_csv.c's.
  *
  * Errors are raised as small tables with a metatable, so the command line
  * can tell bad input (exit 2) from a failed run (exit 1) and a bug in a
@@ -22,15 +22,12 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "csv.h"
 #include "engine.h"
 #include "hist.h"
 #include "outfile.h"
 #include "phase.h"
 #include "target.h"
 #include "units.h"
-
-#define CSVW_MT "iomoon.csv.writer"
 
 /* ---- errors ---- */
 
@@ -316,245 +313,6 @@ lua_Integer api_check_list(lua_State *L, int idx, const char *field)
 	return n;
 }
 
-/* ---- targets ---- */
-
-struct target *api_check_target(lua_State *L, int idx)
-{
-	struct target *t = luaL_checkudata(L, idx, TARGET_MT);
-
-	if (!t->path)
-		luaL_error(L, "target is closed");
-	return t;
-}
-
-/* Target options from the table at idx (whose strings stay on the stack). */
-void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
-{
-	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", "force", NULL };
-	char f[64];
-
-	idx = lua_absindex(L, idx);
-	*o = (struct target_opts){ .what = what, .create = 1, .fill = FILL_RANDOM };
-	api_check_keys(L, idx, what, keys);
-	snprintf(f, sizeof(f), "%s.path", what);
-	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
-		api_input_error(L, "%s: missing or not a string (a file or block device path)", f);
-	o->path = lua_tostring(L, -1);
-	snprintf(f, sizeof(f), "%s.size", what);
-	if (lua_getfield(L, idx, "size") != LUA_TNIL) {
-		o->size = api_check_size(L, -1, f);
-		if (!o->size)
-			api_input_error(L, "%s: 0 bytes (give a size above zero, e.g. \"1g\")", f);
-	}
-	snprintf(f, sizeof(f), "%s.create", what);
-	if (lua_getfield(L, idx, "create") != LUA_TNIL)
-		o->create = api_check_bool(L, -1, f);
-	snprintf(f, sizeof(f), "%s.fill", what);
-	switch (lua_getfield(L, idx, "fill")) {
-	case LUA_TNIL:
-		break;
-	case LUA_TBOOLEAN:
-		o->fill = lua_toboolean(L, -1) ? FILL_RANDOM : FILL_NONE;
-		break;
-	case LUA_TSTRING:
-		if (!strcmp(lua_tostring(L, -1), "random"))
-			o->fill = FILL_RANDOM;
-		else if (!strcmp(lua_tostring(L, -1), "zero"))
-			o->fill = FILL_ZERO;
-		else
-			api_input_error(L, "%s: '%s' is not a fill (allowed: \"random\", \"zero\", false)", f, lua_tostring(L, -1));
-		break;
-	default:
-		api_input_error(L, "%s: a %s is not a fill (allowed: \"random\", \"zero\", false)", f, luaL_typename(L, -1));
-	}
-	snprintf(f, sizeof(f), "%s.allow_write", what);
-	if (lua_getfield(L, idx, "allow_write") != LUA_TNIL)
-		o->allow_write = api_check_bool(L, -1, f);
-	snprintf(f, sizeof(f), "%s.force", what);
-	if (lua_getfield(L, idx, "force") != LUA_TNIL)
-		o->force = api_check_bool(L, -1, f);
-	lua_pop(L, 5); /* size, create, fill, allow_write, force; path stays for o->path */
-}
-
-struct target *api_new_target(lua_State *L)
-{
-	struct target *t = lua_newuserdatauv(L, sizeof(*t), 0);
-
-	memset(t, 0, sizeof(*t));
-	luaL_setmetatable(L, TARGET_MT);
-	return t;
-}
-
-static int l_target(lua_State *L)
-{
-	struct target_opts o;
-	struct target *t;
-	char why[512];
-	int rc;
-
-	if (lua_type(L, 1) == LUA_TSTRING) { /* iomoon.target("path") */
-		lua_createtable(L, 0, 1);
-		lua_pushvalue(L, 1);
-		lua_setfield(L, -2, "path");
-		lua_replace(L, 1);
-	}
-	if (!lua_istable(L, 1))
-		return api_input_error(L, "target: expects a table {path=, size=, ...} or a path");
-	lua_settop(L, 1);
-	api_target_opts(L, 1, &o, "target");
-	t = api_new_target(L);
-	rc = target_prepare(t, &o, why, sizeof(why));
-	if (rc == -2)
-		return api_input_error(L, "%s", why);
-	if (rc < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, why);
-	return 1;
-}
-
-static int t_gc(lua_State *L)
-{
-	target_free(luaL_checkudata(L, 1, TARGET_MT));
-	return 0;
-}
-
-static int t_size(lua_State *L)
-{
-	lua_pushinteger(L, (lua_Integer)api_check_target(L, 1)->size);
-	return 1;
-}
-
-static int t_sector(lua_State *L)
-{
-	lua_pushinteger(L, api_check_target(L, 1)->sector);
-	return 1;
-}
-
-static int t_kind(lua_State *L)
-{
-	lua_pushstring(L, api_check_target(L, 1)->kind == TARGET_BLOCK ? "block" : "file");
-	return 1;
-}
-
-static int t_path(lua_State *L)
-{
-	lua_pushstring(L, api_check_target(L, 1)->path);
-	return 1;
-}
-
-static int t_created(lua_State *L)
-{
-	lua_pushboolean(L, api_check_target(L, 1)->created);
-	return 1;
-}
-
-static int t_tostring(lua_State *L)
-{
-	struct target *t = luaL_checkudata(L, 1, TARGET_MT);
-
-	if (!t->path)
-		lua_pushstring(L, "iomoon.target (closed)");
-	else
-		lua_pushfstring(L, "iomoon.target %s (%s, %I bytes)", t->path,
-				t->kind == TARGET_BLOCK ? "block" : "file", (lua_Integer)t->size);
-	return 1;
-}
-
-/* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
- * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
- * where offset and len must be whole sectors. */
-static int t_read(lua_State *L)
-{
-	struct target *t = api_check_target(L, 1);
-	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
-	int direct = 0, fd;
-	uint64_t t0, t1;
-	ssize_t r;
-	void *buf;
-
-	if (lua_istable(L, 4)) {
-		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", NULL });
-		if (lua_getfield(L, 4, "direct") != LUA_TNIL)
-			direct = api_check_bool(L, -1, "read options.direct");
-		lua_pop(L, 1);
-	}
-	if (off + len > t->size || len > (1u << 30))
-		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
-				       (unsigned long long)len, (unsigned long long)off, t->path, (unsigned long long)t->size);
-	if (direct && (off % t->sector || len % t->sector))
-		return api_input_error(L, "read: offset %llu and length %llu must be multiples of the %u-byte sector of %s (direct)",
-				       (unsigned long long)off, (unsigned long long)len, t->sector, t->path);
-	fd = open(t->path, O_RDONLY | (direct ? O_DIRECT : 0));
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1)) {
-		close(fd);
-		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
-	}
-	t0 = clock_ns();
-	r = pread(fd, buf, len, (off_t)off);
-	t1 = clock_ns();
-	close(fd);
-	if (r < 0) {
-		int e = errno;
-
-		free(buf);
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(e));
-	}
-	lua_pushlstring(L, buf, (size_t)r);
-	free(buf);
-	lua_pushinteger(L, (lua_Integer)(t1 - t0));
-	return 2;
-}
-
-static int t_write(lua_State *L)
-{
-	struct target *t = api_check_target(L, 1);
-	uint64_t off = api_check_size(L, 2, "write offset");
-	size_t len;
-	const char *s = luaL_checklstring(L, 3, &len);
-	ssize_t r;
-	int fd;
-
-	if (off + len > t->size)
-		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
-				   (unsigned long long)off, t->path, (unsigned long long)t->size);
-	{
-		char why[1400];
-
-		if (target_may_write(t, why, sizeof(why)) < 0)
-			return api_input_error(L, "write: %s", why);
-	}
-	fd = open(t->path, O_WRONLY);
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	r = pwrite(fd, s, len, (off_t)off);
-	close(fd);
-	if (r < 0 || (size_t)r != len)
-		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
-	lua_pushinteger(L, r);
-	return 1;
-}
-
-static int t_fsync(lua_State *L)
-{
-	struct target *t = api_check_target(L, 1);
-	int fd = open(t->path, O_RDONLY), r;
-
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	r = fsync(fd);
-	close(fd);
-	if (r < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
-	return 0;
-}
-
-static int t_close(lua_State *L)
-{
-	target_free(luaL_checkudata(L, 1, TARGET_MT));
-	return 0;
-}
-
 /* ---- histograms ---- */
 
 struct hist *api_push_hist(lua_State *L)
@@ -667,129 +425,7 @@ static int h_tostring(lua_State *L)
 	return 1;
 }
 
-/* ---- CSV ---- */
-
-struct csvw_ud {
-	struct csvw *w;
-	lua_Integer rows;
-};
-
-static int l_csv_writer(lua_State *L)
-{
-	const char *path = luaL_checkstring(L, 1);
-	struct csvw_ud *u = lua_newuserdatauv(L, sizeof(*u), 0);
-	char why[512];
-
-	u->w = NULL;
-	u->rows = 0;
-	luaL_setmetatable(L, CSVW_MT);
-	u->w = csvw_open(path, why, sizeof(why));
-	if (!u->w)
-		return api_input_error(L, "csv.writer: %s", why);
-	return 1;
-}
-
-/* w:row{...}: numbers are written as Lua prints them; nil as empty */
-static int csvw_l_row(lua_State *L)
-{
-	struct csvw_ud *u = luaL_checkudata(L, 1, CSVW_MT);
-	const char *fields[256];
-	size_t lens[256];
-	lua_Integer n;
-
-	if (!u->w)
-		return luaL_error(L, "csv writer is closed");
-	luaL_checktype(L, 2, LUA_TTABLE);
-	n = (lua_Integer)lua_rawlen(L, 2);
-	if (n > 256)
-		return api_input_error(L, "csv row: %lld fields (at most 256)", (long long)n);
-	lua_settop(L, 2);
-	luaL_checkstack(L, (int)n * 2 + 4, "csv row");
-	for (lua_Integer i = 1; i <= n; i++) {
-		lua_rawgeti(L, 2, i);
-		if (lua_isnil(L, -1)) {
-			fields[i - 1] = "";
-			lens[i - 1] = 0;
-		} else {
-			fields[i - 1] = luaL_tolstring(L, -1, &lens[i - 1]); /* kept on the stack */
-		}
-	}
-	if (csvw_row(u->w, fields, lens, (size_t)n) < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, "csv: write failed");
-	u->rows++;
-	return 0;
-}
-
-static int csvw_l_close(lua_State *L)
-{
-	struct csvw_ud *u = luaL_checkudata(L, 1, CSVW_MT);
-	char why[512];
-
-	if (u->w) {
-		struct csvw *w = u->w;
-
-		u->w = NULL;
-		if (csvw_close(w, 1, why, sizeof(why)) < 0)
-			return api_raise_error(L, IOMOON_RUN_ERROR, why);
-	}
-	return 0;
-}
-
-static int csvw_l_gc(lua_State *L)
-{
-	struct csvw_ud *u = luaL_checkudata(L, 1, CSVW_MT);
-	char why[64];
-
-	if (u->w) /* never closed: the file was not finished, keep the old one */
-		csvw_close(u->w, 0, why, sizeof(why));
-	u->w = NULL;
-	return 0;
-}
-
-struct csv_read_ctx {
-	lua_State *L;
-	lua_Integer row, col;
-};
-
-static void csv_field_cb(void *ctx, const char *s, size_t len)
-{
-	struct csv_read_ctx *c = ctx;
-
-	if (c->col == 0) {
-		lua_newtable(c->L);
-	}
-	lua_pushlstring(c->L, s, len);
-	lua_rawseti(c->L, -2, ++c->col);
-}
-
-static void csv_row_cb(void *ctx)
-{
-	struct csv_read_ctx *c = ctx;
-
-	if (c->col == 0)
-		lua_newtable(c->L);
-	lua_rawseti(c->L, -2, ++c->row);
-	c->col = 0;
-}
-
-/* csv.read(path) -> list of rows, each a list of strings */
-static int l_csv_read(lua_State *L)
-{
-	const char *path = luaL_checkstring(L, 1);
-	struct csv_read_ctx c = { L, 0, 0 };
-	char why[512];
-
-	lua_settop(L, 1);
-	lua_newtable(L);
-	luaL_checkstack(L, 8, NULL);
-	if (csv_read_file(path, csv_field_cb, csv_row_cb, &c, why, sizeof(why)) < 0)
-		return api_input_error(L, "csv.read: %s", why);
-	if (c.col) /* a last row without a line end */
-		csv_row_cb(&c);
-	return 1;
-}
-
-/* ---- output files (outfile.c) and CSV text ---- */
+/* ---- output files (outfile.c) ---- */
 
 /* stat(path [, follow=true]) -> {kind=, dev=, ino=, size=, writable=}, or nil, message, errno */
 static int l_stat(lua_State *L)
@@ -830,41 +466,6 @@ static int l_write_atomic(lua_State *L)
 	if (outfile_write_atomic(path, s, len, why, sizeof(why)) < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, why);
 	return 0;
-}
-
-/* csv.format(rows) -> the CSV text of a list of rows (as csv.writer writes them) */
-static int l_csv_format(lua_State *L)
-{
-	struct csvbuf b = { 0 };
-	const char *fields[256];
-	size_t lens[256];
-
-	luaL_checktype(L, 1, LUA_TTABLE);
-	lua_settop(L, 1);
-	for (lua_Integer r = 1; lua_rawgeti(L, 1, r) == LUA_TTABLE; r++) {
-		lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
-
-		if (n > 256) {
-			free(b.s);
-			return api_input_error(L, "csv.format: row %lld has %lld fields (at most 256)", (long long)r,
-					       (long long)n);
-		}
-		luaL_checkstack(L, (int)n + 4, "csv.format");
-		for (lua_Integer i = 1; i <= n; i++) {
-			lua_rawgeti(L, 2, i);
-			fields[i - 1] = lua_isnil(L, -1) ? "" : luaL_tolstring(L, -1, &lens[i - 1]);
-			if (lua_isnil(L, -1))
-				lens[i - 1] = 0;
-		}
-		if (csv_format_row(&b, fields, lens, (size_t)n) < 0) {
-			free(b.s);
-			return luaL_error(L, "csv.format: out of memory");
-		}
-		lua_settop(L, 1);
-	}
-	lua_pushlstring(L, b.s ? b.s : "", b.len);
-	free(b.s);
-	return 1;
 }
 
 /* ---- module functions ---- */
@@ -920,8 +521,9 @@ static int l_engines(lua_State *L)
 	return 2;
 }
 
-static void new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
-			  lua_CFunction tostring)
+/* The metatable `name` with methods as __index, and __gc, __tostring when given. */
+void api_new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+		       lua_CFunction tostring)
 {
 	luaL_newmetatable(L, name);
 	lua_newtable(L);
@@ -955,34 +557,22 @@ void iomoon_lua_setup(lua_State *L, const char *luadir)
 
 int luaopen_iomoon(lua_State *L)
 {
-	static const luaL_Reg target_methods[] = {
-		{ "size", t_size }, { "sector", t_sector }, { "kind", t_kind }, { "path", t_path },
-		{ "created", t_created }, { "read", t_read }, { "write", t_write }, { "fsync", t_fsync },
-		{ "close", t_close }, { NULL, NULL },
-	};
 	static const luaL_Reg hist_methods[] = {
 		{ "record", h_record }, { "percentile", h_percentile }, { "merge", h_merge },
 		{ "count", h_count }, { "min", h_min }, { "max", h_max }, { "mean", h_mean },
 		{ "stdev", h_stdev }, { "buckets", h_buckets }, { NULL, NULL },
 	};
-	static const luaL_Reg csvw_methods[] = {
-		{ "row", csvw_l_row }, { "close", csvw_l_close }, { NULL, NULL },
-	};
 	static const luaL_Reg funcs[] = {
-		{ "target", l_target }, { "run", api_run }, { "check", api_check }, { "now", l_now }, { "sleep", l_sleep },
+		{ "target", api_target }, { "run", api_run }, { "check", api_check }, { "now", l_now }, { "sleep", l_sleep },
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
 		{ "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
 		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
 		{ "stat", l_stat }, { "write_atomic", l_write_atomic },
 		{ NULL, NULL },
 	};
-	static const luaL_Reg csv_funcs[] = {
-		{ "writer", l_csv_writer }, { "read", l_csv_read }, { "format", l_csv_format }, { NULL, NULL },
-	};
 
-	new_metatable(L, TARGET_MT, target_methods, t_gc, t_tostring);
-	new_metatable(L, HIST_MT, hist_methods, NULL, h_tostring);
-	new_metatable(L, CSVW_MT, csvw_methods, csvw_l_gc, NULL);
+	api_target_metatable(L);
+	api_new_metatable(L, HIST_MT, hist_methods, NULL, h_tostring);
 	luaL_newmetatable(L, IOMOON_INPUT_ERROR);
 	lua_pushcfunction(L, error_tostring);
 	lua_setfield(L, -2, "__tostring");
@@ -994,7 +584,7 @@ int luaopen_iomoon(lua_State *L)
 	lua_setfield(L, -2, "__json");
 	lua_pop(L, 3);
 	luaL_newlib(L, funcs);
-	luaL_newlib(L, csv_funcs);
+	api_push_csv(L);
 	lua_setfield(L, -2, "csv");
 	lua_pushstring(L, IOMOON_VERSION);
 	lua_setfield(L, -2, "version");

@@ -1,7 +1,9 @@
-/* lua_int.h - what lua_api.c and lua_phase.c share inside the binding. */
+/* lua_int.h - what the binding's files (lua_api.c, lua_phase.c, lua_target.c,
+ * lua_csv.c) share inside it. */
 #ifndef IOMOON_LUA_INT_H
 #define IOMOON_LUA_INT_H
 
+#include <lauxlib.h>
 #include <lua.h>
 #include <stdint.h>
 
@@ -34,10 +36,20 @@ void api_check_keys(lua_State *L, int t, const char *what, const char *const *al
 const char *api_nearest(const char *k, const char *const *names);
 lua_Integer api_check_list(lua_State *L, int idx, const char *field);
 
+/* The metatable `name` with methods as __index, and __gc, __tostring when given. */
+void api_new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+		       lua_CFunction tostring);
+
+/* lua_target.c: target userdata */
+int api_target(lua_State *L);
+void api_target_metatable(lua_State *L);
 struct target *api_check_target(lua_State *L, int idx);
 struct target *api_new_target(lua_State *L);
 void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what);
 struct hist *api_push_hist(lua_State *L);
+
+/* lua_csv.c: the iomoon.csv table */
+void api_push_csv(lua_State *L);
 
 int api_run(lua_State *L);
 int api_check(lua_State *L);

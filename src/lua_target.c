@@ -1,0 +1,266 @@
+/* lua_target.c - the target userdata of the binding: iomoon.target, its
+ * methods (size, sector, kind, path, created, read, write, fsync, close),
+ * and the target option tables phases share with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "lua_api.h"
+#include "lua_int.h"
+#include "target.h"
+
+struct target *api_check_target(lua_State *L, int idx)
+{
+	struct target *t = luaL_checkudata(L, idx, TARGET_MT);
+
+	if (!t->path)
+		luaL_error(L, "target is closed");
+	return t;
+}
+
+/* Target options from the table at idx (whose strings stay on the stack). */
+void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what)
+{
+	static const char *const keys[] = { "path", "size", "create", "fill", "allow_write", "force", NULL };
+	char f[64];
+
+	idx = lua_absindex(L, idx);
+	*o = (struct target_opts){ .what = what, .create = 1, .fill = FILL_RANDOM };
+	api_check_keys(L, idx, what, keys);
+	snprintf(f, sizeof(f), "%s.path", what);
+	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
+		api_input_error(L, "%s: missing or not a string (a file or block device path)", f);
+	o->path = lua_tostring(L, -1);
+	snprintf(f, sizeof(f), "%s.size", what);
+	if (lua_getfield(L, idx, "size") != LUA_TNIL) {
+		o->size = api_check_size(L, -1, f);
+		if (!o->size)
+			api_input_error(L, "%s: 0 bytes (give a size above zero, e.g. \"1g\")", f);
+	}
+	snprintf(f, sizeof(f), "%s.create", what);
+	if (lua_getfield(L, idx, "create") != LUA_TNIL)
+		o->create = api_check_bool(L, -1, f);
+	snprintf(f, sizeof(f), "%s.fill", what);
+	switch (lua_getfield(L, idx, "fill")) {
+	case LUA_TNIL:
+		break;
+	case LUA_TBOOLEAN:
+		o->fill = lua_toboolean(L, -1) ? FILL_RANDOM : FILL_NONE;
+		break;
+	case LUA_TSTRING:
+		if (!strcmp(lua_tostring(L, -1), "random"))
+			o->fill = FILL_RANDOM;
+		else if (!strcmp(lua_tostring(L, -1), "zero"))
+			o->fill = FILL_ZERO;
+		else
+			api_input_error(L, "%s: '%s' is not a fill (allowed: \"random\", \"zero\", false)", f, lua_tostring(L, -1));
+		break;
+	default:
+		api_input_error(L, "%s: a %s is not a fill (allowed: \"random\", \"zero\", false)", f, luaL_typename(L, -1));
+	}
+	snprintf(f, sizeof(f), "%s.allow_write", what);
+	if (lua_getfield(L, idx, "allow_write") != LUA_TNIL)
+		o->allow_write = api_check_bool(L, -1, f);
+	snprintf(f, sizeof(f), "%s.force", what);
+	if (lua_getfield(L, idx, "force") != LUA_TNIL)
+		o->force = api_check_bool(L, -1, f);
+	lua_pop(L, 5); /* size, create, fill, allow_write, force; path stays for o->path */
+}
+
+struct target *api_new_target(lua_State *L)
+{
+	struct target *t = lua_newuserdatauv(L, sizeof(*t), 0);
+
+	memset(t, 0, sizeof(*t));
+	luaL_setmetatable(L, TARGET_MT);
+	return t;
+}
+
+/* iomoon.target{path=, size=, ...} or iomoon.target(path) -> target */
+int api_target(lua_State *L)
+{
+	struct target_opts o;
+	struct target *t;
+	char why[512];
+	int rc;
+
+	if (lua_type(L, 1) == LUA_TSTRING) { /* iomoon.target("path") */
+		lua_createtable(L, 0, 1);
+		lua_pushvalue(L, 1);
+		lua_setfield(L, -2, "path");
+		lua_replace(L, 1);
+	}
+	if (!lua_istable(L, 1))
+		return api_input_error(L, "target: expects a table {path=, size=, ...} or a path");
+	lua_settop(L, 1);
+	api_target_opts(L, 1, &o, "target");
+	t = api_new_target(L);
+	rc = target_prepare(t, &o, why, sizeof(why));
+	if (rc == -2)
+		return api_input_error(L, "%s", why);
+	if (rc < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, why);
+	return 1;
+}
+
+static int t_gc(lua_State *L)
+{
+	target_free(luaL_checkudata(L, 1, TARGET_MT));
+	return 0;
+}
+
+static int t_size(lua_State *L)
+{
+	lua_pushinteger(L, (lua_Integer)api_check_target(L, 1)->size);
+	return 1;
+}
+
+static int t_sector(lua_State *L)
+{
+	lua_pushinteger(L, api_check_target(L, 1)->sector);
+	return 1;
+}
+
+static int t_kind(lua_State *L)
+{
+	lua_pushstring(L, api_check_target(L, 1)->kind == TARGET_BLOCK ? "block" : "file");
+	return 1;
+}
+
+static int t_path(lua_State *L)
+{
+	lua_pushstring(L, api_check_target(L, 1)->path);
+	return 1;
+}
+
+static int t_created(lua_State *L)
+{
+	lua_pushboolean(L, api_check_target(L, 1)->created);
+	return 1;
+}
+
+static int t_tostring(lua_State *L)
+{
+	struct target *t = luaL_checkudata(L, 1, TARGET_MT);
+
+	if (!t->path)
+		lua_pushstring(L, "iomoon.target (closed)");
+	else
+		lua_pushfstring(L, "iomoon.target %s (%s, %I bytes)", t->path,
+				t->kind == TARGET_BLOCK ? "block" : "file", (lua_Integer)t->size);
+	return 1;
+}
+
+/* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
+ * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
+ * where offset and len must be whole sectors. */
+static int t_read(lua_State *L)
+{
+	struct target *t = api_check_target(L, 1);
+	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
+	int direct = 0, fd;
+	uint64_t t0, t1;
+	ssize_t r;
+	void *buf;
+
+	if (lua_istable(L, 4)) {
+		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", NULL });
+		if (lua_getfield(L, 4, "direct") != LUA_TNIL)
+			direct = api_check_bool(L, -1, "read options.direct");
+		lua_pop(L, 1);
+	}
+	if (off + len > t->size || len > (1u << 30))
+		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
+				       (unsigned long long)len, (unsigned long long)off, t->path, (unsigned long long)t->size);
+	if (direct && (off % t->sector || len % t->sector))
+		return api_input_error(L, "read: offset %llu and length %llu must be multiples of the %u-byte sector of %s (direct)",
+				       (unsigned long long)off, (unsigned long long)len, t->sector, t->path);
+	fd = open(t->path, O_RDONLY | (direct ? O_DIRECT : 0));
+	if (fd < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1)) {
+		close(fd);
+		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
+	}
+	t0 = clock_ns();
+	r = pread(fd, buf, len, (off_t)off);
+	t1 = clock_ns();
+	close(fd);
+	if (r < 0) {
+		int e = errno;
+
+		free(buf);
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(e));
+	}
+	lua_pushlstring(L, buf, (size_t)r);
+	free(buf);
+	lua_pushinteger(L, (lua_Integer)(t1 - t0));
+	return 2;
+}
+
+static int t_write(lua_State *L)
+{
+	struct target *t = api_check_target(L, 1);
+	uint64_t off = api_check_size(L, 2, "write offset");
+	size_t len;
+	const char *s = luaL_checklstring(L, 3, &len);
+	ssize_t r;
+	int fd;
+
+	if (off + len > t->size)
+		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
+				   (unsigned long long)off, t->path, (unsigned long long)t->size);
+	{
+		char why[1400];
+
+		if (target_may_write(t, why, sizeof(why)) < 0)
+			return api_input_error(L, "write: %s", why);
+	}
+	fd = open(t->path, O_WRONLY);
+	if (fd < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	r = pwrite(fd, s, len, (off_t)off);
+	close(fd);
+	if (r < 0 || (size_t)r != len)
+		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
+	lua_pushinteger(L, r);
+	return 1;
+}
+
+static int t_fsync(lua_State *L)
+{
+	struct target *t = api_check_target(L, 1);
+	int fd = open(t->path, O_RDONLY), r;
+
+	if (fd < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	r = fsync(fd);
+	close(fd);
+	if (r < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	return 0;
+}
+
+static int t_close(lua_State *L)
+{
+	target_free(luaL_checkudata(L, 1, TARGET_MT));
+	return 0;
+}
+
+/* The metatable of targets (TARGET_MT). */
+void api_target_metatable(lua_State *L)
+{
+	static const luaL_Reg target_methods[] = {
+		{ "size", t_size }, { "sector", t_sector }, { "kind", t_kind }, { "path", t_path },
+		{ "created", t_created }, { "read", t_read }, { "write", t_write }, { "fsync", t_fsync },
+		{ "close", t_close }, { NULL, NULL },
+	};
+
+	api_new_metatable(L, TARGET_MT, target_methods, t_gc, t_tostring);
+}
