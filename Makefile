@@ -24,7 +24,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
         engine_uring target stats worker phase csv verify genmap outfile claims
 BUILD ?= build
-OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_target lua_csv main))
+OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
@@ -86,7 +86,7 @@ test-asan: deps
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
-FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_target lua_csv))
+FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv))
 fuzz: DEB_PKGS += clang libclang-rt-dev
 fuzz: deps
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)

@@ -1,5 +1,5 @@
-/* lua_int.h - what the binding's files (lua_api.c, lua_phase.c, lua_target.c,
- * lua_csv.c) share inside it. */
+/* lua_int.h - what the binding's files (lua_api.c, lua_phase.c, lua_result.c,
+ * lua_target.c, lua_csv.c) share inside it. */
 #ifndef IOMOON_LUA_INT_H
 #define IOMOON_LUA_INT_H
 

@@ -1,0 +1,486 @@
+/* lua_result.c - the result table of iomoon.run, and how results travel:
+ * a phase_result becomes a table (with the phase's definition), sealed so a
+ * misspelt field is an input error, then kept (iomoon.keep_results) and
+ * handed to the functions given to iomoon.on_result.
+ */
+#include <lauxlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hist.h"
+#include "lua_api.h"
+#include "lua_int.h"
+#include "lua_phase.h"
+#include "phase.h"
+#include "verify.h"
+
+/* Results are kept only when a script asks (iomoon.keep_results): a burn-in
+ * that loops short phases for days runs in flat memory. */
+static int keep_results;
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void push_lat(lua_State *L, const struct hist *h, int with_hist)
+{
+	lua_createtable(L, 0, 10);
+	set_int(L, "min_ns", h->count ? h->min : 0);
+	set_num(L, "mean_ns", hist_mean(h));
+	set_int(L, "max_ns", h->max);
+	set_num(L, "stdev_ns", hist_stdev(h));
+	set_int(L, "p50_ns", hist_percentile(h, 50));
+	set_int(L, "p90_ns", hist_percentile(h, 90));
+	set_int(L, "p99_ns", hist_percentile(h, 99));
+	set_int(L, "p999_ns", hist_percentile(h, 99.9));
+	set_int(L, "p9999_ns", hist_percentile(h, 99.99));
+	if (with_hist) {
+		*api_push_hist(L) = *h;
+		lua_setfield(L, -2, "hist");
+	}
+}
+
+static void push_rates(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
+{
+	set_int(L, "ios", ios);
+	set_int(L, "bytes", bytes);
+	set_num(L, "iops", secs > 0 ? (double)ios / secs : 0);
+	set_num(L, "mb_per_s", secs > 0 ? (double)bytes / secs / 1e6 : 0);
+	set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
+}
+
+/* The rate a paced phase asked for over its measured time: the I/Os its
+ * segments intended in [0, seconds), per second (a schedule's segments
+ * count for the part of them that was measured). */
+static double asked_rate(const struct pace *p, double seconds)
+{
+	double at = 0, ios = 0;
+
+	if (seconds <= 0)
+		return p->nseg ? p->seg[0].iops : 0;
+	for (unsigned i = 0; i < p->nseg && at < seconds; i++) {
+		double end = p->seg[i].end_ns == UINT64_MAX ? seconds : (double)p->seg[i].end_ns / 1e9;
+
+		if (end > seconds)
+			end = seconds;
+		if (end > at)
+			ios += p->seg[i].iops * (end - at);
+		at = end;
+	}
+	return ios / seconds;
+}
+
+/* A share on the 2^32 scale as a percentage, to 6 decimals. */
+static double pct_of_one(uint64_t thr)
+{
+	return round((double)thr / (double)WL_ONE * 1e8) / 1e6;
+}
+
+/* What the phase asked for, so that every option reaches the result: the
+ * mix (sizes, shares), dist, seed, the asked duration and quotas, batch. */
+static void push_definition(lua_State *L, const struct run_state *rs)
+{
+	const struct phase_spec *sp = &rs->sp;
+	const struct workload *wl = &rs->wl;
+	uint64_t prev = 0;
+
+	lua_createtable(L, (int)wl->nspecs, 0);
+	for (unsigned i = 0; i < wl->nspecs; i++) {
+		const struct wl_spec *s = &wl->spec[i];
+		uint64_t bprev = 0;
+
+		lua_createtable(L, 0, 6);
+		lua_createtable(L, (int)s->nbs, 0);
+		lua_createtable(L, (int)s->nbs, 0);
+		for (unsigned j = 0; j < s->nbs; j++) {
+			lua_pushinteger(L, (lua_Integer)s->bs[j].bytes);
+			lua_rawseti(L, -3, j + 1);
+			lua_pushnumber(L, pct_of_one(s->bs[j].cum - bprev));
+			lua_rawseti(L, -2, j + 1);
+			bprev = s->bs[j].cum;
+		}
+		lua_setfield(L, -3, "bs_weight_pct");
+		lua_setfield(L, -2, "bs");
+		set_num(L, "read_pct", pct_of_one(s->read_thr));
+		set_num(L, "random_pct", pct_of_one(s->random_thr));
+		set_int(L, "align", s->align);
+		set_num(L, "weight_pct", pct_of_one(s->cum - prev));
+		prev = s->cum;
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "mix");
+	lua_pushstring(L, rs->dist);
+	lua_setfield(L, -2, "dist");
+	set_int(L, "seed", sp->seed);
+	set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
+	set_int(L, "quota_ios", sp->ios);
+	set_int(L, "quota_bytes", sp->bytes);
+	set_int(L, "batch", sp->batch);
+	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
+}
+
+/* The result table of a phase that ran: what it asked for (push_definition),
+ * its rates, latencies, CPU, errors, intervals and trace. */
+void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
+{
+	const struct phase_spec *sp = &rs->sp;
+	const struct counters *c = &r->total;
+	struct hist all = c->op[OP_READ].lat, svc_all = c->op[OP_READ].svc;
+	const int paced = rs->pace.nseg > 0;
+	static const char *const opname[2] = { "read", "write" };
+	uint64_t errors = c->op[0].errors + c->op[1].errors;
+
+	hist_merge(&all, &c->op[OP_WRITE].lat);
+	hist_merge(&svc_all, &c->op[OP_WRITE].svc);
+	lua_createtable(L, 0, 40);
+	lua_pushstring(L, sp->name);
+	lua_setfield(L, -2, "name");
+	if (sp->ntargets == 1) {
+		lua_pushstring(L, sp->targets[0]->path);
+	} else {
+		lua_createtable(L, (int)sp->ntargets, 0);
+		for (unsigned i = 0; i < sp->ntargets; i++) {
+			lua_pushstring(L, sp->targets[i]->path);
+			lua_rawseti(L, -2, i + 1);
+		}
+	}
+	lua_setfield(L, -2, "target");
+	lua_pushstring(L, r->engine);
+	lua_setfield(L, -2, "engine");
+	lua_pushstring(L, r->features);
+	lua_setfield(L, -2, "engine_features");
+	lua_pushboolean(L, sp->direct);
+	lua_setfield(L, -2, "direct");
+	set_int(L, "workers", sp->workers);
+	set_int(L, "qd", sp->qd);
+	set_int(L, "qd_max", c->max_inflight);
+	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
+	push_definition(L, rs);
+	push_rates(L, all.count, c->op[0].bytes + c->op[1].bytes, r->seconds);
+	set_num(L, "seconds", r->seconds);
+	for (int op = 0; op < 2; op++) {
+		lua_createtable(L, 0, 8);
+		push_rates(L, c->op[op].lat.count, c->op[op].bytes, r->seconds);
+		push_lat(L, &c->op[op].lat, 0);
+		lua_setfield(L, -2, "lat");
+		if (paced) {
+			push_lat(L, &c->op[op].svc, 0);
+			lua_setfield(L, -2, "svc");
+		}
+		set_int(L, "errors", c->op[op].errors);
+		lua_setfield(L, -2, opname[op]);
+	}
+	push_lat(L, &all, 1);
+	lua_setfield(L, -2, "lat");
+	if (paced) {
+		push_lat(L, &svc_all, 0);
+		lua_setfield(L, -2, "svc");
+		set_num(L, "rate_iops", rs->pace.seg[0].iops);
+		set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
+	}
+	lua_createtable(L, 0, 3);
+	set_num(L, "user_s", r->cpu.user_s);
+	set_num(L, "sys_s", r->cpu.sys_s);
+	set_num(L, "util_pct", r->cpu.util_pct);
+	lua_setfield(L, -2, "cpu");
+	set_int(L, "errors", errors);
+	/* errors per errno: over both op types, and per op type */
+	for (int which = -1; which < 2; which++) {
+		if (which >= 0)
+			lua_getfield(L, -1, opname[which]);
+		lua_newtable(L);
+		luaL_setmetatable(L, OBJECT_MT);
+		for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
+			const struct err_count *ec = &c->errno_count[i];
+			const char *n = verify_err_name(ec->err) ? verify_err_name(ec->err)
+					: ec->err ? strerrorname_np(ec->err) : "short";
+
+			if (which >= 0 && ec->op != which)
+				continue;
+			uint64_t have;
+
+			lua_getfield(L, -1, n ? n : "unknown");
+			have = (uint64_t)lua_tointeger(L, -1); /* nil: 0 */
+			lua_pop(L, 1);
+			set_int(L, n ? n : "unknown", have + ec->n);
+		}
+		lua_setfield(L, -2, "errors_by_errno");
+		if (which >= 0)
+			lua_pop(L, 1);
+	}
+	lua_createtable(L, (int)c->nfirst, 0);
+	for (unsigned i = 0; i < c->nfirst; i++) {
+		const struct first_error *e = &c->first_errors[i];
+		char msg[256];
+
+		lua_createtable(L, 0, 5);
+		lua_pushstring(L, opname[e->op]);
+		lua_setfield(L, -2, "op");
+		set_int(L, "offset", e->offset);
+		set_int(L, "len", e->len);
+		set_int(L, "errno", (uint64_t)e->err);
+		if (verify_err_name(e->err)) {
+			lua_pushstring(L, verify_err_name(e->err));
+			lua_setfield(L, -2, "kind");
+			set_int(L, "unit_offset", e->unit_offset);
+			set_int(L, "expected", e->expected);
+			set_int(L, "found", e->found);
+		}
+		if (verify_err_name(e->err))
+			verify_message(msg, sizeof(msg), e->err, e->len, e->offset, e->unit_offset, e->expected, e->found);
+		else if (e->err)
+			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
+				 (unsigned long long)e->offset, strerror(e->err));
+		else
+			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: short, %lld bytes done", opname[e->op],
+				 e->len, (unsigned long long)e->offset, (long long)e->res);
+		lua_pushstring(L, msg);
+		lua_setfield(L, -2, "message");
+		lua_rawseti(L, -2, i + 1);
+	}
+	if (c->nfirst) {
+		lua_rawgeti(L, -1, 1);
+		lua_setfield(L, -3, "first_error");
+	}
+	lua_setfield(L, -2, "first_errors");
+	lua_pushboolean(L, r->interrupted);
+	lua_setfield(L, -2, "interrupted");
+	lua_pushboolean(L, r->failed);
+	lua_setfield(L, -2, "failed");
+	if (r->error[0]) {
+		lua_pushstring(L, r->error);
+		lua_setfield(L, -2, "error");
+	}
+	lua_createtable(L, (int)r->nintervals, 0);
+	for (unsigned i = 0; i < r->nintervals; i++) {
+		const struct interval *iv = &r->intervals[i];
+
+		lua_createtable(L, 0, 10);
+		set_num(L, "t_s", iv->t_s);
+		set_num(L, "len_s", iv->len_s);
+		set_int(L, "ios", iv->ios[0] + iv->ios[1]);
+		set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1]) / iv->len_s);
+		set_num(L, "read_iops", (double)iv->ios[0] / iv->len_s);
+		set_num(L, "write_iops", (double)iv->ios[1] / iv->len_s);
+		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
+		set_int(L, "p50_ns", iv->p50_ns);
+		set_int(L, "p99_ns", iv->p99_ns);
+		set_int(L, "max_ns", iv->max_ns);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "intervals");
+	if (sp->trace_max) {
+		static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker" };
+
+		lua_createtable(L, 0, 7);
+		for (int k = 0; k < 7; k++) {
+			lua_createtable(L, (int)r->ntrace, 0);
+			for (uint64_t i = 0; i < r->ntrace; i++) {
+				const struct trace_rec *t = &r->trace[i];
+
+				switch (k) {
+				case 0: lua_pushinteger(L, t->start_ns); break;
+				case 1: lua_pushinteger(L, t->submit_ns); break;
+				case 2: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
+				case 3: lua_pushstring(L, opname[t->op]); break;
+				case 4: lua_pushinteger(L, (lua_Integer)t->offset); break;
+				case 5: lua_pushinteger(L, t->len); break;
+				default: lua_pushinteger(L, t->worker); break;
+				}
+				lua_rawseti(L, -2, (lua_Integer)i + 1);
+			}
+			lua_setfield(L, -2, cols[k]);
+		}
+		lua_setfield(L, -2, "trace");
+	}
+}
+
+/* The registry table under key, made on first use. */
+static void registry_table(lua_State *L, const char *key)
+{
+	if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, key);
+	}
+}
+
+/* iomoon.keep_results(on): keep every later result for iomoon.results();
+ * off forgets those kept. */
+int api_keep_results(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	keep_results = lua_toboolean(L, 1);
+	if (!keep_results) {
+		lua_newtable(L);
+		lua_setfield(L, LUA_REGISTRYINDEX, RESULTS_KEY);
+	}
+	return 0;
+}
+
+/* iomoon.results(): the results kept since keep_results(true), in order. */
+int api_results(lua_State *L)
+{
+	if (!keep_results)
+		return api_input_error(L, "iomoon.results: results are not kept; call iomoon.keep_results(true) before the "
+				       "phases (or use iomoon.on_result(fn))");
+	registry_table(L, RESULTS_KEY);
+	return 1;
+}
+
+static int remove_on_result(lua_State *L)
+{
+	lua_Integer n;
+
+	registry_table(L, ON_RESULT_KEY);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, -1, i);
+		if (lua_rawequal(L, -1, lua_upvalueindex(1))) {
+			lua_pop(L, 1);
+			for (; i < n; i++) {
+				lua_rawgeti(L, -1, i + 1);
+				lua_rawseti(L, -2, i);
+			}
+			lua_pushnil(L);
+			lua_rawseti(L, -2, n);
+			return 0;
+		}
+		lua_pop(L, 1);
+	}
+	return 0;
+}
+
+/* iomoon.on_result(fn): call fn(result) for every result iomoon.run makes,
+ * before run returns it. Returns a function that removes fn again. */
+int api_on_result(lua_State *L)
+{
+	luaL_checktype(L, 1, LUA_TFUNCTION);
+	registry_table(L, ON_RESULT_KEY);
+	lua_pushvalue(L, 1);
+	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+	lua_pushvalue(L, 1);
+	lua_pushcclosure(L, remove_on_result, 1);
+	return 1;
+}
+
+/* Fields a result (or its lat, read, write, cpu tables) may lack: absent
+ * is nil. Any other missing field is a mistake in the script. */
+static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "first_error", "error", "trace", "meta", NULL };
+
+/* __index of a result's tables: a misspelt field (r.lat.p99) is an input
+ * error naming the field and the near names, not a nil that fails later. */
+static int result_index(lua_State *L)
+{
+	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+	const char *names[128];
+	const char *near;
+	unsigned n = 0;
+
+	if (!k)
+		return 0; /* ipairs and array probes: plain nil */
+	for (unsigned i = 0; optional_fields[i]; i++)
+		if (!strcmp(k, optional_fields[i]))
+			return 0;
+	lua_pushnil(L);
+	while (lua_next(L, 1) && n < 127) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) == LUA_TSTRING)
+			names[n++] = lua_tostring(L, -1);
+	}
+	names[n] = NULL;
+	near = api_nearest(k, names);
+	if (near)
+		return api_input_error(L, "%s: no field '%s' (did you mean '%s'?)", lua_tostring(L, lua_upvalueindex(1)), k,
+				       near);
+	return api_input_error(L, "%s: no field '%s' (see doc/lua-api.md, \"Results\")", lua_tostring(L, lua_upvalueindex(1)), k);
+}
+
+/* Give the table at idx the strict __index of a result table called what. */
+static void seal_table(lua_State *L, int idx, const char *what)
+{
+	char key[64];
+
+	idx = lua_absindex(L, idx);
+	snprintf(key, sizeof(key), "iomoon.result_mt:%s", what);
+	if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_createtable(L, 0, 1);
+		lua_pushstring(L, what);
+		lua_pushcclosure(L, result_index, 1);
+		lua_setfield(L, -2, "__index");
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, key);
+	}
+	lua_setmetatable(L, idx);
+}
+
+/* The result at the top of the stack and its lat, svc, read, write and cpu
+ * tables say which field does not exist, instead of a silent nil. */
+void api_seal_result(lua_State *L)
+{
+	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
+	static const char *const ops[] = { "read", "write", NULL };
+
+	seal_table(L, -1, "result");
+	for (unsigned i = 0; subs[i]; i++) {
+		lua_pushstring(L, subs[i]);
+		if (lua_rawget(L, -2) == LUA_TTABLE) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "result.%s", subs[i]);
+			seal_table(L, -1, what);
+		}
+		lua_pop(L, 1);
+	}
+	for (unsigned i = 0; ops[i]; i++) {
+		lua_pushstring(L, ops[i]);
+		if (lua_rawget(L, -2) == LUA_TTABLE) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "result.%s", ops[i]);
+			seal_table(L, -1, what);
+			for (unsigned j = 0; subs[j]; j++) {
+				lua_pushstring(L, subs[j]);
+				if (lua_rawget(L, -2) == LUA_TTABLE) {
+					snprintf(what, sizeof(what), "result.%s.%s", ops[i], subs[j]);
+					seal_table(L, -1, what);
+				}
+				lua_pop(L, 1);
+			}
+		}
+		lua_pop(L, 1);
+	}
+}
+
+/* Hand the result on top of the stack to what asked for results. */
+void api_deliver_result(lua_State *L)
+{
+	int r = lua_gettop(L);
+	lua_Integer n;
+
+	if (keep_results) {
+		registry_table(L, RESULTS_KEY);
+		lua_pushvalue(L, r);
+		lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+		lua_pop(L, 1);
+	}
+	registry_table(L, ON_RESULT_KEY);
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, r + 1, i);
+		lua_pushvalue(L, r);
+		lua_call(L, 1, 0);
+	}
+	lua_settop(L, r);
+}
