@@ -1,6 +1,7 @@
 /* genmap.c - generation maps of crc32c verification, kept per file or
  * device for the process's life and saved to a state file (genmap.h). */
 #include "genmap.h"
+#include "shown.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,22 +30,6 @@ struct state_hdr {
 static struct gen_map *maps;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* s as a message may show it: control bytes as \DDD */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	for (; *s && n + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\%d", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n] = 0;
-	return buf;
-}
 
 /* Fill m's identity from what path names; -1 with errno on failure. */
 static int identify(const struct target *t, struct gen_map *m)

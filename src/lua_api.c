@@ -8,6 +8,7 @@
  * is allowed.
  */
 #include "lua_api.h"
+#include "shown.h"
 #include "lua_int.h"
 
 #include <errno.h>
@@ -31,32 +32,16 @@
 
 /* ---- errors ---- */
 
-/* msg with its control bytes shown (\n, \x1b): an echoed path or name
- * cannot break the one-line message or forge a second one. */
-static void push_escaped(lua_State *L, const char *msg)
-{
-	luaL_Buffer b;
-
-	luaL_buffinit(L, &b);
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f) {
-			luaL_addchar(&b, (char)*p);
-		} else {
-			char e[8];
-
-			snprintf(e, sizeof(e), *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : *p == '\r' ? "\\r" : "\\x%02x", *p);
-			luaL_addstring(&b, e);
-		}
-	}
-	luaL_pushresult(&b);
-}
-
 int api_raise_error(lua_State *L, const char *mt, const char *msg)
 {
 	lua_createtable(L, 0, 2);
 	luaL_where(L, 2);
 	lua_setfield(L, -2, "where");
-	push_escaped(L, msg);
+	{
+		char buf[8192]; /* control bytes shown (shown.h): one line, never forged */
+
+		lua_pushstring(L, shown(msg, buf, sizeof(buf)));
+	}
 	lua_setfield(L, -2, "msg");
 	luaL_setmetatable(L, mt);
 	return lua_error(L);

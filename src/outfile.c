@@ -1,5 +1,6 @@
 /* outfile.c - replace a file atomically and durably; tell what is at a path. */
 #include "outfile.h"
+#include "shown.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,22 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* path as a message may show it: control bytes as \DDD (as Lua writes them) */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	for (; *s && n + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(buf + n, len - n, "\\%d", c);
-		else
-			buf[n++] = (char)c;
-	}
-	buf[n] = 0;
-	return buf;
-}
 
 static int fail(char *why, size_t why_len, const char *path, const char *what, int err)
 {

@@ -16,6 +16,7 @@
  * names what was inspected. See doc/design.md, "Safety".
  */
 #include "target.h"
+#include "shown.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,23 +66,6 @@ static void file_alignment(const char *path, uint32_t *sector, uint32_t *mem)
 #endif
 }
 
-/* s as a message may show it: control bytes (a newline, an escape) as \N,
- * as the Lua side shows them. */
-static const char *shown(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 32 || c == 127)
-			o += (size_t)snprintf(buf + o, len - o, "\\%u", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = 0;
-	return buf;
-}
 
 /* What a path is when it is neither a regular file nor a block device. */
 static const char *kind_name(mode_t m)
