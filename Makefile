@@ -22,7 +22,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
             pandoc man-db
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
-        engine_uring target stats worker phase csv verify genmap outfile claims
+        engine_uring target stats worker phase csv verify genmap outfile claims protect
 BUILD ?= build
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))

@@ -8,6 +8,7 @@
  * is allowed.
  */
 #include "lua_api.h"
+#include "protect.h"
 #include "shown.h"
 #include "lua_int.h"
 
@@ -463,6 +464,17 @@ static int l_now(lua_State *L)
 
 /* sleep(duration): returns early, within milliseconds, when a signal asks
  * the process to stop (iomoon.interrupted() is then true). */
+/* iomoon.protect(path [, what]): no phase of this run may use path as a
+ * target (the command line protects its report, script and suite files). */
+static int l_protect(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1), *what = luaL_optstring(L, 2, "a protected file");
+
+	if (protect_add(path, what) < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, "iomoon.protect: too many protected files");
+	return 0;
+}
+
 static int l_sleep(lua_State *L)
 {
 	clock_sleep_stop(api_check_duration(L, 1, "sleep"), &phase_interrupt);
@@ -550,7 +562,7 @@ int luaopen_iomoon(lua_State *L)
 	static const luaL_Reg funcs[] = {
 		{ "target", api_target }, { "run", api_run }, { "check", api_check }, { "now", l_now }, { "sleep", l_sleep },
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
-		{ "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
+		{ "protect", l_protect }, { "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
 		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
 		{ "stat", l_stat }, { "write_atomic", l_write_atomic },
 		{ NULL, NULL },

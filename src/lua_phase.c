@@ -21,6 +21,7 @@
 #include "lua_int.h"
 #include "lua_phase.h"
 #include "phase.h"
+#include "protect.h"
 #include "target.h"
 #include "units.h"
 #include "verify.h"
@@ -476,21 +477,30 @@ static void attach_gen_maps(lua_State *L, struct phase_spec *sp, int four_k)
 {
 	char why[512];
 	uint64_t probe = UINT64_MAX; /* a phase that only writes reads no header */
+	int mode = 0;
 
-	for (unsigned i = 0; i < sp->wl->nspecs; i++)
+	for (unsigned i = 0; i < sp->wl->nspecs; i++) {
 		if (sp->wl->spec[i].read_thr)
 			probe = sp->region_off;
-
+		mode |= sp->wl->spec[i].read_thr ? GENMAP_READS : 0;
+		mode |= sp->wl->spec[i].read_thr < WL_ONE ? GENMAP_WRITES : 0;
+	}
+	if ((mode & GENMAP_WRITES) && genmap_dir_check(why, sizeof(why)))
+		api_input_error(L, "%s", why);
+	genmap_collect(); /* every target of this phase attaches again below */
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned t = 0; t < sp->ntargets; t++) {
 			uint32_t unit = sp->verify_unit;
 			int rc;
 
+			sp->targets[t]->gmap = NULL;
 			if (!sp->targets[t]->exists)
 				continue;
-			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, why, sizeof(why));
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, mode, why, sizeof(why));
 			if (rc == -2)
 				unit_refused(L, sp->wl, why);
+			if (rc == -3)
+				api_input_error(L, "%s", why);
 			if (rc == 0 && pass && unit != sp->verify_unit)
 				api_input_error(L, "phase.target: the targets hold data verified in different unit sizes "
 						"(verify them in separate phases)");
@@ -545,6 +555,12 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 		api_input_error(L, "phase.verify: crc32c verifies whole 512-byte units; the region's offset is not one");
 	sp->verify_unit = four_k ? 4096 : 512;
 	attach_gen_maps(L, sp, four_k);
+	{
+		char why[512];
+
+		if (phase_check_slices(sp, why, sizeof(why)))
+			api_input_error(L, "%s", why);
+	}
 }
 
 /* sqpoll, iopoll, defer_taskrun: io_uring's own features, checked here so a
@@ -594,6 +610,15 @@ static int run_interrupted;
 
 /* One element of phase.target: a target, an option table, or a path. The
  * userdata for an option table or path is left on the stack (anchored). */
+/* A target may not be one of the run's own files (iomoon.protect). */
+static void check_protected(lua_State *L, const char *path, const char *what)
+{
+	const char *is = path ? protect_find(path) : NULL;
+
+	if (is)
+		api_input_error(L, "%s: %s is %s of this run; it cannot also be a target", what, path, is);
+}
+
 static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsigned i, const char *what)
 {
 	struct target_opts *o = &rs->pending[i];
@@ -603,6 +628,7 @@ static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsign
 	idx = lua_absindex(L, idx);
 	if (luaL_testudata(L, idx, TARGET_MT)) {
 		rs->sp.targets[i] = api_check_target(L, idx);
+		check_protected(L, rs->sp.targets[i]->path, what);
 		return;
 	}
 	if (lua_type(L, idx) == LUA_TSTRING) { /* a path: use it as it is */
@@ -614,6 +640,7 @@ static void parse_one_target(lua_State *L, int idx, struct run_state *rs, unsign
 		api_input_error(L, "%s: a %s is not a target (give iomoon.target{...}, {path=, size=}, or a path)", what,
 			    luaL_typename(L, idx));
 	}
+	check_protected(L, o->path, what);
 	rs->sp.targets[i] = api_new_target(L);
 	rs->is_pending[i] = 1;
 	rc = target_inspect(rs->sp.targets[i], o, why, sizeof(why));

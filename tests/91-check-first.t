@@ -126,6 +126,70 @@ LUA
 ); is $? 2 "verify on the nominal target: exit 2"
 like "$err" "has no data to verify" "says why"
 
+# the report file and the run's own inputs are never targets (found by attack)
+head -c 1M /dev/urandom > user.db; sum=$(md5sum <user.db)
+printf 'local i=require"iomoon"\ni.run{target="user.db",bs="4k",read=100,ios=100}\n' > reads.lua
+err=$("$IOMOON" run --format json --output user.db reads.lua 2>&1); is $? 2 "run --output naming a file the script reads: exit 2"
+like "$err" "user.db is the report file \(--output\) of this run; it cannot also be a target" "says why"
+is "$(md5sum <user.db)" "$sum" "the file is untouched"
+head -c 1M /dev/urandom > userlog.dat; sum=$(md5sum <userlog.dat)
+cat > cs.lua <<'LUA'
+return { name = "cs", description = "d", phases = { { name = "main", bs = "4k", duration = "0.1s" },
+  { name = "log", target = "userlog.dat", bs = "4k", duration = "0.1s" } } }
+LUA
+"$IOMOON" quick --target ours.dat --size 1m --ios 1 --quiet --format none
+out=$("$IOMOON" suite ./cs.lua --target ours.dat --output userlog.dat --format json --quiet 2>&1); is $? 2 "a suite phase's own target as --output: exit 2"
+like "$out" "userlog.dat is the report file .* \(suite cs, phase 2 of 2: log\)" "before any phase ran, naming the phase"
+is "$(md5sum <userlog.dat)" "$sum" "the file is untouched"
+sum=$(md5sum <cs.lua)
+"$IOMOON" suite ./cs.lua --target ours.dat --output cs.lua --quiet 2>/dev/null; is $? 2 "the suite file as --output: exit 2"
+is "$(md5sum <cs.lua)" "$sum" "the suite file is untouched"
+err=$("$IOMOON" quick --target ours.dat --time 0.1 -read 0 2>&1); is $? 2 "a one-hyphen option: exit 2"
+like "$err" "'-read' is not an option \(options start with two hyphens" "says so"
+err=$("$IOMOON" quick --target ours.dat --time 0.1 junk 2>&1); is $? 2 "a stray argument: exit 2"
+err=$("$IOMOON" suite quick --target ours.dat "$(printf '\342\200\224')read" 0 2>&1); is $? 2 "an em-dash option (pasted from a document): exit 2"
+# a stop between phases is an interrupted run (exit 1), with the report whole
+cat > burn.lua <<'LUA'
+local iomoon = require "iomoon"
+for i = 1, 100 do
+  iomoon.run { name = "round " .. i, target = "ours.dat", engine = "sim", bs = "4k", duration = "0.1s" }
+  iomoon.sleep(2)
+  if iomoon.interrupted() then break end
+end
+LUA
+"$IOMOON" run --format json --output b.json burn.lua & p=$!; sleep 1; kill -INT $p; wait $p
+is $? 1 "SIGINT during iomoon.sleep between phases: exit 1"
+is "$(J b.json 'len(d["phases"])')" 1 "the report holds the phase that ran"
+printf 'local i=require"iomoon"\ni.run{engine="sim",bs="4k",ios=5}\nos.exit(0)\n' > ex.lua
+out=$("$IOMOON" run --format json ex.lua); is $? 0 "a script that calls os.exit"
+is "$(J /dev/stdin 'd["phases"][0]["ios"]' <<<"$out")" 5 "still prints its whole report"
+"$IOMOON" run --quiet --format json --output many.json /dev/stdin <<'LUA'
+for i = 1, 600 do require("iomoon").run { engine = "null", bs = "4k", ios = 1 } end
+LUA
+is "$(J many.json 'len(d["phases"])')" 600 "600 short phases with --output: the report holds all of them"
+cat > lib.lua <<'LUA'
+local plan, suite = require "iomoon.plan", require "iomoon.suite"
+local function msg(f) local ok, e = pcall(f); return ok and "accepted" or tostring(e) end
+local ph = { engine = "sim", bs = "4k", ios = 10 }
+print(msg(function() plan.new():step { name = "x", phase = ph, times = 3, until_ok = function() return true end } end))
+print(msg(function() plan.until_steady { phase = ph, max_rounds = 0 } end))
+print(msg(function() plan.until_steady { phase = ph, window = 9, max_rounds = 3 } end))
+print(msg(function() plan.is_steady({ 1, 2, 3 }, { window = 0 }) end))
+print(msg(function() plan.find_max { phase = { engine = "sim", bs = "4k", duration = 0.1, rate = { iops = 5 } }, bound = "1ms" } end))
+print(msg(function() suite.apply({ bs = "4k" }, { tiem = 1 }, {}) end))
+print(msg(function() suite.check({ name = "m", defaluts = {}, phases = {} }, {}) end))
+print(msg(function() suite.check({ name = "f", phases = function() return 5 end }, {}) end))
+LUA
+out=$("$IOMOON" run --quiet --format none lib.lua 2>&1)
+like "$(sed -n 1p <<<"$out")" "times and until_ok both given" "a step with times and until_ok is refused"
+like "$(sed -n 2p <<<"$out")" "until_steady.max_rounds: 0 is not a count >= 1" "until_steady max_rounds = 0"
+like "$(sed -n 3p <<<"$out")" "until_steady.window: 9 rounds can never fit in max_rounds = 3" "a window that cannot fit"
+like "$(sed -n 4p <<<"$out")" "is_steady.window: 0 is not a count >= 2" "is_steady window = 0"
+like "$(sed -n 5p <<<"$out")" "find_max.phase: has its own rate" "find_max with a phase that has a rate"
+like "$(sed -n 6p <<<"$out")" "suite options: unknown field 'tiem' \(did you mean 'time'\?\)" "suite.apply's options"
+like "$(sed -n 7p <<<"$out")" "unknown field 'defaluts' \(did you mean 'defaults'\?\)" "an in-memory suite's fields"
+like "$(sed -n 8p <<<"$out")" "phases gave a number, not a list of phases" "phases() that returns no list"
+
 # a FIFO as target: refused at once, never opened
 mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"

@@ -165,6 +165,7 @@ local function make_sink(o, name_width, targets)
   local sink = { format = fmt, results = {}, count = 0, failed = false }
   local out = o.output and report.check_output(o.output, targets or {}) or nil
   if out == "-" then out = nil end -- standard output, written as without --output
+  if out then iomoon.protect(out, "the report file (--output)") end -- no phase may use it
   local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
   local rows = (fmt == "table" and not file) and report.table_writer(io.stdout, name_width or 36) or nil
   local keep = fmt ~= "none" and (file ~= nil or fmt ~= "table")
@@ -251,25 +252,55 @@ end
 -- The sequence the verbs share: the report sink (its output path checked
 -- before anything runs), the progress line, every iomoon.run result routed
 -- to the sink, body() run and classified, the report finished, the status.
-local function run_reported(verb, o, body, name_width, targets)
-  local sink = make_sink(o, name_width, targets)
+-- targets: the run's inputs, which --output may not name (and no phase
+-- may use: iomoon.protect). check(): the checks of what will run, after
+-- the output path's (bad input there writes nothing).
+local function run_reported(verb, o, body, name_width, targets, check)
+  for _, f in ipairs(targets or {}) do
+    if f.input then iomoon.protect(f.path, f.input) end
+  end
+  local paths = {}
+  for _, f in ipairs(targets or {}) do paths[#paths + 1] = f.path end
+  local sink = make_sink(o, name_width, paths)
+  if check then check() end
   iomoon.set_progress(not o.quiet)
   local unhook = iomoon.on_result(sink.add)
+  -- a script's os.exit still leaves the report whole
+  local real_exit = os.exit
+  os.exit = function(code, close)
+    os.exit = real_exit
+    unhook()
+    sink.finish(0)
+    return real_exit(code, close)
+  end
   local status, msg = protect(body)
+  os.exit = real_exit
   unhook()
   sink.finish(status)
   if status ~= 0 then
     io.stderr:write(verb, option_names(msg), "\n")
     return status
   end
-  return sink.failed and 1 or 0
+  -- a stop signal between phases (in iomoon.sleep, say) is an interrupted run too
+  return (sink.failed or iomoon.interrupted()) and 1 or 0
+end
+
+-- Arguments that are not options, where none are expected.
+local function no_stray(rest)
+  local a = rest[1]
+  if a == nil then return end
+  if a:match("^%-%a") or a:match("^\226\128[\147\148]") then
+    input_error("'%s' is not an option (options start with two hyphens, as --read)", a)
+  end
+  input_error("unexpected argument '%s' (every option is --NAME VALUE)", a)
 end
 
 function cli.quick(args)
-  local o = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), {
+  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), {
     bs = "value", read = "value", random = "value", rate = "value", ios = "value",
     dist = "value", seed = "value", name = "value",
   }))
+  no_stray(rest)
   local t = target_spec(o, nil)
   local ov = common_overrides(o)
   local phase = {
@@ -282,8 +313,8 @@ function cli.quick(args)
   if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
   phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
     tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
-  iomoon.check(phase)
-  return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { t and t.path })
+  return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { { path = t and t.path } },
+    function() iomoon.check(phase) end)
 end
 
 function cli.suite(args)
@@ -291,7 +322,8 @@ function cli.suite(args)
   if not name or name:match("^%-") then
     input_error("suite: give a suite name or file (ready suites: %s)", table.concat(suite.list(), ", "))
   end
-  local o = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
+  local o, rest = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
+  no_stray(rest)
   local s = suite.load(name)
   local opts = common_overrides(o)
   opts.target = target_spec(o, s.size or "1g")
@@ -300,9 +332,10 @@ function cli.suite(args)
     opts.area_bytes = iomoon.size(opts.region)
   end
   opts.progress = not o.quiet
-  local phases = suite.check(s, opts) -- every phase, before the first runs
+  local phases
   return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
-    { opts.target and opts.target.path })
+    { { path = opts.target and opts.target.path }, { path = s.file, input = "the suite file" } },
+    function() phases = suite.check(s, opts) end) -- every phase, before the first runs
 end
 
 function cli.run(args)
@@ -318,7 +351,8 @@ function cli.run(args)
   local script_args = { [0] = script }
   for i = 2, #rest do script_args[i - 1] = rest[i] end
   _G.arg = script_args
-  return run_reported("iomoon: ", o, function() return chunk(table.unpack(script_args)) end, nil, { script })
+  return run_reported("iomoon: ", o, function() return chunk(table.unpack(script_args)) end, nil,
+    { { path = script, input = "the script" } })
 end
 
 -- ioping's figures: a time with the unit that suits it

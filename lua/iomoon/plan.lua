@@ -47,6 +47,9 @@ function Plan:step(t)
   if t.max ~= nil and (math.type(t.max) ~= "integer" or t.max < 1) then
     input_error("plan step '%s': max = %s is not a count >= 1", t.name, tostring(t.max))
   end
+  if t.times ~= nil and t.until_ok then
+    input_error("plan step '%s': times and until_ok both given (times repeats a fixed count; until_ok repeats until true, at most max)", t.name)
+  end
   if t.max ~= nil and not t.until_ok then
     input_error("plan step '%s': max without until_ok (max bounds the rounds of until_ok; use times to repeat)", t.name)
   end
@@ -159,6 +162,9 @@ function plan.find_max(t)
   errors.check_fields(t, "find_max", { phase = "table", bound = { "string", "number" }, percentile = "number",
     from = "number", max = "number", tolerance = "number", arrival = "string", confirm = "number" })
   if type(t.phase) ~= "table" then input_error("find_max.phase: give the base phase") end
+  if rawget(t.phase, "rate") ~= nil or rawget(t.phase, "schedule") ~= nil then
+    input_error("find_max.phase: has its own rate or schedule; find_max sets the rate of each probe (leave them out)")
+  end
   if t.bound == nil then input_error("find_max.bound: give a latency bound, e.g. \"2ms\"") end
   local bound = iomoon.duration(t.bound)
   local pct = t.percentile or 99
@@ -229,6 +235,9 @@ end
 -- the figures (mean, range, fit_range, slope_per_round).
 function plan.is_steady(values, t)
   t = errors.check_fields(t or {}, "is_steady", { window = "number", excursion = "number", slope = "number" })
+  if t.window ~= nil and (math.type(t.window) ~= "integer" or t.window < 2) then
+    input_error("is_steady.window: %s is not a count >= 2", tostring(t.window))
+  end
   if type(values) ~= "table" then input_error("is_steady: give a list of values") end
   local w = t.window or 5
   if #values < w then return false, { reason = string.format("%d of %d rounds", #values, w) } end
@@ -257,6 +266,10 @@ function plan.until_steady(t)
   errors.check_fields(t, "until_steady", { phase = "table", track = { "string", "function" }, window = "number",
     excursion = "number", slope = "number", max_rounds = "number" })
   if type(t.phase) ~= "table" then input_error("until_steady.phase: give the phase of one round") end
+  local w, mr = t.window or 5, t.max_rounds or 25
+  if math.type(mr) ~= "integer" or mr < 1 then input_error("until_steady.max_rounds: %s is not a count >= 1", tostring(mr)) end
+  if math.type(w) ~= "integer" or w < 2 then input_error("until_steady.window: %s is not a count >= 2", tostring(w)) end
+  if w > mr then input_error("until_steady.window: %d rounds can never fit in max_rounds = %d", w, mr) end
   local track = t.track or "iops"
   local get = type(track) == "function" and track or function(r) return rawget(r, track) end
   local max = t.max_rounds or 25

@@ -290,7 +290,11 @@ local STDOUT = { ["-"] = true, ["/dev/stdout"] = true, ["/dev/fd/1"] = true }
 --- A report file kept complete while results come in: w:add(result)
 -- rewrites `path` atomically in `format` (csv, json, table, analyzer,
 -- markdown), so a long suite stopped at any point leaves a valid file
--- holding every finished phase. A path of "-" (or /dev/stdout) writes the
+-- holding every finished phase (SIGINT, SIGTERM, SIGHUP and a closed
+-- stdout all end in w:close()). When results come faster than the file can
+-- be rewritten (thousands of short phases), a rewrite is skipped while the
+-- last one took more than a tenth of the time since it, so only a SIGKILL
+-- can find the file some results behind. A path of "-" (or /dev/stdout) writes the
 -- report to standard output once, on w:close(). A failed write raises a run
 -- error and leaves the previous file; the results stay in w.results.
 function report.writer(path, format)
@@ -306,9 +310,19 @@ function report.writer(path, format)
     end
     return s
   end
+  -- Rewriting the whole file after every result costs time that grows
+  -- with the number of results: a rewrite is skipped while the last one
+  -- took more than a tenth of the time since (so rewriting is at most about
+  -- a tenth of the run); close always writes.
+  w.last_end, w.last_cost = 0, 0
   function w:add(r)
     self.results[#self.results + 1] = r
-    if not self.stdout then report.write_atomic(self.path, self:render()) end
+    if self.stdout then return end
+    local now = iomoon.now()
+    if self.last_cost * 10 > now - self.last_end then return end
+    report.write_atomic(self.path, self:render())
+    self.last_end = iomoon.now()
+    self.last_cost = self.last_end - now
   end
   function w:close()
     if self.stdout then

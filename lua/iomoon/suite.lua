@@ -94,6 +94,10 @@ function suite.list()
   return names
 end
 
+-- The fields a suite table may have.
+local SUITE_FIELDS = { name = "string", description = "string", source = "string", size = { "string", "number" },
+  defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string" }
+
 --- Load a suite by name or path; raises an input error listing the ready ones.
 function suite.load(name_or_path)
   local path = name_or_path
@@ -112,17 +116,23 @@ function suite.load(name_or_path)
   if type(s) ~= "table" or (type(s.phases) ~= "function" and type(s.phases) ~= "table") then
     input_error("suite %s: the file must return {name=, phases=...} (a list, or a function(opts))", path)
   end
-  errors.check_fields(s, "suite " .. path, { name = "string", description = "string", source = "string",
-    size = { "string", "number" }, defaults = "table", phases = { "table", "function" }, name_width = "number" })
+  errors.check_fields(s, "suite " .. path, SUITE_FIELDS)
   s.name = s.name or name_or_path
+  s.file = path
   return s
 end
 
 --- A phase with the suite's defaults under it and the command line's
 -- overrides over it.
+-- The options suite.apply, suite.phases and suite.run take.
+local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number", engine = "string",
+  workers = "number", direct = "boolean", progress = "boolean", on_result = "function", area_bytes = "number",
+  region = "any" }
+
 function suite.apply(phase, opts, defaults)
+  if type(phase) ~= "table" then input_error("suite phase: a %s is not a phase table", type(phase)) end
   local p = util.merge(defaults, phase)
-  opts = opts or {}
+  opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
   p.target = p.target or opts.target
   -- --time shortens timed phases; a phase that covers a size covers it
   if opts.time and not (p.bytes or p.ios) then p.duration = opts.time end
@@ -152,6 +162,9 @@ function suite.phases(s, opts)
   opts = opts or {}
   opts.area_bytes = opts.area_bytes or area_bytes(opts.target)
   local list = type(s.phases) == "function" and s.phases(opts) or s.phases
+  if type(list) ~= "table" then
+    input_error("suite %s: phases gave a %s, not a list of phases", tostring(rawget(s, "name")), type(list))
+  end
   local out = {}
   for i, p in ipairs(list) do out[i] = suite.apply(p, opts, s.defaults) end
   return out
@@ -166,6 +179,7 @@ end
 -- check iomoon.run makes, touching nothing) before any of them runs; returns
 -- the phases. An input error says which phase it is about.
 function suite.check(s, opts)
+  errors.check_fields(s, "suite " .. tostring(rawget(s, "name") or "table"), SUITE_FIELDS)
   local phases = suite.phases(s, opts)
   for i, p in ipairs(phases) do
     local ok, e = pcall(iomoon.check, p)
@@ -185,9 +199,7 @@ end
 -- opts.on_result (if given) is called with each result as it comes. A
 -- progress line shows the suite's position and the time left in it.
 function suite.run(s, opts, phases)
-  opts = errors.check_fields(opts or {}, "suite.run options", { target = "any", time = "any", ramp = "any",
-    qd = "number", engine = "string", workers = "number", direct = "boolean", progress = "boolean",
-    on_result = "function", area_bytes = "number", region = "any" })
+  opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
   phases = phases or suite.check(s, opts)
   local left = 0
   for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end
