@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -18,16 +19,18 @@
 #include "verify.h"
 
 #define MAP_MAX_BYTES (256ull << 20)
-#define STATE_MAGIC "IOMVST01"
+#define STATE_MAGIC "IOMVST02"
+#define STATE_STALE 1u
 
 /* The state file: this header, then n generations (host byte order). */
 struct state_hdr {
 	char magic[8];
 	uint32_t unit, crc;  /* crc32c of header (crc 0) and generations */
 	uint64_t size, n, dev, ino, btime_ns, next_gen;
+	uint32_t flags, tid;  /* STATE_STALE; the target's id */
 };
 
-static struct gen_map *maps;
+static struct gen_map *maps, *retired;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 
@@ -57,23 +60,36 @@ static int same_file(const struct gen_map *a, const struct gen_map *b)
 	       (!a->btime_ns || !b->btime_ns || a->btime_ns == b->btime_ns);
 }
 
-/* Where the state of t lives: beside a file, in the state directory for
- * a block device. */
-static char *state_path(const struct target *t, const struct gen_map *m)
+/* The state directory (genmap.h); never NULL. */
+static const char *state_dir(char *buf, size_t len)
 {
-	const char *dir = getenv("IOMOON_STATE_DIR");
-	char *p = NULL;
+	const char *d = getenv("IOMOON_STATE_DIR"), *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
 
-	if (t->kind != TARGET_BLOCK) {
-		if (asprintf(&p, "%s.iomoon-verify", t->path) < 0)
-			return NULL;
-		return p;
-	}
-	if (!dir || !*dir)
-		dir = "/var/lib/iomoon";
-	if (asprintf(&p, "%s/blockdev-%u-%u.iomoon-verify", dir, major(m->dev), minor(m->dev)) < 0)
-		return NULL;
-	return p;
+	if (d && *d)
+		return d;
+	if (geteuid() == 0)
+		return "/var/lib/iomoon";
+	if (x && *x && (size_t)snprintf(buf, len, "%s/iomoon", x) < len)
+		return buf;
+	if (h && *h && (size_t)snprintf(buf, len, "%s/.local/state/iomoon", h) < len)
+		return buf;
+	return "/var/lib/iomoon";
+}
+
+/* Where the state of the file or device id names lives: named for its
+ * identity, so every path of it (links, ./, absolute) finds the same. */
+static char *state_path(const struct gen_map *m)
+{
+	char buf[4096], *p = NULL;
+	const char *dir = state_dir(buf, sizeof(buf));
+	int n;
+
+	if (m->ino)
+		n = asprintf(&p, "%s/file-%u-%u-%llu.iomoon-verify", dir, major(m->dev), minor(m->dev),
+			     (unsigned long long)m->ino);
+	else
+		n = asprintf(&p, "%s/blockdev-%u-%u.iomoon-verify", dir, major(m->dev), minor(m->dev));
+	return n < 0 ? NULL : p;
 }
 
 static uint32_t state_crc(const struct state_hdr *h, const uint64_t *gens, uint64_t n)
@@ -84,9 +100,19 @@ static uint32_t state_crc(const struct state_hdr *h, const uint64_t *gens, uint6
 	return crc32c(crc32c(0, &c, sizeof(c)), gens, n * sizeof(uint64_t));
 }
 
+/* Does g say a unit was written at or past index from (of n)? */
+static int written_from(const uint64_t *g, uint64_t from, uint64_t n)
+{
+	for (uint64_t i = from; i < n; i++)
+		if (g[i])
+			return 1;
+	return 0;
+}
+
 /* Load m's state file into m when it is of this very file and unit size
- * (any other is stale: ignored, and replaced at the next save). 0 (loaded
- * or nothing to load), -1 with why when it exists but cannot be read or is
+ * (any other is stale: ignored, and replaced at the next save). A state
+ * marked stale gives only its next generation and id. 0 (loaded or
+ * nothing to load), -1 with why when it exists but cannot be read or is
  * damaged: never verify against a state half understood. */
 static int load(struct gen_map *m, char *why, size_t why_len)
 {
@@ -94,7 +120,7 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	struct gen_map id = { .dev = m->dev };
 	uint64_t *g = NULL;
 	char p[256];
-	int fd = open(m->state, O_RDONLY | O_CLOEXEC), rc = -1;
+	int fd = open(m->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
 
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -115,8 +141,14 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	rc = 0;
 	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
 		goto out; /* another file or device: stale (a resized file keeps its units) */
-	memcpy(m->gens, g, (h.n < m->n ? h.n : m->n) * 8);
 	m->next_gen = h.next_gen;
+	m->tid = h.tid;
+	if (h.flags & STATE_STALE) {
+		m->stale = 1;
+		goto out;
+	}
+	m->shrunk = written_from(g, m->size / m->unit, h.n);
+	memcpy(m->gens, g, (h.n < m->n ? h.n : m->n) * 8);
 	m->loaded = 1;
 out:
 	free(g);
@@ -128,15 +160,25 @@ out:
 static uint32_t state_unit(const char *state)
 {
 	struct state_hdr h;
-	int fd = open(state, O_RDONLY | O_CLOEXEC);
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	uint32_t u = 0;
 
 	if (fd < 0)
 		return 0;
-	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8))
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8) &&
+	    !(h.flags & STATE_STALE))
 		u = h.unit;
 	close(fd);
 	return u;
+}
+
+static void map_free(struct gen_map *m)
+{
+	if (!m)
+		return;
+	free(m->state);
+	free(m->path);
+	free(m);
 }
 
 /* A new map of t in units of unit, loaded from its state unless fresh. */
@@ -157,12 +199,15 @@ static struct gen_map *map_new(const struct target *t, const struct gen_map *id,
 	m->size = t->size;
 	m->unit = unit;
 	m->n = n;
-	m->state = state_path(t, m);
-	if (!m->state || (!fresh && load(m, why, why_len) < 0)) {
-		if (!m->state)
+	if (getrandom(&m->tid, sizeof(m->tid), 0) != sizeof(m->tid))
+		m->tid = (uint32_t)(id->ino * 0x9e3779b1u ^ id->btime_ns);
+	m->tid += !m->tid; /* 0 is no id */
+	m->state = state_path(m);
+	m->path = strdup(t->path);
+	if (!m->state || !m->path || (!fresh && load(m, why, why_len) < 0)) {
+		if (!m->state || !m->path)
 			snprintf(why, why_len, "verification: no memory");
-		free(m->state);
-		free(m);
+		map_free(m);
 		return NULL;
 	}
 	return m;
@@ -202,7 +247,7 @@ static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, u
 			     const char **from)
 {
 	struct verify_hdr h;
-	char *st = state_path(t, id);
+	char *st = state_path(id);
 	uint32_t u = st ? state_unit(st) : 0;
 	int fd;
 
@@ -222,7 +267,8 @@ static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, u
 }
 
 /* Replace *pp (when there is one) by m in the registry, keeping what the
- * old map knew of the units both have (the target grew). */
+ * old map knew of the units both have (the target grew); the old one is
+ * retired, freed by genmap_collect before the next phase. */
 static void map_insert(struct gen_map **pp, struct gen_map *m)
 {
 	struct gen_map *old = pp ? *pp : NULL;
@@ -232,18 +278,57 @@ static void map_insert(struct gen_map **pp, struct gen_map *m)
 		maps = m;
 		return;
 	}
-	m->next_gen = old->next_gen;
-	if (old->unit == m->unit && same_file(old, m) && genmap_known(old)) {
+	if (same_file(old, m)) {
+		if (old->next_gen > m->next_gen)
+			m->next_gen = old->next_gen;
+		m->tid = old->tid;
+		m->stale = m->stale || old->stale;
+	}
+	if (old->unit == m->unit && same_file(old, m) && genmap_known(old) && !old->stale) {
 		memcpy(m->gens, old->gens, (old->n < m->n ? old->n : m->n) * sizeof(uint64_t));
 		m->written = old->written;
 		m->loaded = m->loaded || old->loaded;
+		m->shrunk = m->shrunk || written_from(old->gens, m->size / m->unit, old->n);
 	}
 	m->next = old->next;
-	*pp = m; /* the old one stays for targets still pointing at it */
+	*pp = m;
+	old->next = retired;
+	retired = old;
 }
 
-static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
-			 size_t why_len)
+/* A stale map a phase writes to starts again: nothing it claimed holds. */
+static void map_restart(struct gen_map *m)
+{
+	memset(m->gens, 0, m->n * sizeof(uint64_t));
+	m->loaded = 0;
+	m->shrunk = 0;
+	__atomic_store_n(&m->written, 0, __ATOMIC_RELAXED);
+}
+
+/* Refuse a phase that reads a stale or shrunk map without writing. */
+static int refuse_reads(const struct target *t, const struct gen_map *m, int mode, char *why, size_t why_len)
+{
+	char p[256], q[256];
+
+	if (!m || (mode & GENMAP_WRITES) || !(mode & GENMAP_READS))
+		return 0;
+	if (m->stale) {
+		snprintf(why, why_len, "phase.verify: target %s was written without verification since the last "
+			 "verified write: rewrite it with verify, or delete the state %s", shown(t->path, p, sizeof(p)),
+			 shown(m->state, q, sizeof(q)));
+		return -3;
+	}
+	if (m->shrunk) {
+		snprintf(why, why_len, "phase.verify: target %s is smaller than what was written with "
+			 "verification (%llu bytes now): restore its size, or delete the state %s",
+			 shown(t->path, p, sizeof(p)), (unsigned long long)t->size, shown(m->state, q, sizeof(q)));
+		return -3;
+	}
+	return 0;
+}
+
+static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
+			 char *why, size_t why_len)
 {
 	struct gen_map id = { 0 }, **pp, *m = NULL;
 	const char *from = "so written by an earlier phase";
@@ -259,7 +344,9 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	pp = find(&id);
 	if (pp && !fresh && same_file(*pp, &id))
 		m = *pp; /* else a new file on a reused inode: forget the old */
-	if (genmap_known(m))
+	if (m && m->size > t->size)
+		m->shrunk = m->shrunk || written_from(m->gens, t->size / m->unit, m->n);
+	if (genmap_known(m) && !m->stale)
 		have = m->unit;
 	else if (!fresh)
 		have = unit_on_disk(t, &id, probe_off, &from);
@@ -275,17 +362,21 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 			return -1;
 		map_insert(pp, m);
 	}
+	if (refuse_reads(t, m, mode, why, why_len))
+		return -3;
+	if (m->stale && (mode & GENMAP_WRITES))
+		map_restart(m); /* stale until this phase's save */
 	t->gmap = m;
 	return 0;
 }
 
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
-		  size_t why_len)
+int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
+		  char *why, size_t why_len)
 {
 	int rc;
 
 	pthread_mutex_lock(&lock);
-	rc = attach_locked(t, unit, four_k, fresh, probe_off, why, why_len);
+	rc = attach_locked(t, unit, four_k, fresh, probe_off, mode, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -306,29 +397,76 @@ static void sync_dir(const char *path)
 	free(d);
 }
 
-/* Write m to its state file: a temporary beside it, synced, renamed. */
+/* mkdir -p of the directory holding path (errors show at the open). */
+static void make_dirs(const char *path)
+{
+	char *d = strdup(path), *s;
+
+	if (!d)
+		return;
+	s = dirname(d);
+	for (char *c = s + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = 0;
+		mkdir(s, 0755);
+		*c = '/';
+	}
+	mkdir(s, 0755);
+	free(d);
+}
+
+/* May path be replaced by a state: absent, or a state file itself? */
+static int replaceable(const char *path)
+{
+	struct stat st;
+	char magic[8];
+	int fd, ok;
+
+	if (lstat(path, &st))
+		return errno == ENOENT;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, magic, 8, 0) == 8 && !memcmp(magic, STATE_MAGIC, 8);
+	close(fd);
+	return ok;
+}
+
+/* Write m to its state file: a new temporary beside it (O_EXCL), synced,
+ * renamed over the state, which must be a state file or absent. A stale
+ * map is written as a stale state, without its generations. */
 static int write_state(struct gen_map *m, char *why, size_t why_len)
 {
-	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = m->n, .dev = m->dev, .ino = m->ino,
-			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED) };
+	uint64_t n = m->stale ? 0 : m->n;
+	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = n, .dev = m->dev, .ino = m->ino,
+			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED),
+			       .flags = m->stale ? STATE_STALE : 0, .tid = m->tid };
 	char *tmp = NULL, p[256];
 	const char *at = m->state;
 	int fd = -1, ok = 0;
 
 	memcpy(h.magic, STATE_MAGIC, 8);
-	h.crc = state_crc(&h, m->gens, m->n);
-	if (asprintf(&tmp, "%s.tmp", m->state) < 0) {
+	h.crc = state_crc(&h, m->gens, n);
+	errno = 0;
+	if (!replaceable(m->state)) {
+		snprintf(why, why_len, "verification state %s: not a state file, left as it is (a later process "
+			 "cannot verify this phase's writes)", shown(m->state, p, sizeof(p)));
+		return -1;
+	}
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", m->state) < 0) {
 		tmp = NULL;
 		errno = ENOMEM;
 		goto out;
 	}
-	unlink(tmp); /* a leftover of a crash; never write through a link */
 	at = tmp;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
+	fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL: never through a link */
+	if (fd < 0 || fchmod(fd, 0644))
 		goto out;
 	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    pwrite(fd, m->gens, m->n * 8, sizeof(h)) != (ssize_t)(m->n * 8) || fsync(fd))
+	    pwrite(fd, m->gens, n * 8, sizeof(h)) != (ssize_t)(n * 8) || fsync(fd))
 		goto out;
 	at = m->state;
 	if (rename(tmp, m->state))
@@ -362,14 +500,132 @@ int genmap_save(struct target *t, char *why, size_t why_len)
 		fsync(fd);
 		close(fd);
 	}
-	if (t->kind == TARGET_BLOCK) {
-		char *d = strdup(m->state);
-
-		if (d)
-			mkdir(dirname(d), 0755); /* one level; an error shows at the open */
-		free(d);
-	}
+	make_dirs(m->state);
+	m->stale = 0;
 	rc = write_state(m, why, why_len);
+	if (rc)
+		__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
 	return rc;
+}
+
+/* The header of the state of id when it is one of id's, not stale. */
+static int state_of(const struct gen_map *id, const char *state, struct state_hdr *h)
+{
+	struct gen_map of = { .dev = id->dev };
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) && !memcmp(h->magic, STATE_MAGIC, 8) &&
+	     !(h->flags & STATE_STALE) && h->unit >= 512;
+	close(fd);
+	of.dev = h->dev;
+	of.ino = h->ino;
+	of.btime_ns = h->btime_ns;
+	return ok && same_file(id, &of);
+}
+
+static int stale_locked(const struct target *t, char *why, size_t why_len)
+{
+	struct gen_map id = { 0 }, **pp, *m = NULL;
+	struct state_hdr h;
+	int on_disk;
+
+	if (identify(t, &id))
+		return 0; /* nothing there yet: nothing verified */
+	pp = find(&id);
+	if (pp && same_file(*pp, &id))
+		m = *pp;
+	if (m && (genmap_known(m) || m->stale))
+		m->stale = 1;
+	id.state = state_path(&id);
+	if (!id.state) {
+		snprintf(why, why_len, "verification: no memory");
+		return -1;
+	}
+	on_disk = state_of(&id, id.state, &h) && (id.ino || h.size == t->size);
+	if (on_disk) {
+		id.unit = h.unit;
+		id.size = h.size;
+		id.tid = h.tid;
+		id.next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
+		id.stale = 1;
+		make_dirs(id.state);
+		on_disk = write_state(&id, why, why_len);
+	}
+	free(id.state);
+	return on_disk < 0 ? -1 : 0;
+}
+
+int genmap_stale(const struct target *t, char *why, size_t why_len)
+{
+	int rc;
+
+	if (t->kind == TARGET_NONE)
+		return 0;
+	pthread_mutex_lock(&lock);
+	rc = stale_locked(t, why, why_len);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+int genmap_dir_check(char *why, size_t why_len)
+{
+	char buf[4096], d[4096], p[256], q[256], *slash;
+	struct stat st;
+
+	snprintf(d, sizeof(d), "%s", state_dir(buf, sizeof(buf)));
+	for (;;) {
+		if (!stat(d, &st)) {
+			if (S_ISDIR(st.st_mode) && !access(d, W_OK | X_OK))
+				return 0;
+			break;
+		}
+		if (errno != ENOENT || !strcmp(d, "/") || !strcmp(d, "."))
+			break;
+		slash = strrchr(d, '/');
+		if (!slash)
+			strcpy(d, ".");
+		else if (slash == d)
+			d[1] = 0;
+		else
+			*slash = 0;
+	}
+	snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a writable "
+		 "directory; give a writable directory)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
+		 shown(d, q, sizeof(q)));
+	return -2;
+}
+
+/* Is m of no use to any later phase: not dirty, and its path names
+ * another file now (a state saved, or none wanted, covers it)? */
+static int unused(const struct gen_map *m)
+{
+	struct target t = { .path = m->path };
+	struct gen_map id = { 0 };
+
+	if (__atomic_load_n(&m->dirty, __ATOMIC_RELAXED))
+		return 0;
+	return identify(&t, &id) || !same_file(m, &id) || id.dev != m->dev || id.ino != m->ino;
+}
+
+void genmap_collect(void)
+{
+	struct gen_map **pp, *m;
+
+	pthread_mutex_lock(&lock);
+	while ((m = retired)) {
+		retired = m->next;
+		map_free(m);
+	}
+	for (pp = &maps; (m = *pp);) {
+		if (unused(m)) {
+			*pp = m->next;
+			map_free(m);
+		} else {
+			pp = &m->next;
+		}
+	}
+	pthread_mutex_unlock(&lock);
 }

@@ -7,13 +7,19 @@
  * write; a unit the map says was written, with no header, is missing.
  *
  * One map per file or device (keyed by st_dev and st_ino, or st_rdev for a
- * block device), whatever path names it, for the process's life. At the
- * end of a phase that wrote with verification the map is saved to a state
- * file (genmap_save), so that a later process can verify what this one
- * wrote: for a regular file PATH.iomoon-verify beside it, for a block
- * device $IOMOON_STATE_DIR/blockdev-MAJ-MIN.iomoon-verify (default
- * /var/lib/iomoon). 8 bytes per unit, in memory and on disk; no map (and
- * no state) when that would pass 256 MiB.
+ * block device), whatever path names it. At the end of a phase that wrote
+ * with verification the map is saved to a state file (genmap_save), so
+ * that a later process can verify what this one wrote. Every state lives
+ * in the state directory, named for the identity it is of, never for a
+ * path: file-MAJ-MIN-INO.iomoon-verify (birth time checked on load),
+ * blockdev-MAJ-MIN.iomoon-verify. The directory: $IOMOON_STATE_DIR, else
+ * /var/lib/iomoon for root, else $XDG_STATE_HOME/iomoon or
+ * ~/.local/state/iomoon. 8 bytes per unit, in memory and on disk; no map
+ * (and no state) when that would pass 256 MiB.
+ *
+ * A phase that writes without verification marks the state stale first
+ * (genmap_stale): a later phase that only reads refuses it. Maps no target
+ * uses any more are freed before each phase (genmap_collect).
  */
 #ifndef IOMOON_GENMAP_H
 #define IOMOON_GENMAP_H
@@ -29,6 +35,10 @@ struct gen_map {
 	uint64_t size;                /* the target's size when made */
 	uint32_t unit;                /* bytes per unit */
 	int loaded;                   /* read from a state file */
+	int stale;                    /* written without verification since */
+	int shrunk;                   /* units written lie past the end now */
+	uint32_t tid;                 /* this target's id, in every header */
+	char *path;                   /* a path it was found by */
 	int written;                  /* relaxed atomic: written with
 				       * verification in this process */
 	int dirty;                    /* relaxed atomic: written since saved */
@@ -45,16 +55,36 @@ static inline int genmap_known(const struct gen_map *m)
 	return m && (m->loaded || __atomic_load_n(&m->written, __ATOMIC_RELAXED));
 }
 
+/* What a phase does to a target: for genmap_attach. */
+#define GENMAP_READS 1
+#define GENMAP_WRITES 2
+
 /* Attach t to the map of its file or device, loading the state file if
  * this process has no map of it yet. unit: the phase's unit; when data on
  * t was written in units of another size (the map's, else the state's,
- * else the header at probe_off, unless UINT64_MAX, says so), *unit becomes that size if the
- * phase's sizes are whole units of it (4096-byte units need four_k), else
- * -2 with why. fresh: the file was created by this run (any map or state
- * of its inode is stale). t->gmap is NULL when the map would be too large.
- * 0, -2 bad input, -1 a system failure (why says). */
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, char *why,
-		  size_t why_len);
+ * else the header at probe_off, unless UINT64_MAX, says so), *unit becomes
+ * that size if the phase's sizes are whole units of it (4096-byte units
+ * need four_k), else -2 with why. fresh: the file was created by this run
+ * (any map or state of its inode is stale). mode: GENMAP_READS and/or
+ * GENMAP_WRITES; a phase that reads without writing is refused (-3, why
+ * the whole message) a stale state, or a target now smaller than what was
+ * written. t->gmap is NULL when the map would be too large. 0, -2 bad unit
+ * (why says which), -3 refused, -1 a system failure (why says). */
+int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
+		  char *why, size_t why_len);
+
+/* Before a phase writes t without verification: mark its map and state
+ * stale (the units it writes lose their headers). 0, or -1 with why. */
+int genmap_stale(const struct target *t, char *why, size_t why_len);
+
+/* Can a state be saved (the state directory, or the nearest directory
+ * that exists above it, is writable)? 0, or -2 with why. */
+int genmap_dir_check(char *why, size_t why_len);
+
+/* Free the maps no target can use any more: replaced ones, and those of
+ * files gone or replaced whose state is saved. Call only between phases
+ * (every target of the next phase attaches again). */
+void genmap_collect(void);
 
 /* Save t's map to its state file if written since (fsync of the target
  * first, then tmp + fsync + rename). 0, or -1 with why. */

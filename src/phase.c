@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "genmap.h"
 #include "rng.h"
 #include "worker.h"
 
@@ -134,6 +136,76 @@ void phase_result_free(struct phase_result *res)
 	res->trace = NULL;
 }
 
+/* Are the workers of a target given slices of its region? */
+static int sliced(const struct phase_spec *sp)
+{
+	return sp->verify_crc && sp->workers > sp->ntargets && phase_writes(sp);
+}
+
+/* Worker i's slice of its target's region [*off, *off + *len): whole
+ * units and alignments, the same size for every worker of the target. */
+static void slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint64_t *len)
+{
+	const unsigned nt = sp->ntargets, t = i % nt, n = sp->workers / nt + (t < sp->workers % nt);
+	uint64_t g = sp->verify_unit ? sp->verify_unit : 512, s;
+
+	for (unsigned k = 0; k < sp->wl->nspecs; k++)
+		if (sp->wl->spec[k].align > g)
+			g = sp->wl->spec[k].align;
+	s = *len / n / g * g;
+	*off += s * (i / nt);
+	*len = s;
+}
+
+static uint64_t region_len(const struct phase_spec *sp, unsigned t)
+{
+	return sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
+}
+
+int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
+{
+	if (!sliced(sp))
+		return 0;
+	for (unsigned k = 0; k < sp->wl->nspecs; k++)
+		if (sp->wl->spec[k].region_len) {
+			snprintf(why, why_len, "phase.workers: %u workers writing with verification share %u target(s), "
+				 "so each gets a slice of the region, but spec %u has a region of its own (give one "
+				 "worker per target)", sp->workers, sp->ntargets, k + 1);
+			return -2;
+		}
+	for (unsigned i = 0; i < sp->workers && i < sp->ntargets * 2; i++) {
+		uint64_t off = sp->region_off, len = region_len(sp, i % sp->ntargets);
+
+		slice_of(sp, i, &off, &len);
+		if (len < wl_max_bs(sp->wl)) {
+			snprintf(why, why_len, "phase.workers: %u workers writing with verification get a slice of "
+				 "the region each, %llu bytes, less than a block of %llu (give fewer workers or a "
+				 "larger region)", sp->workers, (unsigned long long)len,
+				 (unsigned long long)wl_max_bs(sp->wl));
+			return -2;
+		}
+	}
+	return 0;
+}
+
+/* Before the first write: a phase writing without crc32c marks the
+ * verification state of its targets stale; a verifying phase that reads
+ * buffered reads the device, not the page cache (fio's invalidate). */
+static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why, size_t why_len)
+{
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		if (sp->targets[t]->kind == TARGET_NONE)
+			continue;
+		if (!sp->verify_crc && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
+			return -1;
+		if ((sp->verify_crc || sp->verify_offset) && !sp->direct && fds[t] >= 0) {
+			fdatasync(fds[t]);
+			posix_fadvise(fds[t], 0, 0, POSIX_FADV_DONTNEED);
+		}
+	}
+	return 0;
+}
+
 /* Buffers, slots and fds of every worker; -1 with why on failure. */
 static int setup_workers(const struct phase_spec *sp, struct phase_shared *sh, struct worker *w,
 			 struct workload *wls, int *fds, char *why, size_t why_len)
@@ -159,7 +231,7 @@ static int setup_workers(const struct phase_spec *sp, struct phase_shared *sh, s
 
 		wk->id = i;
 		wk->sh = sh;
-		wk->wl = &wls[i % sp->ntargets];
+		wk->wl = &wls[sliced(sp) ? i : i % sp->ntargets];
 		wk->fd = fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];
 		wk->buf_len = (size_t)((max_bs + align - 1) / align * align);
@@ -216,7 +288,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	for (unsigned t = 0; t < sp->ntargets; t++)
 		fds[t] = -1;
 	w = calloc(sp->workers, sizeof(*w));
-	wls = calloc(sp->ntargets, sizeof(*wls));
+	wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*wls));
 	snap_prev = malloc(sizeof(*snap_prev));
 	snap_now = malloc(sizeof(*snap_now));
 	scratch = malloc(sizeof(*scratch));
@@ -224,11 +296,17 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		snprintf(why, why_len, "out of memory setting up the phase");
 		goto out;
 	}
-	for (unsigned t = 0; t < sp->ntargets; t++) {
-		wls[t] = *sp->wl;
-		wls[t].region_off = sp->region_off;
-		wls[t].region_len = sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
-		if (wl_prepare(&wls[t], why, why_len) < 0) {
+	if (phase_check_slices(sp, why, why_len)) {
+		rc = -2;
+		goto out;
+	}
+	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
+		wls[i] = *sp->wl;
+		wls[i].region_off = sp->region_off;
+		wls[i].region_len = region_len(sp, i % sp->ntargets);
+		if (sliced(sp))
+			slice_of(sp, i, &wls[i].region_off, &wls[i].region_len);
+		if (wl_prepare(&wls[i], why, why_len) < 0) {
 			rc = -2;
 			goto out;
 		}
@@ -246,7 +324,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		shared_init = 1;
 	}
 	rc = setup_workers(sp, &sh, w, wls, fds, why, why_len);
-	if (rc < 0)
+	if (rc < 0 || (rc = verify_prepare(sp, fds, why, why_len)) < 0)
 		goto out;
 	rc = -1;
 	for (; started < sp->workers; started++) {

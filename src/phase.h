@@ -87,6 +87,22 @@ struct phase_result {
 /* Set from a signal handler: stop the running phase (and mark it). */
 extern volatile sig_atomic_t phase_interrupt;
 
+/* Does a phase write? (Some spec is not all reads.) */
+static inline int phase_writes(const struct phase_spec *sp)
+{
+	for (unsigned i = 0; i < sp->wl->nspecs; i++)
+		if (sp->wl->spec[i].read_thr < WL_ONE)
+			return 1;
+	return 0;
+}
+
+/* A phase that writes with crc32c verification, with several workers on
+ * one target, gives each of them a slice of the region of its own (two
+ * workers writing one unit at once would leave the order to the device,
+ * and a read could report a lost write on healthy storage). 0 when the
+ * slices work, else -2 with why (too small, or a spec region of its own). */
+int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
+
 /* 0 ran (the result may still hold I/O errors); -2 bad input, -1 a system
  * failure, each with why. */
 int phase_run(const struct phase_spec *spec, struct phase_result *res, char *why, size_t why_len);

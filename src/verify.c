@@ -89,6 +89,14 @@ int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, 
 		 const uint64_t *gens, uint64_t ngens, int strict, uint64_t *bad_offset, uint64_t *expected,
 		 uint64_t *found)
 {
+	return verify_check_id(buf, len, offset, from, unit, gens, ngens, strict, 0, bad_offset, expected, found);
+}
+
+/* tid 0: any (the seed of a unit written with no map) */
+int verify_check_id(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
+		    const uint64_t *gens, uint64_t ngens, int strict, uint32_t tid, uint64_t *bad_offset,
+		    uint64_t *expected, uint64_t *found)
+{
 	for (uint32_t o = from; o + unit <= len; o += unit) {
 		const unsigned char *u = (const unsigned char *)buf + o;
 		uint64_t at = offset + o, idx = at / unit, last = idx < ngens && gens ? gens[idx] : 0;
@@ -119,6 +127,11 @@ int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, 
 			*expected = at;
 			*found = h.offset;
 			return VERR_MISDIRECTED;
+		}
+		if (last && tid && h.seed != tid) {
+			*expected = tid;
+			*found = h.seed;
+			return VERR_FOREIGN;
 		}
 		if (last && h.generation < last) {
 			*expected = last;
@@ -154,6 +167,10 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 		snprintf(buf, len, "lost write: the unit at %llu holds generation %llu, but generation %llu was "
 			 "written there last", u, f, e);
 		break;
+	case VERR_FOREIGN:
+		snprintf(buf, len, "foreign: the unit at %llu was written for another target (its id 0x%08llx, this "
+			 "target's 0x%08llx)", u, f, e);
+		break;
 	default:
 		snprintf(buf, len, "verification error %d", err);
 	}
@@ -166,6 +183,7 @@ const char *verify_err_name(int err)
 	case VERR_MISDIRECTED: return "misdirected";
 	case VERR_LOST: return "lost_write";
 	case VERR_MISSING: return "missing";
+	case VERR_FOREIGN: return "foreign";
 	default: return NULL;
 	}
 }

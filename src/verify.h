@@ -11,6 +11,8 @@
  *   misdirected  the unit is intact but belongs to another offset
  *   lost write   intact and in place, but older than the last write iomoon
  *                completed there (the map keeps a generation per unit)
+ *   foreign      intact and in place, but written for another target (the
+ *                seed field holds the target's id, kept in its state)
  */
 #ifndef IOMOON_VERIFY_H
 #define IOMOON_VERIFY_H
@@ -26,6 +28,7 @@
 #define VERR_MISDIRECTED 100002
 #define VERR_LOST 100003
 #define VERR_MISSING 100004
+#define VERR_FOREIGN 100005
 
 struct verify_hdr {
 	uint32_t magic;
@@ -56,6 +59,11 @@ void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint6
 int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
 		 const uint64_t *gens, uint64_t ngens, int strict, uint64_t *bad_offset, uint64_t *expected,
 		 uint64_t *found);
+/* The same, and a unit the map says was written must carry tid in its
+ * seed field (VERR_FOREIGN if not). */
+int verify_check_id(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
+		    const uint64_t *gens, uint64_t ngens, int strict, uint32_t tid, uint64_t *bad_offset,
+		    uint64_t *expected, uint64_t *found);
 
 /* A verification failure as a sentence: what was read, which unit, what
  * was expected and what was found. */

@@ -88,8 +88,8 @@ static int verified(struct worker *w, const struct io_slot *s, int strict, uint6
 		return 1;
 	}
 	for (uint32_t from = 0; from < s->op.len; from = (uint32_t)(at - s->op.offset) + unit) {
-		bad = verify_check(s->buf, s->op.len, s->op.offset, from, unit, m ? m->gens : NULL, m ? m->n : 0,
-				   strict, &at, &want, &got);
+		bad = verify_check_id(s->buf, s->op.len, s->op.offset, from, unit, m ? m->gens : NULL, m ? m->n : 0,
+				      strict, m ? m->tid : 0, &at, &want, &got);
 		if (!bad)
 			break;
 		counters_verify_error(&w->c, bad, s->op.offset, s->op.len, at, want, got, now);
@@ -135,7 +135,7 @@ static int verify_setup(struct worker *w, int *strict)
 	*strict = 0;
 	if (!sp->verify_crc)
 		return 0;
-	if (t->created && genmap_attach(t, &unit, 1, 1, 0, w->error, sizeof(w->error)) < 0)
+	if (t->created && genmap_attach(t, &unit, 1, 1, 0, GENMAP_WRITES, w->error, sizeof(w->error)) < 0)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
@@ -292,7 +292,8 @@ start:
 										      __ATOMIC_RELAXED)
 								 : ++seq;
 					verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
-						     (uint32_t)sp->seed, (uint16_t)w->id);
+						     w->target->gmap ? w->target->gmap->tid : (uint32_t)sp->seed,
+						     (uint16_t)w->id);
 				} else if (stamping) {
 					stamp(s, seq++);
 				} else if (sp->pattern == PATTERN_OFFSET) {

@@ -57,9 +57,11 @@ require("iomoon").run { target = { path = "$TMP/x.dat", size = "1m" }, bs = "4k"
 LUA
 ); is $? 2 "verify_only without a verification: exit 2"
 # Across processes (issue 8): a verifying write phase saves its generation
-# map beside the file (PATH.iomoon-verify); a verify_only in a new process
-# finds zeroed units (missing) and an older copy put back (lost_write).
+# map in IOMOON_STATE_DIR, named for the file's device and inode; a
+# verify_only in a new process finds zeroed units (missing) and an older
+# copy put back (lost_write).
 export IOMOON_STATE_DIR="$TMP/state"
+st() { echo "$IOMOON_STATE_DIR/file-$(stat -L -c '%Hd-%Ld-%i' "$1").iomoon-verify"; }
 X="$TMP/x.dat"
 cat >"$TMP/xw.lua" <<LUA
 local r = require("iomoon").run { target = { path = "$X", size = "16m" }, bs = "64k", read = 0, bytes = "16m", qd = 4, verify = "crc32c" }
@@ -73,7 +75,7 @@ print(r.first_error and r.first_error.message or "")
 LUA
 xv() { "$IOMOON" run --format none --quiet "$TMP/xv.lua" >"$TMP/xv.out"; echo $?; }
 "$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a 16 MiB file written with verify=crc32c"
-ok "$([ -s "$X.iomoon-verify" ]; echo $?)" "the write phase leaves its state beside the file"
+ok "$([ -s "$(st "$X")" ] && [ ! -e "$X.iomoon-verify" ]; echo $?)" "the write phase leaves its state in IOMOON_STATE_DIR, named for the file's identity (none beside it)"
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '0 4096\t0\t0\t0\t0\t0')" "a new process verifies it clean: 4096 units, exit 0"
 dd status=none conv=notrunc if=/dev/zero of="$X" bs=4096 seek=7 count=1
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t1\t1\t0\t0\t0')" "one zeroed 4 KiB block: exactly 1 missing, exit 1"
@@ -85,7 +87,7 @@ cp "$TMP/x.old" "$X"   # cp writes into the same inode: an older copy put back
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t1\t0\t4095\t0')" "an older copy put back, seen by a new process: 4095 lost writes (and the zeroed one missing)"
 dd status=none conv=notrunc if=/dev/zero of="$X" bs=1M count=16
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "a zeroed file fails in a new process: 4096 missing, exit 1"
-mv "$X.iomoon-verify" "$TMP/x.state"
+XS=$(st "$X"); mv "$XS" "$TMP/x.state"
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "with no state either: every unit must hold a header, 4096 missing"
 # a unit never written with verification is skipped when the state says so
 cat >"$TMP/xp.lua" <<LUA
@@ -110,7 +112,7 @@ dd("if=k.old of=k.dat bs=4096 seek=3 count=1")
 local r = iomoon.run { target = "$TMP/k.dat", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
 print(r.errors, r.errors_by_errno.lost_write, r.first_error.unit_offset)
 LUA
-mv "$TMP/x.state" "$X.iomoon-verify"
+mv "$TMP/x.state" "$XS"
 is "$(cd "$TMP" && "$IOMOON" run --format none --quiet k.lua)" "$(printf '1\t1\t12288')" \
 	"written as k.dat, rewritten as ./k.dat, verified by its absolute path: the lost write is caught"
 
@@ -130,7 +132,7 @@ print(r.ios, r.errors)
 LUA
 is "$("$IOMOON" run --format none --quiet "$TMP/b.lua" | tr '\t\n' '  ')" "false true 128 0 " \
 	"in the same process too; a larger multiple of the unit verifies clean"
-rm "$TMP/b2.dat.iomoon-verify"
+rm "$(st "$TMP/b2.dat")"
 err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
 require("iomoon").run { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true }
 LUA
@@ -200,14 +202,17 @@ LUA
 else
 	skip "no loop device here"; skip "no loop device here"; skip "no loop device here"
 fi
-# a state that cannot be saved fails the phase, naming the file
-mkdir "$TMP/f.dat.iomoon-verify.tmp"
+# a file that is not a state, where the state of a target would go, is
+# an error before anything is written, and is left as it is
+truncate -s 1m "$TMP/f.dat"
+mkdir -p "$IOMOON_STATE_DIR"; echo "not mine to replace" >"$(st "$TMP/f.dat")"
 cat >"$TMP/f.lua" <<LUA
-local r = require("iomoon").run { target = { path = "$TMP/f.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
-print(r.failed, r.error)
+local r = require("iomoon").run { target = { path = "$TMP/f.dat", allow_write = true }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
 LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/f.lua"); is $? 1 "a verifying write phase whose state cannot be saved: exit 1"
-like "$out" "^true	verification state .*f.dat.iomoon-verify.tmp: File exists \(a later process cannot verify" "failed, and the error names the state file"
+out=$("$IOMOON" run --format none --quiet "$TMP/f.lua" 2>&1); is $? 1 "a verifying write phase whose state is not a state file: exit 1"
+like "$out" "verification state .*file-[0-9]+-[0-9]+-[0-9]+.iomoon-verify: damaged or not a state file" "the error names the state file"
+is "$(cat "$(st "$TMP/f.dat")"); $(ls "$IOMOON_STATE_DIR" | grep -c tmp); $(cmp -s "$TMP/f.dat" <(head -c 1M /dev/zero); echo $?)" \
+	"not mine to replace; 0; 0" "the file in its place is unchanged, no temporary left, the target not written"
 # crc32c against known values, the CPU's instruction against the table, and
 # verify_check's kinds (tests/unit/test_verify.c)
 U="$ROOT/${UNIT_DIR:-build}/test_verify"
