@@ -6,6 +6,8 @@ T=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T")
 IOMOON="${IOMOON_BIN:-$ROOT/iomoon}"   # make test-asan points this at the sanitized build
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/iomoon-test.XXXXXX")
+# verification states (genmap.h) go under $TMP too, never to /var/lib/iomoon
+export IOMOON_STATE_DIR="$TMP/state"
 LOOPS=""
 cleanup() {
 	for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
