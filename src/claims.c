@@ -21,55 +21,135 @@
 
 #include <blkid/blkid.h>
 
-/* Is loop device `name` (attached) backed by the file st? By device and
- * inode: the name sysfs shows, then LOOP_GET_STATUS64 (which still knows a
- * backing file that was renamed, deleted or is named in another mount
- * namespace). */
-static int loop_backs(const char *name, const struct stat *st)
+/* The kernel's "huge" dev_t encoding (loop_info64's lo_device, lo_rdevice). */
+static dev_t huge_decode(uint64_t d)
+{
+	return makedev((unsigned)((d & 0xfff00) >> 8), (unsigned)((d & 0xff) | ((d >> 12) & 0xfff00)));
+}
+
+/* What a loop device reads, as a match function sees it: the backing
+ * file's device and inode, and its st_rdev when it is a block device. */
+struct loop_match {
+	int (*fn)(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rdev);
+	const struct stat *st; /* the file or block device asked about */
+	char me[64];           /* a block device's sysfs name, or "" */
+};
+
+/* A file target: the backing file is it (device and inode). */
+static int match_file(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rdev)
+{
+	(void)rdev;
+	return dev == m->st->st_dev && ino == m->st->st_ino;
+}
+
+static int on_disk(unsigned maj, unsigned min, const char *me, char *name, size_t nlen);
+
+/* A block target: the backing device is it or a partition on it. */
+static int match_block(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rdev)
+{
+	char name[64];
+
+	(void)dev;
+	(void)ino;
+	if (!rdev)
+		return 0;
+	return rdev == m->st->st_rdev || (m->me[0] && on_disk(major(rdev), minor(rdev), m->me, name, sizeof(name)));
+}
+
+/* Is attached loop device `name` over what m matches? By LOOP_GET_STATUS64
+ * (which still knows a backing file renamed, deleted or named in another
+ * mount namespace). 1 yes, 0 no or not attached, -1 cannot tell (errno). */
+static int loop_ioctl_backs(const char *name, const struct loop_match *m)
+{
+	struct loop_info64 li;
+	char p[320];
+	int fd, rc, e;
+
+	snprintf(p, sizeof(p), "/dev/%s", name);
+	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = ioctl(fd, LOOP_GET_STATUS64, &li);
+	e = errno;
+	close(fd);
+	if (rc < 0) {
+		errno = e;
+		return e == ENXIO ? 0 : -1;
+	}
+	return m->fn(m, huge_decode(li.lo_device), (ino_t)li.lo_inode, huge_decode(li.lo_rdevice));
+}
+
+/* Is loop device `name` (attached) over what m matches? The name sysfs
+ * shows (stat'ed), then LOOP_GET_STATUS64. Without sysfs, only the ioctl.
+ * 1, 0, or -1 when it cannot tell. */
+static int loop_backs(const char *name, const struct loop_match *m, int sysfs)
 {
 	char p[320], back[4096];
-	struct loop_info64 li;
 	struct stat bs;
 	FILE *f;
-	int fd, hit = 0;
+	int hit;
 
+	if (!sysfs)
+		return loop_ioctl_backs(name, m);
 	snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", name);
 	f = fopen(p, "re");
 	if (!f)
 		return 0; /* not attached */
 	hit = fgets(back, sizeof(back), f) && (back[strcspn(back, "\n")] = 0, stat(back, &bs) == 0) &&
-	      bs.st_dev == st->st_dev && bs.st_ino == st->st_ino;
+	      m->fn(m, bs.st_dev, bs.st_ino, S_ISBLK(bs.st_mode) ? bs.st_rdev : 0);
 	fclose(f);
 	if (hit)
 		return 1;
-	snprintf(p, sizeof(p), "/dev/%s", name);
-	fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
-		/* lo_device is the kernel's "huge" encoding of the dev_t */
-		unsigned maj = (unsigned)((li.lo_device & 0xfff00) >> 8);
-		unsigned min = (unsigned)((li.lo_device & 0xff) | ((li.lo_device >> 12) & 0xfff00));
+	hit = loop_ioctl_backs(name, m);
+	return hit < 0 ? 0 : hit; /* sysfs says it is attached; the name did not match */
+}
 
-		hit = li.lo_inode == (uint64_t)st->st_ino && maj == major(st->st_dev) && min == minor(st->st_dev);
+/* Is "loopN" (digits only) a loop device's name? */
+static int loop_name(const char *n)
+{
+	if (strncmp(n, "loop", 4) || !n[4])
+		return 0;
+	return strspn(n + 4, "0123456789") == strlen(n + 4);
+}
+
+/* Every loop device: the names in /sys/block, or, where sysfs cannot be
+ * read, the nodes in /dev (asked by ioctl). Anything that cannot be told
+ * is a claim that says so. */
+static int loop_scan(const struct loop_match *m, const char *as, char *what, size_t what_len)
+{
+	DIR *d = opendir("/sys/block");
+	int sysfs = d != NULL, found = 0, e = errno;
+	struct dirent *ent;
+
+	if (!d)
+		d = opendir("/dev");
+	if (!d) {
+		snprintf(what, what_len, "it cannot be told whether a loop device uses it (neither /sys/block nor /dev "
+			 "can be read: %s)", strerror(e));
+		return 1;
 	}
-	if (fd >= 0)
-		close(fd);
-	return hit;
+	while (!found && (ent = readdir(d))) {
+		int r;
+
+		if (!loop_name(ent->d_name))
+			continue;
+		r = loop_backs(ent->d_name, m, sysfs);
+		if (r > 0)
+			snprintf(what, what_len, "it is the %s of /dev/%s", as, ent->d_name);
+		else if (r < 0)
+			snprintf(what, what_len, "it cannot be told whether /dev/%s uses it (/sys/block cannot be read, "
+				 "and LOOP_GET_STATUS64 on /dev/%s failed: %s)", ent->d_name, ent->d_name, strerror(errno));
+		found = r != 0;
+	}
+	closedir(d);
+	return found;
 }
 
 int claims_loop_backing(const struct stat *st, char *what, size_t what_len)
 {
-	DIR *d = opendir("/sys/block");
-	struct dirent *e;
-	int found = 0;
+	struct loop_match m = { .fn = match_file, .st = st };
 
-	while (d && !found && (e = readdir(d)))
-		if (!strncmp(e->d_name, "loop", 4) && loop_backs(e->d_name, st)) {
-			snprintf(what, what_len, "it is the backing file of /dev/%s", e->d_name);
-			found = 1;
-		}
-	if (d)
-		closedir(d);
-	return found;
+	return loop_scan(&m, "backing file", what, what_len);
 }
 
 /* Append the signature libblkid's last probe step found ("ext4 at offset
@@ -161,14 +241,62 @@ static int on_disk(unsigned maj, unsigned min, const char *me, char *name, size_
 	return !strcmp(name, me) || !strcmp(parent, me);
 }
 
-int claims_device_in_use(dev_t rdev, char *what, size_t what_len)
+/* Add the holders of block device `name` (/sys/class/block/NAME/holders:
+ * device-mapper, md, bcache) to list, "dm-0" or "dm-1 (on loop0p1)" when
+ * `name` is not the target itself. */
+static void held_by(const char *name, int mine, char *list, size_t len)
 {
-	char me[64], mine_parent[64], name[64], line[4096];
+	char p[256];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(p, sizeof(p), "/sys/class/block/%s/holders", name);
+	d = opendir(p);
+	while (d && (e = readdir(d))) {
+		size_t o = strlen(list);
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(list + o, len - o, "%s%s%s%s%s", o ? ", " : "", e->d_name, mine ? "" : " (on ", mine ? "" : name,
+			 mine ? "" : ")");
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Is the device `me`, a partition on it, or its disk `parent`, held by
+ * another driver? 1 with what naming the holders. */
+static int held(const char *me, const char *parent, char *what, size_t what_len)
+{
+	char list[512] = "", p[512];
+	struct dirent *e;
+	DIR *d;
+
+	held_by(me, 1, list, sizeof(list));
+	if (parent[0])
+		held_by(parent, 0, list, sizeof(list));
+	snprintf(p, sizeof(p), "/sys/class/block/%s", me);
+	d = opendir(p);
+	while (d && (e = readdir(d))) {
+		snprintf(p, sizeof(p), "/sys/class/block/%s/%s/partition", me, e->d_name);
+		if (e->d_name[0] != '.' && access(p, F_OK) == 0)
+			held_by(e->d_name, 0, list, sizeof(list));
+	}
+	if (d)
+		closedir(d);
+	if (!list[0])
+		return 0;
+	snprintf(what, what_len, "it is held by %s (device-mapper, RAID or another driver uses it)", list);
+	return 1;
+}
+
+/* Is the disk `me` or a partition on it mounted or swapped on? */
+static int mounted(const char *me, char *what, size_t what_len)
+{
+	char name[64], line[4096];
 	FILE *f;
 	int used = 0;
 
-	if (claims_sysfs_names(major(rdev), minor(rdev), me, sizeof(me), mine_parent, sizeof(mine_parent)) < 0)
-		return 0;
 	f = fopen("/proc/self/mountinfo", "re");
 	while (f && !used && fgets(line, sizeof(line), f)) {
 		unsigned maj, min;
@@ -197,4 +325,20 @@ int claims_device_in_use(dev_t rdev, char *what, size_t what_len)
 	if (f)
 		fclose(f);
 	return used;
+}
+
+int claims_device_in_use(dev_t rdev, char *what, size_t what_len)
+{
+	struct stat st = { .st_rdev = rdev };
+	struct loop_match m = { .fn = match_block, .st = &st };
+	char parent[64];
+
+	if (claims_sysfs_names(major(rdev), minor(rdev), m.me, sizeof(m.me), parent, sizeof(parent)) < 0) {
+		snprintf(what, what_len, "it cannot be told whether it, or a partition on it, is mounted or held "
+			 "(/sys/dev/block/%u:%u cannot be read: %s)", major(rdev), minor(rdev), strerror(errno));
+		return 1;
+	}
+	if (mounted(m.me, what, what_len) || held(m.me, parent, what, what_len))
+		return 1;
+	return loop_scan(&m, "backing device", what, what_len);
 }

@@ -10,10 +10,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-/* Is the block device rdev, or a partition on it, mounted or swapped on? */
+/* Is the block device rdev, or a partition on it, mounted or swapped on,
+ * held by another driver (sysfs holders: device-mapper, md), or the
+ * backing device of an attached loop device? Where sysfs cannot tell, that
+ * is a claim too (what says so). */
 int claims_device_in_use(dev_t rdev, char *what, size_t what_len);
 /* Is the file st the backing file of an attached loop device? By device
- * and inode, never by name. */
+ * and inode, never by name: /sys/block, else every /dev/loopN asked by
+ * LOOP_GET_STATUS64; a loop device that cannot be asked is a claim. */
 int claims_loop_backing(const struct stat *st, char *what, size_t what_len);
 /* Does what fd reads (a device or a file) hold any filesystem, RAID or
  * partition-table signature (bad checksums included)? 0 only when the

@@ -166,6 +166,18 @@ static int claimed(const struct target *t, int fd, const struct stat *st, char *
 	return claims_signatures(fd, what, what_len);
 }
 
+/* What an exclusive open's EBUSY means. */
+#define BUSY "the kernel says it is busy (an exclusive open failed: it, or a partition on it, is mounted or " \
+	     "claimed by device-mapper, RAID or another program)"
+
+/* O_EXCL for a block device that force does not allow to be shared: the
+ * kernel then refuses (EBUSY) while it is mounted or claimed. Only for the
+ * probe in target_may_write (see target_open). */
+static int excl(const struct target *t)
+{
+	return t->kind == TARGET_BLOCK && !t->force ? O_EXCL : 0;
+}
+
 int target_may_write(const struct target *t, char *why, size_t why_len)
 {
 	char what[1200], p[1024];
@@ -193,6 +205,14 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 	}
 	c = claimed(t, fd, &st, what, sizeof(what));
 	close(fd);
+	if (!c && excl(t)) { /* what sysfs does not show, the kernel may */
+		fd = open_checked(t, O_RDONLY | O_EXCL, &st);
+		c = fd == -1 && errno == EBUSY;
+		if (c)
+			snprintf(what, sizeof(what), "%s", BUSY);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (c) {
 		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
 			 p, what);
@@ -602,6 +622,9 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 			snprintf(why, why_len, "target: open /dev/null: %s", strerror(errno));
 		return fd;
 	}
+	/* no O_EXCL here: io_uring releases its files after the process has
+	 * exited, so the claim would outlive iomoon (mkfs right after it fails
+	 * with EBUSY); target_may_write's exclusive probe is what asks */
 	fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
 
 	shown(t->path, p, sizeof(p));

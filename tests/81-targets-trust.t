@@ -175,4 +175,74 @@ LUA
 else
 	for i in 1 2 3 4; do skip "less than 6 GiB free under $TMP"; done
 fi
+
+# D3. A block device that something else uses is not written with only
+# --allow-write: the backing device of a loop device (mounted here), one
+# with sysfs holders (device-mapper, md: faked with a tmpfs over holders/
+# in a private mount namespace), one another program opened exclusively.
+if have_loop && truncate -s 64m "$TMP/base.img" && L0=$(losetup -f --show "$TMP/base.img" 2>/dev/null); then
+	LOOPS="$LOOPS $L0"
+	if L1=$(losetup -f --show -o 1048576 "$L0" 2>/dev/null); then
+		LOOPS="$L1 $LOOPS"
+		mkfs.ext4 -q -F "$L1" >/dev/null 2>&1; mkdir -p "$TMP/m3"
+		if mount "$L1" "$TMP/m3" 2>/dev/null; then
+			MNTS="$TMP/m3"; echo precious >"$TMP/m3/file"; sync
+			sum=$(md5sum <"$L0")
+			err=$("$IOMOON" quick --target "$L0" --allow-write --read 0 --random 0 --bs 1m --time 0.3s --quiet 2>&1)
+			is $? 2 "the backing device of a mounted loop device, --allow-write: exit 2"
+			like "$err" "target $L0: refusing to write: it is the backing device of $L1 \(force=true, --force" "names the loop device and --force"
+			is "$(md5sum <"$L0")" "$sum" "the device is unchanged"
+			umount "$TMP/m3"; MNTS=""
+			is "$(mount "$L1" "$TMP/m3" && cat "$TMP/m3/file"; umount "$TMP/m3")" "precious" "the filesystem on it still mounts and holds its file"
+		else
+			for i in 1 2 3 4; do skip "cannot mount here"; done
+		fi
+		losetup -d "$L1"; LOOPS="${LOOPS#$L1 }"
+	else
+		for i in 1 2 3 4; do skip "no second loop device here"; done
+	fi
+	N=${L0#/dev/}
+	err=$(unshare -m sh -c 'mount -t tmpfs hb "/sys/class/block/$1/holders" && touch "/sys/class/block/$1/holders/dm-7" &&
+		"$2" quick --target "/dev/$1" --allow-write --read 0 --time 0.1 --quiet' sh "$N" "$IOMOON" 2>&1)
+	rc=$?
+	if printf '%s' "$err" | grep -q "mount:\|unshare:"; then
+		for i in 1 2; do skip "cannot fake holders here"; done
+	else
+		is $rc 2 "a device with a holder in sysfs: exit 2"
+		like "$err" "refusing to write: it is held by dm-7 \(device-mapper, RAID or another driver" "names the holder"
+	fi
+	python3 -c "
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); time.sleep(30)" "$L0" >"$TMP/excl.out" &
+	holder=$!
+	for i in $(seq 50); do [ -s "$TMP/excl.out" ] && break; sleep 0.1; done
+	sum=$(md5sum <"$L0")
+	err=$("$IOMOON" quick --target "$L0" --allow-write --read 0 --time 0.1 --quiet 2>&1); is $? 2 "a device another program holds open exclusively: exit 2"
+	like "$err" "refusing to write: the kernel says it is busy \(an exclusive open failed" "says the kernel finds it busy"
+	is "$(md5sum <"$L0")" "$sum" "the device is unchanged"
+	kill $holder; wait $holder 2>/dev/null
+	"$IOMOON" quick --target "$L0" --allow-write --read 0 --time 0.1 --quiet >/dev/null; ok $? "once released, --allow-write writes it"
+
+	# D7. Without /sys the loop devices are asked through /dev; what cannot be
+	# told is a claim.
+	err=$(unshare -m sh -c 'umount -l /sys && "$1" quick --target "$2" --allow-write --read 0 --time 0.1 --quiet' sh "$IOMOON" "$L0" 2>&1)
+	is $? 2 "a block device without /sys: exit 2"
+	like "$err" "it cannot be told whether it, or a partition on it, is mounted or held \(/sys/dev/block/" "says it cannot tell, and why"
+	"$IOMOON" quick --target "$B" --read 0 --time 0.1 --quiet >/dev/null 2>&1
+	if L=$(losetup -f --show "$B" 2>/dev/null); then
+		LOOPS="$LOOPS $L"
+		sum=$(md5sum <"$B")
+		err=$(unshare -m sh -c 'umount -l /sys && "$1" quick --target "$2" --read 0 --ios 5 --seed 77 --quiet' sh "$IOMOON" "$B" 2>&1)
+		is $? 2 "a loop device's backing file, without /sys: exit 2"
+		like "$err" "it is the backing file of $L" "found through /dev (LOOP_GET_STATUS64)"
+		is "$(md5sum <"$B")" "$sum" "the backing file is unchanged"
+		losetup -d "$L"; LOOPS="${LOOPS% $L}"
+	else
+		for i in 1 2 3; do skip "no loop device here"; done
+	fi
+	unshare -m sh -c 'umount -l /sys && "$1" quick --target "$2" --read 0 --ios 5 --quiet' sh "$IOMOON" "$B" >/dev/null 2>&1
+	ok $? "without /sys and no loop device over it, the file is written"
+else
+	for i in $(seq 17); do skip "no loop device here"; done
+fi
 done_testing
