@@ -742,8 +742,8 @@ static void materialize_targets(lua_State *L, struct run_state *rs)
 		rc = target_materialize(rs->sp.targets[i], &rs->pending[i], why, sizeof(why));
 		if (rc < 0) {
 			for (unsigned j = 0; j <= i; j++)
-				if (rs->is_pending[j] && rs->sp.targets[j]->created)
-					unlink(rs->sp.targets[j]->path);
+				if (rs->is_pending[j])
+					target_unlink_created(rs->sp.targets[j]);
 			if (rc == -2)
 				api_input_error(L, "%s", why);
 			api_raise_error(L, IOMOON_RUN_ERROR, why);
@@ -1102,8 +1102,8 @@ int api_run(lua_State *L)
 	if (rc == -2) {
 		/* refused at open (e.g. no O_DIRECT here): leave no file behind */
 		for (unsigned i = 0; i < sp->ntargets; i++)
-			if (rs->is_pending[i] && sp->targets[i]->created)
-				unlink(sp->targets[i]->path);
+			if (rs->is_pending[i])
+				target_unlink_created(sp->targets[i]);
 		return api_input_error(L, "%s", why);
 	}
 	if (rc < 0)

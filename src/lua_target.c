@@ -157,6 +157,21 @@ static int t_tostring(lua_State *L)
 	return 1;
 }
 
+/* A descriptor on t through target_open, which checks that the path still
+ * names the file or device inspected (a link swapped to another file since
+ * is refused, as bad input); raises on failure. */
+static int open_target(lua_State *L, const struct target *t, int direct, int write)
+{
+	char why[1400];
+	int fd = target_open(t, direct, write, why, sizeof(why));
+
+	if (fd == -2)
+		api_input_error(L, "%s", why);
+	if (fd < 0)
+		api_raise_error(L, IOMOON_RUN_ERROR, why);
+	return fd;
+}
+
 /* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
  * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
  * where offset and len must be whole sectors. */
@@ -181,9 +196,7 @@ static int t_read(lua_State *L)
 	if (direct && (off % t->sector || len % t->sector))
 		return api_input_error(L, "read: offset %llu and length %llu must be multiples of the %u-byte sector of %s (direct)",
 				       (unsigned long long)off, (unsigned long long)len, t->sector, t->path);
-	fd = open(t->path, O_RDONLY | (direct ? O_DIRECT : 0));
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	fd = open_target(L, t, direct, 0);
 	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1)) {
 		close(fd);
 		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
@@ -222,9 +235,7 @@ static int t_write(lua_State *L)
 		if (target_may_write(t, why, sizeof(why)) < 0)
 			return api_input_error(L, "write: %s", why);
 	}
-	fd = open(t->path, O_WRONLY);
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	fd = open_target(L, t, 0, 1);
 	r = pwrite(fd, s, len, (off_t)off);
 	close(fd);
 	if (r < 0 || (size_t)r != len)
@@ -236,10 +247,8 @@ static int t_write(lua_State *L)
 static int t_fsync(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
-	int fd = open(t->path, O_RDONLY), r;
+	int fd = open_target(L, t, 0, 0), r;
 
-	if (fd < 0)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
 	r = fsync(fd);
 	close(fd);
 	if (r < 0)

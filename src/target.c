@@ -587,13 +587,15 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 	return rc;
 }
 
-/* Remove the file this run created, if it is still the one it created. */
-static void unlink_created(const struct target *t)
+int target_unlink_created(const struct target *t)
 {
 	struct stat st;
 
-	if (t->created && stat(t->path, &st) == 0 && same_object(t, &st))
-		unlink(t->path);
+	/* lstat: the name itself must be the inode created (a link put in its
+	 * place is not followed, and is left alone) */
+	if (!t->created || t->kind != TARGET_FILE || lstat(t->path, &st) < 0 || !same_object(t, &st))
+		return 0;
+	return unlink(t->path) == 0;
 }
 
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len)
@@ -604,7 +606,7 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 		rc = target_materialize(t, o, why, why_len);
 	if (rc < 0) {
 		if (t->path)
-			unlink_created(t);
+			target_unlink_created(t);
 		target_free(t);
 	}
 	return rc;

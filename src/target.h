@@ -77,6 +77,10 @@ int target_may_write(const struct target *t, char *why, size_t why_len);
 /* Open a descriptor on t (O_DIRECT if direct, read-write if write); whether
  * t may be written is target_may_write's to say, before this. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
+/* Remove the file this run created, only if its name still names the
+ * inode created (lstat: a link or another file put there is left alone).
+ * 1 when it was removed. */
+int target_unlink_created(const struct target *t);
 void target_free(struct target *t);
 /* Does the block device under t do polled I/O (queue/io_poll)? 1, 0, or -1
  * when it cannot be told; dev gets the device's name. */

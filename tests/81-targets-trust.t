@@ -245,4 +245,34 @@ fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print('held', flush=True); t
 else
 	for i in $(seq 17); do skip "no loop device here"; done
 fi
+
+# D4. t:write and t:fsync open through the same identity-checked open as
+# the phases: a symbolic link flipped between iomoon's file and a foreign one
+# while t:write runs never lets a byte into the foreign file.
+"$IOMOON" quick --target "$TMP/mine.dat" --size 1m --time 0.1 --quiet >/dev/null
+head -c 1048576 /dev/urandom >"$TMP/foreign.dat"; sum=$(md5sum <"$TMP/foreign.dat")
+ln -s mine.dat "$TMP/flip"
+cat >"$TMP/flip.py" <<'PY'
+import os, sys, time
+d = sys.argv[1]; end = time.time() + 3
+while time.time() < end:
+    for t in ('foreign.dat', 'mine.dat'):
+        os.symlink(t, d + '/flip.new'); os.replace(d + '/flip.new', d + '/flip')
+PY
+out=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+local iomoon = require("iomoon")
+local t = iomoon.target{path = "$TMP/flip", create = false}
+os.execute("python3 $TMP/flip.py $TMP & echo \$! >$TMP/flip.pid")
+local wrote, refused = 0, 0
+for i = 1, 1500 do
+  if pcall(t.write, t, 0, string.rep("X", 4096)) then wrote = wrote + 1 else refused = refused + 1 end
+  pcall(t.fsync, t)
+end
+print(wrote, refused)
+LUA
+)
+rc=$?
+fp=$(cat "$TMP/flip.pid" 2>/dev/null); while [ -n "$fp" ] && kill -0 "$fp" 2>/dev/null; do sleep 0.1; done
+is "$rc" 0 "t:write under a flipping link: the script ends (wrote, refused: $out)"
+is "$(md5sum <"$TMP/foreign.dat")" "$sum" "the foreign file is unchanged"
 done_testing

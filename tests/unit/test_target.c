@@ -112,6 +112,34 @@ static void interrupted_fill(void)
 	ok(access(o.path, F_OK) < 0, "and the file it created is removed");
 }
 
+/* The clean-up after a failed run removes the file it created only while
+ * the name still names that inode: not a file renamed into its place, not
+ * a symbolic link put there (nor what the link points to). */
+static void unlink_only_created(void)
+{
+	struct target_opts o = { .path = in_dir("gone.dat"), .size = 1 << 20, .create = 1, .fill = FILL_NONE };
+	struct target t;
+	char why[512] = "";
+	int rc = target_prepare(&t, &o, why, sizeof(why));
+
+	ok(rc == 0 && t.created, "iomoon creates gone.dat (%s)", why);
+	put(in_dir("theirs.dat"), "theirs");
+	rename(in_dir("theirs.dat"), o.path);
+	ok(target_unlink_created(&t) == 0 && holds(o.path, "theirs"), "a file renamed into its place is left alone");
+	unlink(o.path);
+	put(in_dir("theirs.dat"), "theirs");
+	symlink(in_dir("theirs.dat"), o.path);
+	ok(target_unlink_created(&t) == 0 && holds(o.path, "theirs") && holds(in_dir("theirs.dat"), "theirs"),
+	   "a link put in its place, and what it points to, are left alone");
+	unlink(o.path);
+	unlink(in_dir("theirs.dat"));
+	target_free(&t);
+	rc = target_prepare(&t, &o, why, sizeof(why));
+	ok(rc == 0 && target_unlink_created(&t) == 1 && access(o.path, F_OK) < 0, "the file it created is removed (%s)",
+	   why);
+	target_free(&t);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -124,6 +152,7 @@ int main(void)
 	appears_after_inspection();
 	replaced_after_inspection();
 	interrupted_fill();
+	unlink_only_created();
 	unlink(in_dir("late.dat"));
 	unlink(in_dir("swap.dat"));
 	unlink(in_dir("int.dat"));
