@@ -593,7 +593,7 @@ int genmap_dir_check(char *why, size_t why_len)
 			*slash = 0;
 	}
 	snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a writable "
-		 "directory; give a writable directory)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
+		 "directory; set IOMOON_STATE_DIR to one)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
 		 shown(d, q, sizeof(q)));
 	return -2;
 }
