@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -229,6 +230,83 @@ static int64_t first_hole(int fd, uint64_t from, uint64_t size)
 	return hole >= 0 && (uint64_t)hole < size ? (int64_t)hole : -1;
 }
 
+/* Bytes of holes in [0, size) of the file open at fd: what a fill adds. */
+static uint64_t hole_bytes(int fd, uint64_t size)
+{
+	uint64_t sum = 0;
+	int64_t hole = first_hole(fd, 0, size);
+
+	while (hole >= 0) {
+		off_t data = lseek(fd, (off_t)hole, SEEK_DATA);
+		uint64_t end = data < 0 || (uint64_t)data > size ? size : (uint64_t)data;
+
+		sum += end - (uint64_t)hole;
+		hole = end < size ? first_hole(fd, end, size) : -1;
+	}
+	return sum;
+}
+
+/* Does the filesystem of directory dir take a file of size bytes? An
+ * unnamed file (O_TMPFILE, gone when closed: nothing is left behind) is
+ * made that long, sparse. 1 yes or cannot tell, 0 no (errno). */
+static int fs_takes(const char *dir, uint64_t size)
+{
+	int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600), rc, e;
+
+	if (fd < 0)
+		return 1; /* no O_TMPFILE here: the extension will say */
+	rc = ftruncate(fd, (off_t)size);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc == 0 || (e != EFBIG && e != EINVAL);
+}
+
+/* Will the filesystem holding path (in directory dir) take what
+ * materializing adds: a file of size bytes, need of them written (the
+ * fill)? Bad input before anything is created or written, else 0. */
+static int check_room(const char *W, const char *path, const char *dir, uint64_t size, uint64_t need, char *why,
+		      size_t why_len)
+{
+	char p[1024], d[1024], a[32], b[32], f[32];
+	struct statvfs vfs;
+	uint64_t avail;
+
+	shown(path, p, sizeof(p));
+	shown(dir, d, sizeof(d));
+	units_format_size(size, a, sizeof(a));
+	if (!fs_takes(dir, size)) {
+		snprintf(why, why_len, "%s.size: %s is larger than the largest file the filesystem of %s takes (%s)", W, a, d,
+			 strerror(errno));
+		return -2;
+	}
+	if (!need || statvfs(dir, &vfs) < 0)
+		return 0;
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (need <= avail)
+		return 0;
+	units_format_size(need, b, sizeof(b));
+	units_format_size(avail, f, sizeof(f));
+	snprintf(why, why_len, "%s.size: %s needs %s free on %s (%s free) to fill %s; give a smaller size (or "
+		 "fill=false, which writes nothing)", W, a, b, d, f, p);
+	return -2;
+}
+
+/* check_room for the existing file open at fd, in its real directory. */
+static int room(const struct target *t, const struct target_opts *o, int fd, char *why, size_t why_len)
+{
+	char *real = realpath(o->path, NULL), *d;
+	int rc;
+
+	if (!real)
+		return 0; /* the open checks will say */
+	d = dirname(real);
+	rc = check_room(o->what ? o->what : "target", o->path, d, t->size,
+			o->fill != FILL_NONE ? hole_bytes(fd, t->size) : 0, why, why_len);
+	free(real);
+	return rc;
+}
+
 /* Will materializing write to the existing file open at fd (extend it, or
  * fill a hole)? Then it must be allowed now, before anything is written:
  * a file iomoon did not create needs allow_write, and a claimed one force. */
@@ -254,7 +332,7 @@ static int check_growth(struct target *t, const struct target_opts *o, int fd, c
 		return -2;
 	}
 	if (o->force || !claimed(t, fd, st, what, sizeof(what)))
-		return 0;
+		return room(t, o, fd, why, why_len);
 	if (grow)
 		snprintf(why, why_len, "%s.size: making %s %llu bytes writes to it, but %s (force=true, --force, writes "
 			 "anyway and destroys it)", W, p, (unsigned long long)t->size, what);
@@ -368,6 +446,8 @@ static int inspect_missing(struct target *t, const struct target_opts *o, char *
 		snprintf(why, why_len, "%s.path: cannot create %s in its directory: %s", W, p, strerror(errno));
 		return -2;
 	}
+	if (check_room(W, o->path, d, t->size, o->fill != FILL_NONE ? t->size : 0, why, why_len) < 0)
+		return -2;
 	file_alignment(d, &t->sector, &t->mem_align);
 	return 0;
 }

@@ -8,12 +8,14 @@
 . "$(dirname "$0")/lib.sh"
 MNTS=""
 cleanup_all() {
-	for m in $MNTS; do umount "$m" 2>/dev/null; done
+	for m in $MNTS; do umount_wait "$m" 2>/dev/null; done
 	chattr -i "$TMP/imm.dat" 2>/dev/null
 	cleanup
 }
 trap cleanup_all EXIT
 have_loop() { losetup -f >/dev/null 2>&1; }
+# io_uring lets go of its files a moment after iomoon exits: retry a busy umount
+umount_wait() { for i in $(seq 50); do umount "$1" 2>/dev/null && return 0; sleep 0.1; done; umount "$1"; }
 xattr() { python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.iomoon').decode())" "$1" 2>/dev/null; }
 
 # 1. ext4 plus a stale bfs superblock in sector 0: libblkid's safe probe is
@@ -192,8 +194,8 @@ if have_loop && truncate -s 64m "$TMP/base.img" && L0=$(losetup -f --show "$TMP/
 			is $? 2 "the backing device of a mounted loop device, --allow-write: exit 2"
 			like "$err" "target $L0: refusing to write: it is the backing device of $L1 \(force=true, --force" "names the loop device and --force"
 			is "$(md5sum <"$L0")" "$sum" "the device is unchanged"
-			umount "$TMP/m3"; MNTS=""
-			is "$(mount "$L1" "$TMP/m3" && cat "$TMP/m3/file"; umount "$TMP/m3")" "precious" "the filesystem on it still mounts and holds its file"
+			umount_wait "$TMP/m3"; MNTS=""
+			is "$(mount "$L1" "$TMP/m3" && cat "$TMP/m3/file"; umount_wait "$TMP/m3")" "precious" "the filesystem on it still mounts and holds its file"
 		else
 			for i in 1 2 3 4; do skip "cannot mount here"; done
 		fi
@@ -275,4 +277,39 @@ rc=$?
 fp=$(cat "$TMP/flip.pid" 2>/dev/null); while [ -n "$fp" ] && kill -0 "$fp" 2>/dev/null; do sleep 0.1; done
 is "$rc" 0 "t:write under a flipping link: the script ends (wrote, refused: $out)"
 is "$(md5sum <"$TMP/foreign.dat")" "$sum" "the foreign file is unchanged"
+
+# D9. A size the filesystem cannot hold is bad input before anything is
+# created: the fill's bytes against the free space, the size against the
+# largest file (fill=false).
+mkdir -p "$TMP/tiny"
+if mount -t tmpfs -o size=8m hbtiny "$TMP/tiny" 2>/dev/null; then
+	MNTS="$MNTS $TMP/tiny"
+	for sz in 64m 1p; do
+		err=$("$IOMOON" quick --target "$TMP/tiny/x.dat" --size $sz --time 0.1 2>&1); is $? 2 "--size $sz on an 8 MiB tmpfs: exit 2"
+		like "$err" "^iomoon quick: --size: .* needs .* free on $TMP/tiny \(8 MiB free\)" "says how much is needed and free"
+		is "$(ls -A "$TMP/tiny")" "" "nothing is created"
+	done
+	"$IOMOON" quick --target "$TMP/tiny/y.dat" --size 4m --time 0.1 --quiet >/dev/null; ok $? "a 4 MiB file fits"
+	sum=$(md5sum <"$TMP/tiny/y.dat")
+	err=$("$IOMOON" quick --target "$TMP/tiny/y.dat" --size 12m --time 0.1 2>&1); is $? 2 "growing it by 8 MiB does not"
+	like "$err" "needs 8 MiB free" "counts only what the fill adds"
+	is "$(stat -c %s "$TMP/tiny/y.dat") $(md5sum <"$TMP/tiny/y.dat")" "4194304 $sum" "the file is unchanged"
+	"$IOMOON" quick --target "$TMP/tiny/y.dat" --size 6m --time 0.1 --quiet >/dev/null; ok $? "growing it by 2 MiB does"
+	umount_wait "$TMP/tiny"; MNTS="${MNTS% $TMP/tiny}"
+else
+	for i in $(seq 12); do skip "cannot mount a tmpfs here"; done
+fi
+truncate -s 64m "$TMP/small.img"; mkfs.ext4 -q -F "$TMP/small.img" >/dev/null 2>&1; mkdir -p "$TMP/small"
+if have_loop && mount -o loop "$TMP/small.img" "$TMP/small" 2>/dev/null; then
+	MNTS="$MNTS $TMP/small"
+	err=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
+require("iomoon").target{path = "$TMP/small/big.dat", size = "32t", fill = false}
+LUA
+); is $? 2 "fill=false, 32 TiB on a small ext4: exit 2"
+	like "$err" "target.size: 32 TiB is larger than the largest file the filesystem of $TMP/small takes" "says so"
+	is "$(ls -A "$TMP/small")" "lost+found" "nothing is created"
+	umount_wait "$TMP/small"; MNTS="${MNTS% $TMP/small}"
+else
+	for i in 1 2 3; do skip "cannot mount an ext4 image here"; done
+fi
 done_testing
