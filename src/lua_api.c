@@ -33,10 +33,34 @@
 
 /* ---- errors ---- */
 
+/* "file:line: " of the innermost Lua code on the stack that is not the
+ * shipped library's (so an error points at the user's line whether the
+ * call was direct or through iomoon.plan), or "" when there is none. */
+static void push_user_where(lua_State *L)
+{
+	char where[512] = "", lib[4096] = "";
+	int top = lua_gettop(L);
+	lua_Debug ar;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+	if (lua_getfield(L, -1, "iomoon") == LUA_TTABLE && lua_getfield(L, -1, "lua_dir") == LUA_TSTRING)
+		snprintf(lib, sizeof(lib), "@%s", lua_tostring(L, -1));
+	lua_settop(L, top);
+	for (int level = 1; lua_getstack(L, level, &ar); level++) {
+		if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0)
+			continue;
+		if (lib[0] && !strncmp(ar.source, lib, strlen(lib)))
+			continue;
+		snprintf(where, sizeof(where), "%s:%d: ", ar.short_src, ar.currentline);
+		break;
+	}
+	lua_pushstring(L, where);
+}
+
 int api_raise_error(lua_State *L, const char *mt, const char *msg)
 {
 	lua_createtable(L, 0, 2);
-	luaL_where(L, 2);
+	push_user_where(L);
 	lua_setfield(L, -2, "where");
 	{
 		char buf[8192]; /* control bytes shown (shown.h): one line, never forged */
@@ -243,6 +267,9 @@ const char *api_nearest(const char *k, const char *const *names)
 		/* a prefix ("qdepth" for "qd") is a near miss too */
 		if (d > 2 && !strncmp(k, names[i], strlen(names[i])) && strlen(names[i]) >= 2)
 			d = 2;
+		/* k the start of a known name ("p99" for "p99_ns") */
+		if (d > 1 && len >= 2 && !strncmp(names[i], k, len))
+			d = 1;
 		/* a shared start of half the longer name ("fail_if", "fail_when") */
 		if (d > 2) {
 			size_t c = 0, ln = strlen(names[i]);
@@ -252,7 +279,7 @@ const char *api_nearest(const char *k, const char *const *names)
 			if (c >= 3 && 2 * c >= (len > ln ? len : ln))
 				d = 2;
 		}
-		if (d < best_d) {
+		if (d < best_d || (d == best_d && best && strlen(names[i]) < strlen(best))) {
 			best_d = d;
 			best = names[i];
 		}

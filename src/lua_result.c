@@ -186,6 +186,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		lua_setfield(L, -2, "svc");
 		set_num(L, "rate_iops", rs->pace.seg[0].iops);
 		set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
+		lua_pushstring(L, rs->pace.seg[0].poisson ? "poisson" : "fixed");
+		lua_setfield(L, -2, "rate_arrival");
 	}
 	lua_createtable(L, 0, 3);
 	set_num(L, "user_s", r->cpu.user_s);
@@ -274,7 +276,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
 		set_int(L, "p50_ns", iv->p50_ns);
 		set_int(L, "p99_ns", iv->p99_ns);
-		set_int(L, "max_ns", iv->max_ns);
+		/* a bucket's bound, never above the phase's exact maximum */
+		set_int(L, "max_ns", iv->max_ns < all.max ? iv->max_ns : all.max);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "intervals");
@@ -376,7 +379,8 @@ int api_on_result(lua_State *L)
 
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
-static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "first_error", "error", "trace", "meta", NULL };
+static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
+	"trace", "meta", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */
@@ -425,14 +429,31 @@ static void seal_table(lua_State *L, int idx, const char *what)
 	lua_setmetatable(L, idx);
 }
 
+/* Seal every table in the list field `field` of the result on top. */
+static void seal_list(lua_State *L, const char *field, const char *what)
+{
+	lua_pushstring(L, field);
+	if (lua_rawget(L, -2) == LUA_TTABLE) {
+		for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
+			seal_table(L, -1, what);
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+}
+
 /* The result at the top of the stack and its lat, svc, read, write and cpu
- * tables say which field does not exist, instead of a silent nil. */
+ * tables, and the entries of its intervals and mix, say which field does
+ * not exist, instead of a silent nil. */
 void api_seal_result(lua_State *L)
 {
 	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
 	static const char *const ops[] = { "read", "write", NULL };
 
 	seal_table(L, -1, "result");
+	seal_list(L, "intervals", "result.intervals[i]");
+	seal_list(L, "mix", "result.mix[i]");
 	for (unsigned i = 0; subs[i]; i++) {
 		lua_pushstring(L, subs[i]);
 		if (lua_rawget(L, -2) == LUA_TTABLE) {

@@ -63,8 +63,17 @@ v, u = re.search(r"2 requests completed in ([0-9.]+) (us|ms)", out).groups()
 wall_v, wall_u = re.search(r"generated 3 requests in ([0-9.]+) (ms|s)", out).groups()
 assert abs(ns(v, u) - sum(reqs)) <= 0.02 * sum(reqs) + 200, (ns(v, u), reqs)
 assert ns(wall_v, wall_u) >= 100e6, "two 50 ms gaps at least"
+# mdev as ioping's: the population standard deviation of the counted requests
+m = re.search(r"mdev = .* / .* / .* / ([0-9.]+) (us|ms)", out)
+mean = sum(reqs) / 2
+pop = (sum((x - mean) ** 2 for x in reqs) / 2) ** 0.5
+assert abs(ns(*m.groups()) - pop) <= 0.02 * pop + 200, (ns(*m.groups()), pop)
 PY2
-ok $? "ping: 'completed in' is the time spent in the two counted requests; 'generated in' the wall time"
+ok $? "ping: 'completed in' is the time in the counted requests, 'generated in' the wall time, mdev the population deviation"
+err=$("$IOMOON" ping "$F" -S 1k 2>&1); is $? 2 "ping -S smaller than a request: exit 2"
+like "$err" "^iomoon ping: -S: 4096 bytes of requests do not fit in 1024 bytes" "names -S (not -s, not --size)"
+err=$("$IOMOON" ping "$TMP/nothere" 2>&1); is $? 2 "ping of a missing path: exit 2"
+like "$err" "^iomoon ping: $TMP/nothere does not exist" "names the path, not --target"
 like "$out" 'min/avg/max/mdev = [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms)$' "ping: ioping's min/avg/max/mdev"
 err=$("$IOMOON" ping "$F" -c 1 -s 1000 2>&1); is $? 2 "ping -s 1000 with direct I/O: exit 2"
 like "$err" '-s: 1000 is not a multiple of the 512-byte sector' "ping names the size"

@@ -38,7 +38,7 @@ print(ok and (r.interrupted and "run: interrupted result" or "run: ran") or
 LUA
 "$IOMOON" run --format none --quiet sleep.lua >sleep.out 2>sleep.err &
 stop_after 0.5 INT $!
-is $rc 0 "SIGINT in iomoon.sleep: the script runs to its end (exit 0)"
+is $rc 1 "SIGINT in iomoon.sleep: the script runs to its end, and the run is an interrupted one (exit 1)"
 fast "SIGINT in iomoon.sleep(10)"
 like "$(head -1 sleep.out)" '^slept [0-9]{3,4} ms, interrupted true$' "sleep returned early and iomoon.interrupted() is true"
 like "$(sed -n 2p sleep.out)" '^run: (raised interrupted|interrupted result)$' "the next iomoon.run does not measure anything"

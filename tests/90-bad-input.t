@@ -116,7 +116,7 @@ def cli_case():
         ["suite", "quick", "--target", q, "--size", "16m", "--frob"],
         ["suite", "quick", "--target", q, "--size", "16m", "--time", "x"],
         ["ping"],
-        ["ping", HAVE, "-c", rnd.choice(["0", "x", "-1"])],
+        ["ping", HAVE, "-c", rnd.choice(["1.5", "x", "-1"])],
         ["ping", HAVE, "-s", rnd.choice(["3000", "0", "1g", "x"])],
         ["ping", HAVE, "-i", rnd.choice(["x", "-1s"])],
         ["ping", HAVE, HAVE],

@@ -190,6 +190,31 @@ like "$(sed -n 6p <<<"$out")" "suite options: unknown field 'tiem' \(did you mea
 like "$(sed -n 7p <<<"$out")" "unknown field 'defaluts' \(did you mean 'defaults'\?\)" "an in-memory suite's fields"
 like "$(sed -n 8p <<<"$out")" "phases gave a number, not a list of phases" "phases() that returns no list"
 
+# found by a first-time user: results that contradict themselves or hide a typo
+cat > res.lua <<'LUA'
+local iomoon, report = require "iomoon", require "iomoon.report"
+local r = iomoon.run { engine = "sim", sim_latency = "200us", qd = 2, bs = "4k", duration = 0.5, interval = 0.05 }
+local over = 0
+for _, iv in ipairs(r.intervals) do if iv.max_ns > r.lat.max_ns then over = over + 1 end end
+print("over " .. over)
+print(select(2, pcall(function() return r.lat.p99 end)))
+print(select(2, pcall(function() return r.intervals[1].p99 end)))
+print(select(2, pcall(function() return r.mix[1].blocksize end)))
+local met = 0
+for seed = 1, 6 do
+  local x = iomoon.run { engine = "sim", sim_latency = "50us", qd = 8, bs = "4k", duration = 1, seed = seed,
+                         rate = { iops = 1000, arrival = "poisson" } }
+  if report.rate_met(x) then met = met + 1 end
+end
+print("met " .. met)
+LUA
+out=$("$IOMOON" run --quiet --format none res.lua 2>&1)
+is "$(sed -n 1p <<<"$out")" "over 0" "no interval's max is above the phase's exact max"
+like "$(sed -n 2p <<<"$out")" "result.lat: no field 'p99' \(did you mean 'p99_ns'\?\)" "r.lat.p99 names p99_ns, as the docs show"
+like "$(sed -n 3p <<<"$out")" "result.intervals\[i\]: no field 'p99' \(did you mean 'p99_ns'\?\)" "interval entries are strict too"
+like "$(sed -n 4p <<<"$out")" "result.mix\[i\]: no field 'blocksize'" "and the mix's"
+is "$(sed -n 5p <<<"$out")" "met 6" "poisson arrivals a device keeps up with are 'rate met' (their count varies by chance)"
+
 # a FIFO as target: refused at once, never opened
 mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"

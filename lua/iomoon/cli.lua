@@ -278,7 +278,7 @@ local function run_reported(verb, o, body, name_width, targets, check)
   unhook()
   sink.finish(status)
   if status ~= 0 then
-    io.stderr:write(verb, option_names(msg), "\n")
+    io.stderr:write(verb, (verb:find("quick") or verb:find("suite")) and option_names(msg) or msg, "\n")
     return status
   end
   -- a stop signal between phases (in iomoon.sleep, say) is an interrupted run too
@@ -341,10 +341,10 @@ end
 function cli.run(args)
   local o, rest = parse_options(args, 1, OUTPUT_OPTS, true)
   local script = rest[1]
-  if not script then input_error("run: give a script (iomoon run SCRIPT.lua [ARGS...])") end
+  if not script then input_error("give a script (iomoon run SCRIPT.lua [ARGS...])") end
   local chunk, err = loadfile(script)
   if not chunk then
-    if not iomoon.stat(script) then input_error("run: %s: no such file", script) end
+    if not iomoon.stat(script) then input_error("%s: no such file", script) end
     io.stderr:write("iomoon: ", err, "\n")
     return 2
   end
@@ -393,15 +393,23 @@ local function ping_args(args)
       o.cached = true
       i = i + 1
     elseif a:match("^%-") then
-      input_error("ping: unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -a WARMUP, -C)", a)
+      input_error("unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -a WARMUP, -C)", a)
     else
-      if path then input_error("ping: one path only (got %s and %s)", path, a) end
+      if path then input_error("one path only (got %s and %s)", path, a) end
       path = a
       i = i + 1
     end
   end
-  if not path then input_error("ping: give a file or device (iomoon ping PATH [-c N] [-i 1s] [-s 4k])") end
+  if not path then input_error("give a file or device (iomoon ping PATH [-c N] [-i 1s] [-s 4k])") end
   return path, o
+end
+
+-- A value of ping's option `flag` through parse (iomoon.size, iomoon.duration),
+-- its error naming the flag.
+local function ping_value(parse, v, flag)
+  local ok, r = pcall(parse, v)
+  if not ok then input_error("%s: %s", flag, (tostring(type(r) == "table" and r.msg or r):gsub("^[%w_]+: ", ""))) end
+  return r
 end
 
 --- iomoon ping PATH: per-request latency, as ioping measures it: one
@@ -413,15 +421,21 @@ end
 function cli.ping(args)
   local path, o = ping_args(args)
   local count = number_opt(o, "count", true)
-  if count and count < 1 then input_error("-c: %d is not a count >= 1", count) end
+  if count and count < 0 then input_error("-c: %d is not a count (0 or more; 0: until Ctrl-C, as ioping)", count) end
+  if count == 0 then count = nil end
   local warmup = number_opt(o, "warmup", true) or 1
   if warmup < 0 then input_error("-a: %d is not a count >= 0", warmup) end
-  local interval = iomoon.duration(o.interval or "1s")
-  local size = iomoon.size(o.size or "4k")
-  local t = iomoon.target { path = path, create = false, fill = false }
-  local span = math.min(t:size(), o["work-set"] and iomoon.size(o["work-set"]) or t:size())
+  local interval = ping_value(iomoon.duration, o.interval or "1s", "-i")
+  local size = ping_value(iomoon.size, o.size or "4k", "-s")
+  local ok, t = pcall(iomoon.target, { path = path, create = false, fill = false })
+  if not ok then input_error("%s", (tostring(type(t) == "table" and t.msg or t):gsub("^target%.path: ", ""))) end
+  local work = o["work-set"] and ping_value(iomoon.size, o["work-set"], "-S")
+  local span = math.min(t:size(), work or t:size())
   local direct = not o.cached
-  if size == 0 or size > span then input_error("-s: %d bytes does not fit in %d bytes of %s", size, span, path) end
+  if size == 0 or size > span then
+    input_error("%s: %d bytes of requests do not fit in %d bytes of %s", work and size <= t:size() and "-S" or "-s", size,
+      span, path)
+  end
   if direct and size % t:sector() ~= 0 then
     input_error("-s: %d is not a multiple of the %d-byte sector of %s (or use -C for cached reads)", size, t:sector(), path)
   end
@@ -454,7 +468,8 @@ function cli.ping(args)
     human_rate(wall > 0 and n / (wall / 1e9) or 0), human_bytes_rate(wall > 0 and n * size / (wall / 1e9) or 0)))
   if done > 0 then
     print(string.format("min/avg/max/mdev = %s / %s / %s / %s", human_time(h:min()), human_time(h:mean()),
-      human_time(h:max()), human_time(h:stdev())))
+      -- mdev as ioping's: the population deviation (n, not n - 1)
+      human_time(h:max()), human_time(h:stdev() * math.sqrt((done - 1) / done))))
   else
     print("min/avg/max/mdev = 0 ns / 0 ns / 0 ns / 0 ns")
   end
@@ -504,7 +519,8 @@ function cli.main(args)
   end
   local status, msg, rc = protect(h, rest)
   if status ~= 0 then
-    io.stderr:write("iomoon ", cmd, ": ", option_names(msg), "\n")
+    -- phase fields are named by the options that set them, where there are such
+    io.stderr:write("iomoon ", cmd, ": ", (cmd == "quick" or cmd == "suite") and option_names(msg) or msg, "\n")
     return status
   end
   return rc

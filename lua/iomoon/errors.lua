@@ -52,11 +52,12 @@ function errors.nearest(k, names)
   for _, n in ipairs(names) do
     local d = distance(k, n)
     if d > 2 and #n >= 2 and k:sub(1, #n) == n then d = 2 end
+    if d > 1 and #k >= 2 and n:sub(1, #k) == k then d = 1 end -- "p99" for "p99_ns"
     -- a shared start of half the longer name ("fail_if", "fail_when")
     local common = 0
     while common < math.min(#k, #n) and k:byte(common + 1) == n:byte(common + 1) do common = common + 1 end
     if d > 2 and common >= 3 and common * 2 >= math.max(#k, #n) then d = 2 end
-    if not best_d or d < best_d then best, best_d = n, d end
+    if not best_d or d < best_d or (d == best_d and #n < #best) then best, best_d = n, d end
   end
   if best and best_d <= (#k <= 4 and 1 or math.max(2, #k // 4)) then return best end
   return nil

@@ -181,9 +181,11 @@ function plan.find_max(t)
   if math.type(confirm) ~= "integer" or confirm < 1 then
     input_error("find_max.confirm: %s is not a count >= 1", tostring(confirm))
   end
-  local function probe_once(iops)
+  local function probe_once(iops, attempt)
     local p = util.copy(t.phase)
     p.rate = { iops = iops, arrival = t.arrival or "fixed" }
+    -- a confirming probe draws new arrivals and offsets, not the same ones again
+    p.seed = (t.phase.seed or 1) + attempt - 1
     p.name = string.format("%s @ %.0f IOPS", t.phase.name or "find_max", iops)
     if p.interval == nil and p.duration then
       p.interval = math.max(0.01, iomoon.duration(p.duration) / 1e9 / 10)
@@ -204,8 +206,8 @@ function plan.find_max(t)
   -- of the host (a busy hypervisor) must not end the search low
   local function probe(iops)
     local good, r
-    for _ = 1, confirm do
-      good, r = probe_once(iops)
+    for attempt = 1, confirm do
+      good, r = probe_once(iops, attempt)
       if good then break end
     end
     return good, r

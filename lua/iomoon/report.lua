@@ -53,12 +53,16 @@ end
 --- For an open-loop result: whether the asked rate was met, and the asked
 -- rate; nil for a closed loop. Met means the achieved IOPS reached 99 % of
 -- the asked rate, or fell short of it by at most one I/O over the measured
--- time (a short phase cannot do a fraction of an I/O).
+-- time (a short phase cannot do a fraction of an I/O), plus, for poisson
+-- arrivals, three standard deviations of their count (3 x sqrt(rate x s)).
 function report.rate_met(r)
   local asked = report.asked_rate(r)
   if not asked then return nil end
   local iops, seconds = r.iops or 0, r.seconds or 0
-  return iops >= 0.99 * asked or (asked - iops) * seconds <= 1, asked
+  -- poisson arrivals: the count itself varies by sqrt(asked x seconds);
+  -- three of those is chance, not a device falling behind
+  local slack = opt(r, "rate_arrival") == "poisson" and 3 * math.sqrt(asked * seconds) or 0
+  return iops >= 0.99 * asked or (asked - iops) * seconds <= 1 + slack, asked
 end
 
 --- What is wrong with a result, as a list of short texts (empty when

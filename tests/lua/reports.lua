@@ -151,7 +151,7 @@ do
   local bomb = setmetatable({}, { __pairs = function() error("no pairs for you") end })
   local broken = setmetatable({ meta = bomb }, { __index = closed })
   raises("iomoon.run_error", "the json report cannot be rendered .*; the previous file is kept", function()
-    local j = report.writer(dir .. "/live.json", "json"); j:add(closed); j:add(broken) end,
+    local j = report.writer(dir .. "/live.json", "json"); j:add(closed); j:add(broken); j:close() end,
     "writer: a render that fails is a run error")
   tap.ok(#json.encode(json) >= 2 and slurp(dir .. "/live.json"):find('"name": "=cmd'), "the previous file is kept")
 end
