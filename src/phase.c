@@ -253,8 +253,9 @@ static int setup_workers(const struct phase_spec *sp, struct phase_shared *sh, s
 		/* quotas split evenly, the remainder to the first workers */
 		wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
 		wk->bytes_quota = sp->bytes ? sp->bytes / sp->workers + (i < sp->bytes % sp->workers) : UINT64_MAX;
-		wk->trace_max = sp->trace_max / sp->workers + 1;
-		if (sp->trace_max) {
+		/* split as the quotas are: the records add up to trace_max */
+		wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
+		if (wk->trace_max) {
 			wk->trace = calloc(wk->trace_max, sizeof(*wk->trace));
 			if (!wk->trace) {
 				snprintf(why, why_len, "trace: no memory for %llu records", (unsigned long long)sp->trace_max);

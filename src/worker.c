@@ -207,7 +207,9 @@ void *worker_main(void *arg)
 	if (w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
 		goto out;
 
-	now = sh->t_start_ns;
+	/* the clock as this thread wakes, not the phase's start: a worker that
+	 * wakes late must not count its wake-up in its first I/Os' latency */
+	now = clock_ns();
 	measure = sh->measure_ns;
 	end = sh->end_ns;
 	wl_state_init(w->wl, &st, sp->seed, w->id, sp->workers);

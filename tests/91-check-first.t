@@ -215,6 +215,16 @@ like "$(sed -n 3p <<<"$out")" "result.intervals\[i\]: no field 'p99' \(did you m
 like "$(sed -n 4p <<<"$out")" "result.mix\[i\]: no field 'blocksize'" "and the mix's"
 is "$(sed -n 5p <<<"$out")" "met 6" "poisson arrivals a device keeps up with are 'rate met' (their count varies by chance)"
 
+cat > tr.lua <<'LUA'
+local iomoon = require "iomoon"
+local n = {}
+for _, c in ipairs { { 1, 5 }, { 1, 12 }, { 2, 10 }, { 3, 10 } } do
+  n[#n + 1] = #iomoon.run({ engine = "null", bs = "4k", ios = 1000, workers = c[1], trace = c[2] }).trace.start_ns
+end
+print(table.concat(n, " "))
+LUA
+is "$("$IOMOON" run --quiet --format none tr.lua)" "5 12 10 10" "trace = N keeps N records, however many workers"
+
 # a FIFO as target: refused at once, never opened
 mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"
