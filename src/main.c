@@ -10,6 +10,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,32 @@
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static volatile sig_atomic_t pipe_closed;
+static lua_State *main_L;             /* for the hook a stop signal arms */
+static char lib_source[PATH_MAX + 1]; /* "@" and the library's directory */
+static struct timespec stop_at;       /* when the first stop signal came */
+
+/* A count hook, armed by the first stop signal: a script that has not
+ * returned to iomoon within a second of it (a busy Lua loop that never
+ * asks iomoon.interrupted()) is stopped there with a run error. The
+ * library's own code (a report being written) is never stopped. */
+static void stop_hook(lua_State *L, lua_Debug *ar)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - stop_at.tv_sec) * 1000000000L + (now.tv_nsec - stop_at.tv_nsec) < 1000000000L)
+		return;
+	if (!lua_getinfo(L, "S", ar) || ar->source[0] != '@' || !strncmp(ar->source, lib_source, strlen(lib_source)))
+		return;
+	lua_sethook(L, NULL, 0, 0);
+	lua_createtable(L, 0, 2); /* a run error, as api_raise_error makes: exit 1 */
+	luaL_where(L, 1);
+	lua_setfield(L, -2, "where");
+	lua_pushliteral(L, "interrupted: the script did not stop within a second of the signal");
+	lua_setfield(L, -2, "msg");
+	luaL_setmetatable(L, IOMOON_RUN_ERROR);
+	lua_error(L);
+}
 
 /* Set the stop flag. After a stop signal, the next one of any of the three
  * kills the process (their default action); a closed pipe changes nothing. */
@@ -40,6 +67,9 @@ static void on_signal(int sig)
 	} else {
 		for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
 			signal(stop_signals[i], SIG_DFL); /* async-signal-safe */
+		clock_gettime(CLOCK_MONOTONIC, &stop_at); /* both async-signal-safe */
+		if (main_L)
+			lua_sethook(main_L, stop_hook, LUA_MASKCOUNT, 10000);
 	}
 	phase_interrupt = 1;
 	errno = saved;
@@ -146,6 +176,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	iomoon_lua_setup(L, luadir);
+	snprintf(lib_source, sizeof(lib_source), "@%s", luadir);
+	main_L = L;
 
 	lua_pushcfunction(L, traceback);
 	lua_getglobal(L, "require");
@@ -175,6 +207,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = finish_stdout((int)lua_tointeger(L, -1));
+	main_L = NULL;
 	lua_close(L);
 	return rc;
 }

@@ -177,4 +177,13 @@ kill -HUP $pid
 wait $pid
 is $? 0 "nohup: SIGHUP is still ignored (exit 0)"
 is "$(cat nohup.out)" "done, interrupted false" "nohup: the script slept its second and was not interrupted"
+# a script busy in its own Lua loop, which never asks iomoon.interrupted():
+# stopped a second after the signal (a run error, exit 1), report whole
+printf 'local i=require"iomoon"\ni.run{engine="sim",bs="4k",ios=5}\nwhile true do end\n' > busy.lua
+"$IOMOON" run --format json --output busy.json busy.lua 2>busy.err &
+stop_after 0.5 INT $!
+is $rc 1 "SIGINT in a busy Lua loop: exit 1"
+ok $([ "$ms" -lt 2500 ] && echo 0 || echo 1) "stopped ${ms} ms after the signal (a second's grace, < 2500)"
+like "$(cat busy.err)" "interrupted: the script did not stop within a second" "says why"
+is "$(python3 -c 'import json; print(len(json.load(open("busy.json"))["phases"]))')" 1 "--output holds the phase that ran"
 done_testing
