@@ -55,7 +55,8 @@ int outfile_stat(const char *path, int follow, struct outfile_stat *st)
 	return 0;
 }
 
-/* What is at path may be replaced: nothing, or a regular file (its mode is kept). */
+/* What is at path may be replaced: nothing, or a regular file (its
+ * permission bits are kept, without setuid, setgid and sticky). */
 static int check_replaceable(struct outfile *o, char *why, size_t why_len)
 {
 	struct stat s;
@@ -81,7 +82,10 @@ static int check_replaceable(struct outfile *o, char *why, size_t why_len)
 		snprintf(what, sizeof(what), "is a %s, not a regular file: not replaced", kind);
 		return fail(why, why_len, o->path, what, 0);
 	}
-	o->mode = s.st_mode & 07777;
+	/* the permissions only: a report is no program, and must not become a
+	 * setuid one (owned by whoever replaced it) */
+	o->mode = s.st_mode & 0777;
+	o->keep_mode = 1;
 	return 0;
 }
 
@@ -177,7 +181,7 @@ int outfile_commit(struct outfile *o, char *why, size_t why_len)
 	const char *what = NULL;
 	int fd = o->fd, rc = 0;
 
-	if (o->mode && fchmod(fd, o->mode) < 0)
+	if (o->keep_mode && fchmod(fd, o->mode) < 0)
 		what = "cannot set the mode of its temporary file";
 	else if (fsync(fd) < 0)
 		what = "fsync failed, the previous file is kept";

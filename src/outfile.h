@@ -16,7 +16,9 @@
 
 struct outfile {
 	int fd;
-	mode_t mode;     /* the replaced file's permissions; 0: a new file (0666 & ~umask) */
+	mode_t mode;     /* the replaced file's permission bits (0777: never setuid,
+			  * setgid or sticky, which a report has no use for) */
+	int keep_mode;   /* replacing a file: set mode; else a new file (0666 & ~umask) */
 	char *path, *tmp, *dir;
 };
 

@@ -312,4 +312,13 @@ LUA
 else
 	for i in 1 2 3; do skip "cannot mount an ext4 image here"; done
 fi
+
+# O6. --output replacing a file keeps its permission bits only: never
+# setuid, setgid or sticky; a mode 000 file stays 000.
+for m in 6777 1640 000; do
+	R6="$TMP/report-$m.txt"; echo old >"$R6"; chown nobody "$R6" 2>/dev/null; chmod "$m" "$R6"
+	"$IOMOON" quick --target "$TMP/mine.dat" --time 0.1 --quiet --output "$R6" >/dev/null; ok $? "--output over a mode $m file"
+	want=$(printf '%o' $((0$m & 0777)))
+	is "$(stat -c %a "$R6")" "$want" "the report's mode is $want (mode $m without setuid, setgid, sticky)"
+done
 done_testing
