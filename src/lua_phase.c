@@ -845,8 +845,14 @@ static void parse_basics(lua_State *L, int phase, struct run_state *rs)
 	if (lua_isnil(L, -1)) {
 		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)phases_run + 1);
 	} else {
+		size_t len;
+
 		if (lua_type(L, -1) != LUA_TSTRING && lua_type(L, -1) != LUA_TNUMBER)
 			api_input_error(L, "phase.name: a %s is not a name (give a string)", luaL_typename(L, -1));
+		if (strlen(lua_tolstring(L, -1, &len)) != len)
+			api_input_error(L, "phase.name: holds a NUL byte (every report would cut the name there)");
+		if (len >= sizeof(rs->name))
+			api_input_error(L, "phase.name: %zu bytes (at most %zu)", len, sizeof(rs->name) - 1);
 		snprintf(rs->name, sizeof(rs->name), "%s", lua_tostring(L, -1));
 	}
 	lua_pop(L, 1);

@@ -225,6 +225,15 @@ print(table.concat(n, " "))
 LUA
 is "$("$IOMOON" run --quiet --format none tr.lua)" "5 12 10 10" "trace = N keeps N records, however many workers"
 
+cat > names.lua <<'LUA'
+local iomoon = require "iomoon"
+print(select(2, pcall(iomoon.check, { engine = "null", bs = "4k", name = "a\0b" })))
+print(select(2, pcall(iomoon.check, { engine = "null", bs = "4k", name = string.rep("n", 300) })))
+LUA
+out=$("$IOMOON" run --quiet --format none names.lua 2>&1)
+like "$(sed -n 1p <<<"$out")" "phase.name: holds a NUL byte" "a name with a NUL byte is refused (reports would cut it)"
+like "$(sed -n 2p <<<"$out")" "phase.name: 300 bytes \(at most 127\)" "a name too long to keep is refused, not cut"
+
 # a FIFO as target: refused at once, never opened
 mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"
