@@ -125,16 +125,22 @@ static void open_failed(const struct target *t, int rc, const char *field, char 
 }
 
 /* The mark's value for the file open at fd: "iomoon-2" and the identity of
- * the inode iomoon created (its number and birth time, or its number and
- * device where the filesystem keeps no birth time). A copy (cp -a copies
+ * the inode iomoon created: its number and birth time; where the
+ * filesystem keeps no birth time (ext4 with 128-byte inodes), its number
+ * and generation (FS_IOC_GETVERSION: new each time the number is reused);
+ * only where neither exists, its number and device. A copy (cp -a copies
  * the attribute) is another inode, and a file made later under the same
- * name is born later, so neither matches. */
+ * name, even in the same inode, is born later or of another generation, so
+ * neither matches. */
 static int mark_value(int fd, char *v, size_t len)
 {
 	struct statx sx;
+	int gen;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) < 0)
 		return -1;
+	if (!(sx.stx_mask & STATX_BTIME) && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0)
+		return snprintf(v, len, "iomoon-2 ino=%llu gen=%u", (unsigned long long)sx.stx_ino, (unsigned)gen) < 0;
 	if (!(sx.stx_mask & STATX_BTIME))
 		return snprintf(v, len, "iomoon-2 ino=%llu dev=%u:%u", (unsigned long long)sx.stx_ino, sx.stx_dev_major,
 				sx.stx_dev_minor) < 0;

@@ -321,4 +321,28 @@ for m in 6777 1640 000; do
 	want=$(printf '%o' $((0$m & 0777)))
 	is "$(stat -c %a "$R6")" "$want" "the report's mode is $want (mode $m without setuid, setgid, sticky)"
 done
+
+# D6. Without birth times (ext4 with 128-byte inodes) the mark names the
+# inode's generation: a restored backup in the same inode, its mark
+# restored too, is not iomoon's.
+truncate -s 64m "$TMP/i128.img"; mkfs.ext4 -q -F -I 128 "$TMP/i128.img" >/dev/null 2>&1; mkdir -p "$TMP/i128"
+if have_loop && mount -o loop "$TMP/i128.img" "$TMP/i128" 2>/dev/null; then
+	MNTS="$MNTS $TMP/i128"
+	"$IOMOON" quick --target "$TMP/i128/a.dat" --size 4m --time 0.1 --quiet >/dev/null; ok $? "iomoon creates a file on ext4 -I 128"
+	like "$(xattr "$TMP/i128/a.dat")" "^iomoon-2 ino=[0-9]+ gen=[0-9]+$" "its mark names inode and generation"
+	restored=$(python3 -c "
+import os, sys
+p = sys.argv[1]; v = os.getxattr(p, 'user.iomoon'); ino = os.stat(p).st_ino
+os.unlink(p)
+with open(p, 'wb') as f: f.write(b'precious' * (4 << 17))
+os.setxattr(p, 'user.iomoon', v)
+print('same' if os.stat(p).st_ino == ino else 'other')" "$TMP/i128/a.dat")
+	sum=$(md5sum <"$TMP/i128/a.dat")
+	err=$("$IOMOON" quick --target "$TMP/i128/a.dat" --read 0 --time 0.1 2>&1); is $? 2 "a restored backup in the same inode ($restored), mark and all: exit 2"
+	like "$err" "iomoon did not create this file" "it is anyone's"
+	is "$(md5sum <"$TMP/i128/a.dat")" "$sum" "and unchanged"
+	umount_wait "$TMP/i128"; MNTS="${MNTS% $TMP/i128}"
+else
+	for i in 1 2 3 4 5; do skip "cannot mount an ext4 image here"; done
+fi
 done_testing
