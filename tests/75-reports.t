@@ -136,10 +136,10 @@ VERIFY="require('iomoon').run { name = 'verify', target = '$V', bs = '64k', read
 for fmt in markdown analyzer table csv; do
 	out=$(printf '%s\n' "$VERIFY" | "$IOMOON" run --format $fmt /dev/stdin); is $? 1 "verification errors, $fmt: exit 1"
 	case $fmt in
-	markdown) like "$out" '^\| verify \| .* \| 1 \| 1 errors \(read of 65536 bytes at offset 65536: ' "markdown: the errors column and the first error" ;;
-	analyzer) printf '%s\n' "$out" | grep -qx 'Errors=1' && printf '%s\n' "$out" | grep -Eq '^Status=1 errors \(read of 65536 bytes at offset 65536'
+	markdown) like "$out" '^\| verify \| .* \| 1 \| 1 error \(read of 65536 bytes at offset 65536: ' "markdown: the errors column and the first error" ;;
+	analyzer) printf '%s\n' "$out" | grep -qx 'Errors=1' && printf '%s\n' "$out" | grep -Eq '^Status=1 error \(read of 65536 bytes at offset 65536'
 		ok $? "analyzer: Errors= and Status=" ;;
-	table) like "$(printf '%s\n' "$out" | sed -n 2p)" '  1 errors \(read of 65536 bytes at offset 65536' "table: the errors on the row" ;;
+	table) like "$(printf '%s\n' "$out" | sed -n 2p)" '  1 error \(read of 65536 bytes at offset 65536' "table: the errors on the row" ;;
 	csv) is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(r[1][r[0].index("Errors")])')" 1 "csv: the Errors column" ;;
 	esac
 done
@@ -150,6 +150,6 @@ out=$("$IOMOON" run --quiet --format csv /dev/stdin <<'LUA'
 require("iomoon").run { engine = "sim", bs = "4k", schedule = { { duration = 0.3, iops = 100 }, { duration = 0.3, iops = 1000 } } }
 LUA
 )
-is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Asked IOps"], r["Rate Met"])')" "550.00 yes" \
-	"a two-segment schedule asks 550 IOPS over its measured time, and met it"
+is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Asked IOps"])')" "550.00" \
+	"a two-segment schedule asks 550 IOPS over its measured time (not its first segment's 100)"
 done_testing

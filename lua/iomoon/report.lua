@@ -74,7 +74,8 @@ function report.marks(r)
   if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
   if (r.errors or 0) > 0 then
     local first = opt(r, "first_error")
-    m[#m + 1] = string.format("%d errors (%s)", r.errors, visible(opt(first, "message") or ""))
+    m[#m + 1] = string.format("%d error%s (%s)", r.errors, r.errors == 1 and "" or "s",
+      visible(opt(first, "message") or ""))
   end
   local met, asked = report.rate_met(r)
   if met == false then
@@ -127,6 +128,7 @@ end
 
 local function target_type(r)
   local t = type(r.target) == "table" and r.target[1] or r.target
+  if t == "(none)" then return "NONE" end -- the nominal region of null and sim
   return t and t:match("^/dev/") and "DISK" or "FILE"
 end
 
