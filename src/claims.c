@@ -112,15 +112,52 @@ static int loop_name(const char *n)
 	return strspn(n + 4, "0123456789") == strlen(n + 4);
 }
 
+/* One loop device for loop_scan: 1 (what says how) ends the scan. */
+static int loop_one(const char *name, const struct loop_match *m, int sysfs, const char *as, char *what,
+		    size_t what_len)
+{
+	int r;
+
+	if (!loop_name(name))
+		return 0;
+	r = loop_backs(name, m, sysfs);
+	if (r > 0)
+		snprintf(what, what_len, "it is the %s of /dev/%s", as, name);
+	else if (r < 0)
+		snprintf(what, what_len, "it cannot be told whether /dev/%s uses it (/sys/block cannot be read, "
+			 "and LOOP_GET_STATUS64 on /dev/%s failed: %s)", name, name, strerror(errno));
+	return r != 0;
+}
+
+/* Without sysfs: the loop devices the kernel lists in /proc/partitions
+ * (every attached one that has a size), asked through /dev, where a
+ * missing node cannot be asked (a claim). -1 when it cannot be read. */
+static int loop_scan_proc(const struct loop_match *m, const char *as, char *what, size_t what_len)
+{
+	FILE *f = fopen("/proc/partitions", "re");
+	char line[256], name[64];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*u %*u %63s", name) == 1)
+			found = loop_one(name, m, 0, as, what, what_len);
+	fclose(f);
+	return found;
+}
+
 /* Every loop device: the names in /sys/block, or, where sysfs cannot be
- * read, the nodes in /dev (asked by ioctl). Anything that cannot be told
- * is a claim that says so. */
+ * read, those in /proc/partitions and the nodes in /dev (asked by ioctl).
+ * Anything that cannot be told is a claim that says so. */
 static int loop_scan(const struct loop_match *m, const char *as, char *what, size_t what_len)
 {
 	DIR *d = opendir("/sys/block");
 	int sysfs = d != NULL, found = 0, e = errno;
 	struct dirent *ent;
 
+	if (!d && loop_scan_proc(m, as, what, what_len) > 0)
+		return 1;
 	if (!d)
 		d = opendir("/dev");
 	if (!d) {
@@ -128,19 +165,8 @@ static int loop_scan(const struct loop_match *m, const char *as, char *what, siz
 			 "can be read: %s)", strerror(e));
 		return 1;
 	}
-	while (!found && (ent = readdir(d))) {
-		int r;
-
-		if (!loop_name(ent->d_name))
-			continue;
-		r = loop_backs(ent->d_name, m, sysfs);
-		if (r > 0)
-			snprintf(what, what_len, "it is the %s of /dev/%s", as, ent->d_name);
-		else if (r < 0)
-			snprintf(what, what_len, "it cannot be told whether /dev/%s uses it (/sys/block cannot be read, "
-				 "and LOOP_GET_STATUS64 on /dev/%s failed: %s)", ent->d_name, ent->d_name, strerror(errno));
-		found = r != 0;
-	}
+	while (!found && (ent = readdir(d)))
+		found = loop_one(ent->d_name, m, sysfs, as, what, what_len);
 	closedir(d);
 	return found;
 }
