@@ -33,6 +33,7 @@ struct loop_match {
 	int (*fn)(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rdev);
 	const struct stat *st; /* the file or block device asked about */
 	char me[64];           /* a block device's sysfs name, or "" */
+	char parent[64];       /* and its disk's, when it is a partition */
 };
 
 /* A file target: the backing file is it (device and inode). */
@@ -44,7 +45,8 @@ static int match_file(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rd
 
 static int on_disk(unsigned maj, unsigned min, const char *me, char *name, size_t nlen);
 
-/* A block target: the backing device is it or a partition on it. */
+/* A block target: the backing device is it, a partition on it, or (for a
+ * partition) its whole disk. */
 static int match_block(const struct loop_match *m, dev_t dev, ino_t ino, dev_t rdev)
 {
 	char name[64];
@@ -53,7 +55,10 @@ static int match_block(const struct loop_match *m, dev_t dev, ino_t ino, dev_t r
 	(void)ino;
 	if (!rdev)
 		return 0;
-	return rdev == m->st->st_rdev || (m->me[0] && on_disk(major(rdev), minor(rdev), m->me, name, sizeof(name)));
+	if (rdev == m->st->st_rdev || (m->me[0] && on_disk(major(rdev), minor(rdev), m->me, name, sizeof(name))))
+		return 1;
+	return m->parent[0] && on_disk(major(rdev), minor(rdev), m->parent, name, sizeof(name)) &&
+	       !strcmp(name, m->parent);
 }
 
 /* Is attached loop device `name` over what m matches? By LOOP_GET_STATUS64
@@ -357,14 +362,13 @@ int claims_device_in_use(dev_t rdev, char *what, size_t what_len)
 {
 	struct stat st = { .st_rdev = rdev };
 	struct loop_match m = { .fn = match_block, .st = &st };
-	char parent[64];
 
-	if (claims_sysfs_names(major(rdev), minor(rdev), m.me, sizeof(m.me), parent, sizeof(parent)) < 0) {
+	if (claims_sysfs_names(major(rdev), minor(rdev), m.me, sizeof(m.me), m.parent, sizeof(m.parent)) < 0) {
 		snprintf(what, what_len, "it cannot be told whether it, or a partition on it, is mounted or held "
 			 "(/sys/dev/block/%u:%u cannot be read: %s)", major(rdev), minor(rdev), strerror(errno));
 		return 1;
 	}
-	if (mounted(m.me, what, what_len) || held(m.me, parent, what, what_len))
+	if (mounted(m.me, what, what_len) || held(m.me, m.parent, what, what_len))
 		return 1;
 	return loop_scan(&m, "backing device", what, what_len);
 }
