@@ -1,6 +1,8 @@
 /* claims.c - is something else using a file or block device? A mount or
- * swap on the device (or a partition on it), a loop device over the file,
- * or a filesystem, RAID or partition-table signature on either.
+ * swap on the device (or a partition on it), a holder in sysfs (dm, md), a
+ * loop device over the file or the device, or a filesystem, RAID or
+ * partition-table signature on either. What cannot be told (no sysfs, a
+ * loop device that cannot be asked) is a claim too.
  *
  * Signatures are libblkid's: every one it sees, listed as wipefs lists
  * them, and "nothing here" only when its safe probe positively says so;

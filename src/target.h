@@ -71,8 +71,9 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
 /* May phases write to t? 0, or -2 with why: a block device, or a file
  * iomoon did not create, needs allow_write; then nothing may claim it
- * (mount, swap, loop device, any signature or a probe that cannot tell)
- * unless force. Reads t, writes nothing. */
+ * (mount, swap, a sysfs holder, a loop device, any signature or a probe
+ * that cannot tell, and for a block device an exclusive open the kernel
+ * refuses) unless force. Reads t, writes nothing. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
 /* Open a descriptor on t (O_DIRECT if direct, read-write if write); whether
  * t may be written is target_may_write's to say, before this. */
