@@ -16,6 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOMOON = os.environ.get("IOMOON_BIN", os.path.join(ROOT, "iomoon"))
 rnd = random.Random(20261129)
 tmp = tempfile.mkdtemp(prefix="iomoon-test.")
+os.environ["IOMOON_STATE_DIR"] = os.path.join(tmp, "state")  # verification state stays under tmp too
 scripts = os.path.join(tmp, "scripts")
 targets = os.path.join(tmp, "targets")
 os.makedirs(scripts)
