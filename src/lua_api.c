@@ -257,34 +257,33 @@ const char *api_nearest(const char *k, const char *const *names)
 {
 	const char *best = NULL;
 	unsigned best_d = 1000, len = (unsigned)strlen(k);
+	unsigned limit = 2 * (len <= 4 ? 1u : len / 4 > 2 ? len / 4 : 2u);
 
+	/* distances in half edits, so that a prefix can be nearer than one edit */
 	for (unsigned i = 0; names[i]; i++) {
+		size_t ln = strlen(names[i]), c = 0;
 		unsigned d;
 
 		if (names[i][0] == '[')
 			continue;
-		d = edit_distance(k, names[i]);
-		/* a prefix ("qdepth" for "qd") is a near miss too */
-		if (d > 2 && !strncmp(k, names[i], strlen(names[i])) && strlen(names[i]) >= 2)
-			d = 2;
-		/* k the start of a known name ("p99" for "p99_ns") */
-		if (d > 1 && len >= 2 && !strncmp(names[i], k, len))
+		d = 2 * edit_distance(k, names[i]);
+		/* a known name that k starts with ("qdepth" for "qd") */
+		if (d > 4 && ln >= 2 && !strncmp(k, names[i], ln))
+			d = 4;
+		/* k the start of a known name ("p99" for "p99_ns"): nearer than any edit */
+		if (len >= 2 && ln > len && !strncmp(names[i], k, len))
 			d = 1;
 		/* a shared start of half the longer name ("fail_if", "fail_when") */
-		if (d > 2) {
-			size_t c = 0, ln = strlen(names[i]);
-
-			while (k[c] && k[c] == names[i][c])
-				c++;
-			if (c >= 3 && 2 * c >= (len > ln ? len : ln))
-				d = 2;
-		}
-		if (d < best_d || (d == best_d && best && strlen(names[i]) < strlen(best))) {
+		while (k[c] && k[c] == names[i][c])
+			c++;
+		if (d > 4 && c >= 3 && 2 * c >= (len > ln ? len : ln))
+			d = 4;
+		if (d < best_d || (d == best_d && best && ln < strlen(best))) {
 			best_d = d;
 			best = names[i];
 		}
 	}
-	return best && best_d <= (len <= 4 ? 1u : len / 4 > 2 ? len / 4 : 2u) ? best : NULL;
+	return best && best_d <= limit ? best : NULL;
 }
 
 /* The length of the list at idx, refusing holes and other keys: a list's

@@ -52,7 +52,7 @@ function errors.nearest(k, names)
   for _, n in ipairs(names) do
     local d = distance(k, n)
     if d > 2 and #n >= 2 and k:sub(1, #n) == n then d = 2 end
-    if d > 1 and #k >= 2 and n:sub(1, #k) == k then d = 1 end -- "p99" for "p99_ns"
+    if #k >= 2 and n:sub(1, #k) == k and #n > #k then d = 0.5 end -- "p99" for "p99_ns": nearer than any edit
     -- a shared start of half the longer name ("fail_if", "fail_when")
     local common = 0
     while common < math.min(#k, #n) and k:byte(common + 1) == n:byte(common + 1) do common = common + 1 end
