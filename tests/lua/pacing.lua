@@ -161,7 +161,8 @@ do
   tap.ok(#w > 0 and differ == 0, "not paced: start_ns is submit_ns (%d of %d differ)", differ, #w + 1)
   tap.ok(w[1] >= 10e6, "think 10 ms at qd 1: every submission at least 10 ms after the last completion (shortest %.3f ms)",
     w[1] / 1e6)
-  tap.ok(quantile(w, 0.5) <= 10.1e6, "think 10 ms: median wait %.3f ms (at most 10.1 ms)", quantile(w, 0.5) / 1e6)
+  -- the wait is the think time plus this VM's wake-up lag (about 0.1 ms when quiet, more when busy)
+  tap.ok(quantile(w, 0.5) <= 10.5e6, "think 10 ms: median wait %.3f ms (at most 10.5 ms)", quantile(w, 0.5) / 1e6)
   tap.ok(r.ios >= 70 and r.ios <= 100, "think 10 ms for 1 s: %d I/Os (70 to 100)", r.ios)
 end
 r = sim { qd = 1, think = { exponential = "2ms" }, duration = "1s", trace = 1000 }
