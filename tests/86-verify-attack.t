@@ -108,7 +108,10 @@ for round = 1, 24 do
 end
 print(rss() - first < 2048, rss() - first)
 LUA
-like "$(run g.lua | tr '\t\n' '  ')" "^true " "24 rounds of a 256 MiB file re-created: RSS grows less than 2 MiB after round 4"
+case "$IOMOON" in
+*asan*) skip "RSS under ASan's quarantine says nothing about leaks (LeakSanitizer checks those)" ;;
+*) like "$(run g.lua | tr '\t\n' '  ')" "^true " "24 rounds of a 256 MiB file re-created: RSS grows less than 2 MiB after round 4" ;;
+esac
 
 # H4: a state directory that does not exist is made; one that cannot be is bad input
 IOMOON_STATE_DIR="$TMP/a/b/c" w d.dat
