@@ -290,39 +290,31 @@ const char *api_nearest(const char *k, const char *const *names)
  * keys are exactly 1..n. */
 lua_Integer api_check_list(lua_State *L, int idx, const char *field)
 {
-	lua_Integer n = 0, len;
+	lua_Integer n = 0, len, at = 1;
+	int outside = 0;
 
 	idx = lua_absindex(L, idx);
 	len = (lua_Integer)lua_rawlen(L, idx);
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		lua_pop(L, 1);
-		if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > len) {
-			const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-			lua_Integer at = 1;
-
-			while (at <= len && lua_rawgeti(L, idx, at) != LUA_TNIL) {
-				lua_pop(L, 1);
-				at++;
-			}
-			if (k)
-				api_input_error(L, "%s: a list has no field '%s' (give a list such as {\"4k\", \"8k\"})", field, k);
-			api_input_error(L, "%s: a list with a hole at [%lld] (its items must be [1] to [n], none missing)", field,
-					(long long)at);
-		}
+		if (lua_type(L, -1) == LUA_TSTRING)
+			api_input_error(L, "%s: a list has no field '%s' (give a list such as {\"4k\", \"8k\"})", field,
+					lua_tostring(L, -1));
+		outside |= !lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > len;
 		n++;
 	}
-	if (n != len) { /* a border below a hole: find the first missing item */
-		lua_Integer at = 1;
-
-		while (lua_rawgeti(L, idx, at) != LUA_TNIL) {
-			lua_pop(L, 1);
-			at++;
-		}
-		api_input_error(L, "%s: a list with a hole at [%lld] (its items must be [1] to [n], none missing)", field,
-				(long long)at);
+	if (!outside && n == len) /* n keys, all in 1..n: exactly 1..n */
+		return n;
+	while (at <= len && lua_rawgeti(L, idx, at) != LUA_TNIL) { /* the first missing item */
+		lua_pop(L, 1);
+		at++;
 	}
-	return n;
+	if (at > len)
+		return api_input_error(L, "%s: not a list: it has a key outside [1] to [%lld] (items are [1] to [n], "
+				       "no others)", field, (long long)len);
+	return api_input_error(L, "%s: not a list: its items must be [1] to [n], none missing and no others "
+			       "(the first missing is [%lld])", field, (long long)at);
 }
 
 /* ---- histograms ---- */

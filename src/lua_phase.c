@@ -1082,7 +1082,8 @@ static void fail_if_idle(struct phase_result *res)
 		return;
 	res->failed = 1;
 	snprintf(res->error, sizeof(res->error),
-		 "no I/O completed in the measured time (too short for the set-up of this many workers and slots?)");
+		 "no I/O completed in the measured time (shorter than one I/O's service time, "
+		 "or than one gap of the rate asked, or than the set-up of this many workers and slots)");
 }
 
 /* iomoon.run(phase): check the phase (input errors), create what its
