@@ -525,11 +525,11 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 			rs->wl.spec[i].random_thr = 0;
 		}
 		if (!sp->bytes && !sp->ios && !lua_isnil(L, -1)) {
-			uint64_t len = sp->region_len ? sp->region_len : sp->targets[0]->size - sp->region_off;
+			uint64_t len = phase_region_len(sp, 0);
 
 			for (unsigned t = 1; t < sp->ntargets; t++)
-				if (!sp->region_len && sp->targets[t]->size - sp->region_off < len)
-					len = sp->targets[t]->size - sp->region_off;
+				if (phase_region_len(sp, t) < len)
+					len = phase_region_len(sp, t);
 			sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
 			sp->duration_ns = 0;
 		}
@@ -816,7 +816,7 @@ static void check_zones(lua_State *L, struct run_state *rs)
 		char why[256];
 
 		w.region_off = sp->region_off;
-		w.region_len = sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
+		w.region_len = phase_region_len(sp, t);
 		if (wl_prepare(&w, why, sizeof(why)) < 0)
 			api_input_error(L, "phase.%s on %s", why, sp->targets[t]->path);
 	}

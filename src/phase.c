@@ -157,7 +157,7 @@ static void slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uin
 	*len = s;
 }
 
-static uint64_t region_len(const struct phase_spec *sp, unsigned t)
+uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)
 {
 	return sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
 }
@@ -174,7 +174,7 @@ int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 			return -2;
 		}
 	for (unsigned i = 0; i < sp->workers && i < sp->ntargets * 2; i++) {
-		uint64_t off = sp->region_off, len = region_len(sp, i % sp->ntargets);
+		uint64_t off = sp->region_off, len = phase_region_len(sp, i % sp->ntargets);
 
 		slice_of(sp, i, &off, &len);
 		if (len < wl_max_bs(sp->wl)) {
@@ -304,7 +304,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
 		wls[i] = *sp->wl;
 		wls[i].region_off = sp->region_off;
-		wls[i].region_len = region_len(sp, i % sp->ntargets);
+		wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
 		if (sliced(sp))
 			slice_of(sp, i, &wls[i].region_off, &wls[i].region_len);
 		if (wl_prepare(&wls[i], why, why_len) < 0) {

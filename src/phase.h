@@ -102,6 +102,9 @@ static inline int phase_writes(const struct phase_spec *sp)
  * and a read could report a lost write on healthy storage). 0 when the
  * slices work, else -2 with why (too small, or a spec region of its own). */
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
+/* The bytes of the phase's region on target t (all of it past region_off
+ * when the phase gives no region size). */
+uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);
 
 /* 0 ran (the result may still hold I/O errors); -2 bad input, -1 a system
  * failure, each with why. */
