@@ -290,7 +290,7 @@ const char *api_nearest(const char *k, const char *const *names)
  * keys are exactly 1..n. */
 lua_Integer api_check_list(lua_State *L, int idx, const char *field)
 {
-	lua_Integer n = 0, len, at = 1;
+	lua_Integer n = 0, len, at = 1, top = 0;
 	int outside = 0;
 
 	idx = lua_absindex(L, idx);
@@ -302,15 +302,17 @@ lua_Integer api_check_list(lua_State *L, int idx, const char *field)
 			api_input_error(L, "%s: a list has no field '%s' (give a list such as {\"4k\", \"8k\"})", field,
 					lua_tostring(L, -1));
 		outside |= !lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > len;
+		if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > top)
+			top = lua_tointeger(L, -1);
 		n++;
 	}
 	if (!outside && n == len) /* n keys, all in 1..n: exactly 1..n */
 		return n;
-	while (at <= len && lua_rawgeti(L, idx, at) != LUA_TNIL) { /* the first missing item */
+	while (at <= top && lua_rawgeti(L, idx, at) != LUA_TNIL) { /* the first missing item */
 		lua_pop(L, 1);
 		at++;
 	}
-	if (at > len)
+	if (at > top)
 		return api_input_error(L, "%s: not a list: it has a key outside [1] to [%lld] (items are [1] to [n], "
 				       "no others)", field, (long long)len);
 	return api_input_error(L, "%s: not a list: its items must be [1] to [n], none missing and no others "
