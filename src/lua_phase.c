@@ -517,7 +517,7 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 	int four_k = sp->region_off % 4096 == 0;
 
 	if (lua_getfield(L, phase, "verify_only") != LUA_TNIL && api_check_bool(L, -1, "phase.verify_only")) {
-		if (!sp->verify_crc && !sp->verify_offset)
+		if (sp->verify == VERIFY_NONE)
 			api_input_error(L, "phase.verify_only: needs verify = \"crc32c\" (or \"offset\")");
 		/* read the whole region back, in order */
 		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
@@ -535,7 +535,7 @@ static void parse_verify(lua_State *L, int phase, struct run_state *rs)
 		}
 	}
 	lua_pop(L, 1);
-	if (!sp->verify_crc)
+	if (sp->verify != VERIFY_CRC)
 		return;
 	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
 		const struct wl_spec *w = &rs->wl.spec[i];
@@ -967,10 +967,10 @@ static void parse_options(lua_State *L, int phase, struct run_state *rs)
 	if (lua_getfield(L, phase, "verify") != LUA_TNIL && lua_toboolean(L, -1)) {
 		s = lua_tostring(L, -1);
 		if (s && !strcmp(s, "offset")) {
-			sp->verify_offset = 1;
+			sp->verify = VERIFY_OFFSET;
 			sp->pattern = PATTERN_OFFSET;
 		} else if (s && !strcmp(s, "crc32c")) {
-			sp->verify_crc = 1;
+			sp->verify = VERIFY_CRC;
 		} else {
 			api_input_error(L, "phase.verify: '%s' is not a verification (allowed: \"crc32c\", or \"offset\" "
 					"for the \"offset\" pattern)", s ? s : luaL_typename(L, -1));

@@ -139,7 +139,7 @@ void phase_result_free(struct phase_result *res)
 /* Are the workers of a target given slices of its region? */
 static int sliced(const struct phase_spec *sp)
 {
-	return sp->verify_crc && sp->workers > sp->ntargets && phase_writes(sp);
+	return sp->verify == VERIFY_CRC && sp->workers > sp->ntargets && phase_writes(sp);
 }
 
 /* Worker i's slice of its target's region [*off, *off + *len): whole
@@ -196,9 +196,9 @@ static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why
 	for (unsigned t = 0; t < sp->ntargets; t++) {
 		if (sp->targets[t]->kind == TARGET_NONE)
 			continue;
-		if (!sp->verify_crc && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
+		if (sp->verify != VERIFY_CRC && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
 			return -1;
-		if ((sp->verify_crc || sp->verify_offset) && !sp->direct && fds[t] >= 0) {
+		if (sp->verify != VERIFY_NONE && !sp->direct && fds[t] >= 0) {
 			fdatasync(fds[t]);
 			posix_fadvise(fds[t], 0, 0, POSIX_FADV_DONTNEED);
 		}

@@ -22,6 +22,9 @@
 /* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
  * offset (little-endian), which a reader can check without knowing the run. */
 enum pattern { PATTERN_RANDOM, PATTERN_ZERO, PATTERN_OFFSET };
+/* What reads check: nothing; the OFFSET pattern (a mismatch is EILSEQ);
+ * crc32c headers that writes carry (verify.h). */
+enum verify_kind { VERIFY_NONE, VERIFY_OFFSET, VERIFY_CRC };
 
 /* A live view for progress lines, taken by the phase's main thread. */
 struct phase_progress {
@@ -61,8 +64,7 @@ struct phase_spec {
 	uint64_t sim_latency_ns; /* engine sim: the service time */
 	unsigned engine_flags;   /* ENGINE_* */
 	int on_error_continue;
-	int verify_offset;     /* reads check the OFFSET pattern; mismatch = EILSEQ */
-	int verify_crc;        /* writes carry headers, reads check them (verify.h) */
+	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	void (*progress)(void *ctx, const struct phase_progress *p);

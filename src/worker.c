@@ -69,7 +69,7 @@ static int verified(struct worker *w, const struct io_slot *s, int strict, uint6
 	uint64_t at, want, got;
 	int bad, nbad = 0;
 
-	if (sp->verify_offset) {
+	if (sp->verify == VERIFY_OFFSET) {
 		if (s->op.op == OP_READ && !offsets_ok(s)) {
 			counters_error(&w->c, OP_READ, EILSEQ, s->op.offset, s->op.len, -EILSEQ, now);
 			return 0;
@@ -133,7 +133,7 @@ static int verify_setup(struct worker *w, int *strict)
 	int reads_only = 1;
 
 	*strict = 0;
-	if (!sp->verify_crc)
+	if (sp->verify != VERIFY_CRC)
 		return 0;
 	if (t->created && genmap_attach(t, &unit, 1, 1, 0, GENMAP_WRITES, w->error, sizeof(w->error)) < 0)
 		return -1;
@@ -149,7 +149,7 @@ static void verify_finish(struct worker *w)
 	struct phase_shared *sh = w->sh;
 	const struct phase_spec *sp = sh->spec;
 
-	if (!sp->verify_crc || __atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != sp->workers)
+	if (sp->verify != VERIFY_CRC || __atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != sp->workers)
 		return;
 	for (unsigned t = 0; t < sp->ntargets; t++)
 		if (genmap_save(sp->targets[t], w->error, sizeof(w->error)) < 0)
@@ -181,7 +181,7 @@ void *worker_main(void *arg)
 	unsigned nfree = qd, inflight = 0, burst_left;
 	const int paced = pace->nseg > 0, think = pace->think != THINK_NONE;
 	const int stamping = sp->pattern == PATTERN_RANDOM;
-	const int verifying = sp->verify_offset || sp->verify_crc;
+	const int verifying = sp->verify != VERIFY_NONE;
 	unsigned queued = 0;
 	int strict = 0;
 
@@ -289,7 +289,7 @@ void *worker_main(void *arg)
 start:
 			s->submit_ns = now;
 			if (s->op.op == OP_WRITE) {
-				if (sp->verify_crc) {
+				if (sp->verify == VERIFY_CRC) {
 					s->gen = w->target->gmap ? __atomic_add_fetch(&w->target->gmap->next_gen, 1,
 										      __ATOMIC_RELAXED)
 								 : ++seq;
