@@ -19,9 +19,9 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
-            pandoc man-db
+            pandoc man-db strace
 
-CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio \
+CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio crc32c \
         engine_uring target stats worker phase csv verify genmap outfile claims protect
 BUILD ?= build
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv main))

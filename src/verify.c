@@ -1,75 +1,9 @@
-/* verify.c - crc32c (Castagnoli) and the per-unit headers of verify.h.
- * The checksum uses the CPU's CRC32 instruction on x86-64 with SSE4.2
- * (chosen at start-up, so the build needs no -msse4.2), else a table
- * (a byte at a time, any CPU; -DIOMOON_NO_CRC_INSN builds only that);
- * both give the same value. */
+/* verify.c - the per-unit headers of verify.h, checked with crc32c
+ * (crc32c.c). */
 #include "verify.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static uint32_t table[256];
-static int use_hw;
-
-/* The table, and the choice of implementation: once, before main. */
-__attribute__((constructor)) static void crc_init(void)
-{
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
-		table[i] = c;
-	}
-#if defined(__x86_64__) && !defined(IOMOON_NO_CRC_INSN)
-	__builtin_cpu_init();
-	use_hw = __builtin_cpu_supports("sse4.2");
-#endif
-}
-
-static uint32_t crc_table(uint32_t crc, const unsigned char *p, size_t len)
-{
-	while (len--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-#if defined(__x86_64__) && !defined(IOMOON_NO_CRC_INSN)
-__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
-{
-	uint64_t c = crc;
-
-	while (len >= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		c = __builtin_ia32_crc32di(c, v);
-		p += 8;
-		len -= 8;
-	}
-	crc = (uint32_t)c;
-	while (len--)
-		crc = __builtin_ia32_crc32qi(crc, *p++);
-	return crc;
-}
-#else
-static uint32_t crc_hw(uint32_t crc, const unsigned char *p, size_t len)
-{
-	return crc_table(crc, p, len);
-}
-#endif
-
-uint32_t crc32c(uint32_t crc, const void *buf, size_t len)
-{
-	crc = ~crc;
-	crc = use_hw ? crc_hw(crc, buf, len) : crc_table(crc, buf, len);
-	return ~crc;
-}
-
-uint32_t crc32c_soft(uint32_t crc, const void *buf, size_t len)
-{
-	return ~crc_table(~crc, buf, len);
-}
 
 void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
 		  uint16_t worker)

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crc32c.h"
+
 #define VERIFY_MAGIC 0x564d4f49u /* "IOMV" */
 #define VERIFY_HDR 32u
 
@@ -39,11 +41,6 @@ struct verify_hdr {
 	uint16_t worker;
 	uint16_t unit_sectors;
 };
-
-/* crc32c of buf, continuing from crc (0 to start): the CPU's instruction
- * where there is one; crc32c_soft always the table (for tests). */
-uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
-uint32_t crc32c_soft(uint32_t crc, const void *buf, size_t len);
 
 /* Stamp a header into every unit of buf (len bytes at offset). */
 void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
