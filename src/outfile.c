@@ -1,5 +1,6 @@
 /* outfile.c - replace a file atomically and durably; tell what is at a path. */
 #include "outfile.h"
+#include "rc.h"
 #include "shown.h"
 
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
+/* RC_FAIL, with why saying path: what: errno's words (err 0: what only). */
 static int fail(char *why, size_t why_len, const char *path, const char *what, int err)
 {
 	char p[256];
@@ -19,7 +20,7 @@ static int fail(char *why, size_t why_len, const char *path, const char *what, i
 	snprintf(why, why_len, "%s: %s%s%s", shown(path, p, sizeof(p)), what, *what && err ? ": " : "",
 		 err ? strerror(err) : "");
 	errno = err;
-	return -1;
+	return RC_FAIL;
 }
 
 static const char *kind_of(mode_t m)
@@ -46,13 +47,13 @@ int outfile_stat(const char *path, int follow, struct outfile_stat *st)
 	struct stat s;
 
 	if ((follow ? stat(path, &s) : lstat(path, &s)) < 0)
-		return -1;
+		return RC_FAIL;
 	st->kind = kind_of(s.st_mode);
 	st->dev = s.st_dev;
 	st->ino = s.st_ino;
 	st->size = s.st_size;
 	st->writable = access(path, W_OK) == 0;
-	return 0;
+	return RC_OK;
 }
 
 /* What is at path may be replaced: nothing, or a regular file (its
@@ -63,7 +64,7 @@ static int check_replaceable(struct outfile *o, char *why, size_t why_len)
 
 	if (lstat(o->path, &s) < 0) {
 		if (errno == ENOENT)
-			return 0;
+			return RC_OK;
 		return fail(why, why_len, o->path, "", errno);
 	}
 	if (S_ISLNK(s.st_mode))
@@ -86,7 +87,7 @@ static int check_replaceable(struct outfile *o, char *why, size_t why_len)
 	 * setuid one (owned by whoever replaced it) */
 	o->mode = s.st_mode & 0777;
 	o->keep_mode = 1;
-	return 0;
+	return RC_OK;
 }
 
 static void outfile_free(struct outfile *o)
@@ -117,7 +118,7 @@ int outfile_begin(struct outfile *o, const char *path, char *why, size_t why_len
 	}
 	if (check_replaceable(o, why, why_len) < 0) {
 		outfile_free(o);
-		return -1;
+		return RC_FAIL;
 	}
 	for (int i = 0; i < 100 && o->fd < 0; i++) {
 		snprintf(o->tmp, n, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&seq, 1));
@@ -131,7 +132,7 @@ int outfile_begin(struct outfile *o, const char *path, char *why, size_t why_len
 		outfile_free(o);
 		return fail(why, why_len, path, "cannot create its temporary file", err);
 	}
-	return 0;
+	return RC_OK;
 }
 
 int outfile_write(struct outfile *o, const void *buf, size_t len, char *why, size_t why_len)
@@ -150,7 +151,7 @@ int outfile_write(struct outfile *o, const void *buf, size_t len, char *why, siz
 		p += w;
 		len -= (size_t)w;
 	}
-	return 0;
+	return RC_OK;
 }
 
 void outfile_abort(struct outfile *o)
@@ -179,7 +180,7 @@ static int fsync_dir(const char *dir)
 int outfile_commit(struct outfile *o, char *why, size_t why_len)
 {
 	const char *what = NULL;
-	int fd = o->fd, rc = 0;
+	int fd = o->fd, rc = RC_OK;
 
 	if (o->keep_mode && fchmod(fd, o->mode) < 0)
 		what = "cannot set the mode of its temporary file";
@@ -207,13 +208,13 @@ int outfile_write_atomic(const char *path, const void *buf, size_t len, char *wh
 	struct outfile o;
 
 	if (outfile_begin(&o, path, why, why_len) < 0)
-		return -1;
+		return RC_FAIL;
 	if (outfile_write(&o, buf, len, why, why_len) < 0) {
 		int err = errno;
 
 		outfile_abort(&o);
 		errno = err;
-		return -1;
+		return RC_FAIL;
 	}
 	return outfile_commit(&o, why, why_len);
 }

@@ -10,6 +10,8 @@
  */
 #include "units.h"
 
+#include "rc.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +19,8 @@
 #include <string.h>
 #include <strings.h>
 
-/* Parse the leading unsigned decimal of s; *end points past it. */
+/* Parse the leading unsigned decimal of s; *end points past it. RC_INPUT
+ * when there is no digit. */
 static int parse_number(const char *s, long double *v, const char **end)
 {
 	const char *p = s;
@@ -40,12 +43,12 @@ static int parse_number(const char *s, long double *v, const char **end)
 		}
 	}
 	if (!digits)
-		return -1;
+		return RC_INPUT;
 	while (isspace((unsigned char)*p))
 		p++;
 	*v = x;
 	*end = p;
-	return 0;
+	return RC_OK;
 }
 
 #define UNITS_MAX_LEN 63
@@ -71,7 +74,7 @@ static const char *trimmed(const char *s, char *buf)
 static int too_long(const char *what, char *why, size_t why_len)
 {
 	snprintf(why, why_len, "too long for a %s (at most %d characters, e.g. \"4k\" or \"10s\")", what, UNITS_MAX_LEN);
-	return -1;
+	return RC_INPUT;
 }
 
 int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len)
@@ -85,7 +88,7 @@ int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len
 		return too_long("size", why, why_len);
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a size (a whole number of bytes, or a number with a suffix k, m, g, t such as 4k or 1.5m)", s);
-		return -1;
+		return RC_INPUT;
 	}
 	if (*p) {
 		const char *hit = strchr(suffixes, tolower((unsigned char)*p));
@@ -93,7 +96,7 @@ int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len
 
 		if (!hit) {
 			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use b, k, m, g, t or p, binary: 1k = 1024 bytes)", s, p);
-			return -1;
+			return RC_INPUT;
 		}
 		for (long i = 0; i < hit - suffixes; i++)
 			mult *= 1024;
@@ -102,20 +105,20 @@ int units_parse_size(const char *arg, uint64_t *bytes, char *why, size_t why_len
 			rest += strlen(rest);
 		if (*rest) {
 			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use b, k, m, g, t or p, binary: 1k = 1024 bytes)", s, p);
-			return -1;
+			return RC_INPUT;
 		}
 	}
 	v *= mult;
 	if (v >= 18446744073709551615.0L) {
 		snprintf(why, why_len, "'%s' is too large (at most 16 EiB)", s);
-		return -1;
+		return RC_INPUT;
 	}
 	if (v != floorl(v)) {
 		snprintf(why, why_len, "'%s' is not a whole number of bytes", s);
-		return -1;
+		return RC_INPUT;
 	}
 	*bytes = (uint64_t)v;
-	return 0;
+	return RC_OK;
 }
 
 int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_len)
@@ -132,7 +135,7 @@ int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_le
 		return too_long("duration", why, why_len);
 	if (parse_number(s, &v, &p)) {
 		snprintf(why, why_len, "'%s' is not a duration (a number of seconds, or a number with a unit ns, us, ms, s, m, h such as 500ms or 2m)", s);
-		return -1;
+		return RC_INPUT;
 	}
 	if (*p) {
 		size_t i;
@@ -142,17 +145,17 @@ int units_parse_duration(const char *arg, uint64_t *ns, char *why, size_t why_le
 				break;
 		if (i == sizeof(units) / sizeof(units[0])) {
 			snprintf(why, why_len, "'%s' has an unknown unit '%s' (use ns, us, ms, s or sec, m or min, h)", s, p);
-			return -1;
+			return RC_INPUT;
 		}
 		mult = units[i].ns;
 	}
 	v = roundl(v * mult);
 	if (v >= 9.2e18L) {
 		snprintf(why, why_len, "'%s' is too long (at most about 292 years)", s);
-		return -1;
+		return RC_INPUT;
 	}
 	*ns = (uint64_t)v;
-	return 0;
+	return RC_OK;
 }
 
 void units_format_size(uint64_t bytes, char *out, size_t out_len)

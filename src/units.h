@@ -1,8 +1,9 @@
 /* units.h - parsing of the sizes and durations users type ("4k", "0.5k", "2m", "500us").
  *
  * Sizes are binary (k = 1024, as IOMeter and fio mean "4K"); durations are
- * seconds unless suffixed. Both return 0 on success and -1 with a message in
- * `why` (what was wrong and what would be right) on failure.
+ * seconds unless suffixed. Both return RC_OK (rc.h), or RC_INPUT with a
+ * message in `why` (what was wrong and what would be right; WHY_LEN is
+ * enough).
  */
 #ifndef IOMOON_UNITS_H
 #define IOMOON_UNITS_H

@@ -1,45 +1,46 @@
 /* test_units.c - size and duration parsing: exact answers and clear refusals. */
 #include <string.h>
 
+#include "rc.h"
 #include "tap.h"
 #include "units.h"
 
 static void size_is(const char *s, uint64_t want)
 {
-	char why[256] = "";
+	char why[WHY_LEN] = "";
 	uint64_t v = 0;
 	int r = units_parse_size(s, &v, why, sizeof(why));
 
-	ok(r == 0 && v == want, "size '%s' = %llu (got %llu%s%s)", s, (unsigned long long)want,
+	ok(r == RC_OK && v == want, "size '%s' = %llu (got %llu%s%s)", s, (unsigned long long)want,
 	   (unsigned long long)v, r ? ": " : "", why);
 }
 
 static void size_bad(const char *s, const char *needle)
 {
-	char why[256] = "";
+	char why[WHY_LEN] = "";
 	uint64_t v;
 	int r = units_parse_size(s, &v, why, sizeof(why));
 
-	ok(r == -1 && strstr(why, needle), "size '%s' refused: %s", s, why);
+	ok(r == RC_INPUT && strstr(why, needle), "size '%s' refused: %s", s, why);
 }
 
 static void dur_is(const char *s, uint64_t want)
 {
-	char why[256] = "";
+	char why[WHY_LEN] = "";
 	uint64_t v = 0;
 	int r = units_parse_duration(s, &v, why, sizeof(why));
 
-	ok(r == 0 && v == want, "duration '%s' = %llu ns (got %llu%s%s)", s, (unsigned long long)want,
+	ok(r == RC_OK && v == want, "duration '%s' = %llu ns (got %llu%s%s)", s, (unsigned long long)want,
 	   (unsigned long long)v, r ? ": " : "", why);
 }
 
 static void dur_bad(const char *s, const char *needle)
 {
-	char why[256] = "";
+	char why[WHY_LEN] = "";
 	uint64_t v;
 	int r = units_parse_duration(s, &v, why, sizeof(why));
 
-	ok(r == -1 && strstr(why, needle), "duration '%s' refused: %s", s, why);
+	ok(r == RC_INPUT && strstr(why, needle), "duration '%s' refused: %s", s, why);
 }
 
 int main(void)
