@@ -57,17 +57,36 @@ static void push_user_where(lua_State *L)
 	lua_pushstring(L, where);
 }
 
+/* The length of the field path an input error's message starts with
+ * ("phase.mix[2].bs" in "phase.mix[2].bs: 3000 is not ..."), or 0. */
+static size_t field_prefix(const char *msg)
+{
+	size_t n = strspn(msg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]-");
+
+	return n && msg[n] == ':' && msg[n + 1] == ' ' ? n : 0;
+}
+
+/* Raise an error table of metatable mt: where (the user's line), msg, and
+ * for an input error the field it names as data (field, and what: the
+ * message after "field: "), so no caller has to take the text apart. */
 int api_raise_error(lua_State *L, const char *mt, const char *msg)
 {
-	lua_createtable(L, 0, 2);
+	char buf[8192]; /* control bytes shown (shown.h): one line, never forged */
+	size_t f;
+
+	lua_createtable(L, 0, 4);
 	push_user_where(L);
 	lua_setfield(L, -2, "where");
-	{
-		char buf[8192]; /* control bytes shown (shown.h): one line, never forged */
-
-		lua_pushstring(L, shown(msg, buf, sizeof(buf)));
-	}
+	shown(msg, buf, sizeof(buf));
+	lua_pushstring(L, buf);
 	lua_setfield(L, -2, "msg");
+	f = strcmp(mt, IOMOON_INPUT_ERROR) ? 0 : field_prefix(buf);
+	if (f) {
+		lua_pushlstring(L, buf, f);
+		lua_setfield(L, -2, "field");
+		lua_pushstring(L, buf + f + 2);
+		lua_setfield(L, -2, "what");
+	}
 	luaL_setmetatable(L, mt);
 	return lua_error(L);
 }

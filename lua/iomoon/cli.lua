@@ -49,14 +49,22 @@ local input_error = errors.input
 
 -- An error's text: "file:line: " only where the file is the user's own,
 -- not the library's (whose lines say nothing to a user).
-local function error_text(e)
+-- The text of error e (an error table, or a traceback string): the
+-- user's line, then the message; with `options` (a map of phase field ->
+-- command-line option), the field the error names as data is shown as the
+-- option that set it ("--qd: 0 is out of range").
+local function error_text(e, options)
+  if type(e) ~= "table" then return tostring(e) end
   local where = e.where or ""
   local lib = iomoon.lua_dir
   if lib and where:sub(1, #lib) == lib then where = "" end
+  local option = options and e.field and options[e.field]
+  if option then return where .. option .. ": " .. e.what end
   return where .. (e.msg or "")
 end
 
--- Run fn(...); classify what it raised. Returns exit status and message.
+-- Run fn(...); classify what it raised. Returns the exit status, the error
+-- (a table, or a traceback string) and fn's result.
 local function protect(fn, ...)
   local ok, err = xpcall(fn, function(e)
     local mt = getmetatable(e)
@@ -67,9 +75,8 @@ local function protect(fn, ...)
   end, ...)
   if ok then return 0, nil, err end
   local mt = getmetatable(err)
-  if mt == INPUT_MT then return 2, error_text(err) end
-  if mt == RUN_MT then return 1, error_text(err) end
-  return 2, tostring(err)
+  if mt == RUN_MT then return 1, err end
+  return 2, err
 end
 
 --- Parse options from args[i..]. spec: name -> "value" | "flag".
@@ -226,7 +233,8 @@ local function target_spec(o, default_size)
   return { path = o.target, size = size, allow_write = o["allow-write"] or false, force = o.force or false }
 end
 
--- Phase errors name phase fields; on the command line, name the option.
+-- Phase errors name phase fields (err.field); on the command line of
+-- quick and suite, name the option that set the field.
 local OPTION_OF = {
   ["phase.bs"] = "--bs", ["phase.read"] = "--read", ["phase.random"] = "--random",
   ["phase.qd"] = "--qd", ["phase.workers"] = "--workers", ["phase.engine"] = "--engine",
@@ -235,10 +243,6 @@ local OPTION_OF = {
   ["target.size"] = "--size", ["target.path"] = "--target", ["phase.region"] = "--size",
   ["phase.target.size"] = "--size", ["phase.target.path"] = "--target",
 }
-
-local function option_names(msg)
-  return (msg:gsub("^([%w%._]+):", function(field) return (OPTION_OF[field] or field) .. ":" end))
-end
 
 local function common_overrides(o)
   local ov = {
@@ -273,12 +277,12 @@ local function run_reported(verb, o, body, name_width, targets, check)
     sink.finish(0)
     return real_exit(code, close)
   end
-  local status, msg = protect(body)
+  local status, err = protect(body)
   os.exit = real_exit
   unhook()
   sink.finish(status)
   if status ~= 0 then
-    io.stderr:write(verb, (verb:find("quick") or verb:find("suite")) and option_names(msg) or msg, "\n")
+    io.stderr:write(verb, error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF), "\n")
     return status
   end
   -- a stop signal between phases (in iomoon.sleep, say) is an interrupted run too
@@ -408,7 +412,7 @@ end
 -- its error naming the flag.
 local function ping_value(parse, v, flag)
   local ok, r = pcall(parse, v)
-  if not ok then input_error("%s: %s", flag, (tostring(type(r) == "table" and r.msg or r):gsub("^[%w_]+: ", ""))) end
+  if not ok then input_error("%s: %s", flag, type(r) == "table" and (r.what or r.msg) or tostring(r)) end
   return r
 end
 
@@ -428,7 +432,9 @@ function cli.ping(args)
   local interval = ping_value(iomoon.duration, o.interval or "1s", "-i")
   local size = ping_value(iomoon.size, o.size or "4k", "-s")
   local ok, t = pcall(iomoon.target, { path = path, create = false, fill = false })
-  if not ok then input_error("%s", (tostring(type(t) == "table" and t.msg or t):gsub("^target%.path: ", ""))) end
+  if not ok then
+    input_error("%s", type(t) == "table" and (t.field == "target.path" and t.what or t.msg) or tostring(t))
+  end
   local work = o["work-set"] and ping_value(iomoon.size, o["work-set"], "-S")
   local span = math.min(t:size(), work or t:size())
   local direct = not o.cached
@@ -517,10 +523,10 @@ function cli.main(args)
     io.stderr:write(string.format("iomoon: unknown command '%s' (run, suite, quick, ping, list, help)\n", cmd))
     return 2
   end
-  local status, msg, rc = protect(h, rest)
+  local status, err, rc = protect(h, rest)
   if status ~= 0 then
     -- phase fields are named by the options that set them, where there are such
-    io.stderr:write("iomoon ", cmd, ": ", (cmd == "quick" or cmd == "suite") and option_names(msg) or msg, "\n")
+    io.stderr:write("iomoon ", cmd, ": ", error_text(err, (cmd == "quick" or cmd == "suite") and OPTION_OF), "\n")
     return status
   end
   return rc

@@ -15,8 +15,13 @@ local function escaped(s)
   end))
 end
 
+-- An input error carries the field its message starts with as data, as
+-- the core's do: { msg = "phase.qd: 0 is out of range ...",
+-- field = "phase.qd", what = "0 is out of range ..." }.
 function errors.input(fmt, ...)
-  error(setmetatable({ where = "", msg = escaped(string.format(fmt, ...)) }, registry["iomoon.input_error"]), 0)
+  local msg = escaped(string.format(fmt, ...))
+  local field, what = msg:match("^([%w_%.%[%]%-]+): (.*)$")
+  error(setmetatable({ where = "", msg = msg, field = field, what = what }, registry["iomoon.input_error"]), 0)
 end
 
 function errors.run(fmt, ...)

@@ -106,4 +106,13 @@ end
 local ok, err = pcall(iomoon.run, { target = dir .. "/rnd.dat", bs = "4k", qd = 0 })
 tap.ok(not ok and type(err) == "table" and tostring(err):find("phase.qd: 0") and getmetatable(err).__name == "iomoon.input_error",
   "an input error is a table that prints its message, __name iomoon.input_error")
+tap.ok(err.field == "phase.qd" and err.what == "0 is out of range (allowed: 1 to 4096)",
+  "an input error carries its field as data: field=%s what=%s", tostring(err.field), tostring(err.what))
+ok, err = pcall(iomoon.run, { target = dir .. "/rnd.dat", mix = { { bs = "4k", weight = 50 }, { bs = 3000, weight = 50 } } })
+tap.ok(not ok and err.field == "phase.mix[2].bs", "a nested field's path is the field: %s", tostring(err.field))
+ok, err = pcall(require("iomoon.errors").input, "plan.find_max.p99: %s is not a latency", "x")
+tap.ok(not ok and err.field == "plan.find_max.p99" and err.what == "x is not a latency",
+  "errors.input from Lua carries the field as the core's do")
+ok, err = pcall(require("iomoon.errors").input, "no field here")
+tap.ok(not ok and err.field == nil and err.msg == "no field here", "a message without a field has none")
 print("1.." .. tap.n)
