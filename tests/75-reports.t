@@ -49,9 +49,24 @@ LUA
 	is $? 1 "csv.writer on a full filesystem: exit 1"
 	is "$(cat "$TINY/w.csv")" "$(printf 'old\r\n')" "csv.writer: the previous file is kept"
 	is "$(ls -A "$TINY" | grep -c tmp-)" 0 "csv.writer: no temporary file left behind"
+	# a row that does not fit: its error names the reason, the temporary
+	# file is gone at once (not at close), and close says it again
+	rm -f "$TINY"/*
+	printf 'old\r\n' >"$TINY/w.csv"
+	"$IOMOON" run --format none /dev/stdin >"$TMP/row.out" 2>&1 <<LUA
+local w = require("iomoon").csv.writer("$TINY/w.csv")
+local ok, e = pcall(function() for i = 1, 10000 do w:row { i, string.rep("y", 20) } end end)
+print("row:", ok, tostring(e))
+print("temporaries:", io.popen("ls -A '$TINY' | grep -c tmp-"):read("l"))
+print("close:", pcall(w.close, w))
+LUA
+	like "$(grep '^row:' "$TMP/row.out")" 'row:	false	.*tiny/w\.csv: write failed, the previous file is kept: No space left on device' "csv.writer: a failed row names the file and the reason"
+	is "$(grep '^temporaries:' "$TMP/row.out")" "temporaries:	0" "csv.writer: the temporary file is removed when a row fails, before close"
+	like "$(grep '^close:' "$TMP/row.out")" 'close:	false	.*No space left on device' "csv.writer: close raises the failure again"
+	is "$(cat "$TINY/w.csv")" "$(printf 'old\r\n')" "csv.writer: after a failed row, the previous file is kept"
 	umount "$TINY"
 else
-	for i in $(seq 24); do skip "cannot mount a tmpfs"; done
+	for i in $(seq 28); do skip "cannot mount a tmpfs"; done
 fi
 
 # ---- what --output may replace ----
@@ -103,6 +118,38 @@ import csv,sys
 r = list(csv.reader(open(sys.argv[1], newline='')))
 assert r[1][r[0].index('Access Specification Name')] == \"'=cmd|' /C calc'!A0\", r[1]" "$TMP/f.csv"
 ok $? "csv: a formula gets a leading '"
+
+# ---- CSV quoting: RFC 4180, the same bytes from every writer ----
+# a quote doubled; a comma, CR, LF and a control byte kept inside the
+# quotes; numbers as Lua prints them; nil empty; CRLF after every row
+printf '"h1","h2"\r\n"a""b","c,d","e\nf","\001g\r","42","1.5","",""\r\n' >"$TMP/want.csv"
+"$IOMOON" run --format none /dev/stdin <<LUA
+local csv = require("iomoon").csv
+local rows = { { "h1", "h2" }, { 'a"b', "c,d", "e\\nf", "\\1g\\r", 42, 1.5, nil, "" } }
+local f = assert(io.open("$TMP/format.csv", "wb")); f:write(csv.format(rows)); f:close()
+local w = csv.writer("$TMP/writer.csv")
+for _, r in ipairs(rows) do w:row(r) end
+w:close()
+LUA
+is $? 0 "csv quoting: format and writer exit 0"
+cmp "$TMP/want.csv" "$TMP/format.csv"; ok $? "csv.format: RFC 4180 bytes (quote doubled; comma, LF, CR, \\001 kept quoted; CRLF rows)"
+cmp "$TMP/want.csv" "$TMP/writer.csv"; ok $? "csv.writer: the same bytes"
+# a phase name with a quote, a comma, a newline and a control byte, in the
+# CSV report on stdout and in an --output file
+NAME=$'q"c,n\nx\001'
+"$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format csv >"$TMP/q.csv"
+"$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format csv --output "$TMP/q-out.csv"
+for f in q.csv q-out.csv; do
+	python3 - "$TMP/$f" <<'PY'
+import csv, sys
+data = open(sys.argv[1], "rb").read()
+assert b',"q""c,n\nx\x01",' in data, data[:400]
+assert data.endswith(b'"\r\n') and data.count(b"\r\n") == 2, data[-40:]
+r = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(r) == 2 and r[1][r[0].index("Access Specification Name")] == 'q"c,n\nx\x01', r
+PY
+	ok $? "csv report ($f): the name quoted as RFC 4180 wants, read back intact"
+done
 
 # ---- errors and unmet rates in every format ----
 Q=(quick "${SIM[@]}" --qd 1 --time 0.5)
