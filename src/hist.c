@@ -15,8 +15,8 @@ void hist_record_n(struct hist *h, uint64_t v, uint64_t n)
 {
 	if (!n)
 		return;
-	hist_inc(&h->buckets[hist_index(v)], n);
-	hist_inc(&h->count, n);
+	hist_bump(&h->buckets[hist_index(v)], n);
+	hist_bump(&h->count, n);
 	h->sum += v * n; /* modulo 2^64, as n additions */
 	h->sumsq += (unsigned __int128)v * v * n; /* modulo 2^128, likewise */
 	if (v < h->min)

@@ -44,7 +44,9 @@ static inline unsigned hist_index(uint64_t v)
 	return (e - HIST_SUB_BITS + 1) * HIST_SUB + (unsigned)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
 }
 
-static inline void hist_inc(uint64_t *p, uint64_t by)
+/* Add to a count the sampler may read live: a relaxed atomic store, which
+ * on x86-64 is a plain add. Only the histogram's own counts use it. */
+static inline void hist_bump(uint64_t *p, uint64_t by)
 {
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
 }
@@ -52,8 +54,8 @@ static inline void hist_inc(uint64_t *p, uint64_t by)
 /* Record one value. Single writer per histogram. */
 static inline void hist_record(struct hist *h, uint64_t v)
 {
-	hist_inc(&h->buckets[hist_index(v)], 1);
-	hist_inc(&h->count, 1);
+	hist_bump(&h->buckets[hist_index(v)], 1);
+	hist_bump(&h->count, 1);
 	h->sum += v;
 	h->sumsq += (unsigned __int128)v * v;
 	if (v < h->min)
@@ -69,6 +71,12 @@ void hist_record_n(struct hist *h, uint64_t v, uint64_t n);
 /* Lowest value a bucket holds, and its width. */
 uint64_t hist_bucket_low(unsigned idx);
 uint64_t hist_bucket_width(unsigned idx);
+
+/* The values recorded so far, read while the writer may be running. */
+static inline uint64_t hist_count_live(const struct hist *h)
+{
+	return __atomic_load_n(&h->count, __ATOMIC_RELAXED);
+}
 
 /* dst += src, exactly (both quiescent). */
 void hist_merge(struct hist *dst, const struct hist *src);

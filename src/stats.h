@@ -1,7 +1,8 @@
 /* stats.h - counters of one worker, CPU use, and per-interval samples.
  *
  * Workers count into their own struct counters (no sharing, no atomics but
- * the relaxed ones the histogram uses); the phase merges them at the end.
+ * the relaxed ones the sampler's live reads need: the histograms' counts and
+ * the byte counts); the phase merges them at the end.
  * CPU use is the process's rusage and the machine's /proc/stat over a span.
  */
 #ifndef IOMOON_STATS_H
@@ -17,9 +18,30 @@
 struct op_stats {
 	struct hist lat;  /* latency: from the intended start when paced */
 	struct hist svc;  /* service time submit -> complete (paced runs only) */
-	uint64_t bytes;   /* relaxed-atomic, read live by the sampler */
+	uint64_t bytes;   /* relaxed-atomic (stats_add_bytes), read live by the sampler */
 	uint64_t errors;
 };
+
+/* Count the bytes of one I/O of o's type. One writer per op_stats; the
+ * sampler reads them live (stats_bytes), so a relaxed atomic store, which
+ * on x86-64 is a plain add: the hot path pays nothing for it. */
+static inline void stats_add_bytes(struct op_stats *o, uint64_t len)
+{
+	__atomic_store_n(&o->bytes, __atomic_load_n(&o->bytes, __ATOMIC_RELAXED) + len, __ATOMIC_RELAXED);
+}
+
+/* The bytes counted so far, read while the writer may be running. */
+static inline uint64_t stats_bytes(const struct op_stats *o)
+{
+	return __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
+}
+
+/* The name worker.c counted bytes with before stats_add_bytes: goes when
+ * its one call (hist_inc(&o->bytes, len)) becomes stats_add_bytes(o, len). */
+static inline void hist_inc(uint64_t *p, uint64_t by)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
+}
 
 struct err_count {
 	int err;          /* errno, or 0 for a short transfer */

@@ -3,7 +3,8 @@
  * For each distribution, 10^6 samples are recorded and also sorted; every
  * percentile the results report (and a sweep of others) must be within the
  * documented 0.4 % of the exact nearest-rank value. Merging per-part
- * histograms must give exactly the histogram of all the samples. */
+ * histograms must give exactly the histogram of all the samples, and
+ * merging an interval's per-op deltas the delta of both together. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,84 @@ static void record_n_tests(struct hist *x, struct hist *y)
 	   "one more record after record_n keeps count, min, max and sum exact");
 }
 
+/* A snapshot of src's live counts, as phase.c takes one per interval. */
+static void snap(struct hist *s, const struct hist *src)
+{
+	hist_init(s);
+	hist_add_live(s, src);
+}
+
+/* An interval over both op types is the per-op deltas merged with
+ * hist_merge (phase.c's interval_make): it must equal the delta of the two
+ * op types' snapshots taken together, buckets, count, min and max; and an
+ * op type without I/O in the interval (an empty delta) changes nothing. */
+static void interval_merge_tests(void)
+{
+	struct hist *rd = malloc(sizeof(*rd)), *wr = malloc(sizeof(*wr)), *s[6], *d = malloc(sizeof(*d));
+	struct hist *both = malloc(sizeof(*both)), *want = malloc(sizeof(*want));
+	struct rng r;
+
+	for (int i = 0; i < 6; i++)
+		s[i] = malloc(sizeof(*s[i]));
+	rng_seed(&r, 11, 11);
+	hist_init(rd);
+	hist_init(wr);
+	for (int i = 0; i < 300; i++) {
+		hist_record(rd, 20000 + rng_below(&r, 5000));
+		hist_record(wr, 900000 + rng_below(&r, 90000));
+	}
+	snap(s[0], rd);
+	snap(s[1], wr);
+	for (int i = 0; i < 200; i++) {
+		hist_record(rd, 40000 + rng_below(&r, 5000));
+		hist_record(wr, 3000000 + rng_below(&r, 90000));
+	}
+	snap(s[2], rd);
+	snap(s[3], wr);
+	/* both op types in one snapshot, before and after */
+	hist_init(s[4]);
+	hist_add_live(s[4], s[0]);
+	hist_add_live(s[4], s[1]);
+	hist_init(s[5]);
+	hist_add_live(s[5], s[2]);
+	hist_add_live(s[5], s[3]);
+	hist_delta(want, s[5], s[4]);
+	hist_init(both);
+	hist_delta(d, s[2], s[0]);
+	hist_merge(both, d);
+	hist_delta(d, s[3], s[1]);
+	hist_merge(both, d);
+	ok(!memcmp(both->buckets, want->buckets, sizeof(want->buckets)) && both->count == 400 &&
+		   both->count == want->count && both->min == want->min && both->max == want->max &&
+		   hist_percentile(both, 50) == hist_percentile(want, 50) && both->min <= 40000 &&
+		   both->max >= 3089999,
+	   "an interval's read and write deltas merged equal the delta of both together (count %llu, min %llu, max %llu)",
+	   (unsigned long long)both->count, (unsigned long long)both->min, (unsigned long long)both->max);
+
+	/* no writes in the interval: the write delta is empty */
+	hist_init(both);
+	hist_delta(d, s[2], s[0]);
+	hist_merge(both, d);
+	*want = *both;
+	hist_delta(d, s[3], s[3]);
+	hist_merge(both, d);
+	ok(d->count == 0 && both->count == 200 && both->min == want->min && both->max == want->max &&
+		   both->max < 50000 && !memcmp(both->buckets, want->buckets, sizeof(want->buckets)),
+	   "an empty delta merged into an interval changes nothing (min %llu, max %llu)",
+	   (unsigned long long)both->min, (unsigned long long)both->max);
+	hist_init(both);
+	hist_merge(both, d);
+	ok(both->count == 0 && both->min == UINT64_MAX && both->max == 0 && hist_percentile(both, 99) == 0,
+	   "an interval with no I/O at all stays empty: count 0, p99 0");
+	for (int i = 0; i < 6; i++)
+		free(s[i]);
+	free(rd);
+	free(wr);
+	free(d);
+	free(both);
+	free(want);
+}
+
 int main(void)
 {
 	static const struct { const char *name; gen_fn gen; } dists[] = {
@@ -244,6 +323,7 @@ int main(void)
 		   (unsigned long long)m->count, (unsigned long long)hist_percentile(m, 50));
 	}
 	record_n_tests(h, a);
+	interval_merge_tests();
 	free(v);
 	free(h);
 	free(a);
