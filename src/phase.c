@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "genmap.h"
+#include "rc.h"
 #include "rng.h"
 #include "worker.h"
 
@@ -69,7 +70,7 @@ static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 		s->bytes[op] = 0;
 		for (unsigned i = 0; i < n; i++) {
 			hist_add_live(&s->h[op], &w[i].c.op[op].lat);
-			s->bytes[op] += __atomic_load_n(&w[i].c.op[op].bytes, __ATOMIC_RELAXED);
+			s->bytes[op] += stats_bytes(&w[i].c.op[op]);
 		}
 	}
 }
@@ -88,15 +89,7 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 		hist_delta(scratch, &b->h[op], &a->h[op]);
 		iv->ios[op] = scratch->count;
 		iv->bytes[op] = b->bytes[op] - a->bytes[op];
-		for (unsigned i = 0; i < HIST_BUCKETS; i++)
-			both.buckets[i] += scratch->buckets[i];
-		both.count += scratch->count;
-		if (scratch->count) {
-			if (scratch->min < both.min)
-				both.min = scratch->min;
-			if (scratch->max > both.max)
-				both.max = scratch->max;
-		}
+		hist_merge(&both, scratch);
 	}
 	iv->p50_ns = hist_percentile(&both, 50);
 	iv->p99_ns = hist_percentile(&both, 99);
@@ -110,12 +103,12 @@ static int push_interval(struct phase_result *res, unsigned *cap, const struct i
 		struct interval *p = realloc(res->intervals, ncap * sizeof(*p));
 
 		if (!p)
-			return -1;
+			return RC_FAIL;
 		res->intervals = p;
 		*cap = ncap;
 	}
 	res->intervals[res->nintervals++] = *iv;
-	return 0;
+	return RC_OK;
 }
 
 static void free_workers(struct worker *w, unsigned n)
@@ -165,13 +158,13 @@ uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 {
 	if (!sliced(sp))
-		return 0;
+		return RC_OK;
 	for (unsigned k = 0; k < sp->wl->nspecs; k++)
 		if (sp->wl->spec[k].region_len) {
 			snprintf(why, why_len, "phase.workers: %u workers writing with verification share %u target(s), "
 				 "so each gets a slice of the region, but spec %u has a region of its own (give one "
 				 "worker per target)", sp->workers, sp->ntargets, k + 1);
-			return -2;
+			return RC_INPUT;
 		}
 	for (unsigned i = 0; i < sp->workers && i < sp->ntargets * 2; i++) {
 		uint64_t off = sp->region_off, len = phase_region_len(sp, i % sp->ntargets);
@@ -182,10 +175,10 @@ int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 				 "the region each, %llu bytes, less than a block of %llu (give fewer workers or a "
 				 "larger region)", sp->workers, (unsigned long long)len,
 				 (unsigned long long)wl_max_bs(sp->wl));
-			return -2;
+			return RC_INPUT;
 		}
 	}
-	return 0;
+	return RC_OK;
 }
 
 /* Before the first write: a phase writing without crc32c marks the
@@ -197,308 +190,404 @@ static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why
 		if (sp->targets[t]->kind == TARGET_NONE)
 			continue;
 		if (sp->verify != VERIFY_CRC && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
-			return -1;
+			return RC_FAIL;
 		if (sp->verify != VERIFY_NONE && !sp->direct && fds[t] >= 0) {
 			fdatasync(fds[t]);
 			posix_fadvise(fds[t], 0, 0, POSIX_FADV_DONTNEED);
 		}
 	}
-	return 0;
+	return RC_OK;
 }
 
-/* Buffers, slots and fds of every worker; -1 with why on failure. */
-static int setup_workers(const struct phase_spec *sp, struct phase_shared *sh, struct worker *w,
-			 struct workload *wls, int *fds, char *why, size_t why_len)
+/* The descriptor of every target, opened for writing when the phase writes. */
+static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t why_len)
 {
-	const uint64_t max_bs = wl_max_bs(sp->wl);
-
 	for (unsigned t = 0; t < sp->ntargets; t++) {
-		int write = 0, fd;
+		int fd = target_open(sp->targets[t], sp->direct, phase_writes(sp), why, why_len);
 
-		for (unsigned i = 0; i < sp->wl->nspecs; i++)
-			if (sp->wl->spec[i].read_thr < WL_ONE)
-				write = 1;
-		fd = target_open(sp->targets[t], sp->direct, write, why, why_len);
 		if (fd < 0)
-			return fd;
+			return fd; /* RC_FAIL, or RC_INPUT when the open is refused */
 		fds[t] = fd;
 	}
+	return RC_OK;
+}
+
+/* Worker i's slots and their buffers (random or zero bytes, so that a
+ * write's payload costs nothing per I/O), its quotas and trace records. */
+static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsigned i, char *why, size_t why_len)
+{
+	const struct target *t = sp->targets[i % sp->ntargets];
+	size_t align = t->mem_align > 4096 ? t->mem_align : 4096;
+	struct rng r;
+
+	wk->buf_len = (size_t)((wl_max_bs(sp->wl) + align - 1) / align * align);
+	wk->slots = calloc(sp->qd, sizeof(*wk->slots));
+	if (!wk->slots || posix_memalign(&wk->bufs, align, wk->buf_len * sp->qd)) {
+		wk->bufs = NULL;
+		snprintf(why, why_len, "out of memory for %u x %zu-byte buffers (qd x bs) in worker %u", sp->qd,
+			 wk->buf_len, i);
+		return RC_FAIL;
+	}
+	rng_seed(&r, sp->seed, 1000 + i);
+	for (size_t j = 0; j < wk->buf_len * sp->qd / 8; j++)
+		((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
+	for (unsigned j = 0; j < sp->qd; j++) {
+		wk->slots[j].index = j;
+		wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;
+	}
+	/* quotas split evenly, the remainder to the first workers */
+	wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
+	wk->bytes_quota = sp->bytes ? sp->bytes / sp->workers + (i < sp->bytes % sp->workers) : UINT64_MAX;
+	/* split as the quotas are: the records add up to trace_max */
+	wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
+	if (wk->trace_max && !(wk->trace = calloc(wk->trace_max, sizeof(*wk->trace)))) {
+		snprintf(why, why_len, "trace: no memory for %llu records", (unsigned long long)sp->trace_max);
+		return RC_FAIL;
+	}
+	return RC_OK;
+}
+
+/* Everything phase_run holds while a phase runs: what the workers share,
+ * the workers, and the sampler's state (snapshots, ticks, progress). */
+struct runner {
+	const struct phase_spec *sp;
+	struct phase_result *res;
+	struct phase_shared sh;
+	int shared_init;
+	struct worker *w;
+	struct workload *wls;    /* one per target, or one per worker when sliced */
+	int fds[PHASE_MAX_TARGETS];
+	unsigned started;        /* threads running (to join) */
+	struct snapshot *prev, *cur;
+	struct hist *scratch;
+	unsigned icap;           /* intervals allocated in res */
+	int ramping;
+	uint64_t now;            /* the last clock reading of the sampler */
+	uint64_t next_tick;      /* the ramp's end, then the next interval's */
+	uint64_t prev_tick_ns;   /* the end of the last interval made */
+	uint64_t next_progress, prog_ios, prog_bytes, prog_ns;
+	uint64_t stopped_ns;     /* when a signal stopped the phase */
+	struct cpu_mark cpu_a, cpu_b;
+};
+
+/* The per-target (or per-worker slice) workloads; RC_INPUT with why. */
+static int prepare_workloads(struct runner *r, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = r->sp;
+
+	if (phase_check_slices(sp, why, why_len))
+		return RC_INPUT;
+	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
+		r->wls[i] = *sp->wl;
+		r->wls[i].region_off = sp->region_off;
+		r->wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
+		if (sliced(sp))
+			slice_of(sp, i, &r->wls[i].region_off, &r->wls[i].region_len);
+		if (wl_prepare(&r->wls[i], why, why_len) < 0)
+			return RC_INPUT;
+	}
+	return RC_OK;
+}
+
+/* Memory, workloads, the handshake, descriptors and buffers: everything
+ * before the threads start. RC_OK, or an rc.h code with why. */
+static int runner_setup(struct runner *r, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = r->sp;
+	pthread_condattr_t ca;
+	int rc;
+
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		r->fds[t] = -1;
+	r->w = calloc(sp->workers, sizeof(*r->w));
+	r->wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*r->wls));
+	r->prev = malloc(sizeof(*r->prev));
+	r->cur = malloc(sizeof(*r->cur));
+	r->scratch = malloc(sizeof(*r->scratch));
+	if (!r->w || !r->wls || !r->prev || !r->cur || !r->scratch) {
+		snprintf(why, why_len, "out of memory setting up the phase");
+		return RC_FAIL;
+	}
+	if ((rc = prepare_workloads(r, why, why_len)) != RC_OK)
+		return rc;
+	r->sh.spec = sp;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->sh.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&r->sh.lock, NULL);
+	r->shared_init = 1;
+	if ((rc = open_targets(sp, r->fds, why, why_len)) != RC_OK)
+		return rc;
 	for (unsigned i = 0; i < sp->workers; i++) {
-		struct worker *wk = &w[i];
-		const struct target *t = sp->targets[i % sp->ntargets];
-		size_t align = t->mem_align > 4096 ? t->mem_align : 4096;
-		struct rng r;
+		struct worker *wk = &r->w[i];
 
 		wk->id = i;
-		wk->sh = sh;
-		wk->wl = &wls[sliced(sp) ? i : i % sp->ntargets];
-		wk->fd = fds[i % sp->ntargets];
+		wk->sh = &r->sh;
+		wk->wl = &r->wls[sliced(sp) ? i : i % sp->ntargets];
+		wk->fd = r->fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];
-		wk->buf_len = (size_t)((max_bs + align - 1) / align * align);
 		counters_init(&wk->c);
-		wk->slots = calloc(sp->qd, sizeof(*wk->slots));
-		if (!wk->slots || posix_memalign(&wk->bufs, align, wk->buf_len * sp->qd)) {
-			wk->bufs = NULL;
-			snprintf(why, why_len, "out of memory for %u x %zu-byte buffers (qd x bs) in worker %u",
-				 sp->qd, wk->buf_len, i);
-			return -1;
-		}
-		rng_seed(&r, sp->seed, 1000 + i);
-		for (size_t j = 0; j < wk->buf_len * sp->qd / 8; j++)
-			((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
-		for (unsigned j = 0; j < sp->qd; j++) {
-			wk->slots[j].index = j;
-			wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;
-		}
-		/* quotas split evenly, the remainder to the first workers */
-		wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
-		wk->bytes_quota = sp->bytes ? sp->bytes / sp->workers + (i < sp->bytes % sp->workers) : UINT64_MAX;
-		/* split as the quotas are: the records add up to trace_max */
-		wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
-		if (wk->trace_max) {
-			wk->trace = calloc(wk->trace_max, sizeof(*wk->trace));
-			if (!wk->trace) {
-				snprintf(why, why_len, "trace: no memory for %llu records", (unsigned long long)sp->trace_max);
-				return -1;
-			}
-		} else {
-			wk->trace_max = 0;
+		if ((rc = worker_buffers(sp, wk, i, why, why_len)) != RC_OK)
+			return rc;
+	}
+	return verify_prepare(sp, r->fds, why, why_len);
+}
+
+/* Start the threads, wait until each has set its engine up, set the
+ * phase's clock and say go. RC_FAIL with why when a thread could not start
+ * or an engine could not be set up: the started threads then stop at once. */
+static int start_workers(struct runner *r, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = r->sp;
+	struct phase_shared *sh = &r->sh;
+
+	for (; r->started < sp->workers; r->started++) {
+		if (pthread_create(&r->w[r->started].thread, NULL, worker_main, &r->w[r->started])) {
+			snprintf(why, why_len, "workers: cannot start thread %u of %u: %s", r->started + 1, sp->workers,
+				 strerror(errno));
+			sh->stop = 1;
+			break;
 		}
 	}
-	return 0;
+	pthread_mutex_lock(&sh->lock);
+	while (sh->ready < r->started)
+		pthread_cond_wait(&sh->cond, &sh->lock);
+	pthread_mutex_unlock(&sh->lock);
+	for (unsigned i = 0; i < r->started; i++)
+		if (r->w[i].init_failed && !sh->stop) {
+			snprintf(why, why_len, "%s", r->w[i].error);
+			sh->stop = 1;
+		}
+	sh->t_start_ns = clock_ns();
+	sh->measure_ns = sh->t_start_ns + sp->ramp_ns;
+	sh->end_ns = sp->duration_ns ? sh->measure_ns + sp->duration_ns : UINT64_MAX;
+	pthread_mutex_lock(&sh->lock);
+	sh->go = 1;
+	pthread_cond_broadcast(&sh->cond);
+	pthread_mutex_unlock(&sh->lock);
+	return sh->stop ? RC_FAIL : RC_OK;
+}
+
+/* A signal arrived: stop the workers and say so in the result. */
+static void mark_interrupted(struct runner *r)
+{
+	__atomic_store_n(&r->sh.stop, 1, __ATOMIC_RELAXED);
+	r->res->interrupted = 1;
+	r->stopped_ns = clock_ns();
+}
+
+/* The ramp is over (or a signal ended it): measurement starts at
+ * measure_ns, from a snapshot taken now (the workers count nothing earlier). */
+static void measure_begin(struct runner *r)
+{
+	cpu_mark(&r->cpu_a);
+	snapshot_take(r->prev, r->w, r->sp->workers);
+	r->prev_tick_ns = r->sh.measure_ns;
+	r->next_tick = r->sh.measure_ns + r->sp->interval_ns;
+	r->prog_ns = r->sh.measure_ns;
+	r->ramping = 0;
+}
+
+/* An interval ends at now when a tick is due and the phase has not ended. */
+static void tick(struct runner *r)
+{
+	const uint64_t now = r->now, step = r->sp->interval_ns;
+	struct interval iv;
+
+	if (now < r->next_tick)
+		return;
+	if (now > r->sh.end_ns) {
+		/* past the end, draining: no more ticks (the last, partial
+		 * interval is made after the join) */
+		r->next_tick = UINT64_MAX;
+		return;
+	}
+	snapshot_take(r->cur, r->w, r->sp->workers);
+	interval_make(&iv, r->prev, r->cur, r->scratch, (double)(now - r->sh.measure_ns) / 1e9,
+		      (double)(now - r->prev_tick_ns) / 1e9);
+	if (push_interval(r->res, &r->icap, &iv) == RC_OK) {
+		struct snapshot *t = r->prev;
+
+		r->prev = r->cur;
+		r->cur = t;
+		r->prev_tick_ns = now;
+	}
+	r->next_tick += step;
+	while (r->next_tick <= now)
+		r->next_tick += step;
+}
+
+/* Hand the progress callback the time, and once measuring, the rates
+ * since its last call. */
+static void progress(struct runner *r)
+{
+	const struct phase_spec *sp = r->sp;
+	struct phase_progress pg = { .name = sp->name, .ramping = r->ramping };
+	uint64_t ios = 0, bytes = 0;
+
+	if (r->ramping) {
+		pg.elapsed_s = (double)(r->now - r->sh.t_start_ns) / 1e9;
+		pg.total_s = (double)sp->ramp_ns / 1e9;
+	} else {
+		for (unsigned i = 0; i < sp->workers; i++)
+			for (int op = 0; op < 2; op++) {
+				ios += hist_count_live(&r->w[i].c.op[op].lat);
+				bytes += stats_bytes(&r->w[i].c.op[op]);
+			}
+		pg.elapsed_s = (double)(r->now - r->sh.measure_ns) / 1e9;
+		pg.total_s = (double)sp->duration_ns / 1e9;
+		pg.ios = ios;
+		pg.iops = (double)(ios - r->prog_ios) * 1e9 / (double)(r->now - r->prog_ns);
+		pg.mb_per_s = (double)(bytes - r->prog_bytes) * 1e3 / (double)(r->now - r->prog_ns);
+		r->prog_ios = ios;
+		r->prog_bytes = bytes;
+		r->prog_ns = r->now;
+	}
+	sp->progress(NULL, &pg);
+	r->next_progress = r->now + PROGRESS_NS;
+}
+
+/* The phase thread's one loop, through the ramp and the measurement,
+ * until every worker has finished: it wakes for the ramp's end, each
+ * interval's tick, each progress line, and often enough to see a signal. */
+static void sample(struct runner *r)
+{
+	struct phase_shared *sh = &r->sh;
+
+	r->now = sh->t_start_ns;
+	r->ramping = 1;
+	r->next_tick = sh->measure_ns;
+	r->next_progress = r->sp->progress ? r->now + PROGRESS_NS : UINT64_MAX;
+	while (finished(sh) < r->started) {
+		if (phase_interrupt && !r->res->interrupted)
+			mark_interrupted(r);
+		if (r->ramping && (r->now >= sh->measure_ns || r->res->interrupted))
+			measure_begin(r);
+		r->now = wait_workers(sh, r->started,
+				      min_u64(min_u64(r->next_tick, r->next_progress), r->now + INTERRUPT_POLL_NS));
+		if (!r->ramping)
+			tick(r);
+		if (r->sp->progress && r->now >= r->next_progress)
+			progress(r);
+	}
+	if (r->ramping)
+		measure_begin(r);
+}
+
+/* The end of the measured span: the stop (or the last I/O counted before
+ * the workers saw it) when interrupted; the phase's end when it ran its
+ * time without errors; else the last I/O counted. Never before measure_ns. */
+static uint64_t span_end(const struct runner *r, uint64_t stop_ns)
+{
+	const struct phase_result *res = r->res;
+	const uint64_t last = res->total.last_done_ns;
+	uint64_t end;
+
+	if (res->interrupted)
+		end = min_u64(r->stopped_ns > last ? r->stopped_ns : last, r->sh.end_ns);
+	else if (r->sp->duration_ns && r->sh.end_ns <= stop_ns && !res->total.nfirst)
+		end = r->sh.end_ns;
+	else
+		end = last > r->sh.measure_ns ? last : stop_ns;
+	return end < r->sh.measure_ns ? r->sh.measure_ns : end;
+}
+
+/* The last, partial interval up to end, when it saw any I/O or lasted a
+ * tenth of an interval (idle or not). */
+static void last_interval(struct runner *r, uint64_t end)
+{
+	struct interval iv;
+
+	snapshot_take(r->cur, r->w, r->sp->workers);
+	if (end <= r->prev_tick_ns)
+		return;
+	interval_make(&iv, r->prev, r->cur, r->scratch, (double)(end - r->sh.measure_ns) / 1e9,
+		      (double)(end - r->prev_tick_ns) / 1e9);
+	if (iv.ios[0] + iv.ios[1] || end - r->prev_tick_ns >= r->sp->interval_ns / 10)
+		push_interval(r->res, &r->icap, &iv);
+}
+
+/* The workers' trace records, worker after worker (none kept when out of
+ * memory). */
+static void gather_trace(struct runner *r)
+{
+	struct phase_result *res = r->res;
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < r->sp->workers; i++)
+		n += r->w[i].ntrace;
+	res->trace = malloc((n ? n : 1) * sizeof(*res->trace));
+	if (!res->trace)
+		return;
+	for (unsigned i = 0; i < r->sp->workers; i++) {
+		memcpy(res->trace + res->ntrace, r->w[i].trace, r->w[i].ntrace * sizeof(*res->trace));
+		res->ntrace += r->w[i].ntrace;
+	}
+}
+
+/* After the join: the workers' counters merged, the first engine failure,
+ * the measured time and CPU use, the last interval, the trace. */
+static void collect(struct runner *r)
+{
+	struct phase_result *res = r->res;
+	uint64_t stop_ns, end;
+
+	cpu_mark(&r->cpu_b);
+	stop_ns = clock_ns();
+	for (unsigned i = 0; i < r->sp->workers; i++) {
+		counters_merge(&res->total, &r->w[i].c);
+		if (r->w[i].engine_failed && !res->failed) {
+			res->failed = 1;
+			snprintf(res->error, sizeof(res->error), "%s", r->w[i].error);
+		}
+	}
+	end = span_end(r, stop_ns);
+	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
+	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);
+	last_interval(r, end);
+	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
+	if (r->sp->trace_max)
+		gather_trace(r);
+}
+
+static void runner_free(struct runner *r)
+{
+	if (r->shared_init) {
+		pthread_cond_destroy(&r->sh.cond);
+		pthread_mutex_destroy(&r->sh.lock);
+	}
+	for (unsigned t = 0; t < r->sp->ntargets; t++)
+		if (r->fds[t] >= 0)
+			close(r->fds[t]);
+	if (r->w)
+		free_workers(r->w, r->sp->workers);
+	free(r->wls);
+	free(r->prev);
+	free(r->cur);
+	free(r->scratch);
 }
 
 int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, size_t why_len)
 {
-	struct phase_shared sh;
-	struct worker *w;
-	struct workload *wls;
-	int fds[PHASE_MAX_TARGETS];
-	int shared_init = 0;
-	struct snapshot *snap_prev, *snap_now;
-	struct hist *scratch;
-	struct cpu_mark cpu_a, cpu_b;
-	unsigned started = 0, icap = 0;
-	uint64_t next_tick, next_progress, prev_tick_ns, prog_ios = 0, prog_bytes = 0, prog_ns;
-	uint64_t stopped_ns = 0; /* when a signal stopped the phase */
-	int rc = -1;
+	struct runner r = { .sp = sp, .res = res };
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	counters_init(&res->total);
 	res->engine = sp->engine->name;
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		fds[t] = -1;
-	w = calloc(sp->workers, sizeof(*w));
-	wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*wls));
-	snap_prev = malloc(sizeof(*snap_prev));
-	snap_now = malloc(sizeof(*snap_now));
-	scratch = malloc(sizeof(*scratch));
-	if (!w || !wls || !snap_prev || !snap_now || !scratch) {
-		snprintf(why, why_len, "out of memory setting up the phase");
-		goto out;
+	rc = runner_setup(&r, why, why_len);
+	if (rc == RC_OK) {
+		rc = start_workers(&r, why, why_len);
+		if (rc == RC_OK)
+			sample(&r);
+		for (unsigned i = 0; i < r.started; i++)
+			pthread_join(r.w[i].thread, NULL);
+		if (rc == RC_OK)
+			collect(&r);
 	}
-	if (phase_check_slices(sp, why, why_len)) {
-		rc = -2;
-		goto out;
-	}
-	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
-		wls[i] = *sp->wl;
-		wls[i].region_off = sp->region_off;
-		wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
-		if (sliced(sp))
-			slice_of(sp, i, &wls[i].region_off, &wls[i].region_len);
-		if (wl_prepare(&wls[i], why, why_len) < 0) {
-			rc = -2;
-			goto out;
-		}
-	}
-	memset(&sh, 0, sizeof(sh));
-	sh.spec = sp;
-	{
-		pthread_condattr_t ca;
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&sh.cond, &ca);
-		pthread_condattr_destroy(&ca);
-		pthread_mutex_init(&sh.lock, NULL);
-		shared_init = 1;
-	}
-	rc = setup_workers(sp, &sh, w, wls, fds, why, why_len);
-	if (rc < 0 || (rc = verify_prepare(sp, fds, why, why_len)) < 0)
-		goto out;
-	rc = -1;
-	for (; started < sp->workers; started++) {
-		if (pthread_create(&w[started].thread, NULL, worker_main, &w[started])) {
-			snprintf(why, why_len, "workers: cannot start thread %u of %u: %s", started + 1, sp->workers,
-				 strerror(errno));
-			sh.stop = 1;
-			break;
-		}
-	}
-	pthread_mutex_lock(&sh.lock);
-	while (sh.ready < started)
-		pthread_cond_wait(&sh.cond, &sh.lock);
-	pthread_mutex_unlock(&sh.lock);
-	for (unsigned i = 0; i < started; i++)
-		if (w[i].init_failed && !why[0]) {
-			snprintf(why, why_len, "%s", w[i].error);
-			sh.stop = 1;
-		}
-	sh.t_start_ns = clock_ns();
-	sh.measure_ns = sh.t_start_ns + sp->ramp_ns;
-	sh.end_ns = sp->duration_ns ? sh.measure_ns + sp->duration_ns : UINT64_MAX;
-	prev_tick_ns = sh.measure_ns;
-	snapshot_take(snap_prev, w, sp->workers);
-	cpu_mark(&cpu_a);
-	pthread_mutex_lock(&sh.lock);
-	sh.go = 1;
-	pthread_cond_broadcast(&sh.cond);
-	pthread_mutex_unlock(&sh.lock);
-
-	if (!sh.stop) {
-		uint64_t now = sh.t_start_ns;
-
-		prog_ns = now;
-		next_progress = sp->progress ? now + PROGRESS_NS : UINT64_MAX;
-		/* ramp: no samples, only progress and signals */
-		while (now < sh.measure_ns && finished(&sh) < started) {
-			if (phase_interrupt) {
-				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
-				res->interrupted = 1;
-				stopped_ns = clock_ns();
-				break;
-			}
-			now = wait_workers(&sh, started, min_u64(sh.measure_ns, now + INTERRUPT_POLL_NS));
-			if (sp->progress && now >= next_progress) {
-				struct phase_progress pg = { .name = sp->name, .ramping = 1,
-					.elapsed_s = (double)(now - sh.t_start_ns) / 1e9,
-					.total_s = (double)sp->ramp_ns / 1e9 };
-				sp->progress(sp->progress_ctx, &pg);
-				next_progress = now + PROGRESS_NS;
-			}
-		}
-		cpu_mark(&cpu_a);
-		snapshot_take(snap_prev, w, sp->workers);
-		prev_tick_ns = sh.measure_ns;
-		next_tick = sh.measure_ns + sp->interval_ns;
-		prog_ns = sh.measure_ns;
-		while (finished(&sh) < started) {
-			if (phase_interrupt && !res->interrupted) {
-				__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
-				res->interrupted = 1;
-				stopped_ns = clock_ns();
-			}
-			now = wait_workers(&sh, started, min_u64(min_u64(next_tick, next_progress), now + INTERRUPT_POLL_NS));
-			if (now >= next_tick && now <= sh.end_ns) {
-				struct interval iv;
-
-				snapshot_take(snap_now, w, sp->workers);
-				interval_make(&iv, snap_prev, snap_now, scratch, (double)(now - sh.measure_ns) / 1e9,
-					      (double)(now - prev_tick_ns) / 1e9);
-				if (push_interval(res, &icap, &iv) == 0) {
-					struct snapshot *t = snap_prev;
-
-					snap_prev = snap_now;
-					snap_now = t;
-					prev_tick_ns = now;
-				}
-				next_tick += sp->interval_ns;
-				while (next_tick <= now)
-					next_tick += sp->interval_ns;
-			} else if (now >= next_tick) {
-				/* past the end, draining: no more ticks (the last,
-				 * partial interval is made after the join) */
-				next_tick = UINT64_MAX;
-			}
-			if (sp->progress && now >= next_progress) {
-				uint64_t ios = 0, bytes = 0;
-				struct phase_progress pg = { .name = sp->name,
-					.elapsed_s = (double)(now - sh.measure_ns) / 1e9,
-					.total_s = (double)sp->duration_ns / 1e9 };
-
-				for (unsigned i = 0; i < sp->workers; i++)
-					for (int op = 0; op < 2; op++) {
-						ios += __atomic_load_n(&w[i].c.op[op].lat.count, __ATOMIC_RELAXED);
-						bytes += __atomic_load_n(&w[i].c.op[op].bytes, __ATOMIC_RELAXED);
-					}
-				pg.ios = ios;
-				pg.iops = (double)(ios - prog_ios) * 1e9 / (double)(now - prog_ns);
-				pg.mb_per_s = (double)(bytes - prog_bytes) * 1e3 / (double)(now - prog_ns);
-				prog_ios = ios;
-				prog_bytes = bytes;
-				prog_ns = now;
-				sp->progress(sp->progress_ctx, &pg);
-				next_progress = now + PROGRESS_NS;
-			}
-		}
-	}
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(w[i].thread, NULL);
-	cpu_mark(&cpu_b);
-
-	if (!why[0]) {
-		uint64_t stop_ns = clock_ns(), span_end;
-
-		for (unsigned i = 0; i < sp->workers; i++) {
-			counters_merge(&res->total, &w[i].c);
-			if ((w[i].engine_failed || w[i].init_failed) && !res->failed) {
-				res->failed = 1;
-				snprintf(res->error, sizeof(res->error), "%s", w[i].error);
-			}
-		}
-		if (res->interrupted) /* to the stop, or the last I/O counted before workers saw it */
-			span_end = min_u64(stopped_ns > res->total.last_done_ns ? stopped_ns : res->total.last_done_ns,
-					   sh.end_ns);
-		else if (sp->duration_ns && sh.end_ns <= stop_ns && !res->total.nfirst)
-			span_end = sh.end_ns;
-		else
-			span_end = res->total.last_done_ns > sh.measure_ns ? res->total.last_done_ns : stop_ns;
-		if (span_end < sh.measure_ns)
-			span_end = sh.measure_ns;
-		res->seconds = (double)(span_end - sh.measure_ns) / 1e9;
-		cpu_between(&cpu_a, &cpu_b, &res->cpu);
-		/* the last, partial interval, when it saw any I/O */
-		snapshot_take(snap_now, w, sp->workers);
-		if (span_end > prev_tick_ns) {
-			struct interval iv;
-
-			interval_make(&iv, snap_prev, snap_now, scratch, (double)(span_end - sh.measure_ns) / 1e9,
-				      (double)(span_end - prev_tick_ns) / 1e9);
-			/* a tail of at least a tenth of an interval counts, idle or not */
-			if (iv.ios[0] + iv.ios[1] || span_end - prev_tick_ns >= sp->interval_ns / 10)
-				push_interval(res, &icap, &iv);
-		}
-		snprintf(res->features, sizeof(res->features), "%s", w[0].features);
-		if (sp->trace_max) {
-			uint64_t n = 0;
-
-			for (unsigned i = 0; i < sp->workers; i++)
-				n += w[i].ntrace;
-			res->trace = malloc((n ? n : 1) * sizeof(*res->trace));
-			if (res->trace)
-				for (unsigned i = 0; i < sp->workers; i++) {
-					memcpy(res->trace + res->ntrace, w[i].trace, w[i].ntrace * sizeof(*res->trace));
-					res->ntrace += w[i].ntrace;
-				}
-		}
-		rc = 0;
-	}
-out:
-	if (shared_init) {
-		pthread_cond_destroy(&sh.cond);
-		pthread_mutex_destroy(&sh.lock);
-	}
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		if (fds[t] >= 0)
-			close(fds[t]);
-	if (w)
-		free_workers(w, sp->workers);
-	free(wls);
-	free(snap_prev);
-	free(snap_now);
-	free(scratch);
-	if (rc)
+	runner_free(&r);
+	if (rc != RC_OK)
 		phase_result_free(res);
 	return rc;
 }

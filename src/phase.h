@@ -1,8 +1,13 @@
 /* phase.h - one measured phase: its specification and its result.
  *
- * The binding (lua_api.c) fills a phase_spec from a Lua table; phase_run
- * starts the workers, samples intervals, stops them and merges what they
- * measured into a phase_result. Nothing here knows Lua.
+ * lua_phase.c parses and checks a phase table into a phase_spec (targets
+ * inspected, workload and pacing built); phase_run opens the targets, starts
+ * the workers (worker.c), and samples them from the calling thread through
+ * the ramp and the measured time: one snapshot of their histograms per
+ * interval, a progress callback, a signal (phase_interrupt) turned into a
+ * stop. After the join it merges what the workers counted into a
+ * phase_result, which lua_result.c turns into the result table. Nothing
+ * here knows Lua. Return codes are rc.h's.
  */
 #ifndef IOMOON_PHASE_H
 #define IOMOON_PHASE_H
@@ -11,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "rc.h"
 #include "stats.h"
 #include "target.h"
 #include "workload.h"
@@ -67,8 +73,8 @@ struct phase_spec {
 	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
+	/* called from phase_run's thread every 0.5 s when set (ctx is NULL) */
 	void (*progress)(void *ctx, const struct phase_progress *p);
-	void *progress_ctx;
 };
 
 struct phase_result {
@@ -80,8 +86,8 @@ struct phase_result {
 	const char *engine;
 	char features[64];
 	int interrupted;
-	int failed;             /* an engine or set-up failure during the run */
-	char error[256];
+	int failed;             /* an engine failure during the run (or no I/O at all) */
+	char error[WHY_LEN];    /* what failed, when failed */
 	struct trace_rec *trace;
 	uint64_t ntrace;
 };
@@ -101,15 +107,19 @@ static inline int phase_writes(const struct phase_spec *sp)
 /* A phase that writes with crc32c verification, with several workers on
  * one target, gives each of them a slice of the region of its own (two
  * workers writing one unit at once would leave the order to the device,
- * and a read could report a lost write on healthy storage). 0 when the
- * slices work, else -2 with why (too small, or a spec region of its own). */
+ * and a read could report a lost write on healthy storage). RC_OK when the
+ * slices work, else RC_INPUT with why (too small, or a spec region of its
+ * own). */
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
 /* The bytes of the phase's region on target t (all of it past region_off
  * when the phase gives no region size). */
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);
 
-/* 0 ran (the result may still hold I/O errors); -2 bad input, -1 a system
- * failure, each with why. */
+/* RC_OK: it ran (the result may still hold I/O errors, an engine failure,
+ * or interrupted); RC_INPUT: bad input, found before any I/O (a workload
+ * that cannot be laid out, a target refused at open); RC_FAIL: a system
+ * failure (memory, threads, an engine's set-up). Each but RC_OK with why;
+ * the result is then empty. */
 int phase_run(const struct phase_spec *spec, struct phase_result *res, char *why, size_t why_len);
 void phase_result_free(struct phase_result *res);
 
