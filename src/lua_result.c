@@ -13,6 +13,7 @@
 #include "lua_int.h"
 #include "lua_phase.h"
 #include "phase.h"
+#include "rc.h"
 #include "verify.h"
 
 /* Results are kept only when a script asks (iomoon.keep_results): a burn-in
@@ -128,20 +129,11 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 }
 
-/* The result table of a phase that ran: what it asked for (push_definition),
- * its rates, latencies, CPU, errors, intervals and trace. */
-void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
-{
-	const struct phase_spec *sp = &rs->sp;
-	const struct counters *c = &r->total;
-	struct hist all = c->op[OP_READ].lat, svc_all = c->op[OP_READ].svc;
-	const int paced = rs->pace.nseg > 0;
-	static const char *const opname[2] = { "read", "write" };
-	uint64_t errors = c->op[0].errors + c->op[1].errors;
+static const char *const opname[2] = { "read", "write" };
 
-	hist_merge(&all, &c->op[OP_WRITE].lat);
-	hist_merge(&svc_all, &c->op[OP_WRITE].svc);
-	lua_createtable(L, 0, 40);
+/* Who ran what where: name, target(s), engine, workers and queue depth. */
+static void push_setup(lua_State *L, const struct phase_spec *sp, const struct phase_result *r)
+{
 	lua_pushstring(L, sp->name);
 	lua_setfield(L, -2, "name");
 	if (sp->ntargets == 1) {
@@ -162,10 +154,21 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	lua_setfield(L, -2, "direct");
 	set_int(L, "workers", sp->workers);
 	set_int(L, "qd", sp->qd);
-	set_int(L, "qd_max", c->max_inflight);
+	set_int(L, "qd_max", r->total.max_inflight);
 	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
-	push_definition(L, rs);
-	push_rates(L, all.count, c->op[0].bytes + c->op[1].bytes, r->seconds);
+}
+
+/* Rates and latencies: of both op types together (all: the merged latency
+ * histogram), per op type in read and write, and for a paced phase the
+ * service times and the rate asked. */
+static void push_measures(lua_State *L, const struct run_state *rs, const struct phase_result *r,
+			  const struct hist *all)
+{
+	const struct counters *c = &r->total;
+	const int paced = rs->pace.nseg > 0;
+	struct hist svc_all = c->op[OP_READ].svc;
+
+	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds);
 	set_num(L, "seconds", r->seconds);
 	for (int op = 0; op < 2; op++) {
 		lua_createtable(L, 0, 8);
@@ -179,74 +182,102 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		set_int(L, "errors", c->op[op].errors);
 		lua_setfield(L, -2, opname[op]);
 	}
-	push_lat(L, &all, 1);
+	push_lat(L, all, 1);
 	lua_setfield(L, -2, "lat");
-	if (paced) {
-		push_lat(L, &svc_all, 0);
-		lua_setfield(L, -2, "svc");
-		set_num(L, "rate_iops", rs->pace.seg[0].iops);
-		set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
-		lua_pushstring(L, rs->pace.seg[0].poisson ? "poisson" : "fixed");
-		lua_setfield(L, -2, "rate_arrival");
-	}
+	if (!paced)
+		return;
+	hist_merge(&svc_all, &c->op[OP_WRITE].svc);
+	push_lat(L, &svc_all, 0);
+	lua_setfield(L, -2, "svc");
+	set_num(L, "rate_iops", rs->pace.seg[0].iops);
+	set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
+	lua_pushstring(L, rs->pace.seg[0].poisson ? "poisson" : "fixed");
+	lua_setfield(L, -2, "rate_arrival");
+}
+
+static void push_cpu(lua_State *L, const struct cpu_use *cpu)
+{
 	lua_createtable(L, 0, 3);
-	set_num(L, "user_s", r->cpu.user_s);
-	set_num(L, "sys_s", r->cpu.sys_s);
-	set_num(L, "util_pct", r->cpu.util_pct);
+	set_num(L, "user_s", cpu->user_s);
+	set_num(L, "sys_s", cpu->sys_s);
+	set_num(L, "util_pct", cpu->util_pct);
 	lua_setfield(L, -2, "cpu");
-	set_int(L, "errors", errors);
-	/* errors per errno: over both op types, and per op type */
-	for (int which = -1; which < 2; which++) {
-		if (which >= 0)
-			lua_getfield(L, -1, opname[which]);
-		lua_newtable(L);
-		luaL_setmetatable(L, OBJECT_MT);
-		for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
-			const struct err_count *ec = &c->errno_count[i];
-			const char *n = verify_err_name(ec->err) ? verify_err_name(ec->err)
-					: ec->err ? strerrorname_np(ec->err) : "short";
+}
 
-			if (which >= 0 && ec->op != which)
-				continue;
-			uint64_t have;
+/* An errno's name (EIO), a verification failure's kind, or "short". */
+static const char *error_name(int err)
+{
+	const char *n = verify_err_name(err) ? verify_err_name(err) : err ? strerrorname_np(err) : "short";
 
-			lua_getfield(L, -1, n ? n : "unknown");
-			have = (uint64_t)lua_tointeger(L, -1); /* nil: 0 */
-			lua_pop(L, 1);
-			set_int(L, n ? n : "unknown", have + ec->n);
-		}
-		lua_setfield(L, -2, "errors_by_errno");
-		if (which >= 0)
-			lua_pop(L, 1);
+	return n ? n : "unknown";
+}
+
+/* errors_by_errno into the table on top: the errors of op type `which`
+ * (-1: both) by name. */
+static void push_errors_by_errno(lua_State *L, const struct counters *c, int which)
+{
+	lua_newtable(L);
+	luaL_setmetatable(L, OBJECT_MT);
+	for (int i = 0; i < STATS_MAX_ERRNO && c->errno_count[i].n; i++) {
+		const struct err_count *ec = &c->errno_count[i];
+		const char *n = error_name(ec->err);
+		uint64_t have;
+
+		if (which >= 0 && ec->op != which)
+			continue;
+		lua_getfield(L, -1, n);
+		have = (uint64_t)lua_tointeger(L, -1); /* nil: 0 */
+		lua_pop(L, 1);
+		set_int(L, n, have + ec->n);
+	}
+	lua_setfield(L, -2, "errors_by_errno");
+}
+
+/* One of the first errors, as a table with its message. */
+static void push_first_error(lua_State *L, const struct first_error *e)
+{
+	char msg[WHY_LEN];
+
+	lua_createtable(L, 0, 5);
+	lua_pushstring(L, opname[e->op]);
+	lua_setfield(L, -2, "op");
+	set_int(L, "offset", e->offset);
+	set_int(L, "len", e->len);
+	set_int(L, "errno", (uint64_t)e->err);
+	if (verify_err_name(e->err)) {
+		lua_pushstring(L, verify_err_name(e->err));
+		lua_setfield(L, -2, "kind");
+		set_int(L, "unit_offset", e->unit_offset);
+		set_int(L, "expected", e->expected);
+		set_int(L, "found", e->found);
+		verify_message(msg, sizeof(msg), e->err, e->len, e->offset, e->unit_offset, e->expected, e->found);
+	} else if (e->err) {
+		snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
+			 (unsigned long long)e->offset, strerror(e->err));
+	} else {
+		snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: short, %lld bytes done", opname[e->op],
+			 e->len, (unsigned long long)e->offset, (long long)e->res);
+	}
+	lua_pushstring(L, msg);
+	lua_setfield(L, -2, "message");
+}
+
+/* errors, errors_by_errno (also in read and write), first_errors and
+ * first_error; then how the phase ended: interrupted, failed, error. */
+static void push_errors(lua_State *L, const struct phase_result *r)
+{
+	const struct counters *c = &r->total;
+
+	set_int(L, "errors", c->op[0].errors + c->op[1].errors);
+	push_errors_by_errno(L, c, -1);
+	for (int op = 0; op < 2; op++) {
+		lua_getfield(L, -1, opname[op]);
+		push_errors_by_errno(L, c, op);
+		lua_pop(L, 1);
 	}
 	lua_createtable(L, (int)c->nfirst, 0);
 	for (unsigned i = 0; i < c->nfirst; i++) {
-		const struct first_error *e = &c->first_errors[i];
-		char msg[256];
-
-		lua_createtable(L, 0, 5);
-		lua_pushstring(L, opname[e->op]);
-		lua_setfield(L, -2, "op");
-		set_int(L, "offset", e->offset);
-		set_int(L, "len", e->len);
-		set_int(L, "errno", (uint64_t)e->err);
-		if (verify_err_name(e->err)) {
-			lua_pushstring(L, verify_err_name(e->err));
-			lua_setfield(L, -2, "kind");
-			set_int(L, "unit_offset", e->unit_offset);
-			set_int(L, "expected", e->expected);
-			set_int(L, "found", e->found);
-		}
-		if (verify_err_name(e->err))
-			verify_message(msg, sizeof(msg), e->err, e->len, e->offset, e->unit_offset, e->expected, e->found);
-		else if (e->err)
-			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
-				 (unsigned long long)e->offset, strerror(e->err));
-		else
-			snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: short, %lld bytes done", opname[e->op],
-				 e->len, (unsigned long long)e->offset, (long long)e->res);
-		lua_pushstring(L, msg);
-		lua_setfield(L, -2, "message");
+		push_first_error(L, &c->first_errors[i]);
 		lua_rawseti(L, -2, i + 1);
 	}
 	if (c->nfirst) {
@@ -262,6 +293,12 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		lua_pushstring(L, r->error);
 		lua_setfield(L, -2, "error");
 	}
+}
+
+/* intervals: one table per interval; max_ns is a bucket's bound, never
+ * above the phase's exact maximum max_ns. */
+static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t max_ns)
+{
 	lua_createtable(L, (int)r->nintervals, 0);
 	for (unsigned i = 0; i < r->nintervals; i++) {
 		const struct interval *iv = &r->intervals[i];
@@ -276,35 +313,56 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
 		set_int(L, "p50_ns", iv->p50_ns);
 		set_int(L, "p99_ns", iv->p99_ns);
-		/* a bucket's bound, never above the phase's exact maximum */
-		set_int(L, "max_ns", iv->max_ns < all.max ? iv->max_ns : all.max);
+		set_int(L, "max_ns", iv->max_ns < max_ns ? iv->max_ns : max_ns);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "intervals");
-	if (sp->trace_max) {
-		static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker" };
+}
 
-		lua_createtable(L, 0, 7);
-		for (int k = 0; k < 7; k++) {
-			lua_createtable(L, (int)r->ntrace, 0);
-			for (uint64_t i = 0; i < r->ntrace; i++) {
-				const struct trace_rec *t = &r->trace[i];
+/* trace: one array per column, a row per kept I/O. */
+static void push_trace(lua_State *L, const struct phase_result *r)
+{
+	static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker" };
 
-				switch (k) {
-				case 0: lua_pushinteger(L, t->start_ns); break;
-				case 1: lua_pushinteger(L, t->submit_ns); break;
-				case 2: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
-				case 3: lua_pushstring(L, opname[t->op]); break;
-				case 4: lua_pushinteger(L, (lua_Integer)t->offset); break;
-				case 5: lua_pushinteger(L, t->len); break;
-				default: lua_pushinteger(L, t->worker); break;
-				}
-				lua_rawseti(L, -2, (lua_Integer)i + 1);
+	lua_createtable(L, 0, 7);
+	for (int k = 0; k < 7; k++) {
+		lua_createtable(L, (int)r->ntrace, 0);
+		for (uint64_t i = 0; i < r->ntrace; i++) {
+			const struct trace_rec *t = &r->trace[i];
+
+			switch (k) {
+			case 0: lua_pushinteger(L, t->start_ns); break;
+			case 1: lua_pushinteger(L, t->submit_ns); break;
+			case 2: lua_pushinteger(L, (lua_Integer)t->lat_ns); break;
+			case 3: lua_pushstring(L, opname[t->op]); break;
+			case 4: lua_pushinteger(L, (lua_Integer)t->offset); break;
+			case 5: lua_pushinteger(L, t->len); break;
+			default: lua_pushinteger(L, t->worker); break;
 			}
-			lua_setfield(L, -2, cols[k]);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}
-		lua_setfield(L, -2, "trace");
+		lua_setfield(L, -2, cols[k]);
 	}
+	lua_setfield(L, -2, "trace");
+}
+
+/* The result table of a phase that ran, section after section: its set-up,
+ * what it asked for (push_definition), its rates and latencies, CPU,
+ * errors and end, intervals and trace. */
+void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
+{
+	struct hist all = r->total.op[OP_READ].lat;
+
+	hist_merge(&all, &r->total.op[OP_WRITE].lat);
+	lua_createtable(L, 0, 40);
+	push_setup(L, &rs->sp, r);
+	push_definition(L, rs);
+	push_measures(L, rs, r, &all);
+	push_cpu(L, &r->cpu);
+	push_errors(L, r);
+	push_intervals(L, r, all.max);
+	if (rs->sp.trace_max)
+		push_trace(L, r);
 }
 
 /* The registry table under key, made on first use. */
