@@ -4,7 +4,8 @@
  * workloads), starts the workers, and while they run it wakes once per
  * interval to take a snapshot of their histograms: an interval's figures are
  * the difference of two snapshots, so intervals add up exactly to the phase.
- * It also turns a signal into a stop, and hands progress to a callback.
+ * One loop (sample) does this through the ramp and the measured time; it
+ * also turns a signal into a stop, and hands progress to a callback.
  * After the join it merges the workers' counters into the result.
  */
 #include "phase.h"
@@ -53,6 +54,7 @@ static uint64_t wait_workers(struct phase_shared *sh, unsigned started, uint64_t
 	return clock_ns();
 }
 
+/* Workers done so far. */
 static unsigned finished(struct phase_shared *sh)
 {
 	unsigned n;
@@ -63,6 +65,7 @@ static unsigned finished(struct phase_shared *sh)
 	return n;
 }
 
+/* The counts of n running workers now, per op type: histograms and bytes. */
 static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 {
 	for (int op = 0; op < 2; op++) {
@@ -96,6 +99,7 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->max_ns = both.count ? both.max : 0;
 }
 
+/* Append iv to the result's intervals; RC_FAIL when out of memory. */
 static int push_interval(struct phase_result *res, unsigned *cap, const struct interval *iv)
 {
 	if (res->nintervals == *cap) {
@@ -551,6 +555,7 @@ static void collect(struct runner *r)
 		gather_trace(r);
 }
 
+/* Whatever runner_setup got, given back (the threads are joined). */
 static void runner_free(struct runner *r)
 {
 	if (r->shared_init) {

@@ -69,7 +69,11 @@ struct counters {
 };
 
 void counters_init(struct counters *c);
+/* dst += src, exactly (histograms, bytes, errors by errno; the first errors
+ * stay the earliest STATS_FIRST_ERRORS of both, in time order). */
 void counters_merge(struct counters *dst, const struct counters *src);
+/* A failed I/O of type op (err 0: short, res bytes done): counted by errno
+ * and kept with its offset while fewer than STATS_FIRST_ERRORS are. */
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns);
 /* A verification failure (err a VERR_*), with where and what was wrong. */
 void counters_verify_error(struct counters *c, int err, uint64_t offset, uint32_t len, uint64_t unit_offset,
@@ -80,6 +84,7 @@ struct cpu_mark {
 	uint64_t busy, total;   /* the machine, in clock ticks */
 };
 
+/* This process's CPU times and the machine's busy and total ticks, now. */
 void cpu_mark(struct cpu_mark *m);
 
 struct cpu_use {
@@ -87,6 +92,7 @@ struct cpu_use {
 	double util_pct;        /* the machine's CPUs busy over the span */
 };
 
+/* The CPU used between two marks. */
 void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out);
 
 /* One interval of a phase, from histogram deltas. */
