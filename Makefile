@@ -10,9 +10,8 @@ PREFIX  ?= /usr/local
 DATADIR ?= $(PREFIX)/share/iomoon
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-# Messages are cut to their buffers on purpose: no format-truncation warning.
 # CFLAGS is the user's (optimisation, sanitizers); ALL_CFLAGS adds ours.
-ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_GNU_SOURCE
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
@@ -24,12 +23,21 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio crc32c \
         engine_uring target stats worker phase csv verify genmap outfile claims protect
 BUILD ?= build
-OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv main))
+# The binding: Lua tables to the core and back (lua_phase.h draws the path).
+BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv
+OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) $(BINDING) main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
 
 .PHONY: all deps run test test-asan fuzz bench man install uninstall clean
 all: iomoon
+
+# gcc's -Wformat-truncation (in -Wall at -O1 and above) is on, except in
+# these files, whose snprintf can still cut (a directory and a name into
+# PATH_MAX, a field name and its index into 160 bytes) without saying so
+# to the caller: take a file off the list once that is handled there.
+TRUNC_OK := lua_phase main protect
+$(addprefix $(BUILD)/,$(addsuffix .o,$(TRUNC_OK))): ALL_CFLAGS += -Wno-format-truncation
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(BUILD)
@@ -86,7 +94,7 @@ test-asan: deps
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
-FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) lua_api lua_phase lua_result lua_target lua_csv))
+FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) $(BINDING)))
 fuzz: DEB_PKGS += clang libclang-rt-dev
 fuzz: deps
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)

@@ -9,6 +9,7 @@
  * an ambivalent result or a failed probe counts as a claim.
  */
 #include "claims.h"
+#include "rc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -250,7 +251,7 @@ int claims_sysfs_names(unsigned maj, unsigned min, char *name, size_t nlen, char
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", maj, min);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
-		return -1;
+		return RC_FAIL;
 	link[n] = 0;
 	slash = strrchr(link, '/');
 	snprintf(name, nlen, "%s", slash ? slash + 1 : link);
@@ -261,7 +262,7 @@ int claims_sysfs_names(unsigned maj, unsigned min, char *name, size_t nlen, char
 		slash = strrchr(link, '/');
 		snprintf(parent, plen, "%s", slash ? slash + 1 : link);
 	}
-	return 0;
+	return RC_OK;
 }
 
 /* Is device maj:min the disk `me` or a partition on it? Its name to name. */

@@ -25,7 +25,8 @@ int claims_loop_backing(const struct stat *st, char *what, size_t what_len);
  * what says so. */
 int claims_signatures(int fd, char *what, size_t what_len);
 /* The name under /sys/dev/block of device maj:min ("loop0", "loop0p1"),
- * and its parent's for a partition ("loop0"), or "" when it has none. */
+ * and its parent's for a partition ("loop0"), or "" when it has none:
+ * RC_OK, or RC_FAIL when sysfs does not know the device (rc.h). */
 int claims_sysfs_names(unsigned maj, unsigned min, char *name, size_t nlen, char *parent, size_t plen);
 
 #endif

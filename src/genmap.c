@@ -1,6 +1,7 @@
 /* genmap.c - generation maps of crc32c verification, kept per file or
  * device for the process's life and saved to a state file (genmap.h). */
 #include "genmap.h"
+#include "rc.h"
 #include "shown.h"
 
 #include <errno.h>
@@ -34,13 +35,13 @@ static struct gen_map *maps, *retired;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 
-/* Fill m's identity from what path names; -1 with errno on failure. */
+/* Fill m's identity from what path names; RC_FAIL with errno on failure. */
 static int identify(const struct target *t, struct gen_map *m)
 {
 	struct statx sx;
 
 	if (statx(AT_FDCWD, t->path, 0, STATX_TYPE | STATX_INO | STATX_BTIME, &sx))
-		return -1;
+		return RC_FAIL;
 	if (S_ISBLK(sx.stx_mode)) {
 		m->dev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
 		m->ino = 0;
@@ -51,7 +52,7 @@ static int identify(const struct target *t, struct gen_map *m)
 		m->btime_ns = sx.stx_mask & STATX_BTIME
 			? (uint64_t)sx.stx_btime.tv_sec * 1000000000ull + sx.stx_btime.tv_nsec : 0;
 	}
-	return 0;
+	return RC_OK;
 }
 
 static int same_file(const struct gen_map *a, const struct gen_map *b)
@@ -111,8 +112,8 @@ static int written_from(const uint64_t *g, uint64_t from, uint64_t n)
 
 /* Load m's state file into m when it is of this very file and unit size
  * (any other is stale: ignored, and replaced at the next save). A state
- * marked stale gives only its next generation and id. 0 (loaded or
- * nothing to load), -1 with why when it exists but cannot be read or is
+ * marked stale gives only its next generation and id. RC_OK (loaded or
+ * nothing to load), RC_FAIL with why when it exists but cannot be read or is
  * damaged: never verify against a state half understood. */
 static int load(struct gen_map *m, char *why, size_t why_len)
 {
@@ -120,13 +121,13 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	struct gen_map id = { .dev = m->dev };
 	uint64_t *g = NULL;
 	char p[256];
-	int fd = open(m->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = -1;
+	int fd = open(m->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = RC_FAIL;
 
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return 0;
+			return RC_OK;
 		snprintf(why, why_len, "verification state %s: %s", shown(m->state, p, sizeof(p)), strerror(errno));
-		return -1;
+		return RC_FAIL;
 	}
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, STATE_MAGIC, 8) ||
 	    h.n > MAP_MAX_BYTES / 8 || h.unit < 512 || h.unit % 512 || !(g = malloc(h.n * 8 + 1)) ||
@@ -138,7 +139,7 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	id.ino = h.ino;
 	id.btime_ns = h.btime_ns;
 	id.dev = h.dev;
-	rc = 0;
+	rc = RC_OK;
 	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
 		goto out; /* another file or device: stale (a resized file keeps its units) */
 	m->next_gen = h.next_gen;
@@ -225,20 +226,20 @@ static struct gen_map **find(const struct gen_map *id)
 }
 
 /* The unit a phase verifies t in: the map's when it holds data (or the
- * state's), if the phase's sizes are whole map units; -2 if not. */
+ * state's), if the phase's sizes are whole map units; RC_INPUT if not. */
 static int pick_unit(const struct target *t, uint32_t have, uint32_t *unit, int four_k, const char *from,
 		     char *why, size_t why_len)
 {
 	char p[256];
 
 	if (!have || have == *unit)
-		return 0;
+		return RC_OK;
 	if (have == 512 || (have == 4096 && four_k)) {
 		*unit = have;
-		return 0;
+		return RC_OK;
 	}
 	snprintf(why, why_len, "%u-byte units (target %s: %s)", have, shown(t->path, p, sizeof(p)), from);
-	return -2;
+	return RC_INPUT;
 }
 
 /* The unit size data on t was written in, when no map of this process
@@ -305,26 +306,27 @@ static void map_restart(struct gen_map *m)
 	__atomic_store_n(&m->written, 0, __ATOMIC_RELAXED);
 }
 
-/* Refuse a phase that reads a stale or shrunk map without writing. */
+/* Refuse a phase that reads a stale or shrunk map without writing:
+ * RC_REFUSED, why the whole message. */
 static int refuse_reads(const struct target *t, const struct gen_map *m, int mode, char *why, size_t why_len)
 {
 	char p[256], q[256];
 
 	if (!m || (mode & GENMAP_WRITES) || !(mode & GENMAP_READS))
-		return 0;
+		return RC_OK;
 	if (m->stale) {
 		snprintf(why, why_len, "phase.verify: target %s was written without verification since the last "
 			 "verified write: rewrite it with verify, or delete the state %s", shown(t->path, p, sizeof(p)),
 			 shown(m->state, q, sizeof(q)));
-		return -3;
+		return RC_REFUSED;
 	}
 	if (m->shrunk) {
 		snprintf(why, why_len, "phase.verify: target %s is smaller than what was written with "
 			 "verification (%llu bytes now): restore its size, or delete the state %s",
 			 shown(t->path, p, sizeof(p)), (unsigned long long)t->size, shown(m->state, q, sizeof(q)));
-		return -3;
+		return RC_REFUSED;
 	}
-	return 0;
+	return RC_OK;
 }
 
 static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
@@ -335,11 +337,11 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	uint32_t have = 0;
 
 	if (fresh && t->gmap)
-		return 0; /* another worker of this phase attached the new file */
+		return RC_OK; /* another worker of this phase attached the new file */
 	t->gmap = NULL;
 	if (identify(t, &id)) {
 		snprintf(why, why_len, "verification: stat %s: %s", t->path, strerror(errno));
-		return -1;
+		return RC_FAIL;
 	}
 	pp = find(&id);
 	if (pp && !fresh && same_file(*pp, &id))
@@ -351,23 +353,23 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	else if (!fresh)
 		have = unit_on_disk(t, &id, probe_off, &from);
 	if (pick_unit(t, have, unit, four_k, from, why, why_len))
-		return -2;
+		return RC_INPUT;
 	if (m && (m->unit != *unit || m->n < t->size / *unit + 1))
 		m = NULL; /* never written in this unit, or resized: a new map */
 	if (!m) {
 		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
-			return 0; /* too large to keep: lost writes go undetected */
+			return RC_OK; /* too large to keep: lost writes go undetected */
 		m = map_new(t, &id, *unit, fresh, why, why_len);
 		if (!m)
-			return -1;
+			return RC_FAIL;
 		map_insert(pp, m);
 	}
 	if (refuse_reads(t, m, mode, why, why_len))
-		return -3;
+		return RC_REFUSED;
 	if (m->stale && (mode & GENMAP_WRITES))
 		map_restart(m); /* stale until this phase's save */
 	t->gmap = m;
-	return 0;
+	return RC_OK;
 }
 
 int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
@@ -454,7 +456,7 @@ static int write_state(struct gen_map *m, char *why, size_t why_len)
 	if (!replaceable(m->state)) {
 		snprintf(why, why_len, "verification state %s: not a state file, left as it is (a later process "
 			 "cannot verify this phase's writes)", shown(m->state, p, sizeof(p)));
-		return -1;
+		return RC_FAIL;
 	}
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", m->state) < 0) {
 		tmp = NULL;
@@ -483,7 +485,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(tmp);
-	return ok ? 0 : -1;
+	return ok ? RC_OK : RC_FAIL;
 }
 
 int genmap_save(struct target *t, char *why, size_t why_len)
@@ -492,7 +494,7 @@ int genmap_save(struct target *t, char *why, size_t why_len)
 	int fd, rc;
 
 	if (!m || !__atomic_exchange_n(&m->dirty, 0, __ATOMIC_RELAXED))
-		return 0;
+		return RC_OK;
 	pthread_mutex_lock(&lock);
 	/* what the state claims was written must be on the device first */
 	fd = open(t->path, O_RDONLY | O_CLOEXEC);
@@ -533,7 +535,7 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 	int on_disk;
 
 	if (identify(t, &id))
-		return 0; /* nothing there yet: nothing verified */
+		return RC_OK; /* nothing there yet: nothing verified */
 	pp = find(&id);
 	if (pp && same_file(*pp, &id))
 		m = *pp;
@@ -542,7 +544,7 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 	id.state = state_path(&id);
 	if (!id.state) {
 		snprintf(why, why_len, "verification: no memory");
-		return -1;
+		return RC_FAIL;
 	}
 	on_disk = state_of(&id, id.state, &h) && (id.ino || h.size == t->size);
 	if (on_disk) {
@@ -555,7 +557,7 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 		on_disk = write_state(&id, why, why_len);
 	}
 	free(id.state);
-	return on_disk < 0 ? -1 : 0;
+	return on_disk < 0 ? RC_FAIL : RC_OK;
 }
 
 int genmap_stale(const struct target *t, char *why, size_t why_len)
@@ -563,7 +565,7 @@ int genmap_stale(const struct target *t, char *why, size_t why_len)
 	int rc;
 
 	if (t->kind == TARGET_NONE)
-		return 0;
+		return RC_OK;
 	pthread_mutex_lock(&lock);
 	rc = stale_locked(t, why, why_len);
 	pthread_mutex_unlock(&lock);
@@ -579,7 +581,7 @@ int genmap_dir_check(char *why, size_t why_len)
 	for (;;) {
 		if (!stat(d, &st)) {
 			if (S_ISDIR(st.st_mode) && !access(d, W_OK | X_OK))
-				return 0;
+				return RC_OK;
 			break;
 		}
 		if (errno != ENOENT || !strcmp(d, "/") || !strcmp(d, "."))
@@ -595,7 +597,7 @@ int genmap_dir_check(char *why, size_t why_len)
 	snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a writable "
 		 "directory; set IOMOON_STATE_DIR to one)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
 		 shown(d, q, sizeof(q)));
-	return -2;
+	return RC_INPUT;
 }
 
 /* Is m of no use to any later phase: not dirty, and its path names

@@ -64,21 +64,22 @@ static inline int genmap_known(const struct gen_map *m)
  * t was written in units of another size (the map's, else the state's,
  * else the header at probe_off, unless UINT64_MAX, says so), *unit becomes
  * that size if the phase's sizes are whole units of it (4096-byte units
- * need four_k), else -2 with why. fresh: the file was created by this run
+ * need four_k), else RC_INPUT with why. fresh: the file was created by this run
  * (any map or state of its inode is stale). mode: GENMAP_READS and/or
- * GENMAP_WRITES; a phase that reads without writing is refused (-3, why
+ * GENMAP_WRITES; a phase that reads without writing is refused (RC_REFUSED, why
  * the whole message) a stale state, or a target now smaller than what was
- * written. t->gmap is NULL when the map would be too large. 0, -2 bad unit
- * (why says which), -3 refused, -1 a system failure (why says). */
+ * written. t->gmap is NULL when the map would be too large. rc.h's codes:
+ * RC_OK, RC_INPUT bad unit (why says which), RC_REFUSED, RC_FAIL a system
+ * failure (why says); why holds WHY_LEN bytes. */
 int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
 		  char *why, size_t why_len);
 
 /* Before a phase writes t without verification: mark its map and state
- * stale (the units it writes lose their headers). 0, or -1 with why. */
+ * stale (the units it writes lose their headers). RC_OK, or RC_FAIL with why. */
 int genmap_stale(const struct target *t, char *why, size_t why_len);
 
 /* Can a state be saved (the state directory, or the nearest directory
- * that exists above it, is writable)? 0, or -2 with why. */
+ * that exists above it, is writable)? RC_OK, or RC_INPUT with why. */
 int genmap_dir_check(char *why, size_t why_len);
 
 /* Free the maps no target can use any more: replaced ones, and those of
@@ -87,7 +88,7 @@ int genmap_dir_check(char *why, size_t why_len);
 void genmap_collect(void);
 
 /* Save t's map to its state file if written since (fsync of the target
- * first, then tmp + fsync + rename). 0, or -1 with why. */
+ * first, then tmp + fsync + rename). RC_OK, or RC_FAIL with why. */
 int genmap_save(struct target *t, char *why, size_t why_len);
 
 #endif

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "lua_api.h"
 #include "lua_int.h"
+#include "rc.h"
 #include "target.h"
 
 struct target *api_check_target(lua_State *L, int idx)
@@ -87,7 +88,7 @@ int api_target(lua_State *L)
 {
 	struct target_opts o;
 	struct target *t;
-	char why[512];
+	char why[WHY_LEN];
 	int rc;
 
 	if (lua_type(L, 1) == LUA_TSTRING) { /* iomoon.target("path") */
@@ -102,7 +103,7 @@ int api_target(lua_State *L)
 	api_target_opts(L, 1, &o, "target");
 	t = api_new_target(L);
 	rc = target_prepare(t, &o, why, sizeof(why));
-	if (rc == -2)
+	if (rc == RC_INPUT)
 		return api_input_error(L, "%s", why);
 	if (rc < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, why);
@@ -162,10 +163,10 @@ static int t_tostring(lua_State *L)
  * is refused, as bad input); raises on failure. */
 static int open_target(lua_State *L, const struct target *t, int direct, int write)
 {
-	char why[1400];
+	char why[WHY_LEN];
 	int fd = target_open(t, direct, write, why, sizeof(why));
 
-	if (fd == -2)
+	if (fd == RC_INPUT)
 		api_input_error(L, "%s", why);
 	if (fd < 0)
 		api_raise_error(L, IOMOON_RUN_ERROR, why);
@@ -230,9 +231,9 @@ static int t_write(lua_State *L)
 		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
 				   (unsigned long long)off, t->path, (unsigned long long)t->size);
 	{
-		char why[1400];
+		char why[WHY_LEN];
 
-		if (target_may_write(t, why, sizeof(why)) < 0)
+		if (target_may_write(t, why, sizeof(why)) != RC_OK)
 			return api_input_error(L, "write: %s", why);
 	}
 	fd = open_target(L, t, 0, 1);

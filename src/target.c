@@ -16,6 +16,7 @@
  * names what was inspected. See doc/design.md, "Safety".
  */
 #include "target.h"
+#include "rc.h"
 #include "shown.h"
 
 #include <errno.h>
@@ -91,33 +92,34 @@ static void record_object(struct target *t, const struct stat *st)
 
 /* Open t's path and check that it is still the file or device inspected:
  * O_NONBLOCK at open, so that a FIFO put there since cannot block us, then
- * cleared (io_uring would otherwise fail instead of waiting). -2 when the
- * path names something else now, -1 with errno when it cannot be opened. */
+ * cleared (io_uring would otherwise fail instead of waiting). RC_INPUT when
+ * the path names something else now, RC_FAIL with errno when it cannot be
+ * opened. */
 static int open_checked(const struct target *t, int flags, struct stat *st)
 {
 	int fd = open(t->path, flags | O_NONBLOCK | O_CLOEXEC), fl;
 
 	if (fd < 0)
-		return -1;
+		return RC_FAIL;
 	if (fstat(fd, st) < 0 || !same_object(t, st)) {
 		close(fd);
-		return -2;
+		return RC_INPUT;
 	}
 	fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
 		close(fd);
-		return -1;
+		return RC_FAIL;
 	}
 	return fd;
 }
 
-/* A message for open_checked's failure. */
+/* A message for open_checked's failure rc. */
 static void open_failed(const struct target *t, int rc, const char *field, char *why, size_t why_len)
 {
 	char p[1024];
 
 	shown(t->path, p, sizeof(p));
-	if (rc == -2)
+	if (rc == RC_INPUT)
 		snprintf(why, why_len, "%s: %s is no longer the file or device that was checked (it was replaced "
 			 "or removed); nothing was written", field, p);
 	else
@@ -131,21 +133,22 @@ static void open_failed(const struct target *t, int rc, const char *field, char 
  * only where neither exists, its number and device. A copy (cp -a copies
  * the attribute) is another inode, and a file made later under the same
  * name, even in the same inode, is born later or of another generation, so
- * neither matches. */
+ * neither matches. RC_FAIL when statx cannot tell. */
 static int mark_value(int fd, char *v, size_t len)
 {
 	struct statx sx;
 	int gen;
 
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx) < 0)
-		return -1;
+		return RC_FAIL;
 	if (!(sx.stx_mask & STATX_BTIME) && ioctl(fd, FS_IOC_GETVERSION, &gen) == 0)
-		return snprintf(v, len, "iomoon-2 ino=%llu gen=%u", (unsigned long long)sx.stx_ino, (unsigned)gen) < 0;
+		return snprintf(v, len, "iomoon-2 ino=%llu gen=%u", (unsigned long long)sx.stx_ino, (unsigned)gen) < 0 ?
+			RC_FAIL : RC_OK;
 	if (!(sx.stx_mask & STATX_BTIME))
 		return snprintf(v, len, "iomoon-2 ino=%llu dev=%u:%u", (unsigned long long)sx.stx_ino, sx.stx_dev_major,
-				sx.stx_dev_minor) < 0;
+				sx.stx_dev_minor) < 0 ? RC_FAIL : RC_OK;
 	return snprintf(v, len, "iomoon-2 ino=%llu btime=%lld.%09u", (unsigned long long)sx.stx_ino,
-			(long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec) < 0;
+			(long long)sx.stx_btime.tv_sec, sx.stx_btime.tv_nsec) < 0 ? RC_FAIL : RC_OK;
 }
 
 /* Does the file open at fd carry a mark that matches it? (An old "created"
@@ -187,34 +190,34 @@ static int excl(const struct target *t)
 
 int target_may_write(const struct target *t, char *why, size_t why_len)
 {
-	char what[1200], p[1024];
+	char what[WHY_LEN], p[1024];
 	struct stat st;
 	int fd, c;
 
 	shown(t->path, p, sizeof(p));
 	if (t->kind == TARGET_NONE || (t->kind == TARGET_FILE && !t->exists))
-		return 0; /* nothing on disk, or it will be created, and ours */
+		return RC_OK; /* nothing on disk, or it will be created, and ours */
 	if (t->kind == TARGET_FILE && !t->ours && !t->allow_write) {
 		snprintf(why, why_len, "target %s: iomoon did not create this file; writing to it needs "
 			 "allow_write=true (--allow-write)", p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (t->kind == TARGET_BLOCK && !t->allow_write) {
 		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (t->force)
-		return 0;
+		return RC_OK;
 	fd = open_checked(t, O_RDONLY, &st);
 	if (fd < 0) {
 		open_failed(t, fd, "target", why, why_len);
-		return -2;
+		return RC_INPUT;
 	}
 	c = claimed(t, fd, &st, what, sizeof(what));
 	close(fd);
 	if (!c && excl(t)) { /* what sysfs does not show, the kernel may */
 		fd = open_checked(t, O_RDONLY | O_EXCL, &st);
-		c = fd == -1 && errno == EBUSY;
+		c = fd == RC_FAIL && errno == EBUSY;
 		if (c)
 			snprintf(what, sizeof(what), "%s", BUSY);
 		if (fd >= 0)
@@ -223,9 +226,9 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 	if (c) {
 		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
 			 p, what);
-		return -2;
+		return RC_INPUT;
 	}
-	return 0;
+	return RC_OK;
 }
 
 /* Is there a hole in [0, size) of the file open at fd? Its offset, or -1. */
@@ -270,7 +273,7 @@ static int fs_takes(const char *dir, uint64_t size)
 
 /* Will the filesystem holding path (in directory dir) take what
  * materializing adds: a file of size bytes, need of them written (the
- * fill)? Bad input before anything is created or written, else 0. */
+ * fill)? RC_INPUT before anything is created or written, else RC_OK. */
 static int check_room(const char *W, const char *path, const char *dir, uint64_t size, uint64_t need, char *why,
 		      size_t why_len)
 {
@@ -284,18 +287,18 @@ static int check_room(const char *W, const char *path, const char *dir, uint64_t
 	if (!fs_takes(dir, size)) {
 		snprintf(why, why_len, "%s.size: %s is larger than the largest file the filesystem of %s takes (%s)", W, a, d,
 			 strerror(errno));
-		return -2;
+		return RC_INPUT;
 	}
 	if (!need || statvfs(dir, &vfs) < 0)
-		return 0;
+		return RC_OK;
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	if (need <= avail)
-		return 0;
+		return RC_OK;
 	units_format_size(need, b, sizeof(b));
 	units_format_size(avail, f, sizeof(f));
 	snprintf(why, why_len, "%s.size: %s needs %s free on %s (%s free) to fill %s; give a smaller size (or "
 		 "fill=false, which writes nothing)", W, a, b, d, f, p);
-	return -2;
+	return RC_INPUT;
 }
 
 /* check_room for the existing file open at fd, in its real directory. */
@@ -305,7 +308,7 @@ static int room(const struct target *t, const struct target_opts *o, int fd, cha
 	int rc;
 
 	if (!real)
-		return 0; /* the open checks will say */
+		return RC_OK; /* the open checks will say */
 	d = dirname(real);
 	rc = check_room(o->what ? o->what : "target", o->path, d, t->size,
 			o->fill != FILL_NONE ? hole_bytes(fd, t->size) : 0, why, why_len);
@@ -322,10 +325,10 @@ static int check_growth(struct target *t, const struct target_opts *o, int fd, c
 	const char *W = o->what ? o->what : "target";
 	uint64_t have = (uint64_t)st->st_size;
 	int grow = t->size > have, holes = o->fill != FILL_NONE && first_hole(fd, 0, t->size) >= 0;
-	char p[1024], what[1200];
+	char p[1024], what[WHY_LEN];
 
 	if (!grow && !holes)
-		return 0;
+		return RC_OK;
 	shown(o->path, p, sizeof(p));
 	if (!t->ours && !o->allow_write) {
 		if (grow)
@@ -335,7 +338,7 @@ static int check_growth(struct target *t, const struct target_opts *o, int fd, c
 		else
 			snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to a file iomoon did not "
 				 "create: give allow_write=true (--allow-write), or fill=false to read it as it is", W, p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (o->force || !claimed(t, fd, st, what, sizeof(what)))
 		return room(t, o, fd, why, why_len);
@@ -345,7 +348,7 @@ static int check_growth(struct target *t, const struct target_opts *o, int fd, c
 	else
 		snprintf(why, why_len, "%s.fill: %s has holes, and filling them writes to it, but %s: give fill=false to "
 			 "read it as it is, or force=true (--force) to write anyway and destroy it", W, p, what);
-	return -2;
+	return RC_INPUT;
 }
 
 /* Open what stat found (st) read-only, as t's object from now on. */
@@ -376,24 +379,24 @@ static int inspect_device(struct target *t, const struct target_opts *o, const s
 	int ssz = 512, fd = open_inspected(t, W, st, &now, why, why_len);
 
 	if (fd < 0)
-		return -2;
+		return RC_INPUT;
 	shown(o->path, p, sizeof(p));
 	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0) {
 		snprintf(why, why_len, "%s.path: %s: cannot read the device's size: %s", W, p, strerror(errno));
 		close(fd);
-		return -2;
+		return RC_INPUT;
 	}
 	close(fd);
 	if (o->size > bytes) {
 		units_format_size(bytes, sz, sizeof(sz));
 		snprintf(why, why_len, "%s.size: %llu bytes is larger than the device %s (%s)", W,
 			 (unsigned long long)o->size, p, sz);
-		return -2;
+		return RC_INPUT;
 	}
 	t->size = o->size ? o->size : bytes;
 	t->sector = (uint32_t)ssz;
 	t->mem_align = (uint32_t)ssz;
-	return 0;
+	return RC_OK;
 }
 
 /* An existing regular file: whose it is, its size, and whether what
@@ -407,18 +410,18 @@ static int inspect_file(struct target *t, const struct target_opts *o, const str
 	int rc, fd = open_inspected(t, W, st, &now, why, why_len);
 
 	if (fd < 0)
-		return -2;
+		return RC_INPUT;
 	shown(o->path, p, sizeof(p));
 	t->ours = mark_matches(fd);
 	t->size = o->size ? o->size : (uint64_t)now.st_size;
 	if (!t->size) {
 		snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, p);
 		close(fd);
-		return -2;
+		return RC_INPUT;
 	}
 	rc = check_growth(t, o, fd, &now, why, why_len);
 	close(fd);
-	if (rc == 0)
+	if (rc == RC_OK)
 		file_alignment(o->path, &t->sector, &t->mem_align);
 	return rc;
 }
@@ -435,27 +438,27 @@ static int inspect_missing(struct target *t, const struct target_opts *o, char *
 	if (lstat(o->path, &ls) == 0) { /* O_EXCL would refuse it later */
 		snprintf(why, why_len, "%s.path: %s is a symbolic link to a missing file (iomoon creates no file "
 			 "through a link; give the link's target)", W, p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (!o->create) {
 		snprintf(why, why_len, "%s.path: %s does not exist (set create=true and a size to make it)", W, p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (!o->size) {
 		snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, p);
-		return -2;
+		return RC_INPUT;
 	}
 	t->size = o->size;
 	snprintf(dir, sizeof(dir), "%s", o->path);
 	d = dirname(dir);
 	if (access(d, W_OK) < 0) {
 		snprintf(why, why_len, "%s.path: cannot create %s in its directory: %s", W, p, strerror(errno));
-		return -2;
+		return RC_INPUT;
 	}
 	if (check_room(W, o->path, d, t->size, o->fill != FILL_NONE ? t->size : 0, why, why_len) < 0)
-		return -2;
+		return RC_INPUT;
 	file_alignment(d, &t->sector, &t->mem_align);
-	return 0;
+	return RC_OK;
 }
 
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len)
@@ -468,25 +471,25 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 	memset(t, 0, sizeof(*t));
 	if (!o->path || !*o->path) {
 		snprintf(why, why_len, "%s.path: missing (a file or block device path)", W);
-		return -2;
+		return RC_INPUT;
 	}
 	shown(o->path, p, sizeof(p));
 	t->exists = stat(o->path, &st) == 0;
 	if (!t->exists && errno != ENOENT) {
 		snprintf(why, why_len, "%s.path: %s: %s", W, p, strerror(errno));
-		return -2;
+		return RC_INPUT;
 	}
 	/* nothing else is opened: a FIFO's open would block, a tape's rewind */
 	if (t->exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 		snprintf(why, why_len, "%s.path: %s is %s, not a regular file or block device", W, p, kind_name(st.st_mode));
-		return -2;
+		return RC_INPUT;
 	}
 	t->allow_write = o->allow_write;
 	t->force = o->force;
 	t->path = strdup(o->path); /* open_checked opens t->path */
 	if (!t->path) {
 		snprintf(why, why_len, "out of memory");
-		return -1;
+		return RC_FAIL;
 	}
 	if (!t->exists)
 		rc = inspect_missing(t, o, why, why_len);
@@ -511,7 +514,7 @@ static int fill_range(int fd, char *buf, struct rng *r, enum target_fill fill, u
 		*at = off;
 		if (phase_interrupt) {
 			errno = EINTR;
-			return -1;
+			return RC_FAIL;
 		}
 		if (fill == FILL_RANDOM)
 			for (size_t i = 0; i < n / 8; i++)
@@ -519,12 +522,12 @@ static int fill_range(int fd, char *buf, struct rng *r, enum target_fill fill, u
 		w = pwrite(fd, buf, n, (off_t)off);
 		if (w <= 0) {
 			errno = w < 0 ? errno : EIO;
-			return -1;
+			return RC_FAIL;
 		}
 		off += (uint64_t)w;
 	}
 	*at = off;
-	return 0;
+	return RC_OK;
 }
 
 /* Write data into every hole of [0, size). Holes are looked for through
@@ -539,47 +542,47 @@ static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *wh
 	struct stat st;
 	struct rng r;
 	char *buf, p[1024];
-	int fd, rc = 0;
+	int fd, rc = RC_OK;
 
 	if (hole < 0)
-		return 0;
+		return RC_OK;
 	shown(t->path, p, sizeof(p));
 	if (!t->ours && !t->allow_write) { /* inspection refused this already */
 		snprintf(why, why_len, "target %s: refusing to fill a file iomoon did not create", p);
-		return -1;
+		return RC_FAIL;
 	}
 	fd = open_checked(t, O_WRONLY | O_DIRECT, &st);
-	if (fd == -1 && errno == EINVAL)
+	if (fd == RC_FAIL && errno == EINVAL)
 		fd = open_checked(t, O_WRONLY, &st);
 	if (fd < 0) {
 		open_failed(t, fd, "target fill", why, why_len);
-		return -1;
+		return RC_FAIL;
 	}
 	if (posix_memalign((void **)&buf, 4096, FILL_CHUNK)) {
 		close(fd);
 		snprintf(why, why_len, "target %s: no memory for the fill buffer", p);
-		return -1;
+		return RC_FAIL;
 	}
 	memset(buf, 0, FILL_CHUNK);
 	rng_seed(&r, (uint64_t)time(NULL) ^ (uint64_t)getpid(), 7);
-	while (rc == 0 && hole >= 0) {
+	while (rc == RC_OK && hole >= 0) {
 		off_t data = lseek(rfd, (off_t)hole, SEEK_DATA);
 		uint64_t end = (data < 0 || (uint64_t)data > t->size) ? t->size : (uint64_t)data;
 		uint64_t whole = (end - (uint64_t)hole) / t->sector * t->sector;
 
 		rc = fill_range(fd, buf, &r, fill, (uint64_t)hole, (uint64_t)hole + whole, &at);
-		if (rc == 0 && whole < end - (uint64_t)hole) { /* O_DIRECT cannot write it */
+		if (rc == RC_OK && whole < end - (uint64_t)hole) { /* O_DIRECT cannot write it */
 			int fl = fcntl(fd, F_GETFL);
 
 			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0 ||
 			    fill_range(fd, buf, &r, fill, (uint64_t)hole + whole, end, &at) < 0)
-				rc = -1;
+				rc = RC_FAIL;
 		}
-		hole = rc == 0 ? first_hole(rfd, end, t->size) : -1;
+		hole = rc == RC_OK ? first_hole(rfd, end, t->size) : -1;
 	}
 	free(buf);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -1;
+	if (rc == RC_OK && fsync(fd) < 0)
+		rc = RC_FAIL;
 	if (rc < 0 && errno == EINTR)
 		snprintf(why, why_len, "interrupted during the fill of %s at %llu of %llu bytes", p,
 			 (unsigned long long)at, (unsigned long long)t->size);
@@ -591,7 +594,7 @@ static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *wh
 
 /* Create the missing file with O_EXCL (a file that appeared since the
  * inspection is not ours, and is refused), and mark it through the new
- * descriptor. A read-write descriptor, or -2 with why. */
+ * descriptor. A read-write descriptor, or RC_INPUT with why. */
 static int create_file(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
 	const char *W = o->what ? o->what : "target";
@@ -603,19 +606,19 @@ static int create_file(struct target *t, const struct target_opts *o, char *why,
 	if (fd < 0 && errno == EEXIST) {
 		snprintf(why, why_len, "%s.path: %s appeared after it was checked (something else made it, so it is "
 			 "not iomoon's); nothing was written", W, p);
-		return -2;
+		return RC_INPUT;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(why, why_len, "%s.path: cannot create %s: %s", W, p, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -2;
+		return RC_INPUT;
 	}
 	record_object(t, &st);
 	t->created = 1;
 	t->ours = 1;
 	/* where the filesystem keeps no user xattrs, it is anyone's file next time */
-	if (mark_value(fd, v, sizeof(v)) == 0)
+	if (mark_value(fd, v, sizeof(v)) == RC_OK)
 		(void)fsetxattr(fd, TARGET_XATTR, v, strlen(v), 0);
 	file_alignment(t->path, &t->sector, &t->mem_align);
 	return fd;
@@ -631,11 +634,11 @@ static int extend_file(struct target *t, const struct target_opts *o, int fd, ch
 	int wfd, rc;
 
 	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= t->size)
-		return 0;
+		return RC_OK;
 	wfd = t->created ? fd : open_checked(t, O_WRONLY, &st);
-	if (wfd == -2)
+	if (wfd == RC_INPUT)
 		errno = ESTALE;
-	rc = wfd < 0 || ftruncate(wfd, (off_t)t->size) < 0 ? -1 : 0;
+	rc = wfd < 0 || ftruncate(wfd, (off_t)t->size) < 0 ? RC_FAIL : RC_OK;
 	if (rc < 0)
 		snprintf(why, why_len, "%s.size: cannot make %s %llu bytes: %s", W, shown(t->path, p, sizeof(p)),
 			 (unsigned long long)t->size, strerror(errno));
@@ -651,24 +654,24 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 	int fd, rc;
 
 	if (t->kind != TARGET_FILE)
-		return 0;
+		return RC_OK;
 	snprintf(field, sizeof(field), "%s.path", o->what ? o->what : "target");
 	if (!t->exists) {
 		fd = create_file(t, o, why, why_len);
 		if (fd < 0)
-			return -2;
+			return RC_INPUT;
 	} else {
 		fd = open_checked(t, O_RDONLY, &st);
 		if (fd < 0) {
 			open_failed(t, fd, field, why, why_len);
-			return -2;
+			return RC_INPUT;
 		}
 	}
 	rc = extend_file(t, o, fd, why, why_len);
-	if (rc == 0 && o->fill != FILL_NONE)
+	if (rc == RC_OK && o->fill != FILL_NONE)
 		rc = fill_holes(t, o->fill, fd, why, why_len);
 	close(fd);
-	if (rc == 0)
+	if (rc == RC_OK)
 		t->exists = 1;
 	return rc;
 }
@@ -688,7 +691,7 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 {
 	int rc = target_inspect(t, o, why, why_len);
 
-	if (rc == 0)
+	if (rc == RC_OK)
 		rc = target_materialize(t, o, why, why_len);
 	if (rc < 0) {
 		if (t->path)
@@ -716,18 +719,18 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 	fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
 
 	shown(t->path, p, sizeof(p));
-	if (fd == -1 && direct && errno == EINVAL) {
+	if (fd == RC_FAIL && direct && errno == EINVAL) {
 		snprintf(why, why_len, "direct: %s is on a filesystem without O_DIRECT (tmpfs before Linux 6.6?); set direct=false",
 			 p);
-		return -2;
+		return RC_INPUT;
 	}
-	if (fd == -2) {
+	if (fd == RC_INPUT) {
 		open_failed(t, fd, "target", why, why_len);
-		return -2;
+		return RC_INPUT;
 	}
 	if (fd < 0) {
 		snprintf(why, why_len, "target %s: open: %s", p, strerror(errno));
-		return -1;
+		return RC_FAIL;
 	}
 	return fd;
 }

@@ -54,8 +54,9 @@ struct target {
 	struct gen_map *gmap;
 };
 
-/* Errors: -2 bad input (why names field, value, what would be right),
- * -1 a system failure (why says which call and errno). */
+/* Errors (rc.h; why holds WHY_LEN bytes, a longer message is cut): RC_INPUT
+ * bad input or a refusal (why names field, value, what would be right),
+ * RC_FAIL a system failure (why says which call and errno). */
 
 /* Everything that can be known without writing: kind, size, sector, whose
  * a file is, and whether what target_materialize would write (extension,
@@ -63,20 +64,22 @@ struct target {
  * sector. Opens only regular files and block devices, read-only. */
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len);
 /* Create a missing file (O_EXCL: one that appeared since inspection is
- * refused, -2), extend a short one, fill its holes (opened for writing only
- * if it has one; stops with -1 when phase_interrupt is set). Every open
- * checks the path still names what was inspected (-2 if not). */
+ * refused, RC_INPUT), extend a short one, fill its holes (opened for writing
+ * only if it has one; stops with RC_FAIL when phase_interrupt is set).
+ * Every open checks the path still names what was inspected (RC_INPUT if
+ * not). */
 int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len);
 /* Both, in order; on failure, a file this call created is removed. */
 int target_prepare(struct target *t, const struct target_opts *o, char *why, size_t why_len);
-/* May phases write to t? 0, or -2 with why: a block device, or a file
+/* May phases write to t? RC_OK, or RC_INPUT with why: a block device, or a file
  * iomoon did not create, needs allow_write; then nothing may claim it
  * (mount, swap, a sysfs holder, a loop device, any signature or a probe
  * that cannot tell, and for a block device an exclusive open the kernel
  * refuses) unless force. Reads t, writes nothing. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
-/* Open a descriptor on t (O_DIRECT if direct, read-write if write); whether
- * t may be written is target_may_write's to say, before this. */
+/* Open a descriptor on t (O_DIRECT if direct, read-write if write), or
+ * RC_INPUT (replaced since inspected, or no O_DIRECT there) or RC_FAIL with
+ * why; whether t may be written is target_may_write's to say, before this. */
 int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
 /* Remove the file this run created, only if its name still names the
  * inode created (lstat: a link or another file put there is left alone).
