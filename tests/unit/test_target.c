@@ -1,6 +1,7 @@
 /* test_target.c - what no shell test can time: a file that appears, or is
  * replaced, between a target's inspection and its creation; the mark set on
- * creation; an interrupt between fill chunks. Works in a private directory
+ * creation; an interrupt between fill chunks; the rc.h codes, and a message
+ * longer than WHY_LEN cut inside its buffer. Works in a private directory
  * under $TMPDIR (or /tmp), removed at the end.
  */
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "phase.h"
+#include "rc.h"
 #include "tap.h"
 #include "target.h"
 
@@ -55,13 +57,13 @@ static void appears_after_inspection(void)
 {
 	struct target_opts o = { .path = in_dir("late.dat"), .size = 1 << 20, .create = 1, .fill = FILL_RANDOM };
 	struct target t;
-	char why[512] = "";
+	char why[WHY_LEN] = "";
 	int rc = target_inspect(&t, &o, why, sizeof(why));
 
-	ok(rc == 0 && !t.exists, "a missing file inspects fine (%s)", why);
+	ok(rc == RC_OK && !t.exists, "a missing file inspects fine (%s)", why);
 	put(o.path, "theirs");
 	rc = target_materialize(&t, &o, why, sizeof(why));
-	ok(rc == -2 && strstr(why, "appeared after it was checked"), "a file that appeared since: refused (%d: %s)", rc, why);
+	ok(rc == RC_INPUT && strstr(why, "appeared after it was checked"), "a file that appeared since: refused (%d: %s)", rc, why);
 	ok(holds(o.path, "theirs"), "and not extended, filled or written");
 	ok(getxattr(o.path, TARGET_XATTR, NULL, 0) < 0, "nor marked");
 	target_free(&t);
@@ -71,12 +73,12 @@ static void replaced_after_inspection(void)
 {
 	struct target_opts o = { .path = in_dir("swap.dat"), .size = 1 << 20, .create = 1, .fill = FILL_RANDOM };
 	struct target t;
-	char why[512] = "", mark[128] = "", want[128];
+	char why[WHY_LEN] = "", mark[128] = "", want[128];
 	struct stat st;
 	ssize_t n;
 	int rc = target_prepare(&t, &o, why, sizeof(why));
 
-	ok(rc == 0 && t.created && t.ours, "iomoon creates swap.dat (%s)", why);
+	ok(rc == RC_OK && t.created && t.ours, "iomoon creates swap.dat (%s)", why);
 	n = getxattr(o.path, TARGET_XATTR, mark, sizeof(mark) - 1);
 	stat(o.path, &st);
 	snprintf(want, sizeof(want), "iomoon-2 ino=%llu ", (unsigned long long)st.st_ino);
@@ -84,14 +86,14 @@ static void replaced_after_inspection(void)
 	target_free(&t);
 	o.size = 2 << 20; /* extending writes */
 	rc = target_inspect(&t, &o, why, sizeof(why));
-	ok(rc == 0 && t.ours, "inspected again: ours (%s)", why);
+	ok(rc == RC_OK && t.ours, "inspected again: ours (%s)", why);
 	put(in_dir("other.dat"), "other");
 	rename(in_dir("other.dat"), o.path);
 	rc = target_materialize(&t, &o, why, sizeof(why));
-	ok(rc == -2 && strstr(why, "no longer the file"), "replaced since: refused (%d: %s)", rc, why);
+	ok(rc == RC_INPUT && strstr(why, "no longer the file"), "replaced since: refused (%d: %s)", rc, why);
 	ok(holds(o.path, "other"), "the file now there is not extended or filled");
 	rc = target_open(&t, 0, 0, why, sizeof(why));
-	ok(rc == -2 && strstr(why, "no longer the file"), "nor opened for a phase (%d: %s)", rc, why);
+	ok(rc == RC_INPUT && strstr(why, "no longer the file"), "nor opened for a phase (%d: %s)", rc, why);
 	if (rc >= 0)
 		close(rc);
 	target_free(&t);
@@ -101,13 +103,13 @@ static void interrupted_fill(void)
 {
 	struct target_opts o = { .path = in_dir("int.dat"), .size = 64 << 20, .create = 1, .fill = FILL_RANDOM };
 	struct target t;
-	char why[512] = "";
+	char why[WHY_LEN] = "";
 	int rc;
 
 	phase_interrupt = 1;
 	rc = target_prepare(&t, &o, why, sizeof(why));
 	phase_interrupt = 0;
-	ok(rc == -1 && strstr(why, "interrupted during the fill of ") && strstr(why, " at 0 of 67108864 bytes"),
+	ok(rc == RC_FAIL && strstr(why, "interrupted during the fill of ") && strstr(why, " at 0 of 67108864 bytes"),
 	   "an interrupt stops the fill before its first chunk (%d: %s)", rc, why);
 	ok(access(o.path, F_OK) < 0, "and the file it created is removed");
 }
@@ -119,10 +121,10 @@ static void unlink_only_created(void)
 {
 	struct target_opts o = { .path = in_dir("gone.dat"), .size = 1 << 20, .create = 1, .fill = FILL_NONE };
 	struct target t;
-	char why[512] = "";
+	char why[WHY_LEN] = "";
 	int rc = target_prepare(&t, &o, why, sizeof(why));
 
-	ok(rc == 0 && t.created, "iomoon creates gone.dat (%s)", why);
+	ok(rc == RC_OK && t.created, "iomoon creates gone.dat (%s)", why);
 	put(in_dir("theirs.dat"), "theirs");
 	rename(in_dir("theirs.dat"), o.path);
 	ok(target_unlink_created(&t) == 0 && holds(o.path, "theirs"), "a file renamed into its place is left alone");
@@ -135,9 +137,47 @@ static void unlink_only_created(void)
 	unlink(in_dir("theirs.dat"));
 	target_free(&t);
 	rc = target_prepare(&t, &o, why, sizeof(why));
-	ok(rc == 0 && target_unlink_created(&t) == 1 && access(o.path, F_OK) < 0, "the file it created is removed (%s)",
+	ok(rc == RC_OK && target_unlink_created(&t) == 1 && access(o.path, F_OK) < 0, "the file it created is removed (%s)",
 	   why);
 	target_free(&t);
+}
+
+/* A refusal is RC_INPUT; a message longer than WHY_LEN is cut inside the
+ * buffer (a guard after it stays untouched) and still names its field. */
+static void codes_and_cut_messages(void)
+{
+	struct {
+		char why[WHY_LEN];
+		char guard[32];
+	} b;
+	char path[2048], guard[32];
+	struct target_opts o = { .path = path };
+	struct target t;
+	int rc, n;
+
+	n = snprintf(path, sizeof(path), "%s", dir);
+	for (int i = 0; i < 6; i++)
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "/%0200d", i);
+	memset(&b, 0x5a, sizeof(b));
+	memset(guard, 0x5a, sizeof(guard));
+	rc = target_inspect(&t, &o, b.why, sizeof(b.why));
+	ok(rc == RC_INPUT && !strncmp(b.why, "target.path: ", 13) && strlen(b.why) == WHY_LEN - 1 &&
+	   !memcmp(b.guard, guard, sizeof(guard)), "a missing %d-byte path: RC_INPUT, why cut to %d bytes (%.40s...)",
+	   n, WHY_LEN - 1, b.why);
+	put(in_dir("anyones.dat"), "theirs");
+	o.path = in_dir("anyones.dat");
+	b.why[0] = 0;
+	rc = target_inspect(&t, &o, b.why, sizeof(b.why));
+	ok(rc == RC_OK && !t.ours && t.size == 6, "a file iomoon did not create inspects fine (%s)", b.why);
+	rc = target_may_write(&t, b.why, sizeof(b.why));
+	ok(rc == RC_INPUT && strstr(b.why, "iomoon did not create this file") && strstr(b.why, "allow_write=true"),
+	   "writing it without allow_write: RC_INPUT (%s)", b.why);
+	t.allow_write = 1;
+	t.force = 1;
+	ok(target_may_write(&t, b.why, sizeof(b.why)) == RC_OK && holds(o.path, "theirs"),
+	   "with allow_write and force: RC_OK, and nothing written by asking");
+	target_free(&t);
+	unlink(o.path);
 }
 
 int main(void)
@@ -153,6 +193,7 @@ int main(void)
 	replaced_after_inspection();
 	interrupted_fill();
 	unlink_only_created();
+	codes_and_cut_messages();
 	unlink(in_dir("late.dat"));
 	unlink(in_dir("swap.dat"));
 	unlink(in_dir("int.dat"));
