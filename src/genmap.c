@@ -335,12 +335,15 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	struct gen_map id = { 0 }, **pp, *m = NULL;
 	const char *from = "so written by an earlier phase";
 	uint32_t have = 0;
+	char p[256];
 
 	if (fresh && t->gmap)
 		return RC_OK; /* another worker of this phase attached the new file */
 	t->gmap = NULL;
 	if (identify(t, &id)) {
-		snprintf(why, why_len, "verification: stat %s: %s", t->path, strerror(errno));
+		int e = errno;
+
+		snprintf(why, why_len, "verification: stat %s: %s", shown(t->path, p, sizeof(p)), strerror(e));
 		return RC_FAIL;
 	}
 	pp = find(&id);

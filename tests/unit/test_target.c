@@ -180,6 +180,19 @@ static void codes_and_cut_messages(void)
 	unlink(o.path);
 }
 
+/* genmap_attach's message for a path that cannot be stat'ed shows its
+ * control bytes escaped: the message stays one line. */
+static void attach_message_escaped(void)
+{
+	struct target t = { .path = (char *)in_dir("no\nsuch\x1b[2J.dat"), .kind = TARGET_FILE, .size = 1 << 20 };
+	uint32_t unit = 4096;
+	char why[WHY_LEN] = "";
+	int rc = genmap_attach(&t, &unit, 1, 0, UINT64_MAX, GENMAP_READS, why, sizeof(why));
+
+	ok(rc == RC_FAIL && strstr(why, "no\\nsuch\\x1b[2J.dat: No such file") && !strchr(why, '\n') &&
+	   !strchr(why, 0x1b), "genmap_attach on a missing path: RC_FAIL, its name escaped (%s)", why);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -194,6 +207,7 @@ int main(void)
 	interrupted_fill();
 	unlink_only_created();
 	codes_and_cut_messages();
+	attach_message_escaped();
 	unlink(in_dir("late.dat"));
 	unlink(in_dir("swap.dat"));
 	unlink(in_dir("int.dat"));
