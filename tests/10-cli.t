@@ -97,7 +97,17 @@ bad "unknown format" "--format: 'xml' is not a format" quick --target "$N" --siz
 bad "bad duration" "--time: '5 fortnights' has an unknown unit" quick --target "$N" --size 16m --time "5 fortnights"
 bad "missing file without size" '--size: needed to create' quick --target "$N"
 bad "unknown suite" "suite 'nope' does not exist \(ready suites: .*quick" suite nope --target "$N"
+bad "a flag given a value" '^iomoon quick: --quiet takes no value$' quick --target "$N" --size 16m --quiet=1
+bad "an option without its value" '^iomoon quick: --qd needs a value$' quick --target "$N" --size 16m --qd
+bad "one hyphen" "^iomoon quick: '-qd' is not an option \(options start with two hyphens, as --read\)$" quick --target "$N" --size 16m -qd 4
+bad "a stray argument" "^iomoon quick: unexpected argument 'stray' \(every option is --NAME VALUE\)$" quick --target "$N" --size 16m stray
+bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz \(known here: --allow-write --bs .* --workers\)$' quick --target "$N" --zzzzzzzz
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
+# run: iomoon's options come before the script; everything after it, options
+# included, is the script's (arg), and --opt=value is one argument
+printf 'print(table.concat(arg, "|"))\n' >"$TMP/args.lua"
+out=$("$IOMOON" run --quiet --format=none "$TMP/args.lua" --format json -x --quiet=1 -- y); is $? 0 "run: options after the script: exit 0"
+is "$out" "--format|json|-x|--quiet=1|--|y" "run: every argument after the script reaches it unparsed"
 
 # installed elsewhere, the binary finds its library beside it; IOMOON_LUA_PATH overrides
 make -s -C "$ROOT" install PREFIX="$TMP/inst" >/dev/null; ok $? "make install PREFIX=..."
