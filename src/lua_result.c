@@ -125,7 +125,11 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 	set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
 	set_int(L, "quota_ios", sp->ios);
 	set_int(L, "quota_bytes", sp->bytes);
-	set_int(L, "batch", sp->batch);
+	if (sp->batch == BATCH_AUTO)
+		lua_pushstring(L, "auto");
+	else
+		lua_pushinteger(L, (lua_Integer)sp->batch);
+	lua_setfield(L, -2, "batch");
 	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 }
 
@@ -349,6 +353,32 @@ static void push_trace(lua_State *L, const struct phase_result *r)
 /* The result table of a phase that ran, section after section: its set-up,
  * what it asked for (push_definition), its rates and latencies, CPU,
  * errors and end, intervals and trace. */
+/* One of submit_sizes, reap_sizes: how many, the I/Os in them, their
+ * mean and max, and hist[k] (k = 1..): how many of 2^(k-1) to 2^k - 1 I/Os. */
+static void push_sizes(lua_State *L, const struct batch_sizes *b, const char *field)
+{
+	uint64_t n = 0;
+	unsigned last = 0;
+
+	for (unsigned k = 0; k < BATCH_HIST; k++)
+		if (b->hist[k]) {
+			n += b->hist[k];
+			last = k + 1;
+		}
+	lua_createtable(L, 0, 5);
+	set_int(L, "count", n);
+	set_int(L, "ios", b->ios);
+	set_num(L, "mean", n ? (double)b->ios / (double)n : 0);
+	set_int(L, "max", b->max);
+	lua_createtable(L, (int)last, 0);
+	for (unsigned k = 0; k < last; k++) {
+		lua_pushinteger(L, (lua_Integer)b->hist[k]);
+		lua_rawseti(L, -2, k + 1);
+	}
+	lua_setfield(L, -2, "hist");
+	lua_setfield(L, -2, field);
+}
+
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
 	struct hist all = r->total.op[OP_READ].lat;
@@ -363,6 +393,9 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	push_intervals(L, r, all.max);
 	if (rs->sp.trace_max)
 		push_trace(L, r);
+	set_int(L, "batch_used", r->batch.bound);
+	push_sizes(L, &r->batch.submit, "submit_sizes");
+	push_sizes(L, &r->batch.reap, "reap_sizes");
 }
 
 /* The registry table under key, made on first use. */
@@ -501,6 +534,24 @@ static void seal_list(lua_State *L, const char *field, const char *what)
 	lua_pop(L, 1);
 }
 
+/* Seal the tables under `names` of the table on top as "prefix.name", and
+ * in each of them the tables under `inner` (NULL: none). */
+static void seal_fields(lua_State *L, const char *prefix, const char *const *names, const char *const *inner)
+{
+	for (unsigned i = 0; names[i]; i++) {
+		lua_pushstring(L, names[i]);
+		if (lua_rawget(L, -2) == LUA_TTABLE) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "%s.%s", prefix, names[i]);
+			seal_table(L, -1, what);
+			if (inner)
+				seal_fields(L, what, inner, NULL);
+		}
+		lua_pop(L, 1);
+	}
+}
+
 /* The result at the top of the stack and its lat, svc, read, write and cpu
  * tables, and the entries of its intervals and mix, say which field does
  * not exist, instead of a silent nil. */
@@ -512,34 +563,8 @@ void api_seal_result(lua_State *L)
 	seal_table(L, -1, "result");
 	seal_list(L, "intervals", "result.intervals[i]");
 	seal_list(L, "mix", "result.mix[i]");
-	for (unsigned i = 0; subs[i]; i++) {
-		lua_pushstring(L, subs[i]);
-		if (lua_rawget(L, -2) == LUA_TTABLE) {
-			char what[32];
-
-			snprintf(what, sizeof(what), "result.%s", subs[i]);
-			seal_table(L, -1, what);
-		}
-		lua_pop(L, 1);
-	}
-	for (unsigned i = 0; ops[i]; i++) {
-		lua_pushstring(L, ops[i]);
-		if (lua_rawget(L, -2) == LUA_TTABLE) {
-			char what[32];
-
-			snprintf(what, sizeof(what), "result.%s", ops[i]);
-			seal_table(L, -1, what);
-			for (unsigned j = 0; subs[j]; j++) {
-				lua_pushstring(L, subs[j]);
-				if (lua_rawget(L, -2) == LUA_TTABLE) {
-					snprintf(what, sizeof(what), "result.%s.%s", ops[i], subs[j]);
-					seal_table(L, -1, what);
-				}
-				lua_pop(L, 1);
-			}
-		}
-		lua_pop(L, 1);
-	}
+	seal_fields(L, "result", subs, NULL);
+	seal_fields(L, "result", ops, subs);
 }
 
 /* Hand the result on top of the stack to what asked for results. */
