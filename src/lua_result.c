@@ -125,7 +125,11 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 	set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
 	set_int(L, "quota_ios", sp->ios);
 	set_int(L, "quota_bytes", sp->bytes);
-	set_int(L, "batch", sp->batch);
+	if (sp->batch == BATCH_AUTO)
+		lua_pushstring(L, "auto");
+	else
+		lua_pushinteger(L, (lua_Integer)sp->batch);
+	lua_setfield(L, -2, "batch");
 	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 }
 
@@ -346,6 +350,32 @@ static void push_trace(lua_State *L, const struct phase_result *r)
 	lua_setfield(L, -2, "trace");
 }
 
+/* One of submit_sizes, reap_sizes: how many, the I/Os in them, their
+ * mean and max, and hist[k] (k = 1..): how many of 2^(k-1) to 2^k - 1 I/Os. */
+static void push_sizes(lua_State *L, const struct batch_sizes *b, const char *field)
+{
+	uint64_t n = 0;
+	unsigned last = 0;
+
+	for (unsigned k = 0; k < BATCH_HIST; k++)
+		if (b->hist[k]) {
+			n += b->hist[k];
+			last = k + 1;
+		}
+	lua_createtable(L, 0, 5);
+	set_int(L, "count", n);
+	set_int(L, "ios", b->ios);
+	set_num(L, "mean", n ? (double)b->ios / (double)n : 0);
+	set_int(L, "max", b->max);
+	lua_createtable(L, (int)last, 0);
+	for (unsigned k = 0; k < last; k++) {
+		lua_pushinteger(L, (lua_Integer)b->hist[k]);
+		lua_rawseti(L, -2, k + 1);
+	}
+	lua_setfield(L, -2, "hist");
+	lua_setfield(L, -2, field);
+}
+
 /* The result table of a phase that ran, section after section: its set-up,
  * what it asked for (push_definition), its rates and latencies, CPU,
  * errors and end, intervals and trace. */
@@ -363,6 +393,9 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	push_intervals(L, r, all.max);
 	if (rs->sp.trace_max)
 		push_trace(L, r);
+	set_int(L, "batch_used", r->batch.bound);
+	push_sizes(L, &r->batch.submit, "submit_sizes");
+	push_sizes(L, &r->batch.reap, "reap_sizes");
 }
 
 /* The registry table under key, made on first use. */

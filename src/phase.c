@@ -541,6 +541,7 @@ static void collect(struct runner *r)
 	stop_ns = clock_ns();
 	for (unsigned i = 0; i < r->sp->workers; i++) {
 		counters_merge(&res->total, &r->w[i].c);
+		worker_batch_merge(&res->batch, &r->w[i]);
 		if (r->w[i].engine_failed && !res->failed) {
 			res->failed = 1;
 			snprintf(res->error, sizeof(res->error), "%s", r->w[i].error);

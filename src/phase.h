@@ -52,6 +52,30 @@ struct trace_rec {
 	uint8_t op;
 };
 
+/* phase.batch = "auto" (the default): the worker finds the bound on one
+ * submission from what the device does (worker.c, doc/performance.md). */
+#define BATCH_AUTO 0
+
+/* Submissions and reaps by size: hist[k] counts those of 2^k to
+ * 2^(k+1) - 1 I/Os (hist[0]: 1 I/O; hist[1]: 2-3; hist[2]: 4-7; ...;
+ * hist[12]: PHASE_MAX_QD). */
+#define BATCH_HIST 13
+struct batch_sizes {
+	uint64_t ios;          /* the I/Os in them (how many: the sum of hist) */
+	uint64_t max;
+	uint64_t hist[BATCH_HIST];
+};
+
+/* How a phase's I/Os went to the kernel and came back, over the measured
+ * time: every hand-over of queued I/Os (a submit, or the reap that carries
+ * them), every reap that returned completions, and the bound on one
+ * submission that held at the end (under auto: where it settled; the
+ * largest over the workers). */
+struct batch_stats {
+	struct batch_sizes submit, reap;
+	unsigned bound;
+};
+
 struct phase_spec {
 	const char *name;
 	struct target *targets[PHASE_MAX_TARGETS];
@@ -59,7 +83,7 @@ struct phase_spec {
 	const struct engine_ops *engine;
 	int direct;
 	unsigned workers, qd;
-	unsigned batch;        /* I/Os per submission to the kernel, 1..qd */
+	unsigned batch;        /* most I/Os per submission to the kernel, 1..qd, or BATCH_AUTO */
 	struct workload *wl;   /* region set relative to each target in phase_run */
 	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
 	struct pace *pace;
@@ -90,6 +114,7 @@ struct phase_result {
 	char error[WHY_LEN];    /* what failed, when failed */
 	struct trace_rec *trace;
 	uint64_t ntrace;
+	struct batch_stats batch;
 };
 
 /* Set from a signal handler: stop the running phase (and mark it). */

@@ -161,29 +161,390 @@ static inline uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-void *worker_main(void *arg)
+/* batch = "auto": the bound on one submission is a small experiment run by
+ * the worker. Starting at AUTO_START, a trial alternates epochs (at least
+ * AUTO_EPOCH_NS and AUTO_EPOCH_IOS completions each) under the bound that
+ * holds and under a neighbour (twice or half of it), AUTO_PAIRS of each,
+ * and compares the completion rates. A larger bound (fewer system calls,
+ * less CPU) wins unless it loses more than AUTO_TOL_PCT of the rate; a
+ * smaller one only if it gains more. A neighbour is tried only where it
+ * would change something: twice the bound when a turn had more ready I/Os
+ * than the bound, half of it when a turn had more than half. Once neither
+ * wins, the bound holds for AUTO_SETTLE_NS before the next trial, so a
+ * device that changes is followed. Nothing is ever held back to fill a
+ * batch: the bound only splits what is ready into several submissions. */
+#define AUTO_START 4u
+#define AUTO_EPOCH_NS 10000000ull
+#define AUTO_EPOCH_IOS 64u
+#define AUTO_PAIRS 3u
+#define AUTO_TOL_PCT 2u
+#define AUTO_SETTLE_NS 1000000000ull
+
+struct batch_auto {
+	unsigned cur;         /* the bound that holds */
+	unsigned cand;        /* the neighbour on trial; 0: none */
+	unsigned epoch;       /* of the trial: even under cur, odd under cand */
+	int down;             /* the trial in progress or next is of cur / 2 */
+	unsigned ready_max;   /* most I/Os ready in one turn, since the last decision */
+	uint64_t check_at;    /* when the next epoch may end, or the next trial start */
+	uint64_t epoch_start, epoch_ios;
+	uint64_t ios[2], ns[2]; /* completions and time under cur, under cand */
+};
+
+/* All a worker's hot loop works on. */
+struct loop {
+	struct worker *w;
+	struct phase_shared *sh;
+	const struct phase_spec *sp;
+	const struct pace *pace;
+	const struct engine_ops *ops;
+	unsigned qd;
+	int paced, think, stamping, verifying, strict, autob;
+	int plain;            /* no pacing, think, burst nor verification */
+	uint64_t now, measure, end, seq, wake;
+	uint64_t ios_room, bytes_room; /* in this turn: what may be in flight */
+	uint64_t n_ios, n_bytes, inflight_bytes, burst_resume;
+	unsigned nfree, inflight, burst_left, bound;
+	struct io_slot *held;
+	struct io_slot **freeq, **done;
+	uint64_t *ready_at;
+	struct wl_state *st;
+	struct pace_state *ps;
+	struct rng *prng;
+	struct batch_auto *au;
+};
+
+static inline void sizes_add(struct batch_sizes *b, unsigned n)
 {
-	struct worker *w = arg;
+	b->ios += n;
+	b->hist[31 - __builtin_clz(n)]++; /* n >= 1 */
+	if (n > b->max)
+		b->max = n;
+}
+
+static void sizes_merge(struct batch_sizes *to, const struct batch_sizes *from)
+{
+	to->ios += from->ios;
+	if (from->max > to->max)
+		to->max = from->max;
+	for (unsigned i = 0; i < BATCH_HIST; i++)
+		to->hist[i] += from->hist[i];
+}
+
+void worker_batch_merge(struct batch_stats *to, const struct worker *w)
+{
+	sizes_merge(&to->submit, &w->batch.submit);
+	sizes_merge(&to->reap, &w->batch.reap);
+	if (w->batch.bound > to->bound)
+		to->bound = w->batch.bound;
+}
+
+/* Begin a trial of a neighbour of the bound, if one would change anything;
+ * else hold the bound for another AUTO_SETTLE_NS. */
+static void auto_try(struct batch_auto *a, unsigned qd, uint64_t now)
+{
+	const int up_ok = a->ready_max > a->cur && a->cur < qd, down_ok = a->cur > 1 && a->ready_max > a->cur / 2;
+
+	if (a->down ? !down_ok && up_ok : !up_ok)
+		a->down = !a->down;
+	if (a->down ? !down_ok : !up_ok) {
+		a->cand = 0;
+		a->ready_max = 0;
+		a->check_at = now + AUTO_SETTLE_NS;
+		return;
+	}
+	a->cand = a->down ? a->cur / 2 : (a->cur * 2 < qd ? a->cur * 2 : qd);
+	a->epoch = 0;
+	a->ios[0] = a->ios[1] = a->ns[0] = a->ns[1] = 0;
+	a->epoch_start = now;
+	a->epoch_ios = 0;
+	a->check_at = now + AUTO_EPOCH_NS;
+}
+
+/* The end of a trial: keep the winner, and go on in the direction that
+ * won (or turn once after a larger bound lost). */
+static void auto_decide(struct batch_auto *a, unsigned qd, uint64_t now)
+{
+	/* rates compared as ios[1] / ns[1] against ios[0] / ns[0] */
+	const double cand = (double)a->ios[1] * (double)a->ns[0], cur = (double)a->ios[0] * (double)a->ns[1];
+	const int won = a->down ? cand * 100 > cur * (100 + AUTO_TOL_PCT) : cand * 100 >= cur * (100 - AUTO_TOL_PCT);
+
+	if (won)
+		a->cur = a->cand;
+	else
+		a->down = !a->down;
+	a->ready_max = won ? a->ready_max : 0;
+	if (won || a->down) {
+		auto_try(a, qd, now);
+	} else {
+		a->cand = 0; /* both neighbours lost: hold */
+		a->check_at = now + AUTO_SETTLE_NS;
+	}
+}
+
+/* Called when the clock passes check_at: end an epoch of a trial or start
+ * the next trial. Returns the bound for the submissions that follow (the
+ * neighbour in a trial's odd epochs). */
+static unsigned auto_step(struct batch_auto *a, unsigned qd, uint64_t now)
+{
+	if (!a->cand) {
+		auto_try(a, qd, now);
+	} else if (a->epoch_ios < AUTO_EPOCH_IOS) {
+		a->check_at = now + AUTO_EPOCH_NS / 10;
+	} else {
+		a->ios[a->epoch & 1] += a->epoch_ios;
+		a->ns[a->epoch & 1] += now - a->epoch_start;
+		a->epoch_start = now;
+		a->epoch_ios = 0;
+		a->check_at = now + AUTO_EPOCH_NS;
+		if (++a->epoch == 2 * AUTO_PAIRS)
+			auto_decide(a, qd, now);
+	}
+	return a->cand && (a->epoch & 1) ? a->cand : a->cur;
+}
+
+/* The bound on one submission to start with. Auto searches (*search) only
+ * where it can matter: an engine that submits by system call, qd > 1;
+ * elsewhere it is the whole queue. */
+static unsigned batch_init(struct batch_auto *a, const struct phase_spec *sp, uint64_t now, int *search)
+{
+	unsigned bound = sp->batch;
+
+	*search = sp->batch == BATCH_AUTO && sp->engine->submit && sp->qd > 1;
+	if (sp->batch == BATCH_AUTO)
+		bound = *search ? (unsigned)min64(AUTO_START, sp->qd) : sp->qd;
+	memset(a, 0, sizeof(*a));
+	a->cur = bound;
+	a->check_at = now + AUTO_EPOCH_NS; /* the first trial, after one epoch */
+	return bound;
+}
+
+/* A burst's gap, the next paced start or every free slot's think time
+ * holds the next I/O back: 1, and l->wake says until when. Else 0, and
+ * *k is the free slot to take. */
+static inline int held_back(struct loop *l, unsigned *k)
+{
+	const struct pace *pace = l->pace;
+
+	if (pace->burst && !l->burst_left) {
+		if (l->inflight)
+			return 1; /* the burst drains before the delay */
+		if (!l->burst_resume)
+			l->burst_resume = l->now + pace->burst_delay_ns;
+		if (l->now < l->burst_resume) {
+			l->wake = l->burst_resume;
+			return 1;
+		}
+		l->burst_left = pace->burst;
+		l->burst_resume = 0;
+	}
+	if (l->paced && l->ps->next_ns > l->now) {
+		l->wake = l->ps->next_ns;
+		return 1;
+	}
+	if (l->think) {
+		uint64_t soonest = UINT64_MAX;
+		unsigned j;
+
+		for (j = 0; j < l->nfree; j++) {
+			if (l->ready_at[l->freeq[j]->index] <= l->now)
+				break;
+			soonest = min64(soonest, l->ready_at[l->freeq[j]->index]);
+		}
+		if (j == l->nfree) {
+			l->wake = min64(l->wake, soonest);
+			return 1;
+		}
+		*k = j;
+	}
+	return 0;
+}
+
+/* The next slot that may start now, its op generated; NULL when none may
+ * (then l->wake says when one may, UINT64_MAX: on a completion). */
+static inline struct io_slot *next_ready(struct loop *l)
+{
+	unsigned k = l->nfree - 1;
+	struct io_slot *s;
+
+	if (l->held) {
+		/* generated, waiting for an overlapping I/O */
+		if (overlaps(l->w, l->freeq, l->nfree, l->qd, l->held))
+			return NULL;
+		s = l->held;
+		l->held = NULL;
+		return s;
+	}
+	if (!l->nfree || l->inflight >= l->ios_room || l->inflight_bytes >= l->bytes_room)
+		return NULL;
+	if (!l->plain && held_back(l, &k))
+		return NULL;
+	s = l->freeq[k];
+	l->freeq[k] = l->freeq[--l->nfree];
+	if (l->plain) {
+		wl_next(l->w->wl, l->st, &s->op);
+		return s;
+	}
+	if (l->paced) {
+		s->intended_ns = l->ps->next_ns;
+		pace_advance(l->pace, l->ps, l->measure, l->sp->workers, l->prng);
+	}
+	wl_next(l->w->wl, l->st, &s->op);
+	if (l->verifying && overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
+		l->held = s; /* kept as it is: issued when the other completes */
+		return NULL;
+	}
+	return s;
+}
+
+/* Stamp a write's data and hand the I/O to the engine's queue. */
+static inline void start_one(struct loop *l, struct io_slot *s)
+{
+	const struct phase_spec *sp = l->sp;
+
+	s->submit_ns = l->now;
+	if (s->op.op == OP_WRITE) {
+		if (sp->verify == VERIFY_CRC) {
+			struct gen_map *m = l->w->target->gmap;
+
+			s->gen = m ? __atomic_add_fetch(&m->next_gen, 1, __ATOMIC_RELAXED) : ++l->seq;
+			verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
+				     m ? m->tid : (uint32_t)sp->seed, (uint16_t)l->w->id);
+		} else if (l->stamping) {
+			stamp(s, l->seq++);
+		} else if (sp->pattern == PATTERN_OFFSET) {
+			fill_offsets(s);
+		}
+	}
+	l->ops->queue(&l->w->engine, s);
+	l->inflight++;
+	l->inflight_bytes += s->op.len;
+	if (!l->plain && l->pace->burst)
+		l->burst_left--;
+}
+
+/* One hand-over of n queued I/Os, counted in the measured time. */
+static inline void note_submit(struct loop *l, unsigned n)
+{
+	if (l->now >= l->measure)
+		sizes_add(&l->w->batch.submit, n);
+}
+
+/* Start every I/O that may start now: queue them, and hand them to the
+ * kernel `bound` at a time; the last (or only) group goes with the wait
+ * in reap(). After each system call the clock is read again, so an I/O's
+ * submit_ns is never before a submission that went ahead of it. */
+static inline void start_ios(struct loop *l)
+{
+	const unsigned before = l->inflight;
+	unsigned mark = before; /* in flight at the last hand-over */
+	struct io_slot *s;
+
+	/* a quota is exact: what counted plus what is in flight */
+	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
+	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
+	while ((s = next_ready(l))) {
+		start_one(l, s);
+		if (l->inflight != mark + l->bound)
+			continue;
+		note_submit(l, l->bound);
+		mark = l->inflight;
+		if (l->ops->submit) {
+			l->ops->submit(&l->w->engine);
+			l->now = clock_ns();
+		}
+	}
+	if (l->inflight != mark)
+		note_submit(l, l->inflight - mark);
+	if (l->autob && l->inflight - before > l->au->ready_max)
+		l->au->ready_max = l->inflight - before;
+	if (l->inflight > l->w->c.max_inflight)
+		l->w->c.max_inflight = l->inflight;
+}
+
+/* Submit what is queued and wait for completions: until something may
+ * start (polling, not sleeping, within CLOCK_SPIN_NS of it), the end, or
+ * STOP_POLL_NS. The clock is read once, for the whole batch. */
+static inline int wait_ios(struct loop *l)
+{
+	const uint64_t wake = l->wake, now = l->now;
+	int n;
+
+	if (wake != UINT64_MAX && wake <= now + CLOCK_SPIN_NS) {
+		/* an I/O is due within the spin window: poll, do not sleep,
+		 * or the wake-up lag would count as the device's latency */
+		n = l->ops->reap(&l->w->engine, 0, 0, l->done, l->qd);
+	} else {
+		uint64_t deadline = min64(min64(wake == UINT64_MAX ? wake : wake - CLOCK_SPIN_NS, l->end),
+					  now + STOP_POLL_NS);
+
+		n = l->ops->reap(&l->w->engine, 1, deadline > now ? deadline - now : 0, l->done, l->qd);
+	}
+	l->now = clock_ns();
+	return n;
+}
+
+/* One completion: errors, verification, latency (when `counting`: its
+ * time, the same for the whole batch, is inside the measured time), the
+ * trace, and the slot back to the free list. */
+static inline void complete_one(struct loop *l, struct io_slot *s, int counting)
+{
+	struct worker *w = l->w;
+	const struct phase_spec *sp = l->sp;
+	const uint64_t now = l->now;
+	const uint32_t len = s->op.len;
+
+	l->inflight--;
+	l->inflight_bytes -= len;
+	if (s->res != (int64_t)len) {
+		counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
+		if (!sp->on_error_continue)
+			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+		goto free;
+	}
+	if (l->verifying && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
+		/* bad data: counted as errors, and as a completed I/O
+		 * below, so a pass reads each unit once */
+		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+	}
+	if (counting) {
+		struct op_stats *o = &w->c.op[s->op.op];
+		const uint64_t from = l->paced ? s->intended_ns : s->submit_ns, lat = now - from;
+
+		hist_record(&o->lat, lat);
+		if (l->paced)
+			hist_record(&o->svc, now - s->submit_ns);
+		hist_inc(&o->bytes, len);
+		l->n_ios++;
+		l->n_bytes += len;
+		w->c.last_done_ns = now;
+		if (w->ntrace < w->trace_max) {
+			struct trace_rec *t = &w->trace[w->ntrace++];
+
+			t->start_ns = (int64_t)(from - l->measure);
+			t->submit_ns = (int64_t)(s->submit_ns - l->measure);
+			t->lat_ns = lat;
+			t->offset = s->op.offset;
+			t->len = len;
+			t->worker = (uint16_t)w->id;
+			t->op = s->op.op;
+		}
+	}
+free:
+	if (l->think)
+		l->ready_at[s->index] = now + pace_think_ns(l->pace, l->prng);
+	l->freeq[l->nfree++] = s;
+}
+
+/* Set up the engine in this thread, then wait at the start barrier.
+ * 0 to run, -1 when this worker (or the phase) cannot. */
+static int worker_ready(struct worker *w, int *strict)
+{
 	struct phase_shared *sh = w->sh;
 	const struct phase_spec *sp = sh->spec;
-	const struct pace *pace = sp->pace;
 	const struct engine_ops *ops = sp->engine;
-	const unsigned qd = sp->qd;
-	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD], *held = NULL;
-	uint64_t ready_at[PHASE_MAX_QD];
-	struct engine_cfg cfg = { .fd = w->fd, .qd = qd, .slots = w->slots, .buf_len = w->buf_len,
+	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
-	struct wl_state st;
-	struct pace_state ps = { .next_ns = 0 };
-	struct rng prng;
-	uint64_t now, measure, end, seq = (uint64_t)w->id << 48;
-	uint64_t n_ios = 0, n_bytes = 0, inflight_bytes = 0, burst_resume = 0;
-	unsigned nfree = qd, inflight = 0, burst_left;
-	const int paced = pace->nseg > 0, think = pace->think != THINK_NONE;
-	const int stamping = sp->pattern == PATTERN_RANDOM;
-	const int verifying = sp->verify != VERIFY_NONE;
-	unsigned queued = 0;
-	int strict = 0;
 
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
@@ -195,7 +556,7 @@ void *worker_main(void *arg)
 		w->engine.priv = NULL;
 	} else {
 		snprintf(w->features, sizeof(w->features), "%s", w->engine.features ? w->engine.features : "");
-		if (verify_setup(w, &strict) < 0)
+		if (verify_setup(w, strict) < 0)
 			w->init_failed = 1;
 	}
 	pthread_mutex_lock(&sh->lock);
@@ -204,193 +565,123 @@ void *worker_main(void *arg)
 	while (!sh->go)
 		pthread_cond_wait(&sh->cond, &sh->lock);
 	pthread_mutex_unlock(&sh->lock);
-	if (w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED))
-		goto out;
+	return w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) ? -1 : 0;
+}
 
-	/* the clock as this thread wakes, not the phase's start: a worker that
-	 * wakes late must not count its wake-up in its first I/Os' latency */
-	now = clock_ns();
-	measure = sh->measure_ns;
-	end = sh->end_ns;
-	wl_state_init(w->wl, &st, sp->seed, w->id, sp->workers);
-	rng_seed(&prng, sp->seed ^ 0x5851f42d4c957f2dull, w->id + 1);
-	for (unsigned i = 0; i < qd; i++) {
-		freeq[i] = &w->slots[qd - 1 - i];
-		ready_at[i] = 0;
-	}
-	if (paced)
-		pace_start(pace, &ps, measure, now, sp->workers, &prng);
-	burst_left = pace->burst;
-
+/* The loop, until the phase ends for this worker: start what may start,
+ * wait, complete what completed. */
+static inline void run(struct loop *l)
+{
 	for (;;) {
-		int stopping = __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) || now >= end;
-		uint64_t wake = UINT64_MAX; /* when something may next be issued */
-		int n;
+		int n, counting, stopping = __atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED) || l->now >= l->end;
 
-		if (stopping && end > now)
-			end = now; /* a stop ends the phase here: nothing completing later counts */
-
-		while (!stopping && (nfree || held)) {
-			unsigned k = nfree - 1;
-			struct io_slot *s;
-
-			if (held) {
-				/* generated, waiting for an overlapping I/O */
-				if (overlaps(w, freeq, nfree, qd, held))
-					break;
-				s = held;
-				held = NULL;
-				goto start;
-			}
-			if (n_ios + inflight >= w->ios_quota || n_bytes + inflight_bytes >= w->bytes_quota)
-				break;
-			if (pace->burst && !burst_left) {
-				if (inflight)
-					break; /* the burst drains before the delay */
-				if (!burst_resume)
-					burst_resume = now + pace->burst_delay_ns;
-				if (now < burst_resume) {
-					wake = burst_resume;
-					break;
-				}
-				burst_left = pace->burst;
-				burst_resume = 0;
-			}
-			if (paced && ps.next_ns > now) {
-				wake = ps.next_ns;
-				break;
-			}
-			if (think) {
-				uint64_t soonest = UINT64_MAX;
-				unsigned j;
-
-				for (j = 0; j < nfree; j++) {
-					if (ready_at[freeq[j]->index] <= now)
-						break;
-					soonest = min64(soonest, ready_at[freeq[j]->index]);
-				}
-				if (j == nfree) {
-					wake = min64(wake, soonest);
-					break;
-				}
-				k = j;
-			}
-			s = freeq[k];
-			freeq[k] = freeq[--nfree];
-			if (paced) {
-				s->intended_ns = ps.next_ns;
-				pace_advance(pace, &ps, measure, sp->workers, &prng);
-			}
-			wl_next(w->wl, &st, &s->op);
-			if (verifying && overlaps(w, freeq, nfree, qd, s)) {
-				held = s; /* kept as it is: issued when the other completes */
-				break;
-			}
-start:
-			s->submit_ns = now;
-			if (s->op.op == OP_WRITE) {
-				if (sp->verify == VERIFY_CRC) {
-					s->gen = w->target->gmap ? __atomic_add_fetch(&w->target->gmap->next_gen, 1,
-										      __ATOMIC_RELAXED)
-								 : ++seq;
-					verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
-						     w->target->gmap ? w->target->gmap->tid : (uint32_t)sp->seed,
-						     (uint16_t)w->id);
-				} else if (stamping) {
-					stamp(s, seq++);
-				} else if (sp->pattern == PATTERN_OFFSET) {
-					fill_offsets(s);
-				}
-			}
-			ops->queue(&w->engine, s);
-			if (ops->submit && ++queued >= sp->batch) {
-				ops->submit(&w->engine);
-				queued = 0;
-			}
-			inflight++;
-			inflight_bytes += s->op.len;
-			if (pace->burst)
-				burst_left--;
-		}
-		if (inflight > w->c.max_inflight)
-			w->c.max_inflight = inflight;
-
-		if (!inflight) {
+		if (stopping && l->end > l->now)
+			l->end = l->now; /* a stop ends the phase here: nothing completing later counts */
+		l->wake = UINT64_MAX; /* when something may next be issued */
+		if (!stopping)
+			start_ios(l);
+		if (!l->inflight) {
 			/* a finished schedule idles to the phase's end (which a
 			 * schedule always sets), as its idle segments do */
-			if (stopping || n_ios >= w->ios_quota || n_bytes >= w->bytes_quota)
-				break;
-			wake = min64(min64(wake, end), now + STOP_POLL_NS);
-			now = clock_wait_until(wake);
+			if (stopping || l->n_ios >= l->w->ios_quota || l->n_bytes >= l->w->bytes_quota)
+				return;
+			l->now = clock_wait_until(min64(min64(l->wake, l->end), l->now + STOP_POLL_NS));
 			continue;
 		}
-
-		if (wake != UINT64_MAX && wake <= now + CLOCK_SPIN_NS) {
-			/* an I/O is due within the spin window: poll, do not sleep,
-			 * or the wake-up lag would count as the device's latency */
-			n = ops->reap(&w->engine, 0, 0, done, qd);
-		} else {
-			uint64_t deadline = min64(min64(wake == UINT64_MAX ? wake : wake - CLOCK_SPIN_NS, end),
-						  now + STOP_POLL_NS);
-
-			n = ops->reap(&w->engine, 1, deadline > now ? deadline - now : 0, done, qd);
-		}
-		now = clock_ns();
+		n = wait_ios(l);
 		if (n < 0) {
-			snprintf(w->error, sizeof(w->error), "engine %s: %s", ops->name, strerror(-n));
-			w->engine_failed = 1;
-			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-			break;
+			snprintf(l->w->error, sizeof(l->w->error), "engine %s: %s", l->ops->name, strerror(-n));
+			l->w->engine_failed = 1;
+			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+			return;
 		}
-		for (int i = 0; i < n; i++) {
-			struct io_slot *s = done[i];
-			const uint32_t len = s->op.len;
-
-			inflight--;
-			inflight_bytes -= len;
-			if (s->res != (int64_t)len) {
-				counters_error(&w->c, s->op.op, s->res < 0 ? (int)-s->res : 0, s->op.offset, len, s->res, now);
-				if (!sp->on_error_continue)
-					__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-				goto next;
+		counting = l->now >= l->measure && l->now <= l->end;
+		if (n && counting)
+			sizes_add(&l->w->batch.reap, (unsigned)n);
+		for (int i = 0; i < n; i++)
+			complete_one(l, l->done[i], counting);
+		if (l->autob) {
+			l->au->epoch_ios += (unsigned)n;
+			if (l->now >= l->au->check_at) {
+				l->bound = auto_step(l->au, l->qd, l->now);
+				l->w->batch.bound = l->au->cur;
 			}
-			if (verifying && !verified(w, s, strict, now) && !sp->on_error_continue) {
-				/* bad data: counted as errors, and as a completed I/O
-				 * below, so a pass reads each unit once */
-				__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-			}
-			if (now >= measure && now <= end) {
-				struct op_stats *o = &w->c.op[s->op.op];
-				const uint64_t lat = now - (paced ? s->intended_ns : s->submit_ns);
-
-				hist_record(&o->lat, lat);
-				if (paced)
-					hist_record(&o->svc, now - s->submit_ns);
-				hist_inc(&o->bytes, len);
-				n_ios++;
-				n_bytes += len;
-				w->c.last_done_ns = now;
-				if (w->ntrace < w->trace_max) {
-					struct trace_rec *t = &w->trace[w->ntrace++];
-
-					t->start_ns = (int64_t)((paced ? s->intended_ns : s->submit_ns) - measure);
-					t->submit_ns = (int64_t)(s->submit_ns - measure);
-					t->lat_ns = lat;
-					t->offset = s->op.offset;
-					t->len = len;
-					t->worker = (uint16_t)w->id;
-					t->op = s->op.op;
-				}
-			}
-next:
-			if (think)
-				ready_at[s->index] = now + pace_think_ns(pace, &prng);
-			freeq[nfree++] = s;
 		}
 	}
-out:
+}
+
+/* The loop's state as the worker starts, after the barrier. Fields are
+ * set one by one (not by an initializer): the compiler then keeps them in
+ * registers, which the instructions per I/O of `make bench` show. */
+static inline void loop_init(struct loop *l, struct worker *w, int strict)
+{
+	const struct phase_spec *sp = w->sh->spec;
+
+	l->w = w;
+	l->sh = w->sh;
+	l->sp = sp;
+	l->pace = sp->pace;
+	l->ops = sp->engine;
+	l->qd = sp->qd;
+	l->paced = l->pace->nseg > 0;
+	l->think = l->pace->think != THINK_NONE;
+	l->stamping = sp->pattern == PATTERN_RANDOM;
+	l->verifying = sp->verify != VERIFY_NONE;
+	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
+	l->strict = strict;
+	/* the clock as this thread wakes, not the phase's start: a worker that
+	 * wakes late must not count its wake-up in its first I/Os' latency */
+	l->now = clock_ns();
+	l->measure = w->sh->measure_ns;
+	l->end = w->sh->end_ns;
+	l->seq = (uint64_t)w->id << 48;
+	l->wake = UINT64_MAX;
+	l->n_ios = l->n_bytes = l->inflight_bytes = l->burst_resume = 0;
+	l->nfree = l->qd;
+	l->inflight = 0;
+	l->burst_left = l->pace->burst;
+	l->held = NULL;
+	wl_state_init(w->wl, l->st, sp->seed, w->id, sp->workers);
+	rng_seed(l->prng, sp->seed ^ 0x5851f42d4c957f2dull, w->id + 1);
+	for (unsigned i = 0; i < l->qd; i++) {
+		l->freeq[i] = &w->slots[l->qd - 1 - i];
+		l->ready_at[i] = 0;
+	}
+	l->ps->next_ns = 0;
+	if (l->paced)
+		pace_start(l->pace, l->ps, l->measure, l->now, sp->workers, l->prng);
+	l->bound = batch_init(l->au, sp, l->now, &strict);
+	l->autob = strict;
+	w->batch.bound = l->bound;
+}
+
+/* One worker thread: set-up, the start barrier, the loop, tear-down. */
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct phase_shared *sh = w->sh;
+	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD];
+	uint64_t ready_at[PHASE_MAX_QD];
+	struct wl_state st;
+	struct pace_state ps;
+	struct rng prng;
+	struct batch_auto au;
+	struct loop l;
+	int strict = 0;
+
+	if (worker_ready(w, &strict) == 0) {
+		l.freeq = freeq;
+		l.done = done;
+		l.ready_at = ready_at;
+		l.st = &st;
+		l.ps = &ps;
+		l.prng = &prng;
+		l.au = &au;
+		loop_init(&l, w, strict);
+		run(&l);
+	}
 	if (w->engine.priv)
-		ops->exit(&w->engine);
+		sh->spec->engine->exit(&w->engine);
 	verify_finish(w);
 	pthread_mutex_lock(&sh->lock);
 	sh->finished++;

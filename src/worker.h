@@ -42,10 +42,13 @@ struct worker {
 	struct counters c;
 	struct trace_rec *trace;
 	uint64_t ntrace, trace_max;
+	struct batch_stats batch; /* submissions and reaps by size */
 	int init_failed, engine_failed;
 	char error[256];
 };
 
 void *worker_main(void *arg);
+/* Add a finished worker's submission and reap sizes to a phase's. */
+void worker_batch_merge(struct batch_stats *to, const struct worker *w);
 
 #endif
