@@ -56,6 +56,10 @@ struct trace_rec {
  * submission from what the device does (worker.c, doc/performance.md). */
 #define BATCH_AUTO 0
 
+/* How long a phase lasts when nothing else (duration, ios, bytes, a
+ * schedule) ends it: 10 s. */
+#define PHASE_DEFAULT_DURATION_NS 10000000000ull
+
 /* Submissions and reaps by size: hist[k] counts those of 2^k to
  * 2^(k+1) - 1 I/Os (hist[0]: 1 I/O; hist[1]: 2-3; hist[2]: 4-7; ...;
  * hist[12]: PHASE_MAX_QD). */

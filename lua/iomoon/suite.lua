@@ -185,8 +185,10 @@ function suite.check(s, opts)
     local ok, e = pcall(iomoon.check, p)
     if not ok then
       if type(e) == "table" and type(e.msg) == "string" then
-        e.msg = string.format("%s (suite %s, phase %d of %d%s)", e.msg, tostring(s.name), i, #phases,
+        local where = string.format(" (suite %s, phase %d of %d%s)", tostring(s.name), i, #phases,
           p.name and ": " .. tostring(p.name) or "")
+        e.msg = e.msg .. where
+        if e.what then e.what = e.what .. where end
       end
       error(e, 0)
     end

@@ -1,0 +1,348 @@
+/* phase_check.c - a parsed phase, checked as a whole before anything is
+ * created, opened for writing or filled: its targets (inspected read-only),
+ * its engine, its geometry on every target, its verification and whether
+ * it may write. Each check returns RC_OK or RC_INPUT with a message that
+ * starts with the field it is about; RC_FAIL is a system failure (a stat
+ * that failed). The defaults that depend on other fields are set here
+ * too (workers, the 10 s duration). No Lua: the binding raises.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "genmap.h"
+#include "lua_phase.h"
+#include "phase_read.h"
+#include "protect.h"
+#include "rc.h"
+
+#define PHASE_MAX_BUFFERS (8ull << 30)
+
+/* why = the message; RC_INPUT. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return RC_INPUT;
+}
+
+#define REFUSE(...) return refuse(why, why_len, __VA_ARGS__)
+#define CHECK(call)                          \
+	do {                                 \
+		int rc_ = (call);            \
+		if (rc_ != RC_OK)            \
+			return rc_;          \
+	} while (0)
+
+/* No target: the engines that do no I/O (null, sim) run on a nominal
+ * region of phase.region's size (default 1 GiB) that is nowhere. */
+static int nominal_target(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	struct target *t = &rs->nominal;
+
+	if (sp->engine != &engine_null && sp->engine != &engine_sim)
+		REFUSE("phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list; "
+		       "engines null and sim need none)");
+	if (sp->verify != VERIFY_NONE)
+		REFUSE("phase.verify: engine %s without a target has no data to verify (give a target)", sp->engine->name);
+	*t = (struct target){ .path = (char *)"(none)", .kind = TARGET_NONE, .sector = 512, .mem_align = 512,
+			      .exists = 1, .ours = 1 };
+	t->size = (sp->region_len ? sp->region_len : 1ull << 30) + sp->region_off;
+	sp->targets[0] = t;
+	sp->ntargets = 1;
+	return RC_OK;
+}
+
+/* Every target: not one of the run's own files (iomoon.protect); a path
+ * or option table inspected (what it is, whose, its size). */
+static int check_targets(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+
+	if (!sp->ntargets)
+		return nominal_target(rs, why, why_len);
+	for (unsigned i = 0; i < sp->ntargets; i++) {
+		const char *path = rs->is_pending[i] ? rs->pending[i].path : sp->targets[i]->path;
+		const char *is = path ? protect_find(path) : NULL;
+
+		if (is)
+			REFUSE("%s: %s is %s of this run; it cannot also be a target", rs->what[i], path, is);
+		if (rs->is_pending[i])
+			CHECK(target_inspect(sp->targets[i], &rs->pending[i], why, why_len));
+	}
+	return RC_OK;
+}
+
+/* The engine works here and can do what is asked of it: a queue, a batch,
+ * io_uring's options, a simulated service time. */
+static int check_engine(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	char no[WHY_LEN] = "";
+
+	if (!rs->engine_auto && sp->engine->probe(no, sizeof(no)))
+		REFUSE("phase.engine: %s does not work on this kernel: %s", sp->engine->name, no);
+	if (sp->engine->sync && sp->qd > 1)
+		REFUSE("phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine "
+		       "io_uring or libaio)", sp->qd, sp->engine->name);
+	if (sp->batch > sp->qd)
+		REFUSE("phase.batch: %u is out of range (allowed: 1 to %u): a batch is at most the qd, or \"auto\"",
+		       sp->batch, sp->qd);
+	if (phase_given(rs, "sim_latency") && sp->engine != &engine_sim)
+		REFUSE("phase.sim_latency: given for engine %s (it sets the service time of engine \"sim\")",
+		       sp->engine->name);
+	if (sp->engine_flags && sp->engine != &engine_uring)
+		REFUSE("phase.%s: an io_uring feature, asked of engine %s (set engine=\"io_uring\")",
+		       sp->engine_flags & ENGINE_SQPOLL ? "sqpoll" : sp->engine_flags & ENGINE_IOPOLL ? "iopoll" : "defer_taskrun",
+		       sp->engine->name);
+	if ((sp->engine_flags & ENGINE_SQPOLL) && (sp->engine_flags & ENGINE_DEFER_TASKRUN))
+		REFUSE("phase.defer_taskrun: not with sqpoll (the poll thread runs completions itself)");
+	if (!(sp->engine_flags & ENGINE_IOPOLL))
+		return RC_OK;
+	if (!sp->direct)
+		REFUSE("phase.iopoll: needs direct=true (polled I/O bypasses the page cache)");
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		char dev[64];
+
+		if (target_polls(sp->targets[t], dev, sizeof(dev)) == 0)
+			REFUSE("phase.iopoll: %s is on %s, which does not do polled I/O (its queue/io_poll is 0; an NVMe "
+			       "drive needs poll queues: nvme.poll_queues)", sp->targets[t]->path, dev);
+	}
+	return RC_OK;
+}
+
+/* A spec's sizes and region on target tg (f: "phase." or "phase.mix[2].";
+ * len: the phase's region on tg). */
+static int check_spec_geometry(const struct phase_spec *sp, const struct wl_spec *s, const struct target *tg,
+			       uint64_t len, const char *f, char *why, size_t why_len)
+{
+	const int direct = sp->direct;
+
+	for (unsigned j = 0; j < s->nbs; j++) {
+		unsigned long long bs = s->bs[j].bytes;
+
+		if (!s->region_len && bs > len)
+			REFUSE("%sbs: %llu bytes is larger than the region (%llu bytes of %s)", f, bs,
+			       (unsigned long long)len, tg->path);
+		if (direct && bs % tg->sector)
+			REFUSE("%sbs: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f, bs, tg->sector,
+			       tg->path);
+		if (s->region_len && bs > s->region_len)
+			REFUSE("%sbs: %llu bytes is larger than the spec's region (%llu bytes)", f, bs,
+			       (unsigned long long)s->region_len);
+	}
+	if (direct && s->align % tg->sector)
+		REFUSE("%salign: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
+		       (unsigned long long)s->align, tg->sector, tg->path);
+	if (s->region_len && s->region_off + s->region_len > tg->size)
+		REFUSE("%sregion: offset %llu + size %llu runs past the end of %s (%llu bytes)", f,
+		       (unsigned long long)s->region_off, (unsigned long long)s->region_len, tg->path,
+		       (unsigned long long)tg->size);
+	if (s->region_len && direct && s->region_off % tg->sector)
+		REFUSE("%sregion.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
+		       (unsigned long long)s->region_off, tg->sector, tg->path);
+	return RC_OK;
+}
+
+/* Direct I/O alignment and region bounds, for every target and spec. */
+static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		const struct target *tg = sp->targets[t];
+		uint64_t len = phase_region_len(sp, t);
+
+		if (sp->region_off >= tg->size || sp->region_off + len > tg->size)
+			REFUSE("phase.region: offset %llu + size %llu runs past the end of %s (%llu bytes)",
+			       (unsigned long long)sp->region_off, (unsigned long long)len, tg->path,
+			       (unsigned long long)tg->size);
+		if (sp->direct && sp->region_off % tg->sector)
+			REFUSE("phase.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)",
+			       (unsigned long long)sp->region_off, tg->sector, tg->path);
+		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+			char f[48] = "phase.";
+
+			if (rs->wl.nspecs > 1)
+				snprintf(f, sizeof(f), "phase.mix[%u].", i + 1);
+			CHECK(check_spec_geometry(sp, &rs->wl.spec[i], tg, len, f, why, why_len));
+		}
+	}
+	return RC_OK;
+}
+
+/* Workers (one per target by default, at least that), the byte quota,
+ * every zone of a zoned distribution on every target, and the 10 s a
+ * phase lasts when nothing else ends it. */
+static int check_window(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t least = wl_min_bs(&rs->wl);
+
+	if (!sp->workers)
+		sp->workers = sp->ntargets;
+	if (sp->workers < sp->ntargets)
+		REFUSE("phase.workers: %u is fewer than the %u targets (each target needs a worker)", sp->workers,
+		       sp->ntargets);
+	if (phase_given(rs, "bytes") && sp->bytes < least)
+		REFUSE("phase.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; give at least "
+		       "one block)", (unsigned long long)sp->bytes, (unsigned long long)least);
+	if (!sp->duration_ns && !sp->ios && !sp->bytes)
+		sp->duration_ns = PHASE_DEFAULT_DURATION_NS;
+	for (unsigned t = 0; rs->wl.dist == DIST_ZONED && t < sp->ntargets; t++) {
+		struct workload w = rs->wl;
+		char no[256];
+
+		w.region_off = sp->region_off;
+		w.region_len = phase_region_len(sp, t);
+		if (wl_prepare(&w, no, sizeof(no)) < 0)
+			REFUSE("phase.%s on %s", no, sp->targets[t]->path);
+	}
+	return RC_OK;
+}
+
+/* verify_only reads the whole region back, in order, once. */
+static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t len = UINT64_MAX;
+
+	if (!rs->verify_only)
+		return RC_OK;
+	if (sp->verify == VERIFY_NONE)
+		REFUSE("phase.verify_only: needs verify = \"crc32c\" (or \"offset\")");
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		rs->wl.spec[i].read_thr = WL_ONE;
+		rs->wl.spec[i].random_thr = 0;
+	}
+	if (sp->bytes || sp->ios)
+		return RC_OK;
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		if (phase_region_len(sp, t) < len)
+			len = phase_region_len(sp, t);
+	sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
+	sp->duration_ns = 0;
+	return RC_OK;
+}
+
+/* crc32c works in whole 512-byte units, 4096 where every size allows:
+ * sp->verify_unit. */
+static int check_crc_units(struct run_state *rs, int *four_k, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+
+	*four_k = sp->region_off % 4096 == 0;
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		const struct wl_spec *w = &rs->wl.spec[i];
+
+		for (unsigned j = 0; j < w->nbs; j++) {
+			if (w->bs[j].bytes % 512)
+				REFUSE("phase.verify: crc32c verifies whole 512-byte units; block size %llu is not one",
+				       (unsigned long long)w->bs[j].bytes);
+			*four_k = *four_k && w->bs[j].bytes % 4096 == 0;
+		}
+		if (w->align % 512 || (w->region_len && w->region_off % 512))
+			REFUSE("phase.verify: crc32c verifies whole 512-byte units; spec %u's alignment or region is not in them",
+			       i + 1);
+		*four_k = *four_k && w->align % 4096 == 0 && (!w->region_len || w->region_off % 4096 == 0);
+	}
+	if (sp->region_off % 512)
+		REFUSE("phase.verify: crc32c verifies whole 512-byte units; the region's offset is not one");
+	sp->verify_unit = *four_k ? 4096 : 512;
+	return RC_OK;
+}
+
+/* Buffers within bounds, and write permission on every target if the mix
+ * writes. */
+static int check_limits(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+	uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
+
+	if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
+		REFUSE("phase: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", sp->qd,
+		       (unsigned long long)wl_max_bs(&rs->wl), sp->workers, (double)per * sp->workers / 1073741824.0);
+	for (unsigned t = 0; phase_writes(sp) && t < sp->ntargets; t++)
+		CHECK(target_may_write(sp->targets[t], why, why_len));
+	return RC_OK;
+}
+
+/* A unit size refused (why: in what the data was written): say which of
+ * the phase's sizes is not whole units. */
+static int unit_refused(const struct workload *wl, char *why, size_t why_len)
+{
+	char was[WHY_LEN];
+
+	snprintf(was, sizeof(was), "%s", why);
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes % 4096)
+				REFUSE("phase.bs: %llu, but the data to verify was written in %s; a read must cover whole "
+				       "units to check them (give a multiple of the unit)",
+				       (unsigned long long)wl->spec[i].bs[j].bytes, was);
+	REFUSE("phase.region: the offset or alignment is not in whole units, but the data to verify was written in %s "
+	       "(give multiples of the unit)", was);
+}
+
+/* Each existing target's generation map (a file this phase creates gets
+ * its map in the workers): the unit of data already written with
+ * verification is the phase's, when its sizes allow. Last of the checks:
+ * it allocates maps and reads state files. */
+static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t probe = UINT64_MAX; /* a phase that only writes reads no header */
+	int mode = phase_writes(sp) ? GENMAP_WRITES : 0;
+
+	for (unsigned i = 0; i < rs->wl.nspecs; i++)
+		if (rs->wl.spec[i].read_thr) {
+			probe = sp->region_off;
+			mode |= GENMAP_READS;
+		}
+	if ((mode & GENMAP_WRITES) && genmap_dir_check(why, why_len))
+		return RC_INPUT;
+	genmap_collect(); /* every target of this phase attaches again below */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned t = 0; t < sp->ntargets; t++) {
+			uint32_t unit = sp->verify_unit;
+			int rc;
+
+			sp->targets[t]->gmap = NULL;
+			if (!sp->targets[t]->exists)
+				continue;
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, mode, why, why_len);
+			if (rc == RC_INPUT)
+				return unit_refused(&rs->wl, why, why_len);
+			if (rc == RC_REFUSED)
+				return RC_INPUT;
+			if (rc == RC_OK && pass && unit != sp->verify_unit)
+				REFUSE("phase.target: the targets hold data verified in different unit sizes "
+				       "(verify them in separate phases)");
+			if (rc < 0)
+				return rc;
+			sp->verify_unit = unit;
+		}
+	return phase_check_slices(sp, why, why_len);
+}
+
+int phase_check(struct run_state *rs, char *why, size_t why_len)
+{
+	int four_k = 0;
+
+	CHECK(check_targets(rs, why, why_len));
+	CHECK(check_engine(rs, why, why_len));
+	CHECK(check_geometry(rs, why, why_len));
+	CHECK(check_window(rs, why, why_len));
+	CHECK(check_verify_only(rs, why, why_len));
+	if (rs->sp.verify == VERIFY_CRC)
+		CHECK(check_crc_units(rs, &four_k, why, why_len));
+	CHECK(check_limits(rs, why, why_len));
+	if (rs->sp.verify == VERIFY_CRC)
+		CHECK(attach_gen_maps(rs, four_k, why, why_len));
+	return RC_OK;
+}
