@@ -33,10 +33,9 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c))
 all: iomoon
 
 # gcc's -Wformat-truncation (in -Wall at -O1 and above) is on, except in
-# these files, whose snprintf can still cut (a directory and a name into
-# PATH_MAX, a field name and its index or a prefix and a name into a fixed
-# buffer) without saying so
-# to the caller: take a file off the list once that is handled there.
+# these files, whose snprintf can still cut without telling the caller (a
+# directory and a name into PATH_MAX, a prefix and a field name into a
+# fixed buffer): take a file off the list once that is handled there.
 TRUNC_OK := lua_phase lua_result main protect
 $(addprefix $(BUILD)/,$(addsuffix .o,$(TRUNC_OK))): ALL_CFLAGS += -Wno-format-truncation
 
