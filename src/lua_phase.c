@@ -29,12 +29,11 @@ static char progress_label[64];   /* e.g. "3/18": the phase's place in a suite *
 static double progress_after_s;   /* seconds of the suite after this phase */
 
 /* The live line on a terminal, as fio's status line: phase, time, rates, ETA. */
-static void progress_cb(void *ctx, const struct phase_progress *p)
+static void progress_cb(const struct phase_progress *p)
 {
 	char where[96];
 	double left = (p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0) + progress_after_s;
 
-	(void)ctx;
 	snprintf(where, sizeof(where), "%s%s%s", progress_label[0] ? progress_label : "", progress_label[0] ? " " : "",
 		 p->name);
 	if (p->ramping)

@@ -448,7 +448,7 @@ static void progress(struct runner *r)
 		r->prog_bytes = bytes;
 		r->prog_ns = r->now;
 	}
-	sp->progress(NULL, &pg);
+	sp->progress(&pg);
 	r->next_progress = r->now + PROGRESS_NS;
 }
 

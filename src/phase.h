@@ -102,7 +102,7 @@ struct phase_spec {
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	/* called from phase_run's thread every 0.5 s when set (ctx is NULL) */
-	void (*progress)(void *ctx, const struct phase_progress *p);
+	void (*progress)(const struct phase_progress *p); /* NULL: no progress lines */
 };
 
 struct phase_result {
