@@ -49,7 +49,8 @@ struct engine_ops {
 	int (*init)(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len);
 	void (*queue)(struct engine *e, struct io_slot *s);
 	/* Push what is queued to the kernel now, without waiting (optional:
-	 * NULL where queue() or reap() does the work). -errno on failure. */
+	 * NULL where queue() or reap() does the work; then phase.batch =
+	 * "auto" does not search, worker.c). -errno on failure. */
 	int (*submit)(struct engine *e);
 	/* Submit what is queued, then wait up to timeout_ns (UINT64_MAX:
 	 * forever) for min completions; store up to max of them in done.

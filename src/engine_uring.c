@@ -1,8 +1,9 @@
 /* engine_uring.c - io_uring through liburing.
  *
  * One ring per worker, sized to the queue depth. Queued I/Os become SQEs;
- * submit() pushes them (the worker calls it every `batch` I/Os), reap()
- * submits what is left and waits in one io_uring_enter(2)
+ * submit() pushes them (the worker calls it for each full group of its
+ * bound on one submission, phase.batch), reap() submits what is left (the
+ * last group, or all that was ready) and waits in one io_uring_enter(2)
  * (io_uring_submit_and_wait_timeout), then takes every ready CQE in a batch.
  * Where the kernel allows, the file and the slot buffers are registered
  * (fixed file, fixed buffers: no per-I/O fget or page pinning), and the ring

@@ -1,13 +1,17 @@
 /* worker.c - the hot loop of one thread: next op -> submit -> reap -> record.
  *
- * Per I/O this loop does: one op from the generator, one queue() into the
- * engine (and a submit() every `batch` I/Os: 1 by default, as fio and
- * IOMeter submit, because a virtual disk handed 32 I/Os at once tends to
- * complete them together, and the convoy costs it 10 to 20 % of its IOPS),
- * and on completion one histogram record (two when paced). The
- * clock is read once per batch of completions and that reading also stamps
- * the next batch of submissions. No allocation, lock, Lua or printf here:
- * all of it happens before the start barrier or after the loop.
+ * One turn of the loop (run) in named parts over one struct loop:
+ * start_ios takes every I/O that may start now (next_ready: a free slot,
+ * and no quota, burst gap, paced start or think time holding it back),
+ * stamps and queues it (start_one), and hands what is queued to the kernel
+ * at once, in groups of at most `bound` I/Os (phase.batch; "auto" finds it,
+ * see AUTO_START below); wait_ios submits the last group and waits for
+ * completions in one call; complete_one records each. Per I/O: one op from
+ * the generator, one queue(), one histogram record (two when paced). The
+ * clock is read once per batch of completions, and again after each
+ * submit() system call, so an I/O's submit_ns is never before a submission
+ * that went ahead of it. No allocation, lock, Lua or printf here: all of it
+ * happens before the start barrier or after the loop.
  *
  * Ramp and end. An I/O counts when it completes at or after the start of
  * measurement and, for a timed phase, not after its end. A quota of ios or
