@@ -32,12 +32,6 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c))
 .PHONY: all deps run test test-asan fuzz bench man install uninstall clean
 all: iomoon
 
-# gcc's -Wformat-truncation (in -Wall at -O1 and above) is on, except in
-# these files, whose snprintf can still cut without telling the caller (a
-# directory and a name into PATH_MAX, a prefix and a field name into a
-# fixed buffer): take a file off the list once that is handled there.
-TRUNC_OK := lua_phase lua_result main protect
-$(addprefix $(BUILD)/,$(addsuffix .o,$(TRUNC_OK))): ALL_CFLAGS += -Wno-format-truncation
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(BUILD)

@@ -541,9 +541,10 @@ static void seal_fields(lua_State *L, const char *prefix, const char *const *nam
 	for (unsigned i = 0; names[i]; i++) {
 		lua_pushstring(L, names[i]);
 		if (lua_rawget(L, -2) == LUA_TTABLE) {
-			char what[32];
+			char what[64]; /* "result.read.lat" and the like: our own names */
 
-			snprintf(what, sizeof(what), "%s.%s", prefix, names[i]);
+			if ((size_t)snprintf(what, sizeof(what), "%s.%s", prefix, names[i]) >= sizeof(what))
+				what[sizeof(what) - 1] = 0;
 			seal_table(L, -1, what);
 			if (inner)
 				seal_fields(L, what, inner, NULL);

@@ -117,7 +117,8 @@ static int readable(const char *dir, const char *file)
 {
 	char p[PATH_MAX];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, file) >= sizeof(p))
+		return 0; /* longer than a path can be: not there */
 	return access(p, R_OK) == 0;
 }
 

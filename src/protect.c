@@ -33,7 +33,8 @@ static void absolute(const char *path, char *out, size_t len)
 		out[0] = 0;
 		return;
 	}
-	snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base);
+	if ((size_t)snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", base) >= len)
+		out[0] = 0; /* longer than a path can be: no canonical name */
 }
 
 int protect_add(const char *path, const char *what)
