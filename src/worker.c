@@ -180,7 +180,7 @@ static inline uint64_t min64(uint64_t a, uint64_t b)
 #define AUTO_START 4u
 #define AUTO_EPOCH_NS 10000000ull
 #define AUTO_EPOCH_IOS 64u
-#define AUTO_PAIRS 3u
+#define AUTO_PAIRS 4u
 #define AUTO_TOL_PCT 2u
 #define AUTO_SETTLE_NS 1000000000ull
 
@@ -435,9 +435,11 @@ static inline void note_submit(struct loop *l, unsigned n)
 }
 
 /* Start every I/O that may start now: queue them, and hand them to the
- * kernel `bound` at a time; the last (or only) group goes with the wait
- * in reap(). After each system call the clock is read again, so an I/O's
- * submit_ns is never before a submission that went ahead of it. */
+ * kernel in groups of at most `bound`. A full group goes (submit(), one
+ * system call) only when another I/O is ready to follow it; the last group
+ * (or the only one) goes with the wait in reap(), in the same call. After
+ * each submit() the clock is read again, so an I/O's submit_ns is never
+ * before a submission that went ahead of it. */
 static inline void start_ios(struct loop *l)
 {
 	const unsigned before = l->inflight;
@@ -448,15 +450,15 @@ static inline void start_ios(struct loop *l)
 	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
 	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
 	while ((s = next_ready(l))) {
-		start_one(l, s);
-		if (l->inflight != mark + l->bound)
-			continue;
-		note_submit(l, l->bound);
-		mark = l->inflight;
-		if (l->ops->submit) {
-			l->ops->submit(&l->w->engine);
-			l->now = clock_ns();
+		if (l->inflight == mark + l->bound) {
+			note_submit(l, l->bound);
+			mark = l->inflight;
+			if (l->ops->submit) {
+				l->ops->submit(&l->w->engine);
+				l->now = clock_ns();
+			}
 		}
+		start_one(l, s);
 	}
 	if (l->inflight != mark)
 		note_submit(l, l->inflight - mark);
