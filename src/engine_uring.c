@@ -6,7 +6,8 @@
  * last group, or all that was ready) and waits in one io_uring_enter(2)
  * (io_uring_submit_and_wait_timeout), then takes every ready CQE in a batch.
  * Where the kernel allows, the file and the slot buffers are registered
- * (fixed file, fixed buffers: no per-I/O fget or page pinning), and the ring
+ * (fixed file, fixed buffers: no per-I/O fget or page pinning), so is the
+ * ring's own descriptor (ring-fd: no fdget per io_uring_enter), and the ring
  * is single-issuer with cooperative task running. Each refusal falls back
  * to the plain form, and `features` says what is in use. A phase may ask
  * for SQPOLL, IOPOLL or DEFER_TASKRUN; those it gets or it fails with why.
@@ -24,6 +25,7 @@ struct uring_priv {
 	struct io_uring ring;
 	int fd;
 	int fixed_file, fixed_bufs;
+	int ring_fd;         /* the ring's own fd registered: no fdget per enter */
 	int defer;           /* DEFER_TASKRUN: completions need a GETEVENTS enter */
 	unsigned qd;
 	struct io_uring_cqe **cqes;
@@ -98,6 +100,7 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		return -1;
 	}
 	p->defer = (params.flags & IORING_SETUP_DEFER_TASKRUN) != 0;
+	p->ring_fd = io_uring_register_ring_fd(&p->ring) == 1;
 	p->fixed_file = io_uring_register_files(&p->ring, &p->fd, 1) == 0;
 	iov = calloc(cfg->qd, sizeof(*iov));
 	if (iov) {
@@ -108,10 +111,11 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, cfg->qd) == 0;
 		free(iov);
 	}
-	snprintf(p->features, sizeof(p->features), "%s%s%s%s%s%s",
+	snprintf(p->features, sizeof(p->features), "%s%s%s%s%s%s%s",
 		 p->fixed_file ? "fixed-file" : "",
 		 p->fixed_file && p->fixed_bufs ? "," : "",
 		 p->fixed_bufs ? "fixed-buffers" : "",
+		 p->ring_fd ? ",ring-fd" : "",
 		 params.flags & IORING_SETUP_SQPOLL ? ",sqpoll" : "",
 		 params.flags & IORING_SETUP_IOPOLL ? ",iopoll" : "",
 		 p->defer ? ",defer-taskrun" : "");
