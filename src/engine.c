@@ -1,5 +1,6 @@
 /* engine.c - the table of engines, lookup by name, and the "auto" choice. */
 #include "engine.h"
+#include "rc.h"
 
 #include <string.h>
 
@@ -29,7 +30,7 @@ const struct engine_ops *engine_find(const char *name)
 
 const struct engine_ops *engine_auto(void)
 {
-	char why[256];
+	char why[WHY_LEN];
 
 	/* the real ones, in order of preference; null and sim do no I/O */
 	for (unsigned i = 0; engines[i] && engines[i] != &engine_null; i++)

@@ -102,7 +102,7 @@ int api_input_error(lua_State *L, const char *fmt, ...)
 	return api_raise_error(L, IOMOON_INPUT_ERROR, msg);
 }
 
-static int error_tostring(lua_State *L)
+static int l_error_tostring(lua_State *L)
 {
 	lua_getfield(L, 1, "where");
 	lua_getfield(L, 1, "msg");
@@ -126,7 +126,7 @@ static void check_no_nul(lua_State *L, int idx, const char *field)
 /* A size from a Lua integer or a string such as "4k". */
 uint64_t api_check_size(lua_State *L, int idx, const char *field)
 {
-	char why[256];
+	char why[WHY_LEN];
 	uint64_t v;
 
 	if (lua_type(L, idx) == LUA_TNUMBER) {
@@ -149,7 +149,7 @@ uint64_t api_check_size(lua_State *L, int idx, const char *field)
 /* A duration in ns from a number of seconds or a string such as "500ms". */
 uint64_t api_check_duration(lua_State *L, int idx, const char *field)
 {
-	char why[256];
+	char why[WHY_LEN];
 	uint64_t v;
 
 	if (lua_type(L, idx) == LUA_TNUMBER) {
@@ -355,7 +355,7 @@ static int l_hist(lua_State *L)
 	return 1;
 }
 
-static int h_record(lua_State *L)
+static int l_hist_record(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 	lua_Integer v = luaL_checkinteger(L, 2);
@@ -370,7 +370,7 @@ static int h_record(lua_State *L)
 	return 0;
 }
 
-static int h_percentile(lua_State *L)
+static int l_hist_percentile(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 	lua_Number p = luaL_checknumber(L, 2);
@@ -381,20 +381,20 @@ static int h_percentile(lua_State *L)
 	return 1;
 }
 
-static int h_merge(lua_State *L)
+static int l_hist_merge(lua_State *L)
 {
 	hist_merge(luaL_checkudata(L, 1, HIST_MT), luaL_checkudata(L, 2, HIST_MT));
 	lua_settop(L, 1);
 	return 1;
 }
 
-static int h_count(lua_State *L)
+static int l_hist_count(lua_State *L)
 {
 	lua_pushinteger(L, (lua_Integer)((struct hist *)luaL_checkudata(L, 1, HIST_MT))->count);
 	return 1;
 }
 
-static int h_min(lua_State *L)
+static int l_hist_min(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 
@@ -402,26 +402,26 @@ static int h_min(lua_State *L)
 	return 1;
 }
 
-static int h_max(lua_State *L)
+static int l_hist_max(lua_State *L)
 {
 	lua_pushinteger(L, (lua_Integer)((struct hist *)luaL_checkudata(L, 1, HIST_MT))->max);
 	return 1;
 }
 
-static int h_mean(lua_State *L)
+static int l_hist_mean(lua_State *L)
 {
 	lua_pushnumber(L, hist_mean(luaL_checkudata(L, 1, HIST_MT)));
 	return 1;
 }
 
-static int h_stdev(lua_State *L)
+static int l_hist_stdev(lua_State *L)
 {
 	lua_pushnumber(L, hist_stdev(luaL_checkudata(L, 1, HIST_MT)));
 	return 1;
 }
 
 /* :buckets() -> list of {low, width, count} for the non-empty buckets */
-static int h_buckets(lua_State *L)
+static int l_hist_buckets(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 	lua_Integer n = 0;
@@ -442,7 +442,7 @@ static int h_buckets(lua_State *L)
 	return 1;
 }
 
-static int h_tostring(lua_State *L)
+static int l_hist_tostring(lua_State *L)
 {
 	struct hist *h = luaL_checkudata(L, 1, HIST_MT);
 
@@ -486,7 +486,7 @@ static int l_write_atomic(lua_State *L)
 	const char *path = luaL_checkstring(L, 1);
 	size_t len;
 	const char *s = luaL_checklstring(L, 2, &len);
-	char why[512];
+	char why[WHY_LEN];
 
 	if (outfile_write_atomic(path, s, len, why, sizeof(why)) < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, why);
@@ -539,7 +539,7 @@ static int l_engines(lua_State *L)
 
 	lua_newtable(L);
 	for (int i = 0; e[i]; i++) {
-		char why[256] = "";
+		char why[WHY_LEN] = "";
 		int ok = e[i]->probe(why, sizeof(why)) == 0;
 
 		lua_createtable(L, 0, 3);
@@ -594,9 +594,9 @@ void iomoon_lua_setup(lua_State *L, const char *luadir)
 int luaopen_iomoon(lua_State *L)
 {
 	static const luaL_Reg hist_methods[] = {
-		{ "record", h_record }, { "percentile", h_percentile }, { "merge", h_merge },
-		{ "count", h_count }, { "min", h_min }, { "max", h_max }, { "mean", h_mean },
-		{ "stdev", h_stdev }, { "buckets", h_buckets }, { NULL, NULL },
+		{ "record", l_hist_record }, { "percentile", l_hist_percentile }, { "merge", l_hist_merge },
+		{ "count", l_hist_count }, { "min", l_hist_min }, { "max", l_hist_max }, { "mean", l_hist_mean },
+		{ "stdev", l_hist_stdev }, { "buckets", l_hist_buckets }, { NULL, NULL },
 	};
 	static const luaL_Reg funcs[] = {
 		{ "target", api_target }, { "run", api_run }, { "check", api_check }, { "now", l_now }, { "sleep", l_sleep },
@@ -608,12 +608,12 @@ int luaopen_iomoon(lua_State *L)
 	};
 
 	api_target_metatable(L);
-	api_new_metatable(L, HIST_MT, hist_methods, NULL, h_tostring);
+	api_new_metatable(L, HIST_MT, hist_methods, NULL, l_hist_tostring);
 	luaL_newmetatable(L, IOMOON_INPUT_ERROR);
-	lua_pushcfunction(L, error_tostring);
+	lua_pushcfunction(L, l_error_tostring);
 	lua_setfield(L, -2, "__tostring");
 	luaL_newmetatable(L, IOMOON_RUN_ERROR);
-	lua_pushcfunction(L, error_tostring);
+	lua_pushcfunction(L, l_error_tostring);
 	lua_setfield(L, -2, "__tostring");
 	luaL_newmetatable(L, OBJECT_MT);
 	lua_pushliteral(L, "object");

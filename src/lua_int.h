@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "rc.h"
 #include "target.h"
 
 #define TARGET_MT "iomoon.target"

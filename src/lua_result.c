@@ -432,7 +432,7 @@ int api_results(lua_State *L)
 	return 1;
 }
 
-static int remove_on_result(lua_State *L)
+static int l_on_result_remove(lua_State *L)
 {
 	lua_Integer n;
 
@@ -464,7 +464,7 @@ int api_on_result(lua_State *L)
 	lua_pushvalue(L, 1);
 	lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
 	lua_pushvalue(L, 1);
-	lua_pushcclosure(L, remove_on_result, 1);
+	lua_pushcclosure(L, l_on_result_remove, 1);
 	return 1;
 }
 
@@ -475,7 +475,7 @@ static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_i
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */
-static int result_index(lua_State *L)
+static int l_result_index(lua_State *L)
 {
 	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
 	const char *names[128];
@@ -512,7 +512,7 @@ static void seal_table(lua_State *L, int idx, const char *what)
 		lua_pop(L, 1);
 		lua_createtable(L, 0, 1);
 		lua_pushstring(L, what);
-		lua_pushcclosure(L, result_index, 1);
+		lua_pushcclosure(L, l_result_index, 1);
 		lua_setfield(L, -2, "__index");
 		lua_pushvalue(L, -1);
 		lua_setfield(L, LUA_REGISTRYINDEX, key);

@@ -110,43 +110,43 @@ int api_target(lua_State *L)
 	return 1;
 }
 
-static int t_gc(lua_State *L)
+static int l_target_gc(lua_State *L)
 {
 	target_free(luaL_checkudata(L, 1, TARGET_MT));
 	return 0;
 }
 
-static int t_size(lua_State *L)
+static int l_target_size(lua_State *L)
 {
 	lua_pushinteger(L, (lua_Integer)api_check_target(L, 1)->size);
 	return 1;
 }
 
-static int t_sector(lua_State *L)
+static int l_target_sector(lua_State *L)
 {
 	lua_pushinteger(L, api_check_target(L, 1)->sector);
 	return 1;
 }
 
-static int t_kind(lua_State *L)
+static int l_target_kind(lua_State *L)
 {
 	lua_pushstring(L, api_check_target(L, 1)->kind == TARGET_BLOCK ? "block" : "file");
 	return 1;
 }
 
-static int t_path(lua_State *L)
+static int l_target_path(lua_State *L)
 {
 	lua_pushstring(L, api_check_target(L, 1)->path);
 	return 1;
 }
 
-static int t_created(lua_State *L)
+static int l_target_created(lua_State *L)
 {
 	lua_pushboolean(L, api_check_target(L, 1)->created);
 	return 1;
 }
 
-static int t_tostring(lua_State *L)
+static int l_target_tostring(lua_State *L)
 {
 	struct target *t = luaL_checkudata(L, 1, TARGET_MT);
 
@@ -176,7 +176,7 @@ static int open_target(lua_State *L, const struct target *t, int direct, int wri
 /* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
  * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
  * where offset and len must be whole sectors. */
-static int t_read(lua_State *L)
+static int l_target_read(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
@@ -218,7 +218,7 @@ static int t_read(lua_State *L)
 	return 2;
 }
 
-static int t_write(lua_State *L)
+static int l_target_write(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	uint64_t off = api_check_size(L, 2, "write offset");
@@ -245,7 +245,7 @@ static int t_write(lua_State *L)
 	return 1;
 }
 
-static int t_fsync(lua_State *L)
+static int l_target_fsync(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	int fd = open_target(L, t, 0, 0), r;
@@ -257,7 +257,7 @@ static int t_fsync(lua_State *L)
 	return 0;
 }
 
-static int t_close(lua_State *L)
+static int l_target_close(lua_State *L)
 {
 	target_free(luaL_checkudata(L, 1, TARGET_MT));
 	return 0;
@@ -267,10 +267,10 @@ static int t_close(lua_State *L)
 void api_target_metatable(lua_State *L)
 {
 	static const luaL_Reg target_methods[] = {
-		{ "size", t_size }, { "sector", t_sector }, { "kind", t_kind }, { "path", t_path },
-		{ "created", t_created }, { "read", t_read }, { "write", t_write }, { "fsync", t_fsync },
-		{ "close", t_close }, { NULL, NULL },
+		{ "size", l_target_size }, { "sector", l_target_sector }, { "kind", l_target_kind }, { "path", l_target_path },
+		{ "created", l_target_created }, { "read", l_target_read }, { "write", l_target_write }, { "fsync", l_target_fsync },
+		{ "close", l_target_close }, { NULL, NULL },
 	};
 
-	api_new_metatable(L, TARGET_MT, target_methods, t_gc, t_tostring);
+	api_new_metatable(L, TARGET_MT, target_methods, l_target_gc, l_target_tostring);
 }
