@@ -1,6 +1,7 @@
 /* genmap.c - generation maps of crc32c verification, kept per file or
  * device for the process's life and saved to a state file (genmap.h). */
 #include "genmap.h"
+#include "outfile.h"
 #include "rc.h"
 #include "shown.h"
 
@@ -386,22 +387,6 @@ int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint6
 	return rc;
 }
 
-/* fsync the directory holding path */
-static void sync_dir(const char *path)
-{
-	char *d = strdup(path);
-	int fd;
-
-	if (!d)
-		return;
-	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(d);
-}
-
 /* mkdir -p of the directory holding path (errors show at the open). */
 static void make_dirs(const char *path)
 {
@@ -440,55 +425,42 @@ static int replaceable(const char *path)
 	return ok;
 }
 
-/* Write m to its state file: a new temporary beside it (O_EXCL), synced,
- * renamed over the state, which must be a state file or absent. A stale
- * map is written as a stale state, without its generations. */
+/* Write m to its state file through outfile.c (a temporary beside it,
+ * synced, renamed over the state, the directory synced), which must be a
+ * state file or absent. A stale map is written as a stale state, without
+ * its generations. Mode 0644 whoever wrote it before. */
 static int write_state(struct gen_map *m, char *why, size_t why_len)
 {
 	uint64_t n = m->stale ? 0 : m->n;
 	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = n, .dev = m->dev, .ino = m->ino,
 			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED),
 			       .flags = m->stale ? STATE_STALE : 0, .tid = m->tid };
-	char *tmp = NULL, p[256];
-	const char *at = m->state;
-	int fd = -1, ok = 0;
+	char no[WHY_LEN], p[256];
+	struct outfile o;
+	int rc;
 
 	memcpy(h.magic, STATE_MAGIC, 8);
 	h.crc = state_crc(&h, m->gens, n);
-	errno = 0;
 	if (!replaceable(m->state)) {
 		snprintf(why, why_len, "verification state %s: not a state file, left as it is (a later process "
 			 "cannot verify this phase's writes)", shown(m->state, p, sizeof(p)));
 		return RC_FAIL;
 	}
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", m->state) < 0) {
-		tmp = NULL;
-		errno = ENOMEM;
-		goto out;
+	rc = outfile_begin(&o, m->state, no, sizeof(no));
+	if (rc == RC_OK) {
+		o.mode = 0644;
+		o.keep_mode = 1;
+		rc = outfile_write(&o, &h, sizeof(h), no, sizeof(no));
+		if (rc == RC_OK)
+			rc = outfile_write(&o, m->gens, n * 8, no, sizeof(no));
+		if (rc == RC_OK)
+			rc = outfile_commit(&o, no, sizeof(no));
+		else
+			outfile_abort(&o);
 	}
-	at = tmp;
-	fd = mkostemp(tmp, O_CLOEXEC); /* O_EXCL: never through a link */
-	if (fd < 0 || fchmod(fd, 0644))
-		goto out;
-	if (pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    pwrite(fd, m->gens, n * 8, sizeof(h)) != (ssize_t)(n * 8) || fsync(fd))
-		goto out;
-	at = m->state;
-	if (rename(tmp, m->state))
-		goto out;
-	sync_dir(m->state);
-	ok = 1;
-out:
-	if (!ok) {
-		snprintf(why, why_len, "verification state %s: %s (a later process cannot verify this phase's "
-			 "writes)", shown(at, p, sizeof(p)), strerror(errno ? errno : EIO));
-		if (fd >= 0)
-			unlink(tmp);
-	}
-	if (fd >= 0)
-		close(fd);
-	free(tmp);
-	return ok ? RC_OK : RC_FAIL;
+	if (rc != RC_OK)
+		snprintf(why, why_len, "verification state: %s (a later process cannot verify this phase's writes)", no);
+	return rc == RC_OK ? RC_OK : RC_FAIL;
 }
 
 int genmap_save(struct target *t, char *why, size_t why_len)

@@ -76,6 +76,7 @@ LUA
 xv() { "$IOMOON" run --format none --quiet "$TMP/xv.lua" >"$TMP/xv.out"; echo $?; }
 "$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a 16 MiB file written with verify=crc32c"
 ok "$([ -s "$(st "$X")" ] && [ ! -e "$X.iomoon-verify" ]; echo $?)" "the write phase leaves its state in IOMOON_STATE_DIR, named for the file's identity (none beside it)"
+is "$(stat -c %a "$(st "$X")") $(ls -A "$IOMOON_STATE_DIR" | grep -c tmp)" "644 0" "the state is written through the one atomic writer: mode 644, no temporary file left"
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '0 4096\t0\t0\t0\t0\t0')" "a new process verifies it clean: 4096 units, exit 0"
 dd status=none conv=notrunc if=/dev/zero of="$X" bs=4096 seek=7 count=1
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t1\t1\t0\t0\t0')" "one zeroed 4 KiB block: exactly 1 missing, exit 1"
