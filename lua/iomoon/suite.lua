@@ -126,7 +126,7 @@ end
 -- overrides over it.
 -- The options suite.apply, suite.phases and suite.run take.
 local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number", engine = "string",
-  workers = "number", direct = "boolean", progress = "boolean", on_result = "function", area_bytes = "number",
+  workers = "number", direct = "boolean", progress = "boolean", area_bytes = "number",
   region = "any" }
 
 function suite.apply(phase, opts, defaults)
@@ -198,7 +198,7 @@ end
 
 --- Run every phase of a suite; returns the list of results. Every phase is
 -- checked first (suite.check), unless `phases` is what suite.check returned.
--- opts.on_result (if given) is called with each result as it comes. A
+-- Results reach a script as they come through iomoon.on_result. A
 -- progress line shows the suite's position and the time left in it.
 function suite.run(s, opts, phases)
   opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
@@ -211,7 +211,6 @@ function suite.run(s, opts, phases)
     iomoon.set_progress(opts.progress ~= false, string.format("%d/%d", i, #phases), left)
     local r = iomoon.run(p)
     results[#results + 1] = r
-    if opts.on_result then opts.on_result(r) end
     if iomoon.interrupted() then break end
   end
   iomoon.set_progress(opts.progress ~= false)
