@@ -328,6 +328,7 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 
 		wk->id = i;
 		wk->sh = &r->sh;
+		wk->spec = sp;
 		wk->wl = &r->wls[sliced(sp) ? i : i % sp->ntargets];
 		wk->fd = r->fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];

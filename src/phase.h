@@ -24,6 +24,7 @@
 #define PHASE_MAX_WORKERS 256
 #define PHASE_MAX_QD 4096
 #define PHASE_MAX_TARGETS 64
+#define PHASE_MAX_STREAMS 16
 
 /* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
  * offset (little-endian), which a reader can check without knowing the run. */
@@ -101,8 +102,13 @@ struct phase_spec {
 	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
-	/* called from phase_run's thread every 0.5 s when set (ctx is NULL) */
+	/* called from phase_run's thread every 0.5 s when set */
 	void (*progress)(const struct phase_progress *p); /* NULL: no progress lines */
+	/* phase.streams: workloads of their own, run together; each is a whole
+	 * spec whose phase-wide fields (engine, ramp, duration, interval, seed,
+	 * on_error, trace) are this one's. None: this spec is the workload. */
+	unsigned nstreams;
+	const struct phase_spec *streams[PHASE_MAX_STREAMS];
 };
 
 struct phase_result {
@@ -120,6 +126,17 @@ struct phase_result {
 	uint64_t ntrace;
 	struct batch_stats batch;
 };
+
+/* A phase's workloads: its streams, or the phase itself when it has none. */
+static inline unsigned phase_nstreams(const struct phase_spec *sp)
+{
+	return sp->nstreams ? sp->nstreams : 1;
+}
+
+static inline const struct phase_spec *phase_stream(const struct phase_spec *sp, unsigned i)
+{
+	return sp->nstreams ? sp->streams[i] : sp;
+}
 
 /* Set from a signal handler: stop the running phase (and mark it). */
 extern volatile sig_atomic_t phase_interrupt;

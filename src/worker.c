@@ -67,7 +67,7 @@ static inline int offsets_ok(const struct io_slot *s)
  * read is checked, every bad unit counted. 0 when a read failed. */
 static int verified(struct worker *w, const struct io_slot *s, int strict, uint64_t now)
 {
-	const struct phase_spec *sp = w->sh->spec;
+	const struct phase_spec *sp = w->spec;
 	struct gen_map *m = w->target->gmap;
 	const uint32_t unit = sp->verify_unit;
 	uint64_t at, want, got;
@@ -131,7 +131,7 @@ static int overlaps(const struct worker *w, struct io_slot *const *freeq, unsign
  * saying what was written). */
 static int verify_setup(struct worker *w, int *strict)
 {
-	const struct phase_spec *sp = w->sh->spec;
+	const struct phase_spec *sp = w->spec;
 	struct target *t = w->target;
 	uint32_t unit = sp->verify_unit;
 	int reads_only = 1;
@@ -151,13 +151,17 @@ static int verify_setup(struct worker *w, int *strict)
 static void verify_finish(struct worker *w)
 {
 	struct phase_shared *sh = w->sh;
-	const struct phase_spec *sp = sh->spec;
+	const struct phase_spec *ph = sh->spec;
 
-	if (sp->verify != VERIFY_CRC || __atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != sp->workers)
+	if (__atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != ph->workers)
 		return;
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		if (genmap_save(sp->targets[t], w->error, sizeof(w->error)) < 0)
-			w->engine_failed = 1;
+	for (unsigned i = 0; i < phase_nstreams(ph); i++) {
+		const struct phase_spec *sp = phase_stream(ph, i);
+
+		for (unsigned t = 0; sp->verify == VERIFY_CRC && t < sp->ntargets; t++)
+			if (genmap_save(sp->targets[t], w->error, sizeof(w->error)) < 0)
+				w->engine_failed = 1;
+	}
 }
 
 static inline uint64_t min64(uint64_t a, uint64_t b)
@@ -547,7 +551,7 @@ free:
 static int worker_ready(struct worker *w, int *strict)
 {
 	struct phase_shared *sh = w->sh;
-	const struct phase_spec *sp = sh->spec;
+	const struct phase_spec *sp = w->spec;
 	const struct engine_ops *ops = sp->engine;
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
@@ -621,7 +625,7 @@ static inline void run(struct loop *l)
  * registers, which the instructions per I/O of `make bench` show. */
 static inline void loop_init(struct loop *l, struct worker *w, int strict)
 {
-	const struct phase_spec *sp = w->sh->spec;
+	const struct phase_spec *sp = w->spec;
 
 	l->w = w;
 	l->sh = w->sh;
@@ -687,7 +691,7 @@ void *worker_main(void *arg)
 		run(&l);
 	}
 	if (w->engine.priv)
-		sh->spec->engine->exit(&w->engine);
+		w->spec->engine->exit(&w->engine);
 	verify_finish(w);
 	pthread_mutex_lock(&sh->lock);
 	sh->finished++;

@@ -30,6 +30,7 @@ struct worker {
 	pthread_t thread;
 	unsigned id;
 	struct phase_shared *sh;
+	const struct phase_spec *spec; /* its workload: the phase's, or its stream's */
 	const struct workload *wl;
 	struct target *target;
 	int fd;
