@@ -173,9 +173,10 @@ static inline uint64_t min64(uint64_t a, uint64_t b)
  * the worker. Starting at AUTO_START, a trial alternates epochs (at least
  * AUTO_EPOCH_NS and AUTO_EPOCH_IOS completions each) under the bound that
  * holds and under a neighbour (twice or half of it), AUTO_PAIRS of each,
- * and compares the completion rates. A larger bound (fewer system calls,
- * less CPU) wins unless it loses more than AUTO_TOL_PCT of the rate; a
- * smaller one only if it gains more. A neighbour is tried only where it
+ * and compares the completion rates of each pair of epochs; the median of
+ * the pairs' ratios decides. A larger bound (fewer system calls, less CPU)
+ * wins unless it loses more than AUTO_TOL_PCT of the rate; a smaller one
+ * only if it gains more. A neighbour is tried only where it
  * would change something: twice the bound when a turn had more ready I/Os
  * than the bound, half of it when a turn had more than half. Once neither
  * wins, the bound holds for AUTO_SETTLE_NS before the next trial, so a
@@ -193,10 +194,11 @@ struct batch_auto {
 	unsigned cand;        /* the neighbour on trial; 0: none */
 	unsigned epoch;       /* of the trial: even under cur, odd under cand */
 	int down;             /* the trial in progress or next is of cur / 2 */
-	unsigned ready_max;   /* most I/Os ready in one turn, since the last decision */
+	unsigned ready_max;   /* most I/Os ready in one turn, since the last hold */
 	uint64_t check_at;    /* when the next epoch may end, or the next trial start */
 	uint64_t epoch_start, epoch_ios;
-	uint64_t ios[2], ns[2]; /* completions and time under cur, under cand */
+	double cur_rate;        /* completions per ns in this pair's epoch under cur */
+	double ratio[AUTO_PAIRS]; /* per pair: the rate under cand / under cur */
 };
 
 /* All a worker's hot loop works on. */
@@ -256,36 +258,45 @@ static void auto_try(struct batch_auto *a, unsigned qd, uint64_t now)
 	if (a->down ? !down_ok && up_ok : !up_ok)
 		a->down = !a->down;
 	if (a->down ? !down_ok : !up_ok) {
-		a->cand = 0;
+		a->cand = 0; /* hold, and look again at what is ready */
 		a->ready_max = 0;
 		a->check_at = now + AUTO_SETTLE_NS;
 		return;
 	}
 	a->cand = a->down ? a->cur / 2 : (a->cur * 2 < qd ? a->cur * 2 : qd);
 	a->epoch = 0;
-	a->ios[0] = a->ios[1] = a->ns[0] = a->ns[1] = 0;
 	a->epoch_start = now;
 	a->epoch_ios = 0;
 	a->check_at = now + AUTO_EPOCH_NS;
 }
 
 /* The end of a trial: keep the winner, and go on in the direction that
- * won (or turn once after a larger bound lost). */
+ * won (or turn once after a larger bound lost). The pairs' median ratio
+ * decides: a pair whose epochs were hit by other load is outvoted. */
 static void auto_decide(struct batch_auto *a, unsigned qd, uint64_t now)
 {
-	/* rates compared as ios[1] / ns[1] against ios[0] / ns[0] */
-	const double cand = (double)a->ios[1] * (double)a->ns[0], cur = (double)a->ios[0] * (double)a->ns[1];
-	const int won = a->down ? cand * 100 > cur * (100 + AUTO_TOL_PCT) : cand * 100 >= cur * (100 - AUTO_TOL_PCT);
+	double r[AUTO_PAIRS], med;
+	int won;
+
+	for (unsigned i = 0; i < AUTO_PAIRS; i++) { /* insertion sort of 4 */
+		unsigned j = i;
+
+		for (; j > 0 && r[j - 1] > a->ratio[i]; j--)
+			r[j] = r[j - 1];
+		r[j] = a->ratio[i];
+	}
+	med = (r[(AUTO_PAIRS - 1) / 2] + r[AUTO_PAIRS / 2]) / 2;
+	won = a->down ? med > 1 + AUTO_TOL_PCT / 100.0 : med >= 1 - AUTO_TOL_PCT / 100.0;
 
 	if (won)
 		a->cur = a->cand;
 	else
 		a->down = !a->down;
-	a->ready_max = won ? a->ready_max : 0;
 	if (won || a->down) {
 		auto_try(a, qd, now);
 	} else {
 		a->cand = 0; /* both neighbours lost: hold */
+		a->ready_max = 0;
 		a->check_at = now + AUTO_SETTLE_NS;
 	}
 }
@@ -300,8 +311,12 @@ static unsigned auto_step(struct batch_auto *a, unsigned qd, uint64_t now)
 	} else if (a->epoch_ios < AUTO_EPOCH_IOS) {
 		a->check_at = now + AUTO_EPOCH_NS / 10;
 	} else {
-		a->ios[a->epoch & 1] += a->epoch_ios;
-		a->ns[a->epoch & 1] += now - a->epoch_start;
+		const double rate = (double)a->epoch_ios / (double)(now - a->epoch_start + 1);
+
+		if (a->epoch & 1)
+			a->ratio[a->epoch / 2] = rate / (a->cur_rate > 0 ? a->cur_rate : 1e-12);
+		else
+			a->cur_rate = rate;
 		a->epoch_start = now;
 		a->epoch_ios = 0;
 		a->check_at = now + AUTO_EPOCH_NS;
