@@ -46,22 +46,42 @@ static void progress_cb(const struct phase_progress *p)
 			p->mb_per_s, (unsigned long long)p->ios);
 }
 
-/* Create what the phase's option-table targets ask for; on failure, take
- * back what this call created. */
+/* The workloads of rs: rs itself, then its streams. */
+static struct run_state *workload_of(struct run_state *rs, unsigned i)
+{
+	return i == 0 ? rs : rs->stream[i - 1];
+}
+
+/* Remove every file this run created for rs and its streams. */
+static void unlink_created(struct run_state *rs)
+{
+	for (unsigned k = 0; k <= rs->nstreams; k++) {
+		struct run_state *w = workload_of(rs, k);
+
+		for (unsigned i = 0; i < w->sp.ntargets; i++)
+			if (w->is_pending[i])
+				target_unlink_created(w->sp.targets[i]);
+	}
+}
+
+/* Create what the option-table targets of the phase and its streams ask
+ * for; on failure, take back what this call created. */
 static void materialize_targets(lua_State *L, struct run_state *rs)
 {
-	for (unsigned i = 0; i < rs->sp.ntargets; i++) {
-		char why[WHY_LEN];
-		int rc;
+	for (unsigned k = 0; k <= rs->nstreams; k++) {
+		struct run_state *w = workload_of(rs, k);
 
-		if (!rs->is_pending[i])
-			continue;
-		rc = target_materialize(rs->sp.targets[i], &rs->pending[i], why, sizeof(why));
-		if (rc < 0) {
-			for (unsigned j = 0; j <= i; j++)
-				if (rs->is_pending[j])
-					target_unlink_created(rs->sp.targets[j]);
-			api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, why);
+		for (unsigned i = 0; i < w->sp.ntargets; i++) {
+			char why[WHY_LEN];
+			int rc;
+
+			if (!w->is_pending[i])
+				continue;
+			rc = target_materialize(w->sp.targets[i], &w->pending[i], why, sizeof(why));
+			if (rc < 0) {
+				unlink_created(rs); /* only the created are removed */
+				api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, why);
+			}
 		}
 	}
 }
@@ -142,9 +162,7 @@ int api_run(lua_State *L)
 		fprintf(stderr, "\r\033[K");
 	if (rc == RC_INPUT) {
 		/* refused at open (e.g. no O_DIRECT here): leave no file behind */
-		for (unsigned i = 0; i < sp->ntargets; i++)
-			if (rs->is_pending[i])
-				target_unlink_created(sp->targets[i]);
+		unlink_created(rs);
 		return api_input_error(L, "%s", why);
 	}
 	if (rc < 0)

@@ -38,7 +38,12 @@ struct run_state {
 	int is_pending[PHASE_MAX_TARGETS];
 	char what[PHASE_MAX_TARGETS][32]; /* "phase.target[3]": names them in messages */
 	struct target nominal;            /* null and sim without a target: nowhere */
-	int self, table;                  /* stack indices of rs and the phase table, while parsing */
+	int self, table;                  /* stack indices of rs and its table, while parsing */
+	char path[32];                    /* "phase", or "phase.streams[2]": messages start with it */
+	/* phase.streams: each a run_state of its own, made from a copy of the
+	 * phase's (its defaults) and the stream's table over it */
+	unsigned nstreams;
+	struct run_state *stream[PHASE_MAX_STREAMS];
 };
 
 /* phase_fields.c: read the phase table at idx into rs (zeroed, its user

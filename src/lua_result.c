@@ -136,28 +136,52 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 static const char *const opname[2] = { "read", "write" };
 
 /* Who ran what where: name, target(s), engine, workers and queue depth. */
-static void push_setup(lua_State *L, const struct phase_spec *sp, const struct phase_result *r)
+/* target: the path, or a list of the paths of every workload (the phase's
+ * streams', each once). */
+static void push_targets(lua_State *L, const struct phase_spec *ph)
 {
-	lua_pushstring(L, sp->name);
-	lua_setfield(L, -2, "name");
-	if (sp->ntargets == 1) {
-		lua_pushstring(L, sp->targets[0]->path);
+	const struct target *seen[PHASE_MAX_TARGETS * PHASE_MAX_STREAMS];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < phase_nstreams(ph); k++)
+		for (unsigned i = 0; i < phase_stream(ph, k)->ntargets; i++) {
+			const struct target *t = phase_stream(ph, k)->targets[i];
+			unsigned j = 0;
+
+			while (j < n && seen[j] != t)
+				j++;
+			if (j == n)
+				seen[n++] = t;
+		}
+	if (n == 1) {
+		lua_pushstring(L, seen[0]->path);
 	} else {
-		lua_createtable(L, (int)sp->ntargets, 0);
-		for (unsigned i = 0; i < sp->ntargets; i++) {
-			lua_pushstring(L, sp->targets[i]->path);
+		lua_createtable(L, (int)n, 0);
+		for (unsigned i = 0; i < n; i++) {
+			lua_pushstring(L, seen[i]->path);
 			lua_rawseti(L, -2, i + 1);
 		}
 	}
 	lua_setfield(L, -2, "target");
+}
+
+static void push_setup(lua_State *L, const struct phase_spec *sp, const struct phase_result *r)
+{
+	unsigned qd = sp->qd;
+
+	for (unsigned k = 0; k < sp->nstreams; k++)
+		qd = k && qd > sp->streams[k]->qd ? qd : sp->streams[k]->qd;
+	lua_pushstring(L, sp->name);
+	lua_setfield(L, -2, "name");
+	push_targets(L, sp);
 	lua_pushstring(L, r->engine);
 	lua_setfield(L, -2, "engine");
 	lua_pushstring(L, r->features);
 	lua_setfield(L, -2, "engine_features");
 	lua_pushboolean(L, sp->direct);
 	lua_setfield(L, -2, "direct");
-	set_int(L, "workers", sp->workers);
-	set_int(L, "qd", sp->qd);
+	set_int(L, "workers", sp->workers); /* with streams: all of theirs */
+	set_int(L, "qd", qd);               /* with streams: the largest of theirs */
 	set_int(L, "qd_max", r->total.max_inflight);
 	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
 }
@@ -379,6 +403,32 @@ static void push_sizes(lua_State *L, const struct batch_sizes *b, const char *fi
 /* The result table of a phase that ran, section after section: its set-up,
  * what it asked for (push_definition), its rates and latencies, CPU,
  * errors and end, intervals and trace. */
+/* result.streams: each stream's result, a whole result table of its own
+ * (the phase's time, CPU and ending; its own counters and intervals). */
+static void push_streams(lua_State *L, const struct run_state *rs, const struct phase_result *r)
+{
+	struct phase_result *v = lua_newuserdatauv(L, sizeof(*v), 0); /* freed with the stack if a push fails */
+
+	lua_createtable(L, (int)rs->nstreams, 0);
+	for (unsigned i = 0; i < rs->nstreams; i++) {
+		const struct stream_result *sr = &r->streams[i];
+
+		*v = *r;
+		v->total = sr->total;
+		v->intervals = sr->intervals;
+		v->nintervals = sr->nintervals;
+		v->batch = sr->batch;
+		v->nstreams = 0;
+		v->streams = NULL;
+		api_push_result(L, rs->stream[i], v);
+		set_int(L, "stream", i + 1);
+		api_seal_result(L);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -3, "streams");
+	lua_pop(L, 1);
+}
+
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
 	struct hist all = r->total.op[OP_READ].lat;
@@ -396,6 +446,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	set_int(L, "batch_used", r->batch.bound);
 	push_sizes(L, &r->batch.submit, "submit_sizes");
 	push_sizes(L, &r->batch.reap, "reap_sizes");
+	if (rs->nstreams)
+		push_streams(L, rs, r);
 }
 
 /* The registry table under key, made on first use. */
@@ -471,7 +523,7 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", NULL };
+	"trace", "meta", "streams", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */

@@ -99,19 +99,20 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->max_ns = both.count ? both.max : 0;
 }
 
-/* Append iv to the result's intervals; RC_FAIL when out of memory. */
-static int push_interval(struct phase_result *res, unsigned *cap, const struct interval *iv)
+/* Append iv to a list of *n intervals (*cap allocated); RC_FAIL when out
+ * of memory. */
+static int push_interval(struct interval **list, unsigned *n, unsigned *cap, const struct interval *iv)
 {
-	if (res->nintervals == *cap) {
+	if (*n == *cap) {
 		unsigned ncap = *cap ? *cap * 2 : 64;
-		struct interval *p = realloc(res->intervals, ncap * sizeof(*p));
+		struct interval *p = realloc(*list, ncap * sizeof(*p));
 
 		if (!p)
 			return RC_FAIL;
-		res->intervals = p;
+		*list = p;
 		*cap = ncap;
 	}
-	res->intervals[res->nintervals++] = *iv;
+	(*list)[(*n)++] = *iv;
 	return RC_OK;
 }
 
@@ -127,8 +128,12 @@ static void free_workers(struct worker *w, unsigned n)
 
 void phase_result_free(struct phase_result *res)
 {
+	for (unsigned i = 0; res->streams && i < res->nstreams; i++)
+		free(res->streams[i].intervals);
+	free(res->streams);
 	free(res->intervals);
 	free(res->trace);
+	res->streams = NULL;
 	res->intervals = NULL;
 	res->trace = NULL;
 }
@@ -232,7 +237,7 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 			 wk->buf_len, i);
 		return RC_FAIL;
 	}
-	rng_seed(&r, sp->seed, 1000 + i);
+	rng_seed(&r, sp->seed, 1000 + wk->id);
 	for (size_t j = 0; j < wk->buf_len * sp->qd / 8; j++)
 		((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
 	for (unsigned j = 0; j < sp->qd; j++) {
@@ -253,44 +258,113 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 
 /* Everything phase_run holds while a phase runs: what the workers share,
  * the workers, and the sampler's state (snapshots, ticks, progress). */
-struct runner {
+/* Intervals of a set of workers, from snapshots of their counters: the
+ * phase's (all workers), or a stream's (its own). */
+struct sampler {
+	struct worker *w;
+	unsigned n;
+	struct snapshot *prev, *cur;
+	uint64_t prev_tick_ns;   /* the end of the last interval made */
+	struct interval **list;  /* where its intervals go (*nlist of them, cap allocated) */
+	unsigned *nlist, cap;
+};
+
+/* One workload of a running phase: the phase's own, or one stream's. */
+struct unit {
 	const struct phase_spec *sp;
+	struct worker *w;        /* its sp->workers workers, in the runner's */
+	struct workload *wls;    /* one per target, or one per worker when sliced */
+	int fds[PHASE_MAX_TARGETS];
+	struct stream_result *res;    /* a stream's: its figures, and its intervals from */
+	struct sampler smp;           /* its own snapshots */
+};
+
+struct runner {
+	const struct phase_spec *sp; /* the phase: its time, and all its workers */
 	struct phase_result *res;
 	struct phase_shared sh;
 	int shared_init;
 	struct worker *w;
-	struct workload *wls;    /* one per target, or one per worker when sliced */
-	int fds[PHASE_MAX_TARGETS];
+	struct unit u[PHASE_MAX_STREAMS];
+	unsigned nu;
 	unsigned started;        /* threads running (to join) */
-	struct snapshot *prev, *cur;
+	struct sampler all;      /* the phase's intervals */
 	struct hist *scratch;
-	unsigned icap;           /* intervals allocated in res */
 	int ramping;
 	uint64_t now;            /* the last clock reading of the sampler */
 	uint64_t next_tick;      /* the ramp's end, then the next interval's */
-	uint64_t prev_tick_ns;   /* the end of the last interval made */
 	uint64_t next_progress, prog_ios, prog_bytes, prog_ns;
 	uint64_t stopped_ns;     /* when a signal stopped the phase */
 	struct cpu_mark cpu_a, cpu_b;
 };
 
-/* The per-target (or per-worker slice) workloads; RC_INPUT with why. */
-static int prepare_workloads(struct runner *r, char *why, size_t why_len)
+/* A unit's per-target (or per-worker slice) workloads; RC_INPUT with why. */
+static int prepare_workloads(struct unit *u, char *why, size_t why_len)
 {
-	const struct phase_spec *sp = r->sp;
+	const struct phase_spec *sp = u->sp;
 
 	if (phase_check_slices(sp, why, why_len))
 		return RC_INPUT;
 	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
-		r->wls[i] = *sp->wl;
-		r->wls[i].region_off = sp->region_off;
-		r->wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
+		u->wls[i] = *sp->wl;
+		u->wls[i].region_off = sp->region_off;
+		u->wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
 		if (sliced(sp))
-			slice_of(sp, i, &r->wls[i].region_off, &r->wls[i].region_len);
-		if (wl_prepare(&r->wls[i], why, why_len) < 0)
+			slice_of(sp, i, &u->wls[i].region_off, &u->wls[i].region_len);
+		if (wl_prepare(&u->wls[i], why, why_len) < 0)
 			return RC_INPUT;
 	}
 	return RC_OK;
+}
+
+/* The memory of unit i; RC_FAIL when there is none. */
+static int unit_alloc(struct runner *r, unsigned i, struct worker *first)
+{
+	struct unit *u = &r->u[i];
+	const struct phase_spec *sp = phase_stream(r->sp, i);
+
+	u->sp = sp;
+	u->w = first;
+	for (unsigned t = 0; t < PHASE_MAX_TARGETS; t++)
+		u->fds[t] = -1;
+	u->wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*u->wls));
+	if (!u->wls)
+		return RC_FAIL;
+	if (!r->sp->nstreams)
+		return RC_OK;
+	u->res = &r->res->streams[i];
+	counters_init(&u->res->total);
+	u->smp = (struct sampler){ .w = first, .n = sp->workers, .list = &u->res->intervals,
+				   .nlist = &u->res->nintervals };
+	u->smp.prev = malloc(sizeof(*u->smp.prev));
+	u->smp.cur = malloc(sizeof(*u->smp.cur));
+	return u->smp.prev && u->smp.cur ? RC_OK : RC_FAIL;
+}
+
+/* A unit's workloads, descriptors, workers and buffers. */
+static int unit_setup(struct runner *r, struct unit *u, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = u->sp;
+	int rc;
+
+	if ((rc = prepare_workloads(u, why, why_len)) != RC_OK)
+		return rc;
+	if ((rc = open_targets(sp, u->fds, why, why_len)) != RC_OK)
+		return rc;
+	for (unsigned i = 0; i < sp->workers; i++) {
+		struct worker *wk = &u->w[i];
+
+		wk->id = i;
+		wk->sh = &r->sh;
+		wk->spec = sp;
+		wk->wl = &u->wls[sliced(sp) ? i : i % sp->ntargets];
+		wk->fd = u->fds[i % sp->ntargets];
+		wk->target = sp->targets[i % sp->ntargets];
+		counters_init(&wk->c);
+		if ((rc = worker_buffers(sp, wk, i, why, why_len)) != RC_OK)
+			return rc;
+	}
+	return verify_prepare(sp, u->fds, why, why_len);
 }
 
 /* Memory, workloads, the handshake, descriptors and buffers: everything
@@ -299,21 +373,26 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 {
 	const struct phase_spec *sp = r->sp;
 	pthread_condattr_t ca;
-	int rc;
+	unsigned at = 0;
+	int rc = RC_OK;
 
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		r->fds[t] = -1;
+	r->nu = phase_nstreams(sp);
 	r->w = calloc(sp->workers, sizeof(*r->w));
-	r->wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*r->wls));
-	r->prev = malloc(sizeof(*r->prev));
-	r->cur = malloc(sizeof(*r->cur));
+	r->all = (struct sampler){ .w = r->w, .n = sp->workers, .list = &r->res->intervals,
+				   .nlist = &r->res->nintervals };
+	r->all.prev = malloc(sizeof(*r->all.prev));
+	r->all.cur = malloc(sizeof(*r->all.cur));
 	r->scratch = malloc(sizeof(*r->scratch));
-	if (!r->w || !r->wls || !r->prev || !r->cur || !r->scratch) {
+	if (sp->nstreams && (r->res->streams = calloc(sp->nstreams, sizeof(*r->res->streams))))
+		r->res->nstreams = sp->nstreams;
+	if (!r->w || !r->all.prev || !r->all.cur || !r->scratch || r->res->nstreams != sp->nstreams)
+		rc = RC_FAIL;
+	for (unsigned i = 0; i < r->nu && rc == RC_OK; at += r->u[i++].sp->workers)
+		rc = unit_alloc(r, i, r->w + at);
+	if (rc != RC_OK) {
 		snprintf(why, why_len, "out of memory setting up the phase");
-		return RC_FAIL;
-	}
-	if ((rc = prepare_workloads(r, why, why_len)) != RC_OK)
 		return rc;
+	}
 	r->sh.spec = sp;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -321,22 +400,9 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&r->sh.lock, NULL);
 	r->shared_init = 1;
-	if ((rc = open_targets(sp, r->fds, why, why_len)) != RC_OK)
-		return rc;
-	for (unsigned i = 0; i < sp->workers; i++) {
-		struct worker *wk = &r->w[i];
-
-		wk->id = i;
-		wk->sh = &r->sh;
-		wk->spec = sp;
-		wk->wl = &r->wls[sliced(sp) ? i : i % sp->ntargets];
-		wk->fd = r->fds[i % sp->ntargets];
-		wk->target = sp->targets[i % sp->ntargets];
-		counters_init(&wk->c);
-		if ((rc = worker_buffers(sp, wk, i, why, why_len)) != RC_OK)
-			return rc;
-	}
-	return verify_prepare(sp, r->fds, why, why_len);
+	for (unsigned i = 0; i < r->nu && rc == RC_OK; i++)
+		rc = unit_setup(r, &r->u[i], why, why_len);
+	return rc;
 }
 
 /* Start the threads, wait until each has set its engine up, set the
@@ -382,13 +448,54 @@ static void mark_interrupted(struct runner *r)
 	r->stopped_ns = clock_ns();
 }
 
+/* Start a sampler's first interval at t0, from a snapshot taken now. */
+static void sampler_begin(struct sampler *m, uint64_t t0)
+{
+	snapshot_take(m->prev, m->w, m->n);
+	m->prev_tick_ns = t0;
+}
+
+/* The sampler's interval from its last tick to now (t: since measure_ns). */
+static void sampler_tick(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t now)
+{
+	struct interval iv;
+
+	snapshot_take(m->cur, m->w, m->n);
+	interval_make(&iv, m->prev, m->cur, scratch, (double)(now - measure_ns) / 1e9,
+		      (double)(now - m->prev_tick_ns) / 1e9);
+	if (push_interval(m->list, m->nlist, &m->cap, &iv) == RC_OK) {
+		struct snapshot *t = m->prev;
+
+		m->prev = m->cur;
+		m->cur = t;
+		m->prev_tick_ns = now;
+	}
+}
+
+/* The last, partial interval up to end, when it saw any I/O or lasted a
+ * tenth of an interval (idle or not). */
+static void sampler_last(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t end,
+			 uint64_t interval_ns)
+{
+	struct interval iv;
+
+	snapshot_take(m->cur, m->w, m->n);
+	if (end <= m->prev_tick_ns)
+		return;
+	interval_make(&iv, m->prev, m->cur, scratch, (double)(end - measure_ns) / 1e9,
+		      (double)(end - m->prev_tick_ns) / 1e9);
+	if (iv.ios[0] + iv.ios[1] || end - m->prev_tick_ns >= interval_ns / 10)
+		push_interval(m->list, m->nlist, &m->cap, &iv);
+}
+
 /* The ramp is over (or a signal ended it): measurement starts at
- * measure_ns, from a snapshot taken now (the workers count nothing earlier). */
+ * measure_ns, from snapshots taken now (the workers count nothing earlier). */
 static void measure_begin(struct runner *r)
 {
 	cpu_mark(&r->cpu_a);
-	snapshot_take(r->prev, r->w, r->sp->workers);
-	r->prev_tick_ns = r->sh.measure_ns;
+	sampler_begin(&r->all, r->sh.measure_ns);
+	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
+		sampler_begin(&r->u[i].smp, r->sh.measure_ns);
 	r->next_tick = r->sh.measure_ns + r->sp->interval_ns;
 	r->prog_ns = r->sh.measure_ns;
 	r->ramping = 0;
@@ -398,7 +505,6 @@ static void measure_begin(struct runner *r)
 static void tick(struct runner *r)
 {
 	const uint64_t now = r->now, step = r->sp->interval_ns;
-	struct interval iv;
 
 	if (now < r->next_tick)
 		return;
@@ -408,16 +514,9 @@ static void tick(struct runner *r)
 		r->next_tick = UINT64_MAX;
 		return;
 	}
-	snapshot_take(r->cur, r->w, r->sp->workers);
-	interval_make(&iv, r->prev, r->cur, r->scratch, (double)(now - r->sh.measure_ns) / 1e9,
-		      (double)(now - r->prev_tick_ns) / 1e9);
-	if (push_interval(r->res, &r->icap, &iv) == RC_OK) {
-		struct snapshot *t = r->prev;
-
-		r->prev = r->cur;
-		r->cur = t;
-		r->prev_tick_ns = now;
-	}
+	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
+	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
+		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
 	r->next_tick += step;
 	while (r->next_tick <= now)
 		r->next_tick += step;
@@ -498,21 +597,6 @@ static uint64_t span_end(const struct runner *r, uint64_t stop_ns)
 	return end < r->sh.measure_ns ? r->sh.measure_ns : end;
 }
 
-/* The last, partial interval up to end, when it saw any I/O or lasted a
- * tenth of an interval (idle or not). */
-static void last_interval(struct runner *r, uint64_t end)
-{
-	struct interval iv;
-
-	snapshot_take(r->cur, r->w, r->sp->workers);
-	if (end <= r->prev_tick_ns)
-		return;
-	interval_make(&iv, r->prev, r->cur, r->scratch, (double)(end - r->sh.measure_ns) / 1e9,
-		      (double)(end - r->prev_tick_ns) / 1e9);
-	if (iv.ios[0] + iv.ios[1] || end - r->prev_tick_ns >= r->sp->interval_ns / 10)
-		push_interval(r->res, &r->icap, &iv);
-}
-
 /* The workers' trace records, worker after worker (none kept when out of
  * memory). */
 static void gather_trace(struct runner *r)
@@ -548,10 +632,17 @@ static void collect(struct runner *r)
 			snprintf(res->error, sizeof(res->error), "%s", r->w[i].error);
 		}
 	}
+	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
+		for (unsigned i = 0; i < r->u[u].sp->workers; i++) {
+			counters_merge(&r->u[u].res->total, &r->u[u].w[i].c);
+			worker_batch_merge(&r->u[u].res->batch, &r->u[u].w[i]);
+		}
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);
-	last_interval(r, end);
+	sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns);
+	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
+		sampler_last(&r->u[u].smp, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns);
 	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
 	if (r->sp->trace_max)
 		gather_trace(r);
@@ -564,14 +655,20 @@ static void runner_free(struct runner *r)
 		pthread_cond_destroy(&r->sh.cond);
 		pthread_mutex_destroy(&r->sh.lock);
 	}
-	for (unsigned t = 0; t < r->sp->ntargets; t++)
-		if (r->fds[t] >= 0)
-			close(r->fds[t]);
+	for (unsigned i = 0; i < r->nu; i++) {
+		struct unit *u = &r->u[i];
+
+		for (unsigned t = 0; u->sp && t < u->sp->ntargets; t++)
+			if (u->fds[t] >= 0)
+				close(u->fds[t]);
+		free(u->wls);
+		free(u->smp.prev);
+		free(u->smp.cur);
+	}
 	if (r->w)
 		free_workers(r->w, r->sp->workers);
-	free(r->wls);
-	free(r->prev);
-	free(r->cur);
+	free(r->all.prev);
+	free(r->all.cur);
 	free(r->scratch);
 }
 

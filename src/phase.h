@@ -111,8 +111,16 @@ struct phase_spec {
 	const struct phase_spec *streams[PHASE_MAX_STREAMS];
 };
 
-struct phase_result {
+/* One stream's share of a phase's result (phase_result.streams[i]). */
+struct stream_result {
 	struct counters total;
+	struct interval *intervals;
+	unsigned nintervals, icap;
+	struct batch_stats batch;
+};
+
+struct phase_result {
+	struct counters total;  /* every stream's, merged */
 	double seconds;
 	struct cpu_use cpu;
 	struct interval *intervals;
@@ -125,6 +133,8 @@ struct phase_result {
 	struct trace_rec *trace;
 	uint64_t ntrace;
 	struct batch_stats batch;
+	unsigned nstreams;      /* the spec's: 0 when it has none */
+	struct stream_result *streams;
 };
 
 /* A phase's workloads: its streams, or the phase itself when it has none. */

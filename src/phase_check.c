@@ -46,10 +46,10 @@ static int nominal_target(struct run_state *rs, char *why, size_t why_len)
 	struct target *t = &rs->nominal;
 
 	if (sp->engine != &engine_null && sp->engine != &engine_sim)
-		REFUSE("phase.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list; "
-		       "engines null and sim need none)");
+		REFUSE("%s.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list; "
+		       "engines null and sim need none)", rs->path);
 	if (sp->verify != VERIFY_NONE)
-		REFUSE("phase.verify: engine %s without a target has no data to verify (give a target)", sp->engine->name);
+		REFUSE("%s.verify: engine %s without a target has no data to verify (give a target)", rs->path, sp->engine->name);
 	*t = (struct target){ .path = (char *)"(none)", .kind = TARGET_NONE, .sector = 512, .mem_align = 512,
 			      .exists = 1, .ours = 1 };
 	t->size = (sp->region_len ? sp->region_len : 1ull << 30) + sp->region_off;
@@ -86,32 +86,32 @@ static int check_engine(struct run_state *rs, char *why, size_t why_len)
 	char no[WHY_LEN] = "";
 
 	if (!rs->engine_auto && sp->engine->probe(no, sizeof(no)))
-		REFUSE("phase.engine: %s does not work on this kernel: %s", sp->engine->name, no);
+		REFUSE("%s.engine: %s does not work on this kernel: %s", rs->path, sp->engine->name, no);
 	if (sp->engine->sync && sp->qd > 1)
-		REFUSE("phase.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine "
-		       "io_uring or libaio)", sp->qd, sp->engine->name);
+		REFUSE("%s.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine "
+		       "io_uring or libaio)", rs->path, sp->qd, sp->engine->name);
 	if (sp->batch > sp->qd)
-		REFUSE("phase.batch: %u is out of range (allowed: 1 to %u): a batch is at most the qd, or \"auto\"",
+		REFUSE("%s.batch: %u is out of range (allowed: 1 to %u): a batch is at most the qd, or \"auto\"", rs->path,
 		       sp->batch, sp->qd);
 	if (phase_given(rs, "sim_latency") && sp->engine != &engine_sim)
-		REFUSE("phase.sim_latency: given for engine %s (it sets the service time of engine \"sim\")",
+		REFUSE("%s.sim_latency: given for engine %s (it sets the service time of engine \"sim\")", rs->path,
 		       sp->engine->name);
 	if (sp->engine_flags && sp->engine != &engine_uring)
-		REFUSE("phase.%s: an io_uring feature, asked of engine %s (set engine=\"io_uring\")",
+		REFUSE("%s.%s: an io_uring feature, asked of engine %s (set engine=\"io_uring\")", rs->path,
 		       sp->engine_flags & ENGINE_SQPOLL ? "sqpoll" : sp->engine_flags & ENGINE_IOPOLL ? "iopoll" : "defer_taskrun",
 		       sp->engine->name);
 	if ((sp->engine_flags & ENGINE_SQPOLL) && (sp->engine_flags & ENGINE_DEFER_TASKRUN))
-		REFUSE("phase.defer_taskrun: not with sqpoll (the poll thread runs completions itself)");
+		REFUSE("%s.defer_taskrun: not with sqpoll (the poll thread runs completions itself)", rs->path);
 	if (!(sp->engine_flags & ENGINE_IOPOLL))
 		return RC_OK;
 	if (!sp->direct)
-		REFUSE("phase.iopoll: needs direct=true (polled I/O bypasses the page cache)");
+		REFUSE("%s.iopoll: needs direct=true (polled I/O bypasses the page cache)", rs->path);
 	for (unsigned t = 0; t < sp->ntargets; t++) {
 		char dev[64];
 
 		if (target_polls(sp->targets[t], dev, sizeof(dev)) == 0)
-			REFUSE("phase.iopoll: %s is on %s, which does not do polled I/O (its queue/io_poll is 0; an NVMe "
-			       "drive needs poll queues: nvme.poll_queues)", sp->targets[t]->path, dev);
+			REFUSE("%s.iopoll: %s is on %s, which does not do polled I/O (its queue/io_poll is 0; an NVMe "
+			       "drive needs poll queues: nvme.poll_queues)", rs->path, sp->targets[t]->path, dev);
 	}
 	return RC_OK;
 }
@@ -159,17 +159,19 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 		uint64_t len = phase_region_len(sp, t);
 
 		if (sp->region_off >= tg->size || sp->region_off + len > tg->size)
-			REFUSE("phase.region: offset %llu + size %llu runs past the end of %s (%llu bytes)",
+			REFUSE("%s.region: offset %llu + size %llu runs past the end of %s (%llu bytes)", rs->path,
 			       (unsigned long long)sp->region_off, (unsigned long long)len, tg->path,
 			       (unsigned long long)tg->size);
 		if (sp->direct && sp->region_off % tg->sector)
-			REFUSE("phase.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)",
+			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)", rs->path,
 			       (unsigned long long)sp->region_off, tg->sector, tg->path);
 		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
-			char f[48] = "phase.";
+			char f[48];
 
 			if (rs->wl.nspecs > 1)
-				snprintf(f, sizeof(f), "phase.mix[%u].", i + 1);
+				snprintf(f, sizeof(f), "%s.mix[%u].", rs->path, i + 1);
+			else
+				snprintf(f, sizeof(f), "%s.", rs->path);
 			CHECK(check_spec_geometry(sp, &rs->wl.spec[i], tg, len, f, why, why_len));
 		}
 	}
@@ -187,11 +189,11 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 	if (!sp->workers)
 		sp->workers = sp->ntargets;
 	if (sp->workers < sp->ntargets)
-		REFUSE("phase.workers: %u is fewer than the %u targets (each target needs a worker)", sp->workers,
+		REFUSE("%s.workers: %u is fewer than the %u targets (each target needs a worker)", rs->path, sp->workers,
 		       sp->ntargets);
 	if (phase_given(rs, "bytes") && sp->bytes < least)
-		REFUSE("phase.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; give at least "
-		       "one block)", (unsigned long long)sp->bytes, (unsigned long long)least);
+		REFUSE("%s.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; give at least "
+		       "one block)", rs->path, (unsigned long long)sp->bytes, (unsigned long long)least);
 	if (!sp->duration_ns && !sp->ios && !sp->bytes)
 		sp->duration_ns = PHASE_DEFAULT_DURATION_NS;
 	for (unsigned t = 0; rs->wl.dist == DIST_ZONED && t < sp->ntargets; t++) {
@@ -201,7 +203,7 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 		w.region_off = sp->region_off;
 		w.region_len = phase_region_len(sp, t);
 		if (wl_prepare(&w, no, sizeof(no)) < 0)
-			REFUSE("phase.%s on %s", no, sp->targets[t]->path);
+			REFUSE("%s.%s on %s", rs->path, no, sp->targets[t]->path);
 	}
 	return RC_OK;
 }
@@ -215,7 +217,7 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 	if (!rs->verify_only)
 		return RC_OK;
 	if (sp->verify == VERIFY_NONE)
-		REFUSE("phase.verify_only: needs verify = \"crc32c\" (or \"offset\")");
+		REFUSE("%s.verify_only: needs verify = \"crc32c\" (or \"offset\")", rs->path);
 	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
 		rs->wl.spec[i].read_thr = WL_ONE;
 		rs->wl.spec[i].random_thr = 0;
@@ -242,17 +244,17 @@ static int check_crc_units(struct run_state *rs, int *four_k, char *why, size_t 
 
 		for (unsigned j = 0; j < w->nbs; j++) {
 			if (w->bs[j].bytes % 512)
-				REFUSE("phase.verify: crc32c verifies whole 512-byte units; block size %llu is not one",
+				REFUSE("%s.verify: crc32c verifies whole 512-byte units; block size %llu is not one", rs->path,
 				       (unsigned long long)w->bs[j].bytes);
 			*four_k = *four_k && w->bs[j].bytes % 4096 == 0;
 		}
 		if (w->align % 512 || (w->region_len && w->region_off % 512))
-			REFUSE("phase.verify: crc32c verifies whole 512-byte units; spec %u's alignment or region is not in them",
+			REFUSE("%s.verify: crc32c verifies whole 512-byte units; spec %u's alignment or region is not in them", rs->path,
 			       i + 1);
 		*four_k = *four_k && w->align % 4096 == 0 && (!w->region_len || w->region_off % 4096 == 0);
 	}
 	if (sp->region_off % 512)
-		REFUSE("phase.verify: crc32c verifies whole 512-byte units; the region's offset is not one");
+		REFUSE("%s.verify: crc32c verifies whole 512-byte units; the region's offset is not one", rs->path);
 	sp->verify_unit = *four_k ? 4096 : 512;
 	return RC_OK;
 }
@@ -265,7 +267,7 @@ static int check_limits(const struct run_state *rs, char *why, size_t why_len)
 	uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
 
 	if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
-		REFUSE("phase: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", sp->qd,
+		REFUSE("%s: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", rs->path, sp->qd,
 		       (unsigned long long)wl_max_bs(&rs->wl), sp->workers, (double)per * sp->workers / 1073741824.0);
 	for (unsigned t = 0; phase_writes(sp) && t < sp->ntargets; t++)
 		CHECK(target_may_write(sp->targets[t], why, why_len));
@@ -274,7 +276,7 @@ static int check_limits(const struct run_state *rs, char *why, size_t why_len)
 
 /* A unit size refused (why: in what the data was written): say which of
  * the phase's sizes is not whole units. */
-static int unit_refused(const struct workload *wl, char *why, size_t why_len)
+static int unit_refused(const struct workload *wl, const char *path, char *why, size_t why_len)
 {
 	char was[WHY_LEN];
 
@@ -282,11 +284,11 @@ static int unit_refused(const struct workload *wl, char *why, size_t why_len)
 	for (unsigned i = 0; i < wl->nspecs; i++)
 		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
 			if (wl->spec[i].bs[j].bytes % 4096)
-				REFUSE("phase.bs: %llu, but the data to verify was written in %s; a read must cover whole "
-				       "units to check them (give a multiple of the unit)",
+				REFUSE("%s.bs: %llu, but the data to verify was written in %s; a read must cover whole "
+				       "units to check them (give a multiple of the unit)", path,
 				       (unsigned long long)wl->spec[i].bs[j].bytes, was);
-	REFUSE("phase.region: the offset or alignment is not in whole units, but the data to verify was written in %s "
-	       "(give multiples of the unit)", was);
+	REFUSE("%s.region: the offset or alignment is not in whole units, but the data to verify was written in %s "
+	       "(give multiples of the unit)", path, was);
 }
 
 /* Each existing target's generation map (a file this phase creates gets
@@ -317,12 +319,12 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 				continue;
 			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, mode, why, why_len);
 			if (rc == RC_INPUT)
-				return unit_refused(&rs->wl, why, why_len);
+				return unit_refused(&rs->wl, rs->path, why, why_len);
 			if (rc == RC_REFUSED)
 				return RC_INPUT;
 			if (rc == RC_OK && pass && unit != sp->verify_unit)
-				REFUSE("phase.target: the targets hold data verified in different unit sizes "
-				       "(verify them in separate phases)");
+				REFUSE("%s.target: the targets hold data verified in different unit sizes "
+				       "(verify them in separate phases)", rs->path);
 			if (rc < 0)
 				return rc;
 			sp->verify_unit = unit;
@@ -330,18 +332,124 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 	return phase_check_slices(sp, why, why_len);
 }
 
-int phase_check(struct run_state *rs, char *why, size_t why_len)
+/* One workload (a phase without streams, or one stream): everything but
+ * the generation maps. */
+static int check_workload(struct run_state *rs, int *four_k, char *why, size_t why_len)
 {
-	int four_k = 0;
-
 	CHECK(check_targets(rs, why, why_len));
 	CHECK(check_engine(rs, why, why_len));
 	CHECK(check_geometry(rs, why, why_len));
 	CHECK(check_window(rs, why, why_len));
 	CHECK(check_verify_only(rs, why, why_len));
 	if (rs->sp.verify == VERIFY_CRC)
-		CHECK(check_crc_units(rs, &four_k, why, why_len));
-	CHECK(check_limits(rs, why, why_len));
+		CHECK(check_crc_units(rs, four_k, why, why_len));
+	return check_limits(rs, why, why_len);
+}
+
+/* How long a phase with streams lasts: its duration; else the longest
+ * stream schedule; else 10 s unless every stream has an ios or bytes
+ * quota (then it lasts until the last quota is done). */
+static uint64_t streams_duration(const struct run_state *rs)
+{
+	uint64_t d = 0;
+	int all_quotas = 1;
+
+	if (rs->sp.duration_ns)
+		return rs->sp.duration_ns;
+	for (unsigned i = 0; i < rs->nstreams; i++) {
+		const struct phase_spec *st = &rs->stream[i]->sp;
+
+		if (st->duration_ns > d)
+			d = st->duration_ns; /* its schedule's length */
+		all_quotas = all_quotas && (st->ios || st->bytes);
+	}
+	return d || all_quotas ? d : PHASE_DEFAULT_DURATION_NS;
+}
+
+/* What every stream takes from the phase: the engine and its options, the
+ * time (ramp, duration, interval), the seed (plus the stream's index from
+ * 0), on_error, a share of trace. */
+static void inherit(struct run_state *st, const struct run_state *rs, unsigned i, uint64_t duration_ns)
+{
+	const struct phase_spec *p = &rs->sp;
+	struct phase_spec *s = &st->sp;
+
+	s->engine = p->engine;
+	st->engine_auto = rs->engine_auto;
+	s->engine_flags = p->engine_flags;
+	s->sim_latency_ns = p->sim_latency_ns;
+	s->ramp_ns = p->ramp_ns;
+	s->duration_ns = duration_ns;
+	s->interval_ns = p->interval_ns;
+	s->seed = p->seed + i; /* streams alike in all else still go their own ways */
+	s->on_error_continue = p->on_error_continue;
+	s->trace_max = p->trace_max / rs->nstreams + (i < p->trace_max % rs->nstreams);
+}
+
+/* Two streams on one file or device where one writes with crc32c: their
+ * writes to a unit could cross, and a read would report a lost write. */
+static int check_shared_verify(const struct run_state *rs, char *why, size_t why_len)
+{
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		for (unsigned j = 0; j < rs->nstreams; j++) {
+			const struct phase_spec *a = &rs->stream[i]->sp, *b = &rs->stream[j]->sp;
+
+			if (i == j || a->verify != VERIFY_CRC || !phase_writes(a))
+				continue;
+			for (unsigned x = 0; x < a->ntargets; x++)
+				for (unsigned y = 0; y < b->ntargets; y++)
+					if (a->targets[x]->kind != TARGET_NONE && a->targets[x]->id_dev == b->targets[y]->id_dev &&
+					    a->targets[x]->id_ino == b->targets[y]->id_ino)
+						REFUSE("%s.verify: crc32c on %s, which %s also uses (give streams that write with "
+						       "verification targets of their own)", rs->stream[i]->path,
+						       a->targets[x]->path, rs->stream[j]->path);
+		}
+	return RC_OK;
+}
+
+/* A phase with streams: each stream checked as a workload of its own with
+ * the phase's time, then what they share (threads, buffers, verified
+ * targets), and last their generation maps. */
+static int check_streams(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t duration = streams_duration(rs), buffers = 0;
+	unsigned workers = 0;
+	int four_k[PHASE_MAX_STREAMS] = { 0 };
+
+	if (sp->ntargets)
+		CHECK(check_targets(rs, why, why_len)); /* the phase's, which streams share */
+	for (unsigned i = 0; i < rs->nstreams; i++) {
+		struct run_state *st = rs->stream[i];
+
+		inherit(st, rs, i, duration);
+		CHECK(check_workload(st, &four_k[i], why, why_len));
+		workers += st->sp.workers;
+		buffers += wl_max_bs(&st->wl) * st->sp.qd * st->sp.workers;
+		sp->streams[i] = &st->sp;
+	}
+	sp->nstreams = rs->nstreams;
+	sp->duration_ns = duration;
+	sp->workers = workers;
+	if (workers > PHASE_MAX_WORKERS)
+		REFUSE("phase.streams: %u workers in all (at most %u in a phase)", workers, PHASE_MAX_WORKERS);
+	if (buffers > PHASE_MAX_BUFFERS)
+		REFUSE("phase.streams: %.1f GiB of buffers in all, qd x bs x workers summed over the streams (at most "
+		       "8 GiB)", (double)buffers / 1073741824.0);
+	CHECK(check_shared_verify(rs, why, why_len));
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		if (rs->stream[i]->sp.verify == VERIFY_CRC)
+			CHECK(attach_gen_maps(rs->stream[i], four_k[i], why, why_len));
+	return RC_OK;
+}
+
+int phase_check(struct run_state *rs, char *why, size_t why_len)
+{
+	int four_k = 0;
+
+	if (rs->nstreams)
+		return check_streams(rs, why, why_len);
+	CHECK(check_workload(rs, &four_k, why, why_len));
 	if (rs->sp.verify == VERIFY_CRC)
 		CHECK(attach_gen_maps(rs, four_k, why, why_len));
 	return RC_OK;

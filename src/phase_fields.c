@@ -42,49 +42,65 @@ struct phase_field {
 	const char *const *names; /* FK_ENUM */
 	field_reader *read;       /* FK_READER */
 	const char *hint;         /* FK_DURATION below lo: why; FK_ENUM: what a value is */
+	int phase_only;           /* the phase's alone: a stream may not give it */
+	unsigned group;           /* G_*: fields a stream gives together, replacing the phase's */
 };
 
-static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta;
+/* A stream that gives one field of a group replaces the phase's whole
+ * group: its own mix (not the phase's bs with the stream's read %), its
+ * own pacing, its own targets, its own region. */
+#define G_MIX 1u
+#define G_PACE 2u
+#define G_TARGET 4u
+#define G_REGION 8u
+
+static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta,
+	read_streams;
 
 static const char *const patterns[] = { "random", "zero", "offset", NULL };
 static const char *const on_errors[] = { "stop", "continue", NULL };
 
 #define AT(m) .off = offsetof(struct run_state, m), .size = sizeof(((struct run_state *)0)->m)
-#define READER(n, fn) { .name = n, .kind = FK_READER, .read = fn }
-#define PART(n) { .name = n, .kind = FK_PART }
+#define READER(n, fn, ...) { .name = n, .kind = FK_READER, .read = fn, __VA_ARGS__ }
+#define PART(n) { .name = n, .kind = FK_PART, .group = G_MIX }
+#define PHASE_ONLY .phase_only = 1
 
 static const struct phase_field fields[] = {
 	READER("name", read_name),
-	READER("target", read_targets),
-	READER("engine", read_engine),
+	READER("target", read_targets, .group = G_TARGET),
+	READER("engine", read_engine, PHASE_ONLY),
 	{ .name = "direct", .kind = FK_BOOL, AT(sp.direct), .dflt = 1 },
 	{ .name = "workers", .kind = FK_INT, AT(sp.workers), .dflt = 0, .lo = 1, .hi = PHASE_MAX_WORKERS }, /* 0: one per target */
 	{ .name = "qd", .kind = FK_INT, AT(sp.qd), .dflt = 1, .lo = 1, .hi = PHASE_MAX_QD },
 	READER("batch", read_batch),
 	PART("bs"), PART("read"), PART("random"), PART("align"), /* before mix, which reads them */
-	READER("mix", read_mix),
-	READER("region", read_region),
-	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns) },
-	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1, .hint = "give a duration above zero, e.g. \"10s\"" },
+	READER("mix", read_mix, .group = G_MIX),
+	READER("region", read_region, .group = G_REGION),
+	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
+	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1,
+	  .hint = "give a duration above zero, e.g. \"10s\"", PHASE_ONLY },
 	{ .name = "ios", .kind = FK_INT, AT(sp.ios), .lo = 1, .hi = INT64_MAX },
 	{ .name = "bytes", .kind = FK_SIZE, AT(sp.bytes) },
-	READER("rate", read_rate),
-	READER("schedule", read_schedule),
-	READER("think", read_think),
+	READER("rate", read_rate, .group = G_PACE),
+	READER("schedule", read_schedule, .group = G_PACE),
+	READER("think", read_think, .group = G_PACE),
 	READER("dist", read_dist),
-	{ .name = "pattern", .kind = FK_ENUM, AT(sp.pattern), .dflt = PATTERN_RANDOM, .names = patterns, .hint = "a data pattern" },
+	{ .name = "pattern", .kind = FK_ENUM, AT(sp.pattern), .dflt = PATTERN_RANDOM, .names = patterns,
+	  .hint = "a data pattern" },
 	READER("verify", read_verify),
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
-	{ .name = "seed", .kind = FK_INT, AT(sp.seed), .dflt = 1, .lo = 0, .hi = INT64_MAX },
+	{ .name = "seed", .kind = FK_INT, AT(sp.seed), .dflt = 1, .lo = 0, .hi = INT64_MAX, PHASE_ONLY },
 	{ .name = "interval", .kind = FK_DURATION, AT(sp.interval_ns), .dflt = 1000000000ull, .lo = 10000000,
-	  .hint = "is shorter than 10 ms (the shortest sampling interval)" },
-	{ .name = "on_error", .kind = FK_ENUM, AT(sp.on_error_continue), .dflt = 0, .names = on_errors, .hint = "allowed" },
-	{ .name = "trace", .kind = FK_INT, AT(sp.trace_max), .lo = 0, .hi = 100000000 },
-	{ .name = "sim_latency", .kind = FK_DURATION, AT(sp.sim_latency_ns), .dflt = 100000 },
+	  .hint = "is shorter than 10 ms (the shortest sampling interval)", PHASE_ONLY },
+	{ .name = "on_error", .kind = FK_ENUM, AT(sp.on_error_continue), .dflt = 0, .names = on_errors,
+	  .hint = "allowed", PHASE_ONLY },
+	{ .name = "trace", .kind = FK_INT, AT(sp.trace_max), .lo = 0, .hi = 100000000, PHASE_ONLY },
+	{ .name = "sim_latency", .kind = FK_DURATION, AT(sp.sim_latency_ns), .dflt = 100000, PHASE_ONLY },
 	READER("meta", read_meta),
-	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL },
-	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL },
-	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN },
+	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL, PHASE_ONLY },
+	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL, PHASE_ONLY },
+	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN, PHASE_ONLY },
+	READER("streams", read_streams, PHASE_ONLY), /* last: a stream starts from all of the above */
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -171,39 +187,63 @@ static void read_plain(lua_State *L, int v, struct run_state *rs, const struct p
 	store(rs, f, x);
 }
 
-/* The field names, NULL-ended, for api_check_keys. */
-static const char *const *field_names(void)
+/* The field names, NULL-ended, for api_check_keys: a phase's, or (stream)
+ * a stream's, which has no phase-only field. */
+static const char *const *field_names(int stream)
 {
-	static const char *names[NFIELDS + 1];
+	static const char *names[2][NFIELDS + 1];
 
-	if (!names[0])
-		for (unsigned i = 0; i < NFIELDS; i++)
-			names[i] = fields[i].name;
-	return names;
+	if (!names[stream][0])
+		for (unsigned i = 0, n = 0; i < NFIELDS; i++)
+			if (!stream || !fields[i].phase_only)
+				names[stream][n++] = fields[i].name;
+	return names[stream];
+}
+
+/* Which fields the table at idx gives (rs->given), and the keys it has
+ * that are no field (an input error, with the nearest field's name). */
+static void find_given(lua_State *L, int idx, struct run_state *rs, int stream)
+{
+	rs->given = 0;
+	for (unsigned i = 0; stream && i < NFIELDS; i++) {
+		if (!fields[i].phase_only)
+			continue;
+		if (lua_getfield(L, idx, fields[i].name) != LUA_TNIL)
+			api_input_error(L, "%s.%s: belongs to the phase, not to a stream (the phase's %s holds for every "
+					"stream)", rs->path, fields[i].name, fields[i].name);
+		lua_pop(L, 1);
+	}
+	api_check_keys(L, idx, rs->path, field_names(stream));
+	for (unsigned i = 0; i < NFIELDS; i++) {
+		if (lua_getfield(L, idx, fields[i].name) != LUA_TNIL)
+			rs->given |= 1ull << i;
+		lua_pop(L, 1);
+	}
+}
+
+/* Read row f of the table at rs->table into rs. */
+static void read_row(lua_State *L, struct run_state *rs, const struct phase_field *f, int given)
+{
+	char field[64];
+
+	snprintf(field, sizeof(field), "%s.%s", rs->path, f->name);
+	lua_getfield(L, rs->table, f->name);
+	if (f->kind == FK_READER)
+		f->read(L, lua_gettop(L), rs, field); /* a reader sees nil too: its default is its own */
+	else if (!given && f->kind != FK_PART && f->kind != FK_FLAG)
+		store(rs, f, f->dflt);
+	else if (given)
+		read_plain(L, -1, rs, f, field);
+	lua_pop(L, 1);
 }
 
 void phase_parse(lua_State *L, int idx, struct run_state *rs)
 {
-	char field[64];
-
-	idx = lua_absindex(L, idx);
-	rs->table = idx;
-	api_check_keys(L, idx, "phase", field_names());
-	for (unsigned i = 0; i < NFIELDS; i++) {
-		const struct phase_field *f = &fields[i];
-		int t = lua_getfield(L, idx, f->name);
-
-		snprintf(field, sizeof(field), "phase.%s", f->name);
-		if (t != LUA_TNIL)
-			rs->given |= 1ull << i;
-		if (f->kind == FK_READER)
-			f->read(L, lua_gettop(L), rs, field); /* a reader sees nil too: its default is its own */
-		else if (t == LUA_TNIL && f->kind != FK_PART && f->kind != FK_FLAG)
-			store(rs, f, f->dflt);
-		else if (t != LUA_TNIL)
-			read_plain(L, -1, rs, f, field);
-		lua_pop(L, 1);
-	}
+	rs->table = lua_absindex(L, idx);
+	snprintf(rs->path, sizeof(rs->path), "phase");
+	find_given(L, rs->table, rs, 0);
+	for (unsigned i = 0; i < NFIELDS; i++)
+		read_row(L, rs, &fields[i], (rs->given >> i) & 1);
 }
 
 int phase_given(const struct run_state *rs, const char *name)
@@ -383,4 +423,111 @@ void phase_read_region(lua_State *L, int v, const char *field, uint64_t *off, ui
 static void read_region(lua_State *L, int v, struct run_state *rs, const char *field)
 {
 	phase_read_region(L, v, field, &rs->sp.region_off, &rs->sp.region_len, 0);
+}
+
+/* ---- streams ---- */
+
+/* The groups (G_*) of the fields st's table gives. */
+static unsigned groups_given(const struct run_state *st)
+{
+	unsigned g = 0;
+
+	for (unsigned i = 0; i < NFIELDS; i++)
+		if ((st->given >> i) & 1)
+			g |= fields[i].group;
+	return g;
+}
+
+/* The stream table at st->table over st, a copy of the phase's run_state:
+ * a field it gives replaces the phase's (a group's fields all together);
+ * one it does not give is the phase's. */
+static void parse_stream(lua_State *L, struct run_state *st)
+{
+	unsigned g;
+
+	find_given(L, st->table, st, 1);
+	g = groups_given(st);
+	if (g & G_MIX)
+		memset(&st->wl, 0, sizeof(st->wl));
+	if (g & G_PACE)
+		memset(&st->pace, 0, sizeof(st->pace));
+	if (g & G_TARGET) {
+		st->sp.ntargets = 0;
+		memset(st->sp.targets, 0, sizeof(st->sp.targets));
+	}
+	if (g & G_REGION)
+		st->sp.region_off = st->sp.region_len = 0;
+	for (unsigned i = 0; i < NFIELDS; i++) {
+		const struct phase_field *f = &fields[i];
+		int given = (st->given >> i) & 1;
+
+		/* the mix reads its group's fields itself, given or not */
+		if (f->phase_only || f->kind == FK_PART || (!given && !(f->read == read_mix && (g & G_MIX))))
+			continue;
+		read_row(L, st, f, given);
+	}
+	if (!st->wl.nspecs)
+		api_input_error(L, "%s.mix: missing (give the stream a mix or bs=, or the phase one for every stream)",
+				st->path);
+}
+
+/* A new run_state for stream i (from 1) of rs, anchored by rs, left on the
+ * stack: rs's copy, without what only the phase has. */
+static struct run_state *new_stream(lua_State *L, struct run_state *rs, lua_Integer i, const char *field)
+{
+	struct run_state *st = lua_newuserdatauv(L, sizeof(*st), 1);
+
+	memcpy(st, rs, sizeof(*st));
+	lua_createtable(L, 4, 0);
+	lua_setiuservalue(L, -2, 1);
+	st->self = lua_gettop(L);
+	st->sp.wl = &st->wl;
+	st->sp.pace = &st->pace;
+	st->sp.name = st->name;
+	snprintf(st->name, sizeof(st->name), "stream %lld", (long long)i);
+	snprintf(st->path, sizeof(st->path), "%s[%lld]", field, (long long)i);
+	memset(st->is_pending, 0, sizeof(st->is_pending)); /* the phase's targets are the phase's to create */
+	st->nstreams = 0;
+	lua_getiuservalue(L, rs->self, 1);
+	lua_pushvalue(L, st->self);
+	lua_rawseti(L, -2, PHASE_MAX_TARGETS + i); /* after the targets' anchors */
+	lua_pop(L, 1);
+	return st;
+}
+
+/* Fields a phase with streams may not give: each stream has its own, and
+ * one for the phase would be ambiguous (a total, or each stream's?). */
+static const char *const per_stream_only[] = { "rate", "schedule", "think", "ios", "bytes", NULL };
+
+/* phase.streams: workloads run together, each from the phase's fields
+ * with its own over them. */
+static void read_streams(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	lua_Integer n;
+
+	if (lua_isnil(L, v))
+		return;
+	for (unsigned i = 0; per_stream_only[i]; i++)
+		if (phase_given(rs, per_stream_only[i]))
+			api_input_error(L, "phase.%s: given with %s (give each stream its own %s: one for the whole "
+					"phase would be ambiguous, a total or each stream's)", per_stream_only[i], field,
+					per_stream_only[i]);
+	if (!lua_istable(L, v))
+		api_input_error(L, "%s: a %s is not a list of streams (give a list of tables)", field, luaL_typename(L, v));
+	n = api_check_list(L, v, field);
+	if (n < 1 || n > PHASE_MAX_STREAMS)
+		api_input_error(L, "%s: %lld streams (give 1 to %d)", field, (long long)n, PHASE_MAX_STREAMS);
+	for (lua_Integer i = 1; i <= n; i++) {
+		struct run_state *st;
+
+		if (lua_rawgeti(L, v, i) != LUA_TTABLE)
+			api_input_error(L, "%s[%lld]: a %s is not a stream (give a table of fields)", field, (long long)i,
+					luaL_typename(L, -1));
+		st = new_stream(L, rs, i, field);
+		st->table = lua_gettop(L) - 1;
+		parse_stream(L, st);
+		rs->stream[i - 1] = st;
+		lua_pop(L, 2);
+	}
+	rs->nstreams = (unsigned)n;
 }

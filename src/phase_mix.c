@@ -166,17 +166,22 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 	int has_short = phase_given(rs, "bs");
 	double w;
 
+	if (lua_isnil(L, v) && !has_short && phase_given(rs, "streams"))
+		return; /* each stream gives its own */
 	if (lua_isnil(L, v) && !has_short)
-		api_input_error(L, "%s: missing (a list of access specs {bs=, read=, random=, weight=}, or bs= on the phase)",
-				field);
+		api_input_error(L, "%s: missing (a list of access specs {bs=, read=, random=, weight=}, or bs= on the %s)",
+				field, rs->nstreams || strchr(rs->path, '[') ? "stream" : "phase");
 	if (!lua_isnil(L, v) && has_short)
-		api_input_error(L, "phase.bs: given with %s (put bs, read and random in the mix's specs)", field);
+		api_input_error(L, "%s.bs: given with %s (put bs, read and random in the mix's specs)", rs->path, field);
 	if (!lua_isnil(L, v) && !lua_istable(L, v))
 		api_input_error(L, "%s: a %s is not a list of access specs", field, luaL_typename(L, v));
 	wl->nspecs = 1;
 	wl->spec[0].cum = WL_ONE;
 	if (lua_isnil(L, v)) {
-		read_spec(L, rs->table, &wl->spec[0], &w, "phase.", 1);
+		char prefix[40];
+
+		snprintf(prefix, sizeof(prefix), "%s.", rs->path);
+		read_spec(L, rs->table, &wl->spec[0], &w, prefix, 1);
 	} else if (lua_getfield(L, v, "bs") != LUA_TNIL) { /* one spec, not a list */
 		char f[64];
 

@@ -85,7 +85,7 @@ void read_schedule(lua_State *L, int v, struct run_state *rs, const char *field)
 	if (lua_isnil(L, v))
 		return;
 	if (rs->pace.nseg)
-		api_input_error(L, "phase.rate: given with %s (a schedule sets the rate of each segment)", field);
+		api_input_error(L, "%s.rate: given with %s (a schedule sets the rate of each segment)", rs->path, field);
 	if (!lua_istable(L, v))
 		api_input_error(L, "%s: a %s is not a list of {duration=, iops=} segments", field, luaL_typename(L, v));
 	n = api_check_list(L, v, field);
