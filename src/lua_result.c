@@ -612,12 +612,14 @@ void api_seal_result(lua_State *L)
 {
 	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
 	static const char *const ops[] = { "read", "write", NULL };
+	static const char *const sizes[] = { "submit_sizes", "reap_sizes", NULL };
 
 	seal_table(L, -1, "result");
 	seal_list(L, "intervals", "result.intervals[i]");
 	seal_list(L, "mix", "result.mix[i]");
 	seal_fields(L, "result", subs, NULL);
 	seal_fields(L, "result", ops, subs);
+	seal_fields(L, "result", sizes, NULL);
 }
 
 /* Hand the result on top of the stack to what asked for results. */

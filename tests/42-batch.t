@@ -34,6 +34,15 @@ is "$(sed -n 2p <<<"$out")" "4000 32000 8 8 0,0,0,4000" "null, batch = 8: the re
 out=$(run_sizes null 32 5 32000 "")
 is "$(sed -n 2p <<<"$out")" "7000 32000 4.57143 5 0,1000,6000" \
 	"null, batch = 5: the ready 32 go as 6 submissions of 5 and the rest (2) at once, not held back to fill a batch"
+# the sizes tables are sealed as the rest of a result: a misspelt field is an error
+cat >"$TMP/seal.lua" <<'LUA'
+local r = require("iomoon").run{engine = "null", qd = 4, bs = "4k", ios = 100}
+print(r.reap_sizes.mean, r.submit_sizes.mena)
+LUA
+err=$("$IOMOON" run --format none --quiet "$TMP/seal.lua" 2>&1); rc=$?
+is "$rc" 2 "a misspelt field of submit_sizes: exit 2"
+like "$err" "result.submit_sizes: no field 'mena' \(did you mean 'mean'\?\)" "a misspelt field of submit_sizes is named, with the near one"
+
 # sim: its submit() does nothing (every bound completes alike), so auto
 # searches there as on a device: its first trial doubles the bound of 4
 out=$(run_sizes sim 32 auto 64000 "")
