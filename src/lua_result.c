@@ -605,8 +605,8 @@ static void seal_fields(lua_State *L, const char *prefix, const char *const *nam
 	}
 }
 
-/* The result at the top of the stack and its lat, svc, read, write and cpu
- * tables, and the entries of its intervals and mix, say which field does
+/* The result at the top of the stack and its lat, svc, read, write, cpu,
+ * submit_sizes and reap_sizes tables, and the entries of its intervals and mix, say which field does
  * not exist, instead of a silent nil. */
 void api_seal_result(lua_State *L)
 {
