@@ -32,6 +32,9 @@ enum pattern { PATTERN_RANDOM, PATTERN_ZERO, PATTERN_OFFSET };
 /* What reads check: nothing; the OFFSET pattern (a mismatch is EILSEQ);
  * crc32c headers that writes carry (verify.h). */
 enum verify_kind { VERIFY_NONE, VERIFY_OFFSET, VERIFY_CRC };
+/* How a workload's targets are opened for writing: as they are, O_DSYNC
+ * (every write's data durable when it completes), or O_SYNC. */
+enum open_sync { OPEN_SYNC_NONE, OPEN_SYNC_DSYNC, OPEN_SYNC_SYNC };
 
 /* A live view for progress lines, taken by the phase's main thread. */
 struct phase_progress {
@@ -101,6 +104,10 @@ struct phase_spec {
 	int on_error_continue;
 	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
+	/* after every N completed writes of a slot, the slot syncs: fsync(2)
+	 * (fsync_every) or fdatasync(2) (fdatasync_every); 0: never */
+	unsigned fsync_every, fdatasync_every;
+	enum open_sync open_sync;
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	/* called from phase_run's thread every 0.5 s when set */
 	void (*progress)(const struct phase_progress *p); /* NULL: no progress lines */

@@ -59,6 +59,7 @@ static field_reader read_name, read_targets, read_engine, read_batch, read_regio
 
 static const char *const patterns[] = { "random", "zero", "offset", NULL };
 static const char *const on_errors[] = { "stop", "continue", NULL };
+static const char *const open_syncs[] = { "none", "dsync", "sync", NULL };
 
 #define AT(m) .off = offsetof(struct run_state, m), .size = sizeof(((struct run_state *)0)->m)
 #define READER(n, fn, ...) { .name = n, .kind = FK_READER, .read = fn, __VA_ARGS__ }
@@ -73,7 +74,7 @@ static const struct phase_field fields[] = {
 	{ .name = "workers", .kind = FK_INT, AT(sp.workers), .dflt = 0, .lo = 1, .hi = PHASE_MAX_WORKERS }, /* 0: one per target */
 	{ .name = "qd", .kind = FK_INT, AT(sp.qd), .dflt = 1, .lo = 1, .hi = PHASE_MAX_QD },
 	READER("batch", read_batch),
-	PART("bs"), PART("read"), PART("random"), PART("align"), /* before mix, which reads them */
+	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), /* before mix, which reads them */
 	READER("mix", read_mix, .group = G_MIX),
 	READER("region", read_region, .group = G_REGION),
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
@@ -88,6 +89,10 @@ static const struct phase_field fields[] = {
 	{ .name = "pattern", .kind = FK_ENUM, AT(sp.pattern), .dflt = PATTERN_RANDOM, .names = patterns,
 	  .hint = "a data pattern" },
 	READER("verify", read_verify),
+	{ .name = "fsync", .kind = FK_INT, AT(sp.fsync_every), .lo = 1, .hi = 1000000000 },
+	{ .name = "fdatasync", .kind = FK_INT, AT(sp.fdatasync_every), .lo = 1, .hi = 1000000000 },
+	{ .name = "sync", .kind = FK_ENUM, AT(sp.open_sync), .dflt = OPEN_SYNC_NONE, .names = open_syncs,
+	  .hint = "a way to open for writing" },
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
 	{ .name = "seed", .kind = FK_INT, AT(sp.seed), .dflt = 1, .lo = 0, .hi = INT64_MAX, PHASE_ONLY },
 	{ .name = "interval", .kind = FK_DURATION, AT(sp.interval_ns), .dflt = 1000000000ull, .lo = 10000000,

@@ -85,7 +85,7 @@ static uint64_t check_sizes(lua_State *L, const struct wl_spec *s, const char *f
 	return min_bs;
 }
 
-static const char *const spec_keys[] = { "bs", "read", "random", "align", "weight", "name", "region", NULL };
+static const char *const spec_keys[] = { "bs", "read", "trim", "random", "align", "weight", "name", "region", NULL };
 
 /* One access spec from table t; *weight gets its weight or -1. prefix:
  * "phase.mix[2]." or, for the shorthand on the phase itself, "phase.". */
@@ -106,6 +106,18 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	snprintf(f, sizeof(f), "%sread", prefix);
 	if (lua_getfield(L, t, "read") != LUA_TNIL)
 		s->read_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
+	s->trim_end = s->read_thr;
+	snprintf(f, sizeof(f), "%strim", prefix);
+	if (lua_getfield(L, t, "trim") != LUA_TNIL) {
+		double trim = api_check_pct(L, -1, f), read = (double)s->read_thr / (double)WL_ONE * 100.0;
+
+		if (read + trim > 100.0 + 1e-9)
+			api_input_error(L, "%s: %g %% with %g %% reads is over 100 %% (reads, trims and writes share 100)",
+					f, trim, read);
+		s->trim_end = s->read_thr + (uint64_t)(trim / 100.0 * (double)WL_ONE);
+		if (s->trim_end > WL_ONE)
+			s->trim_end = WL_ONE;
+	}
 	snprintf(f, sizeof(f), "%srandom", prefix);
 	if (lua_getfield(L, t, "random") != LUA_TNIL)
 		s->random_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
@@ -116,7 +128,7 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	snprintf(f, sizeof(f), "%sweight", prefix);
 	if (!shorthand && lua_getfield(L, t, "weight") != LUA_TNIL)
 		*weight = api_check_pct(L, -1, f);
-	lua_pop(L, shorthand ? 4 : 5);
+	lua_pop(L, shorthand ? 5 : 6);
 	if (shorthand)
 		return; /* phase.region is the phase's own */
 	snprintf(f, sizeof(f), "%sregion", prefix);

@@ -32,6 +32,7 @@ struct wl_bs {
 struct wl_spec {
 	uint64_t cum;        /* cumulative weight among specs, 2^32 scale */
 	uint64_t read_thr;   /* read % on the 2^32 scale */
+	uint64_t trim_end;   /* read_thr + trim %: below it and not a read, a trim */
 	uint64_t random_thr; /* random % on the 2^32 scale */
 	uint64_t align;      /* random offsets are multiples of this */
 	uint64_t region_off, region_len; /* its own region (region_len 0: the phase's) */
