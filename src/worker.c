@@ -539,7 +539,7 @@ static inline void complete_one(struct loop *l, struct io_slot *s, int counting)
 		hist_record(&o->lat, lat);
 		if (l->paced)
 			hist_record(&o->svc, now - s->submit_ns);
-		hist_inc(&o->bytes, len);
+		stats_add_bytes(o, len);
 		l->n_ios++;
 		l->n_bytes += len;
 		w->c.last_done_ns = now;
