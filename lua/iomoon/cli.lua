@@ -145,14 +145,18 @@ local with = util.merge
 
 local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdown = true, none = true }
 
--- What a report keeps of a result: all of it but the latency histogram
--- (44 KiB of buckets that no report format prints), so a long run's
--- memory grows only by what its report shows.
+-- What a report keeps of a result: all of it but the latency histograms
+-- (44 KiB of buckets each, that no report format prints), its streams'
+-- included, so a long run's memory grows only by what its report shows.
 local function slim(r)
   local c = util.copy(r)
-  if type(r.lat) == "table" and r.lat.hist ~= nil then
+  if type(r.lat) == "table" and rawget(r.lat, "hist") ~= nil then
     c.lat = {}
     for k, v in pairs(r.lat) do if k ~= "hist" then c.lat[k] = v end end
+  end
+  if type(rawget(r, "streams")) == "table" then
+    c.streams = {}
+    for i, s in ipairs(r.streams) do c.streams[i] = slim(s) end
   end
   return c
 end

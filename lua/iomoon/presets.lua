@@ -80,9 +80,22 @@ presets.workloads = {
   ["OLTP"] = { spec = "8k_66%Read_100%Random", source = "the 66 % read / 33 % write OLTP database mix (seed 002)" },
 }
 
---- A named workload as a phase fragment {name=, bs=, read=, random=}.
+-- The workload named `name`, or else the one whose name is `name` in
+-- another case ("oltp" for "OLTP"), and its name as presets.workloads has it.
+local function find(name)
+  if presets.workloads[name] then return presets.workloads[name], name end
+  if type(name) ~= "string" then return nil end
+  for n, w in pairs(presets.workloads) do
+    if n:lower() == name:lower() then return w, n end
+  end
+end
+
+--- A named workload as a phase fragment {name=, bs=, read=, random=}: a
+-- table that is also a whole stream (phase.streams = { presets.get "OLTP",
+-- ... }), named after the workload. The name is matched as written, else
+-- in any case ("oltp").
 function presets.get(name)
-  local w = presets.workloads[name]
+  local w, found = find(name)
   if not w then
     local names = {}
     for n in pairs(presets.workloads) do names[#names + 1] = n end
@@ -90,7 +103,7 @@ function presets.get(name)
     input_error("preset '%s' does not exist (presets: %s)", tostring(name), table.concat(names, ", "))
   end
   local p = presets.parse(w.spec)
-  p.name = name
+  p.name = found
   return p
 end
 

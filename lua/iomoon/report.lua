@@ -98,9 +98,39 @@ local function status(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
+--- The rows one result makes in every report, as IOMeter shows each worker
+-- and then "All": a phase without streams is one row, the result itself; a
+-- phase with streams is one row per stream, named "PHASE / STREAM" (the
+-- phase's name, " / ", the stream's), then the phase's total row under the
+-- phase's own name. Each row is {result =, phase =, stream =}: `result`
+-- reads as the stream's result (or the phase's), with the row's name;
+-- `stream` is the stream's number on a stream row, "All" on the total row
+-- of a phase with streams, nil without streams.
+function report.rows(r)
+  local streams = opt(r, "streams")
+  if type(streams) ~= "table" or #streams == 0 then return { { result = r } } end
+  local rows = {}
+  for i, s in ipairs(streams) do
+    local name = string.format("%s / %s", tostring(r.name), tostring(opt(s, "name")))
+    rows[i] = { result = setmetatable({ name = name }, { __index = s }), phase = r.name, stream = opt(s, "stream") or i }
+  end
+  rows[#rows + 1] = { result = r, phase = r.name, stream = "All" }
+  return rows
+end
+
+-- every row of a list of results, in order
+local function all_rows(results)
+  local rows = {}
+  for _, r in ipairs(results) do
+    for _, row in ipairs(report.rows(r)) do rows[#rows + 1] = row end
+  end
+  return rows
+end
+
 --- A table writer: w:header(), w:row(result); `name_width` sizes column 1.
 -- A name's control characters are shown escaped (report.visible), so a
--- row is always one line.
+-- row is always one line. A result with streams writes one row per stream
+-- and then its total (report.rows).
 function report.table_writer(out, name_width)
   local w = { out = out, name_width = math.max(name_width or 0, 9) }
   function w:header()
@@ -110,12 +140,16 @@ function report.table_writer(out, name_width)
     end
     self.out:write(table.concat(cells, "  "), "\n")
   end
-  function w:row(r)
-    local cells = { string.format("%-" .. self.name_width .. "s", visible(r.name)) }
-    for _, c in ipairs(report.columns) do
-      cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
+  -- the rows of one result (report.rows: its streams', then its own)
+  function w:row(result)
+    for _, row in ipairs(report.rows(result)) do
+      local r = row.result
+      local cells = { string.format("%-" .. self.name_width .. "s", visible(r.name)) }
+      for _, c in ipairs(report.columns) do
+        cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
+      end
+      self.out:write(table.concat(cells, "  "), status(r), "\n")
     end
-    self.out:write(table.concat(cells, "  "), status(r), "\n")
     self.out:flush()
   end
   return w
@@ -189,13 +223,33 @@ local function csv_safe(v)
   return v
 end
 
---- The CSV rows (header first) of a list of results, as lists of strings.
+--- The columns a CSV report gains, after all the others, when one of its
+-- phases has streams: the phase's name, and the stream's number (1, 2 ...)
+-- on a stream's row, "All" on the phase's total row (empty on the row of a
+-- phase without streams).
+report.csv_stream_columns = {
+  { "Phase Name", function(row) return row.phase or row.result.name end },
+  { "Stream", function(row) return row.stream or "" end },
+}
+
+--- The CSV rows (header first) of a list of results, as lists of strings:
+-- one row per report.rows row. The header is IOMeter's columns and
+-- iomoon's (report.csv_columns), and report.csv_stream_columns when a
+-- result has streams; without streams, exactly as before streams existed.
 function report.csv_rows(results)
+  local list = all_rows(results)
+  local streams = #list > #results
   local rows = { {} }
   for i, c in ipairs(report.csv_columns) do rows[1][i] = c[1] end
-  for _, r in ipairs(results) do
+  if streams then
+    for _, c in ipairs(report.csv_stream_columns) do rows[1][#rows[1] + 1] = c[1] end
+  end
+  for _, lr in ipairs(list) do
     local row = {}
-    for i, c in ipairs(report.csv_columns) do row[i] = csv_safe(c[2](r)) end
+    for i, c in ipairs(report.csv_columns) do row[i] = csv_safe(c[2](lr.result)) end
+    if streams then
+      for _, c in ipairs(report.csv_stream_columns) do row[#row + 1] = csv_safe(c[2](lr)) end
+    end
     rows[#rows + 1] = row
   end
   return rows
@@ -234,10 +288,12 @@ function report.analyzer_block(r, spec_name)
   return table.concat(lines, "\n") .. "\n"
 end
 
---- All results as Analyzer blocks, a blank line between them.
+--- All results as Analyzer blocks, a blank line between them; a phase
+-- with streams gives a block per stream (its access spec named "PHASE /
+-- STREAM") and then its total's block (report.rows).
 function report.analyzer_string(results)
   local parts = {}
-  for i, r in ipairs(results) do parts[i] = report.analyzer_block(r) end
+  for i, row in ipairs(all_rows(results)) do parts[i] = report.analyzer_block(row.result) end
   return table.concat(parts, "\n")
 end
 
@@ -248,11 +304,13 @@ local function md_cell(s)
 end
 
 --- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
--- cpu load, errors, and a status (ok, or report.marks).
+-- cpu load, errors, and a status (ok, or report.marks); a phase with
+-- streams is a row per stream and then its total (report.rows).
 function report.markdown(results)
   local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |",
     "|---|---:|---:|---:|---:|---:|---:|---|" }
-  for _, r in ipairs(results) do
+  for _, row in ipairs(all_rows(results)) do
+    local r = row.result
     local m = report.marks(r)
     out[#out + 1] = string.format("| %s | %.0f | %.2f | %.3f | %.3f | %.0f%% | %d | %s |", md_cell(r.name), r.iops,
       r.mib_per_s, ms(r.lat.mean_ns), ms(r.lat.p99_ns), r.cpu.util_pct, r.errors or 0,
@@ -261,7 +319,9 @@ function report.markdown(results)
   return table.concat(out, "\n") .. "\n"
 end
 
---- The JSON document: {"iomoon": VERSION, "phases": [...]}.
+--- The JSON document: {"iomoon": VERSION, "phases": [...]}. A phase with
+-- streams is its total, holding its streams' results in `streams` (each a
+-- whole result with its `name` and `stream` number), as iomoon.run returns it.
 function report.json_document(results)
   return json.encode({ iomoon = iomoon.version, phases = results }, "  ") .. "\n"
 end

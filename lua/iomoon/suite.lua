@@ -22,7 +22,8 @@ local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
 
---- Cartesian expansion, vdbench's for*: one phase per combination.
+--- Cartesian expansion, vdbench's for*: one phase per combination (or one
+-- stream: the list may be a phase's `streams`).
 -- axes maps a phase field to its list of values; axes.order lists the fields
 -- from the outermost loop to the innermost (default: the fields sorted by
 -- name). Each phase is a copy of `base` with one value of every axis.
@@ -129,13 +130,26 @@ local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number",
   workers = "number", direct = "boolean", progress = "boolean", area_bytes = "number",
   region = "any" }
 
+-- Whether a phase ends by a quota rather than by time: its own ios or
+-- bytes, or, with streams, every stream's.
+local function quota_ended(p)
+  if p.bytes or p.ios then return true end
+  if type(p.streams) ~= "table" or #p.streams == 0 then return false end
+  for _, st in ipairs(p.streams) do
+    if type(st) ~= "table" or not (st.bytes or st.ios) then return false end
+  end
+  return true
+end
+
+-- A phase's --qd, --workers and --direct are the defaults of its streams:
+-- a stream that gives its own keeps it (a WAL stream at QD 1 stays so).
 function suite.apply(phase, opts, defaults)
   if type(phase) ~= "table" then input_error("suite phase: a %s is not a phase table", type(phase)) end
   local p = util.merge(defaults, phase)
   opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
   p.target = p.target or opts.target
   -- --time shortens timed phases; a phase that covers a size covers it
-  if opts.time and not (p.bytes or p.ios) then p.duration = opts.time end
+  if opts.time and not quota_ended(p) then p.duration = opts.time end
   if opts.ramp then p.ramp = opts.ramp end
   if opts.qd then p.qd = opts.qd end
   if opts.engine then p.engine = opts.engine end

@@ -3,7 +3,9 @@
 -- runs per I/O: a curve becomes a list of schedule segments.
 --
 -- Every function returns a phase fragment; merge it into a phase with
--- think.apply(phase, fragment) or by hand.
+-- think.apply(phase, fragment) or by hand. A fragment paces a stream the
+-- same way (think.apply(stream, fragment), an entry of phase.streams): its
+-- rate is the stream's own.
 
 local iomoon = require "iomoon"
 
@@ -24,11 +26,11 @@ local function positive(x, what)
   return x
 end
 
---- Merge fragments into a copy of phase. A fragment's fields replace the
--- phase's, except `name`: a phase that has a name keeps it (a preset's
--- name only names a phase that has none).
+--- Merge fragments into a copy of phase (or of a stream). A fragment's
+-- fields replace the phase's, except `name`: a phase that has a name keeps
+-- it (a preset's name only names a phase that has none).
 function think.apply(phase, ...)
-  if type(phase) ~= "table" then input_error("think.apply: a %s is not a phase table", type(phase)) end
+  if type(phase) ~= "table" then input_error("think.apply: a %s is not a phase or stream table", type(phase)) end
   local p = util.copy(phase)
   for i, frag in ipairs { ... } do
     if type(frag) ~= "table" then input_error("think.apply: fragment %d is a %s, not a table", i, type(frag)) end

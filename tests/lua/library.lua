@@ -261,4 +261,40 @@ do
   local f = io.open(dir .. "/live.json"):read("a")
   tap.ok(f:match('"phases": %[') and f:match('"name": "one"'), "report.writer keeps a complete file after each result")
 end
+-- the helpers make streams as they make phases (issue 11)
+do
+  local util = require "iomoon.util"
+  local oltp = presets.get "oltp"
+  tap.ok(oltp.name == "OLTP" and oltp.bs == 8192 and oltp.read == 66, "presets.get finds a preset in any case (oltp: %s)", oltp.name)
+  local axes = suite.for_each({ qd = { 1, 4 }, order = { "qd" } }, { bs = "4k", read = 0 })
+  local streams = {
+    util.merge(oltp, { qd = 4 }),
+    think.apply({ name = "paced", bs = "4k", random = 100, qd = 4 }, think.poisson(500)),
+    think.apply({ name = "steps", bs = "4k" }, think.step { { 0.3, 200 }, { 0.3, 400 } }),
+    axes[1], axes[2],
+  }
+  -- on sim, and on a small file
+  for _, where in ipairs { { engine = "sim" }, { target = { path = dir .. "/streams.dat", size = "8m" } } } do
+    local r = iomoon.run(util.merge(where, { name = "lib", duration = "0.6s", streams = streams }))
+    local o, p, st, a, b = table.unpack(r.streams)
+    local on = where.engine or "a file"
+    tap.ok(#r.streams == 5 and o.name == "OLTP" and o.mix[1].read_pct == 66 and o.mix[1].random_pct == 100
+      and o.read.ios > 0 and o.write.ios > 0 and o.qd == 4,
+      "%s: presets.get is a stream (%s: %d reads, %d writes, QD %d)", on, o.name, o.read.ios, o.write.ios, o.qd)
+    tap.ok(p.name == "paced" and p.rate_asked_iops == 500 and p.rate_arrival == "poisson" and p.iops > 250 and p.iops < 750,
+      "%s: think.poisson paces its stream alone (%.0f IOPS of 500)", on, p.iops)
+    tap.near(st.rate_asked_iops, 300, 15, "%s: think.step's schedule is its stream's (asked over the phase)", on)
+    tap.ok(a.name == "stream 4" and a.qd == 1 and b.qd == 4 and a.write.ios > 0 and a.read.ios == 0,
+      "%s: suite.for_each's tables are streams (QD %d and %d)", on, a.qd, b.qd)
+    tap.ok(r.ios == o.ios + p.ios + st.ios + a.ios + b.ios and r.rate_asked_iops == nil,
+      "%s: the phase adds its streams up (%d I/Os)", on, r.ios)
+  end
+  -- the command line's overrides: the phase's fields, which streams that give their own keep
+  local ph = suite.apply({ name = "x", bs = "4k", streams = { { qd = 1, ios = 10 }, { bytes = "1m" } } }, { time = "1s", qd = 8 })
+  tap.ok(ph.duration == nil and ph.qd == 8 and ph.streams[1].qd == 1,
+    "suite.apply: --time leaves a phase whose streams all have quotas; --qd is the phase's (a stream's own stays)")
+  ph = suite.apply({ name = "x", bs = "4k", streams = { { ios = 10 }, {} } }, { time = "1s" })
+  tap.ok(ph.duration == "1s", "suite.apply: --time times a phase with a stream that has no quota")
+end
+
 print("1.." .. tap.n)
