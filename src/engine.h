@@ -4,7 +4,10 @@
  * queue depth). It fills a slot's op, calls queue() for each I/O it wants to
  * start, then reap(), which pushes everything queued to the kernel and waits
  * for at least `min` completions or the timeout. A completed slot has res
- * set to the bytes transferred or -errno. Engines know nothing of Lua,
+ * set to the bytes transferred or -errno (a trim: its length; a sync: 0).
+ * Besides reads and writes, an engine issues syncs (fsync, or fdatasync
+ * under ENGINE_DATASYNC) and, where trim_files / trim_blocks say so, trims
+ * (the worker does the others with a system call). Engines know nothing of Lua,
  * phases, statistics or reports; adding one is a file and a line in engine.c.
  */
 #ifndef IOMOON_ENGINE_H
@@ -32,18 +35,22 @@ struct engine_cfg {
 	size_t buf_len;        /* bytes in each slot's buffer */
 	uint64_t sim_latency_ns; /* the sim engine's service time */
 	unsigned flags;          /* ENGINE_* options, for the engines that have them */
+	int block;               /* fd is a block device (trims are BLKDISCARD) */
 };
 
 /* io_uring's kernel features, asked for per phase */
 #define ENGINE_SQPOLL 1u         /* a kernel thread polls the submission queue */
 #define ENGINE_IOPOLL 2u         /* completions are polled from the device */
 #define ENGINE_DEFER_TASKRUN 4u  /* completion work runs only when we wait */
+/* every engine: an OP_SYNC is fdatasync(2), not fsync(2) */
+#define ENGINE_DATASYNC 8u
 
 struct engine;
 
 struct engine_ops {
 	const char *name;
 	int sync;  /* does each I/O inside reap(); one in flight at a time */
+	int trim_files, trim_blocks; /* issues OP_TRIM itself on a file, a block device */
 	/* 0 if the engine works on this kernel; else -1 and why. */
 	int (*probe)(char *why, size_t why_len);
 	int (*init)(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len);

@@ -12,6 +12,7 @@
 struct aio_priv {
 	io_context_t ctx;
 	int fd;
+	int datasync;           /* OP_SYNC is fdatasync */
 	unsigned qd, npending;
 	struct iocb *iocbs;     /* one per slot */
 	struct iocb **pending;
@@ -56,6 +57,7 @@ static int aio_init(struct engine *e, const struct engine_cfg *cfg, char *why, s
 	e->priv = p;
 	e->features = "";
 	p->fd = cfg->fd;
+	p->datasync = !!(cfg->flags & ENGINE_DATASYNC);
 	p->qd = cfg->qd;
 	p->iocbs = calloc(cfg->qd, sizeof(*p->iocbs));
 	p->pending = calloc(cfg->qd, sizeof(*p->pending));
@@ -81,8 +83,12 @@ static void aio_queue(struct engine *e, struct io_slot *s)
 
 	if (s->op.op == OP_READ)
 		io_prep_pread(cb, p->fd, s->buf, s->op.len, (long long)s->op.offset);
-	else
+	else if (s->op.op == OP_WRITE)
 		io_prep_pwrite(cb, p->fd, s->buf, s->op.len, (long long)s->op.offset);
+	else if (p->datasync) /* OP_SYNC: the kernel's aio fsync (Linux 4.18 on); no trims here */
+		io_prep_fdsync(cb, p->fd);
+	else
+		io_prep_fsync(cb, p->fd);
 	cb->data = s;
 	p->pending[p->npending++] = cb;
 }

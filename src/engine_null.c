@@ -53,6 +53,8 @@ static void null_exit(struct engine *e)
 
 const struct engine_ops engine_null = {
 	.name = "null",
+	.trim_files = 1, /* nothing to discard: done at once */
+	.trim_blocks = 1,
 	.probe = engine_probe_always,
 	.init = null_init,
 	.queue = null_queue,

@@ -110,6 +110,8 @@ static int sim_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 
 const struct engine_ops engine_sim = {
 	.name = "sim",
+	.trim_files = 1, /* nothing to discard: done at once */
+	.trim_blocks = 1,
 	.probe = engine_probe_always,
 	.init = sim_init,
 	.queue = sim_queue,

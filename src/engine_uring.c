@@ -15,6 +15,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <linux/falloc.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@ struct uring_priv {
 	int fixed_file, fixed_bufs;
 	int ring_fd;         /* the ring's own fd registered: no fdget per enter */
 	int defer;           /* DEFER_TASKRUN: completions need a GETEVENTS enter */
+	int datasync;        /* OP_SYNC is fdatasync */
 	unsigned qd;
 	struct io_uring_cqe **cqes;
 	char features[64];
@@ -69,6 +71,7 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		return -1;
 	e->priv = p;
 	p->fd = cfg->fd;
+	p->datasync = !!(cfg->flags & ENGINE_DATASYNC);
 	p->qd = cfg->qd;
 	p->ring.ring_fd = -1;
 	p->cqes = calloc(cfg->qd, sizeof(*p->cqes));
@@ -130,7 +133,13 @@ static void uring_queue(struct engine *e, struct io_slot *s)
 	int fd = p->fixed_file ? 0 : p->fd;
 
 	/* The ring has qd entries and at most qd slots are in flight. */
-	if (p->fixed_bufs) {
+	if (s->op.op >= OP_TRIM) {
+		if (s->op.op == OP_SYNC)
+			io_uring_prep_fsync(sqe, fd, p->datasync ? IORING_FSYNC_DATASYNC : 0);
+		else /* a file's range (block devices: the worker's BLKDISCARD) */
+			io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, s->op.offset,
+						s->op.len);
+	} else if (p->fixed_bufs) {
 		if (s->op.op == OP_READ)
 			io_uring_prep_read_fixed(sqe, fd, s->buf, s->op.len, s->op.offset, (int)s->index);
 		else
@@ -187,6 +196,8 @@ static int uring_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struc
 		struct io_slot *s = io_uring_cqe_get_data(p->cqes[i]);
 
 		s->res = p->cqes[i]->res;
+		if (s->op.op == OP_TRIM && s->res == 0)
+			s->res = s->op.len; /* fallocate says 0 */
 		done[i] = s;
 	}
 	io_uring_cq_advance(&p->ring, n);
@@ -195,6 +206,7 @@ static int uring_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struc
 
 const struct engine_ops engine_uring = {
 	.name = "io_uring",
+	.trim_files = 1,
 	.probe = uring_probe,
 	.init = uring_init,
 	.queue = uring_queue,

@@ -133,7 +133,64 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 }
 
-static const char *const opname[2] = { "read", "write" };
+static const char *const opname[OP_NTYPES] = { "read", "write", "trim", "sync" };
+
+/* Does the workload of sp trim? */
+static int spec_trims(const struct phase_spec *sp)
+{
+	for (unsigned i = 0; i < sp->wl->nspecs; i++)
+		if (sp->wl->spec[i].trim_from < WL_ONE)
+			return 1;
+	return 0;
+}
+
+/* Do rs's workloads (it, or its streams) trim; sync? */
+static int phase_ops_trim(const struct run_state *rs)
+{
+	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++)
+		if (spec_trims(phase_stream(&rs->sp, k)))
+			return 1;
+	return 0;
+}
+
+static int phase_ops_sync(const struct run_state *rs)
+{
+	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++)
+		if (phase_stream(&rs->sp, k)->fsync_every || phase_stream(&rs->sp, k)->fdatasync_every)
+			return 1;
+	return 0;
+}
+
+/* How sp's trims reach the device: "engine" (io_uring's fallocate; psync's
+ * system call in the engine) or "syscall" (the worker's, where the engine
+ * has no way: libaio, and io_uring on a block device). */
+static const char *trim_how(const struct phase_spec *ph)
+{
+	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
+		const struct phase_spec *sp = phase_stream(ph, k);
+
+		for (unsigned t = 0; spec_trims(sp) && t < sp->ntargets; t++)
+			if (sp->targets[t]->kind == TARGET_BLOCK ? !sp->engine->trim_blocks : !sp->engine->trim_files)
+				return "syscall";
+	}
+	return "engine";
+}
+
+/* Which call a workload's syncs are, and every how many writes (the first
+ * stream's that syncs, for a phase with streams). */
+static void push_sync_kind(lua_State *L, const struct phase_spec *ph)
+{
+	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
+		const struct phase_spec *sp = phase_stream(ph, k);
+
+		if (!sp->fsync_every && !sp->fdatasync_every)
+			continue;
+		lua_pushstring(L, sp->fsync_every ? "fsync" : "fdatasync");
+		lua_setfield(L, -2, "call");
+		set_int(L, "every", sp->fsync_every ? sp->fsync_every : sp->fdatasync_every);
+		return;
+	}
+}
 
 /* Who ran what where: name, target(s), engine, workers and queue depth. */
 /* target: the path, or a list of the paths of every workload (the phase's
@@ -194,11 +251,14 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 {
 	const struct counters *c = &r->total;
 	const int paced = rs->pace.nseg > 0;
+	const int has[OP_NTYPES] = { 1, 1, phase_ops_trim(rs), phase_ops_sync(rs) };
 	struct hist svc_all = c->op[OP_READ].svc;
 
-	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds);
+	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes + c->op[2].bytes, r->seconds);
 	set_num(L, "seconds", r->seconds);
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < OP_NTYPES; op++) {
+		if (!has[op])
+			continue;
 		lua_createtable(L, 0, 8);
 		push_rates(L, c->op[op].lat.count, c->op[op].bytes, r->seconds);
 		push_lat(L, &c->op[op].lat, 0);
@@ -208,6 +268,12 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 			lua_setfield(L, -2, "svc");
 		}
 		set_int(L, "errors", c->op[op].errors);
+		if (op == OP_TRIM) {
+			lua_pushstring(L, trim_how(&rs->sp));
+			lua_setfield(L, -2, "how");
+		}
+		if (op == OP_SYNC)
+			push_sync_kind(L, &rs->sp);
 		lua_setfield(L, -2, opname[op]);
 	}
 	push_lat(L, all, 1);
@@ -215,6 +281,7 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	if (!paced)
 		return;
 	hist_merge(&svc_all, &c->op[OP_WRITE].svc);
+	hist_merge(&svc_all, &c->op[OP_TRIM].svc);
 	push_lat(L, &svc_all, 0);
 	lua_setfield(L, -2, "svc");
 	set_num(L, "rate_iops", rs->pace.seg[0].iops);
@@ -434,6 +501,7 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	struct hist all = r->total.op[OP_READ].lat;
 
 	hist_merge(&all, &r->total.op[OP_WRITE].lat);
+	hist_merge(&all, &r->total.op[OP_TRIM].lat);
 	lua_createtable(L, 0, 40);
 	push_setup(L, &rs->sp, r);
 	push_definition(L, rs);
@@ -523,7 +591,7 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", NULL };
+	"trace", "meta", "streams", "trim", "sync", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */
@@ -611,7 +679,7 @@ static void seal_fields(lua_State *L, const char *prefix, const char *const *nam
 void api_seal_result(lua_State *L)
 {
 	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
-	static const char *const ops[] = { "read", "write", NULL };
+	static const char *const ops[] = { "read", "write", "trim", "sync", NULL };
 	static const char *const sizes[] = { "submit_sizes", "reap_sizes", NULL };
 
 	seal_table(L, -1, "result");

@@ -164,7 +164,7 @@ static int l_target_tostring(lua_State *L)
 static int open_target(lua_State *L, const struct target *t, int direct, int write)
 {
 	char why[WHY_LEN];
-	int fd = target_open(t, direct, write, why, sizeof(why));
+	int fd = target_open(t, direct, write, 0, why, sizeof(why));
 
 	if (fd == RC_INPUT)
 		api_input_error(L, "%s", why);

@@ -212,7 +212,8 @@ static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why
 static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t why_len)
 {
 	for (unsigned t = 0; t < sp->ntargets; t++) {
-		int fd = target_open(sp->targets[t], sp->direct, phase_writes(sp), why, why_len);
+		const int sync = sp->open_sync == OPEN_SYNC_DSYNC ? O_DSYNC : sp->open_sync == OPEN_SYNC_SYNC ? O_SYNC : 0;
+		int fd = target_open(sp->targets[t], sp->direct, phase_writes(sp), sync, why, why_len);
 
 		if (fd < 0)
 			return fd; /* RC_FAIL, or RC_INPUT when the open is refused */

@@ -213,7 +213,7 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 static int writes_data(const struct run_state *rs)
 {
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].trim_end < WL_ONE)
+		if (rs->wl.spec[i].read_thr < rs->wl.spec[i].trim_from)
 			return 1;
 	return 0;
 }
@@ -222,7 +222,7 @@ static int writes_data(const struct run_state *rs)
 static int trims(const struct run_state *rs)
 {
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].trim_end > rs->wl.spec[i].read_thr)
+		if (rs->wl.spec[i].trim_from < WL_ONE)
 			return 1;
 	return 0;
 }
@@ -248,9 +248,9 @@ static int check_durability(const struct run_state *rs, char *why, size_t why_le
 		if (target_can_trim(sp->targets[t], no, sizeof(no)) != RC_OK)
 			REFUSE("%s.mix: trims %s, which cannot discard: %s", rs->path, sp->targets[t]->path, no);
 	}
-	if (sp->fsync_every || sp->fdatasync_every || sp->open_sync != OPEN_SYNC_NONE || trims(rs))
-		REFUSE("%s: sync and trim operations are parsed and checked, but the engines do not issue them yet",
-		       rs->path); /* BUILDING: removed when the worker and the engines issue them */
+	if (trims(rs) && sp->verify != VERIFY_NONE)
+		REFUSE("%s.verify: with trims (a trimmed range holds no data to check: verify in a phase without "
+		       "trims)", rs->path);
 	return RC_OK;
 }
 

@@ -8,7 +8,7 @@
 void counters_init(struct counters *c)
 {
 	memset(c, 0, sizeof(*c));
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < OP_NTYPES; i++) {
 		hist_init(&c->op[i].lat);
 		hist_init(&c->op[i].svc);
 	}
@@ -35,7 +35,7 @@ static void keep_first(struct counters *c, const struct first_error *e)
 
 void counters_merge(struct counters *dst, const struct counters *src)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < OP_NTYPES; i++) {
 		hist_merge(&dst->op[i].lat, &src->op[i].lat);
 		hist_merge(&dst->op[i].svc, &src->op[i].svc);
 		dst->op[i].bytes += src->op[i].bytes;

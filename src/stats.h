@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "workload.h"
 
 #define STATS_MAX_ERRNO 8     /* distinct (errno, op) pairs counted */
 #define STATS_FIRST_ERRORS 4  /* errors kept with their offset, earliest first */
@@ -60,7 +61,7 @@ struct first_error {
 };
 
 struct counters {
-	struct op_stats op[2];  /* OP_READ, OP_WRITE */
+	struct op_stats op[OP_NTYPES]; /* OP_READ, OP_WRITE, OP_TRIM, OP_SYNC */
 	struct err_count errno_count[STATS_MAX_ERRNO];
 	struct first_error first_errors[STATS_FIRST_ERRORS];
 	unsigned nfirst;

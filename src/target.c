@@ -701,7 +701,7 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
 	return rc;
 }
 
-int target_open(const struct target *t, int direct, int write, char *why, size_t why_len)
+int target_open(const struct target *t, int direct, int write, int sync_flags, char *why, size_t why_len)
 {
 	char p[1024];
 	struct stat st;
@@ -716,7 +716,7 @@ int target_open(const struct target *t, int direct, int write, char *why, size_t
 	/* no O_EXCL here: io_uring releases its files after the process has
 	 * exited, so the claim would outlive iomoon (mkfs right after it fails
 	 * with EBUSY); target_may_write's exclusive probe is what asks */
-	fd = open_checked(t, (write ? O_RDWR : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
+	fd = open_checked(t, (write ? O_RDWR | sync_flags : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
 
 	shown(t->path, p, sizeof(p));
 	if (fd == RC_FAIL && direct && errno == EINVAL) {

@@ -77,10 +77,11 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
  * that cannot tell, and for a block device an exclusive open the kernel
  * refuses) unless force. Reads t, writes nothing. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
-/* Open a descriptor on t (O_DIRECT if direct, read-write if write), or
+/* Open a descriptor on t (O_DIRECT if direct, read-write with sync_flags,
+ * O_DSYNC or O_SYNC or 0, if write), or
  * RC_INPUT (replaced since inspected, or no O_DIRECT there) or RC_FAIL with
  * why; whether t may be written is target_may_write's to say, before this. */
-int target_open(const struct target *t, int direct, int write, char *why, size_t why_len);
+int target_open(const struct target *t, int direct, int write, int sync_flags, char *why, size_t why_len);
 /* Remove the file this run created, only if its name still names the
  * inode created (lstat: a link or another file put there is left alone).
  * 1 when it was removed. */

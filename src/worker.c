@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 
 #include "clock.h"
+#include "discard.h"
 #include "verify.h"
 
 /* How long a worker may wait without looking at the stop flag. */
@@ -222,6 +223,14 @@ struct loop {
 	struct pace_state *ps;
 	struct rng *prng;
 	struct batch_auto *au;
+	/* fsync / fdatasync every sync_every writes of a slot: since[slot]
+	 * counts them; a slot whose sync is due waits in syncq, and goes
+	 * first in the next turn, whatever holds other I/Os back */
+	unsigned sync_every, nsyncq;
+	uint32_t *since;
+	struct io_slot **syncq;
+	int trim_sync;        /* trims by system call here (the engine has no way) */
+	int slot_after;       /* think time or syncs: slot_after() has work */
 };
 
 static inline void sizes_add(struct batch_sizes *b, unsigned n)
@@ -420,12 +429,63 @@ static inline struct io_slot *next_ready(struct loop *l)
 	return s;
 }
 
+/* The hot loop's parts are inlined into run() (the instructions per I/O of
+ * `make bench` show it); trim_now, the one other caller, is cold. */
+#define HOT static inline __attribute__((always_inline))
+
+HOT void complete_one(struct loop *l, struct io_slot *s, int counting);
+
+/* What a slot does after an I/O besides going back to the free list:
+ * think time; and with fsync / fdatasync every N writes, the sync (which
+ * counts in no quota: a quota counts reads, writes and trims) or, after
+ * the slot's Nth write, the sync it now owes, queued to go first (1: the
+ * slot is not free). */
+static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
+{
+	if (l->sync_every && s->op.op == OP_SYNC) {
+		l->n_ios -= counting && s->res == 0;
+	} else if (l->sync_every && s->op.op == OP_WRITE && s->res == (int64_t)s->op.len &&
+		   ++l->since[s->index] == l->sync_every) {
+		l->since[s->index] = 0;
+		s->op = (struct wl_op){ .op = OP_SYNC }; /* the slot's next I/O, before anything else */
+		l->syncq[l->nsyncq++] = s;
+		return 1;
+	}
+	if (l->think)
+		l->ready_at[s->index] = l->now + pace_think_ns(l->pace, l->prng);
+	return 0;
+}
+
+/* A trim the engine cannot issue: BLKDISCARD or a punched hole now, by
+ * system call, timed around it, and completed at once. */
+__attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_slot *s)
+{
+	int r = discard_range(l->w->fd, l->w->target->kind == TARGET_BLOCK, s->op.offset, s->op.len);
+
+	l->now = clock_ns();
+	s->res = r < 0 ? r : (int64_t)s->op.len;
+	complete_one(l, s, l->now >= l->measure && l->now <= l->end);
+	/* what it counted leaves less room in this turn: a quota stays exact */
+	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
+	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
+}
+
 /* Stamp a write's data and hand the I/O to the engine's queue. */
-static inline void start_one(struct loop *l, struct io_slot *s)
+HOT void start_one(struct loop *l, struct io_slot *s)
 {
 	const struct phase_spec *sp = l->sp;
 
 	s->submit_ns = l->now;
+	if (__builtin_expect(!l->plain, 0)) {
+		if (l->trim_sync && s->op.op == OP_TRIM) {
+			l->inflight++;
+			l->inflight_bytes += s->op.len;
+			trim_now(l, s);
+			return;
+		}
+		if (l->pace->burst)
+			l->burst_left--;
+	}
 	if (s->op.op == OP_WRITE) {
 		if (sp->verify == VERIFY_CRC) {
 			struct gen_map *m = l->w->target->gmap;
@@ -442,8 +502,6 @@ static inline void start_one(struct loop *l, struct io_slot *s)
 	l->ops->queue(&l->w->engine, s);
 	l->inflight++;
 	l->inflight_bytes += s->op.len;
-	if (!l->plain && l->pace->burst)
-		l->burst_left--;
 }
 
 /* One hand-over of n queued I/Os, counted in the measured time. */
@@ -465,6 +523,12 @@ static inline void start_ios(struct loop *l)
 	unsigned mark = before; /* in flight at the last hand-over */
 	struct io_slot *s;
 
+	while (l->nsyncq) { /* due syncs first: they belong to writes already done */
+		struct io_slot *s = l->syncq[--l->nsyncq];
+
+		s->intended_ns = l->now; /* no start on a schedule of its own: it follows its write */
+		start_one(l, s);
+	}
 	/* a quota is exact: what counted plus what is in flight */
 	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
 	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
@@ -512,7 +576,7 @@ static inline int wait_ios(struct loop *l)
 /* One completion: errors, verification, latency (when `counting`: its
  * time, the same for the whole batch, is inside the measured time), the
  * trace, and the slot back to the free list. */
-static inline void complete_one(struct loop *l, struct io_slot *s, int counting)
+HOT void complete_one(struct loop *l, struct io_slot *s, int counting)
 {
 	struct worker *w = l->w;
 	const struct phase_spec *sp = l->sp;
@@ -527,7 +591,7 @@ static inline void complete_one(struct loop *l, struct io_slot *s, int counting)
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (l->verifying && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
+	if (l->verifying && s->op.op <= OP_WRITE && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
@@ -556,8 +620,8 @@ static inline void complete_one(struct loop *l, struct io_slot *s, int counting)
 		}
 	}
 free:
-	if (l->think)
-		l->ready_at[s->index] = now + pace_think_ns(l->pace, l->prng);
+	if (__builtin_expect(l->slot_after, 0) && slot_after(l, s, counting))
+		return;
 	l->freeq[l->nfree++] = s;
 }
 
@@ -569,7 +633,9 @@ static int worker_ready(struct worker *w, int *strict)
 	const struct phase_spec *sp = w->spec;
 	const struct engine_ops *ops = sp->engine;
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
-				  .sim_latency_ns = sp->sim_latency_ns, .flags = sp->engine_flags };
+				  .sim_latency_ns = sp->sim_latency_ns,
+				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0),
+				  .block = w->target->kind == TARGET_BLOCK };
 
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
@@ -675,6 +741,15 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 	l->ps->next_ns = 0;
 	if (l->paced)
 		pace_start(l->pace, l->ps, l->measure, l->now, sp->workers, l->prng);
+	l->sync_every = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
+	l->nsyncq = 0;
+	memset(l->since, 0, l->qd * sizeof(*l->since));
+	l->trim_sync = 0;
+	for (unsigned i = 0; i < w->wl->nspecs; i++)
+		if (w->wl->spec[i].trim_from < WL_ONE)
+			l->trim_sync = w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files;
+	l->plain = l->plain && !l->trim_sync;
+	l->slot_after = l->think || l->sync_every;
 	l->bound = batch_init(l->au, sp, l->now, &strict);
 	l->autob = strict;
 	w->batch.bound = l->bound;
@@ -687,6 +762,8 @@ void *worker_main(void *arg)
 	struct phase_shared *sh = w->sh;
 	struct io_slot *freeq[PHASE_MAX_QD], *done[PHASE_MAX_QD];
 	uint64_t ready_at[PHASE_MAX_QD];
+	uint32_t since[PHASE_MAX_QD];
+	struct io_slot *syncq[PHASE_MAX_QD];
 	struct wl_state st;
 	struct pace_state ps;
 	struct rng prng;
@@ -698,6 +775,8 @@ void *worker_main(void *arg)
 		l.freeq = freeq;
 		l.done = done;
 		l.ready_at = ready_at;
+		l.since = since;
+		l.syncq = syncq;
 		l.st = &st;
 		l.ps = &ps;
 		l.prng = &prng;

@@ -218,7 +218,13 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 			i++;
 		bs = s->bs[i].bytes;
 	}
-	op->op = (rng_next(&st->rng) >> 32) < s->read_thr ? OP_READ : OP_WRITE;
+	{
+		const uint64_t u = rng_next(&st->rng) >> 32;
+
+		/* reads, then writes, then trims on the scale (trim_from is
+		 * WL_ONE, above every u, when the spec does not trim) */
+		op->op = (uint8_t)((u >= s->read_thr) + (u >= s->trim_from));
+	}
 	if (s->region_len) { /* a region of its own, and its own stream */
 		roff = s->region_off;
 		rlen = s->region_len;

@@ -19,7 +19,9 @@
 #define WL_MAX_SEGMENTS 4096
 #define WL_ONE (1ull << 32) /* probability 1 on the fixed-point scale */
 
-enum { OP_READ = 0, OP_WRITE = 1 };
+/* What an I/O does. Reads, writes and trims come from the mix; a sync
+ * (fsync or fdatasync) follows every N writes of a slot (worker.c). */
+enum { OP_READ = 0, OP_WRITE = 1, OP_TRIM = 2, OP_SYNC = 3, OP_NTYPES = 4 };
 
 enum wl_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_NORMAL, DIST_ZONED };
 
@@ -32,12 +34,12 @@ struct wl_bs {
 struct wl_spec {
 	uint64_t cum;        /* cumulative weight among specs, 2^32 scale */
 	uint64_t read_thr;   /* read % on the 2^32 scale */
-	uint64_t trim_end;   /* read_thr + trim %: below it and not a read, a trim */
 	uint64_t random_thr; /* random % on the 2^32 scale */
 	uint64_t align;      /* random offsets are multiples of this */
 	uint64_t region_off, region_len; /* its own region (region_len 0: the phase's) */
 	unsigned nbs;
 	struct wl_bs bs[WL_MAX_BS];
+	uint64_t trim_from;  /* WL_ONE - trim %: reads below read_thr, writes up to here, trims above */
 };
 
 struct wl_zone {
@@ -72,7 +74,7 @@ struct wl_state {
 struct wl_op {
 	uint64_t offset; /* absolute, bytes */
 	uint32_t len;
-	uint8_t op;      /* OP_READ or OP_WRITE */
+	uint8_t op;      /* OP_READ, OP_WRITE, OP_TRIM or OP_SYNC */
 };
 
 /* Compute derived tables (grid, zipf constants). 0, or -1 with why. */

@@ -92,7 +92,7 @@ static void replaced_after_inspection(void)
 	rc = target_materialize(&t, &o, why, sizeof(why));
 	ok(rc == RC_INPUT && strstr(why, "no longer the file"), "replaced since: refused (%d: %s)", rc, why);
 	ok(holds(o.path, "other"), "the file now there is not extended or filled");
-	rc = target_open(&t, 0, 0, why, sizeof(why));
+	rc = target_open(&t, 0, 0, 0, why, sizeof(why));
 	ok(rc == RC_INPUT && strstr(why, "no longer the file"), "nor opened for a phase (%d: %s)", rc, why);
 	if (rc >= 0)
 		close(rc);
