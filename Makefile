@@ -18,7 +18,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
-            pandoc man-db strace
+            pandoc man-db strace e2fsprogs
 
 CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
         engine_uring target stats worker phase csv verify genmap outfile claims protect

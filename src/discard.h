@@ -9,8 +9,10 @@
 #include "target.h"
 
 /* Can t discard ranges? A block device whose queue says so
- * (discard_max_bytes above 0), or a file on a file system that punches
- * holes (ext4, xfs, btrfs, tmpfs, f2fs). RC_OK, or RC_INPUT with why. */
+ * (discard_max_bytes above 0), or a file on a file system known to punch
+ * holes (ext4, xfs, btrfs, tmpfs, f2fs; by statfs, which changes nothing:
+ * a probe by fallocate would change the file's times). RC_OK, or RC_INPUT
+ * with why. */
 int target_can_trim(const struct target *t, char *why, size_t why_len);
 
 /* Discard [off, off + len) of fd: BLKDISCARD on a block device,

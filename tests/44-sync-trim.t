@@ -1,0 +1,140 @@
+#!/bin/bash
+# Syncs and trims reach the kernel, for every engine: a sync follows every
+# N writes of a slot (counted, and for psync the system calls strace sees);
+# a trimmed range of a file reads back zeros and gives its blocks back; a
+# loop device's BLKDISCARD punches its backing file; sync = "dsync" opens
+# with O_DSYNC. Bad input is refused before anything is created.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+
+run_lua() { # run_lua BODY: a script of one phase, its result printed by the body
+	printf 'local iomoon = require "iomoon"\n%s\n' "$1" >"$TMP/s.lua"
+	"$IOMOON" run --format none "$TMP/s.lua"
+}
+
+# ---- syncs: one per N writes of a slot, exactly (qd 1, an ios quota) ----
+for e in io_uring libaio psync null sim; do
+	direct=true
+	[ "$e" = psync ] && direct=false
+	out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$TMP/s-$e.dat', size = '4m' }, bs = '4k',
+		read = 0, random = 0, qd = 1, ios = 120, fdatasync = 4, direct = $direct }
+		print(r.write.ios, r.sync.ios, r.sync.call, r.sync.every, r.errors, r.ios, r.sync.lat.max_ns > 0)" 2>&1)
+	is "$out" "$(printf '120\t30\tfdatasync\t4\t0\t120\ttrue')" "$e: 120 writes, fdatasync = 4: 30 syncs, counted apart from the quota"
+done
+out=$(run_lua "local r = iomoon.run{ engine = 'io_uring', target = { path = '$TMP/f.dat', size = '4m' }, bs = '4k',
+	read = 0, qd = 4, ios = 200, fsync = 5 }
+	print(r.sync.call, r.sync.ios <= 40 and r.sync.ios >= 36, r.write.ios)")
+is "$out" "$(printf 'fsync\ttrue\t200')" "qd 4, fsync = 5: a slot syncs after its own 5th write (36 to 40 syncs for 200 writes)"
+
+# psync: the system calls themselves, as the kernel saw them
+strace -f -c -e trace=fdatasync,fsync -o "$TMP/strace.txt" "$IOMOON" run --format none /dev/stdin <<LUA
+require("iomoon").run{ engine = "psync", target = { path = "$TMP/st.dat", size = "4m" }, bs = "4k", read = 0,
+	ios = 90, fdatasync = 3, direct = false }
+LUA
+is "$(awk '$NF == "fdatasync" { print $4 }' "$TMP/strace.txt")" 30 "psync: strace counts 30 fdatasync calls for 90 writes"
+strace -f -e trace=openat -o "$TMP/open.txt" "$IOMOON" run --format none /dev/stdin <<LUA
+require("iomoon").run{ engine = "psync", target = { path = "$TMP/ds.dat", size = "1m" }, bs = "4k", read = 0,
+	ios = 10, sync = "dsync", direct = false }
+LUA
+like "$(grep 'ds.dat' "$TMP/open.txt" | grep O_RDWR)" 'O_DSYNC' 'sync = "dsync": the target is opened O_RDWR|O_DSYNC'
+
+# ---- trims of a file: zeros read back, blocks given back ----
+for e in io_uring libaio psync; do
+	qd=8
+	[ "$e" = psync ] && qd=1
+	head -c 8M /dev/urandom >"$TMP/t-$e.dat"
+	before=$(stat -c %b "$TMP/t-$e.dat")
+	out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$TMP/t-$e.dat', allow_write = true },
+		bs = '64k', read = 0, trim = 100, random = 0, qd = $qd, bytes = '8m' }
+		print(r.trim.ios, r.write.ios, r.trim.how, r.errors)")
+	how=engine
+	[ "$e" = libaio ] && how=syscall
+	is "$out" "$(printf '128\t0\t%s\t0' $how)" "$e: 128 trims of 64 KiB, by the $how"
+	cmp -s "$TMP/t-$e.dat" <(head -c 8M /dev/zero)
+	ok $? "$e: the trimmed file reads back zeros"
+	after=$(stat -c %b "$TMP/t-$e.dat")
+	ok "$([ "$after" -lt $((before / 8)) ]; echo $?)" "$e: its blocks were given back ($before -> $after blocks)"
+done
+# a mix: 50 % trims land where the trims were asked, writes stay
+head -c 4M /dev/urandom >"$TMP/mix.dat"
+out=$(run_lua "local r = iomoon.run{ target = { path = '$TMP/mix.dat', allow_write = true }, bs = '4k', read = 20,
+	trim = 30, random = 100, ios = 2000, qd = 4 }
+	print(r.read.ios + r.write.ios + r.trim.ios == r.ios, r.trim.ios > 450 and r.trim.ios < 750, r.ios)")
+is "$out" "$(printf 'true\ttrue\t2000')" "read 20 / trim 30 / write 50: the shares land near 30 % trims, the ios quota exact"
+
+# ---- a loop device: BLKDISCARD punches its backing file ----
+head -c 16M /dev/urandom >"$TMP/back.img"
+if L=$(losetup -f --show "$TMP/back.img" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	before=$(stat -c %b "$TMP/back.img")
+	off=0
+	for e in io_uring libaio; do
+		out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$L', allow_write = true },
+			bs = '1m', read = 0, trim = 100, random = 0, bytes = '8m', region = { offset = '${off}m', size = '8m' } }
+			print(r.trim.ios, r.trim.how, r.errors)" 2>&1)
+		is "$out" "$(printf '8\tsyscall\t0')" "$e on $L: 8 discards of 1 MiB, by BLKDISCARD in the worker"
+		off=8
+	done
+	sync
+	after=$(stat -c %b "$TMP/back.img")
+	ok "$([ "$after" -lt $((before * 3 / 4)) ]; echo $?)" "the loop device's backing file lost the discarded blocks ($before -> $after)"
+	cmp -s "$TMP/back.img" <(head -c 16M /dev/zero)
+	ok $? "the discarded ranges of the backing file read back zeros"
+	losetup -d "$L"
+else
+	skip "no loop device here"
+	skip "no loop device here"
+	skip "no loop device here"
+	skip "no loop device here"
+fi
+
+# ---- bad input: exit 2, one line naming the field, nothing created ----
+refused() { # refused PHASE-FIELDS REGEX DESCRIPTION
+	rm -f "$TMP/new.dat"
+	printf 'require("iomoon").run { target = { path = "%s", size = "1m" }, duration = 0.2, %s }\n' "$TMP/new.dat" "$1" \
+		>"$TMP/bad.lua"
+	"$IOMOON" run --format none "$TMP/bad.lua" >/dev/null 2>"$TMP/bad.err"
+	is $? 2 "$3: exit 2"
+	is "$(wc -l <"$TMP/bad.err")" 1 "$3: one line"
+	like "$(cat "$TMP/bad.err")" "$2" "$3: names the field"
+	ok "$([ ! -e "$TMP/new.dat" ]; echo $?)" "$3: nothing created"
+}
+refused 'bs = "4k", read = 100, fsync = 2' 'phase\.fsync: the mix never writes' "fsync on a read-only mix"
+refused 'bs = "4k", read = 0, fsync = 2, fdatasync = 2' 'phase\.fdatasync: given with fsync' "fsync and fdatasync"
+refused 'bs = "4k", read = 70, trim = 40' 'phase\.trim: 40 % with 70 % reads is over 100 %' "read + trim over 100"
+refused 'bs = "4k", read = 0, trim = 10, verify = "crc32c"' 'phase\.verify: with trims' "trims with verification"
+refused 'bs = "4k", read = 100, sync = "dsync"' 'phase\.sync: the mix never writes' "O_DSYNC on a read-only mix"
+refused 'bs = "4k", sync = "osync"' "phase\\.sync: 'osync' is not a way to open for writing" "an unknown sync"
+refused 'bs = "4k", fsync = 0' 'phase\.fsync: 0 is out of range' "fsync = 0"
+refused 'streams = { { bs = "4k", read = 0 }, { bs = "4k", read = 100, fdatasync = 1 } }' \
+	'phase\.streams\[2\]\.fdatasync: the mix never writes' "a stream's fdatasync on a read-only mix"
+
+# a file system that does not punch holes: ramfs (no fallocate at all)
+mkdir -p "$TMP/ram"
+if mount -t ramfs none "$TMP/ram" 2>/dev/null; then
+	trap 'umount "$TMP/ram" 2>/dev/null; cleanup' EXIT
+	head -c 1M /dev/urandom >"$TMP/ram/f.dat"
+	touch -d 2020-01-01 "$TMP/ram/f.dat"
+	sum=$(md5sum <"$TMP/ram/f.dat")
+	printf 'require("iomoon").run{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, trim = 50, ios = 10, direct = false }\n' \
+		"$TMP/ram/f.dat" >"$TMP/ram.lua"
+	err=$("$IOMOON" run --format none "$TMP/ram.lua" 2>&1)
+	is $? 2 "trims on ramfs (no hole punching): exit 2"
+	like "$err" 'phase\.mix: trims .*f\.dat, which cannot discard: .*not one known to punch holes' "names why"
+	is "$(md5sum <"$TMP/ram/f.dat") $(stat -c %Y "$TMP/ram/f.dat")" "$sum $(date -d 2020-01-01 +%s)" \
+		"the file is unchanged, not even its time"
+	umount "$TMP/ram"
+else
+	skip "no ramfs mount here"
+	skip "no ramfs mount here"
+	skip "no ramfs mount here"
+fi
+# checking a trim phase on an ext4 file touches nothing (no fallocate probe)
+head -c 64k /dev/urandom >"$TMP/pp.dat"
+touch -d 2020-01-01 "$TMP/pp.dat"
+printf 'print(require("iomoon").check{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, trim = 50, ios = 10 })\n' \
+	"$TMP/pp.dat" >"$TMP/pp.lua"
+is "$("$IOMOON" run --format none "$TMP/pp.lua") $(stat -c %Y "$TMP/pp.dat")" "true $(date -d 2020-01-01 +%s)" \
+	"iomoon.check of a trim phase changes not even the file's time"
+
+done_testing
