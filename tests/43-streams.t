@@ -14,6 +14,20 @@ ok "$rc" "lua script streams.lua ran to its end (exit $rc)"
 [ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/lua_tap.err"
 cd "$TMP" || exit 1
 
+# ---- each file changed only by the stream that writes it (md5sum) ----
+head -c 4M /dev/urandom >"$TMP/ro.dat"
+head -c 4M /dev/urandom >"$TMP/rw.dat"
+ro=$(md5sum <"$TMP/ro.dat"); rw=$(md5sum <"$TMP/rw.dat")
+"$IOMOON" run --format csv /dev/stdin >"$TMP/files.csv" 2>"$TMP/files.err" <<LUA
+require("iomoon").run { name = "files", duration = 0.5, qd = 4, streams = {
+  { name = "reads", target = "$TMP/ro.dat", bs = "4k", read = 100, random = 100 },
+  { name = "writes", target = { path = "$TMP/rw.dat", allow_write = true }, bs = "4k", read = 0, random = 100 } } }
+LUA
+is $? 0 "a reader on one file beside a writer on another: exit 0"
+is "$(md5sum <"$TMP/ro.dat")" "$ro" "md5sum: the file only read is unchanged"
+[ "$(md5sum <"$TMP/rw.dat")" != "$rw" ] && [ "$(stat -c %s "$TMP/rw.dat")" -eq 4194304 ]
+ok $? "md5sum: the file written changed (and kept its size)"
+
 # ---- bad input: exit 2, one line naming the field, nothing on disk ----
 # refused SCRIPT-BODY FIELD-REGEX DESCRIPTION: the phase's body, with a
 # target to be created ($TMP/new.dat) and a report file asked

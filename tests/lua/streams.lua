@@ -7,10 +7,11 @@ local tap = dofile(arg[1] .. "/tap.lua")
 local dir = arg[2]
 
 -- A known core bug, as a TAP TODO (prove passes it either way): the first
--- snapshot of an interval sampler is taken after the workers were let go,
--- so I/Os counted before it are in the total but in no interval (2 runs in
--- 3 here with three streams). Remove the TODO when phase.c starts every
--- sampler from zero.
+-- snapshot of an interval sampler (phase.c, measure_begin) is taken after
+-- the workers started counting at measure_ns, so I/Os counted before it are
+-- in the total but in no interval (2 runs in 3 here with three streams;
+-- 8 in 10 for a plain phase with a ramp). Remove the TODO when phase.c
+-- starts every sampler from zero counts.
 local function todo(cond, fmt, ...)
   tap.n = tap.n + 1
   print(string.format("%sok %d - " .. fmt .. " # TODO intervals miss I/Os counted before the first snapshot",
@@ -63,19 +64,21 @@ do
   a:close(); b:close()
 end
 
--- ---- a paced stream beside a closed loop (sim: 100 us per I/O) ----
+-- ---- a paced stream beside a closed loop (sim at 1 ms per I/O: a worker
+-- waiting for its I/Os sleeps, so a loaded machine starves none of them) ----
 do
-  local r = iomoon.run { name = "paced", engine = "sim", duration = "2s", interval = "0.5s", bs = "4k", streams = {
-    { name = "paced", qd = 4, rate = 2000 },
-    { name = "free", qd = 1 },
+  local r = iomoon.run { name = "paced", engine = "sim", sim_latency = "1ms", duration = "2s", interval = "0.5s",
+    bs = "4k", streams = {
+    { name = "paced", qd = 4, rate = 500 },
+    { name = "free", qd = 4 },
     { name = "reads", qd = 2, read = 100, bs = "8k", random = 100 },
   } }
   local p, f, rd = r.streams[1], r.streams[2], r.streams[3]
-  tap.near(p.iops, 2000, 40, "the paced stream achieved its 2000 IOPS within 2 %%")
-  tap.ok(p.rate_asked_iops == 2000 and f.rate_asked_iops == nil and r.rate_asked_iops == nil,
+  tap.near(p.iops, 500, 10, "the paced stream achieved its 500 IOPS within 2 %%")
+  tap.ok(p.rate_asked_iops == 500 and f.rate_asked_iops == nil and r.rate_asked_iops == nil,
     "the rate asked is the paced stream's own (%s), none for the closed loop and the phase",
     tostring(p.rate_asked_iops))
-  tap.ok(f.iops > 2 * p.iops, "the closed loop ran free beside it: %.0f IOPS at QD 1 (sim's 100 us: up to 10000)", f.iops)
+  tap.ok(f.iops > 4 * p.iops, "the closed loop ran free beside it: %.0f IOPS at QD 4 (sim's 1 ms: up to 4000)", f.iops)
   tap.ok(p.svc ~= nil and f.svc == nil, "the paced stream has a service time (svc), the closed loop none")
   tap.ok(r.ios == p.ios + f.ios + rd.ios, "the phase's ios are exactly its streams' (%d = %d + %d + %d)",
     r.ios, p.ios, f.ios, rd.ios)
@@ -100,7 +103,7 @@ do
   tap.near(r.read.lat.mean_ns, rmean, 1e-6 * rmean, "the phase's read latency mean is the streams' weighed by their reads")
   tap.ok(r.read.lat.max_ns == math.max(p.read.lat.max_ns, f.read.lat.max_ns, rd.read.lat.max_ns),
     "the phase's read max is the largest of the streams'")
-  tap.ok(r.workers == 3 and r.qd == 4 and p.qd == 4 and f.qd == 1 and rd.qd == 2,
+  tap.ok(r.workers == 3 and r.qd == 4 and p.qd == 4 and f.qd == 4 and rd.qd == 2,
     "workers are all of them (%d), qd the largest stream's (%d)", r.workers, r.qd)
   tap.ok(p.seed == 1 and f.seed == 2 and rd.seed == 3, "stream i runs with the phase's seed + i - 1")
   tap.ok(rd.mix[1].read_pct == 100 and rd.mix[1].bs[1] == 8192 and f.mix[1].read_pct == 100
