@@ -110,6 +110,17 @@ do
     and f.mix[1].bs[1] == 4096, "a stream's own bs/read/random replace the phase's mix; the others inherit it")
 end
 
+-- ---- a stream's meta: accepted, and (a core TODO) not in its result ----
+do
+  local r = iomoon.run { engine = "null", bs = "4k", meta = { spec = "P" }, streams = {
+    { ios = 10, meta = { spec = "8k_70%Read_100%Random" } }, { ios = 10 } } }
+  local m = r.streams[1].meta
+  tap.n = tap.n + 1
+  print(string.format("%sok %d - a stream's meta is carried into its result (%s) # TODO core: result.streams[i].meta is nil",
+    (m and m.spec == "8k_70%Read_100%Random") and "" or "not ", tap.n, tostring(m and m.spec)))
+  tap.ok(r.meta.spec == "P", "the phase's meta is in the phase's result")
+end
+
 -- ---- a phase without streams has no result.streams ----
 do
   local r = iomoon.run { engine = "null", bs = "4k", ios = 100 }
