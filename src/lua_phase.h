@@ -30,6 +30,7 @@ struct run_state {
 	struct pace pace;
 	char name[128];
 	char dist[64];        /* phase.dist as given ("uniform" when not) */
+	char spec_name[WL_MAX_SPECS][64]; /* mix[i].name, "" when none: result.specs */
 	int engine_auto;      /* engine "auto" (or none) asked: no probe of a named one */
 	int verify_only;
 	uint64_t given;       /* bit i: field i of the field table was in the phase table */

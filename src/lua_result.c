@@ -470,6 +470,28 @@ static void push_sizes(lua_State *L, const struct batch_sizes *b, const char *fi
 /* The result table of a phase that ran, section after section: its set-up,
  * what it asked for (push_definition), its rates and latencies, CPU,
  * errors and end, intervals and trace. */
+/* result.specs: the figures of each named access spec, under its name. */
+static void push_specs(lua_State *L, const struct run_state *rs, const struct phase_result *r)
+{
+	lua_newtable(L);
+	luaL_setmetatable(L, OBJECT_MT);
+	for (unsigned i = 0; r->specs && i < rs->wl.nspecs; i++) {
+		const struct spec_stats *st = &r->specs[i];
+
+		if (!rs->spec_name[i][0])
+			continue;
+		lua_createtable(L, 0, 10);
+		push_rates(L, st->ios[OP_READ] + st->ios[OP_WRITE] + st->ios[OP_TRIM], st->bytes, r->seconds);
+		set_int(L, "read_ios", st->ios[OP_READ]);
+		set_int(L, "write_ios", st->ios[OP_WRITE]);
+		set_int(L, "trim_ios", st->ios[OP_TRIM]);
+		push_lat(L, &st->lat, 0);
+		lua_setfield(L, -2, "lat");
+		lua_setfield(L, -2, rs->spec_name[i]);
+	}
+	lua_setfield(L, -2, "specs");
+}
+
 /* result.streams: each stream's result, a whole result table of its own
  * (the phase's time, CPU and ending; its own counters and intervals). */
 static void push_streams(lua_State *L, const struct run_state *rs, const struct phase_result *r)
@@ -487,6 +509,7 @@ static void push_streams(lua_State *L, const struct run_state *rs, const struct 
 		v->batch = sr->batch;
 		v->nstreams = 0;
 		v->streams = NULL;
+		v->specs = sr->specs;
 		api_push_result(L, rs->stream[i], v);
 		set_int(L, "stream", i + 1);
 		api_seal_result(L);
@@ -514,6 +537,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	set_int(L, "batch_used", r->batch.bound);
 	push_sizes(L, &r->batch.submit, "submit_sizes");
 	push_sizes(L, &r->batch.reap, "reap_sizes");
+	if (rs->sp.per_spec && !rs->nstreams)
+		push_specs(L, rs, r);
 	if (rs->nstreams)
 		push_streams(L, rs, r);
 }
@@ -591,7 +616,7 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", "trim", "sync", NULL };
+	"trace", "meta", "streams", "trim", "sync", "specs", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */
@@ -641,6 +666,24 @@ static void seal_table(lua_State *L, int idx, const char *what)
 }
 
 /* Seal every table in the list field `field` of the result on top. */
+/* Seal every table under field's map (result.specs) and its lat. */
+static void seal_map(lua_State *L, const char *field, const char *what, const char *lat_what)
+{
+	if (lua_getfield(L, -1, field) == LUA_TTABLE) {
+		lua_pushnil(L);
+		while (lua_next(L, -2)) {
+			if (lua_istable(L, -1)) {
+				seal_table(L, -1, what);
+				if (lua_getfield(L, -1, "lat") == LUA_TTABLE)
+					seal_table(L, -1, lat_what);
+				lua_pop(L, 1);
+			}
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+}
+
 static void seal_list(lua_State *L, const char *field, const char *what)
 {
 	lua_pushstring(L, field);
@@ -685,6 +728,7 @@ void api_seal_result(lua_State *L)
 	seal_table(L, -1, "result");
 	seal_list(L, "intervals", "result.intervals[i]");
 	seal_list(L, "mix", "result.mix[i]");
+	seal_map(L, "specs", "result.specs[name]", "result.specs[name].lat");
 	seal_fields(L, "result", subs, NULL);
 	seal_fields(L, "result", ops, subs);
 	seal_fields(L, "result", sizes, NULL);

@@ -122,14 +122,19 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].slots);
 		free(w[i].bufs);
 		free(w[i].trace);
+		free(w[i].specs);
 	}
 	free(w);
 }
 
 void phase_result_free(struct phase_result *res)
 {
-	for (unsigned i = 0; res->streams && i < res->nstreams; i++)
+	for (unsigned i = 0; res->streams && i < res->nstreams; i++) {
 		free(res->streams[i].intervals);
+		free(res->streams[i].specs);
+	}
+	free(res->specs);
+	res->specs = NULL;
 	free(res->streams);
 	free(res->intervals);
 	free(res->trace);
@@ -222,6 +227,27 @@ static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t
 	return RC_OK;
 }
 
+/* n empty spec_stats, or NULL when out of memory. */
+static struct spec_stats *specs_new(unsigned n)
+{
+	struct spec_stats *s = calloc(n, sizeof(*s));
+
+	for (unsigned i = 0; s && i < n; i++)
+		hist_init(&s[i].lat);
+	return s;
+}
+
+/* to[0..n) += from[0..n), exactly. */
+static void specs_merge(struct spec_stats *to, const struct spec_stats *from, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		hist_merge(&to[i].lat, &from[i].lat);
+		for (int op = 0; op < OP_NTYPES; op++)
+			to[i].ios[op] += from[i].ios[op];
+		to[i].bytes += from[i].bytes;
+	}
+}
+
 /* Worker i's slots and their buffers (random or zero bytes, so that a
  * write's payload costs nothing per I/O), its quotas and trace records. */
 static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsigned i, char *why, size_t why_len)
@@ -250,6 +276,10 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	wk->bytes_quota = sp->bytes ? sp->bytes / sp->workers + (i < sp->bytes % sp->workers) : UINT64_MAX;
 	/* split as the quotas are: the records add up to trace_max */
 	wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
+	if (sp->per_spec && !(wk->specs = specs_new(sp->wl->nspecs))) {
+		snprintf(why, why_len, "out of memory for the figures of %u access specs", sp->wl->nspecs);
+		return RC_FAIL;
+	}
 	if (wk->trace_max && !(wk->trace = calloc(wk->trace_max, sizeof(*wk->trace)))) {
 		snprintf(why, why_len, "trace: no memory for %llu records", (unsigned long long)sp->trace_max);
 		return RC_FAIL;
@@ -481,10 +511,17 @@ static void sampler_last(struct sampler *m, struct hist *scratch, uint64_t measu
 	struct interval iv;
 
 	snapshot_take(m->cur, m->w, m->n);
-	if (end <= m->prev_tick_ns)
-		return;
 	interval_make(&iv, m->prev, m->cur, scratch, (double)(end - measure_ns) / 1e9,
-		      (double)(end - m->prev_tick_ns) / 1e9);
+		      end > m->prev_tick_ns ? (double)(end - m->prev_tick_ns) / 1e9 : 0);
+	if (end <= m->prev_tick_ns) {
+		/* the last tick came at the end: what workers recorded after its
+		 * snapshot (completed by the end) still belongs to it */
+		for (int op = 0; *m->nlist && op < 2; op++) {
+			(*m->list)[*m->nlist - 1].ios[op] += iv.ios[op];
+			(*m->list)[*m->nlist - 1].bytes[op] += iv.bytes[op];
+		}
+		return;
+	}
 	if (iv.ios[0] + iv.ios[1] || end - m->prev_tick_ns >= interval_ns / 10)
 		push_interval(m->list, m->nlist, &m->cap, &iv);
 }
@@ -616,6 +653,22 @@ static void gather_trace(struct runner *r)
 	}
 }
 
+/* The figures per access spec, merged over each workload's workers (none
+ * kept when out of memory: the result then has no specs). */
+static void collect_specs(struct runner *r)
+{
+	for (unsigned u = 0; u < r->nu; u++) {
+		const struct phase_spec *sp = r->u[u].sp;
+		struct spec_stats **to = r->sp->nstreams ? &r->u[u].res->specs : &r->res->specs;
+
+		if (!sp->per_spec || !(*to = specs_new(sp->wl->nspecs)))
+			continue;
+		for (unsigned i = 0; i < sp->workers; i++)
+			if (r->u[u].w[i].specs)
+				specs_merge(*to, r->u[u].w[i].specs, sp->wl->nspecs);
+	}
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 static void collect(struct runner *r)
@@ -638,6 +691,7 @@ static void collect(struct runner *r)
 			counters_merge(&r->u[u].res->total, &r->u[u].w[i].c);
 			worker_batch_merge(&r->u[u].res->batch, &r->u[u].w[i]);
 		}
+	collect_specs(r);
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);

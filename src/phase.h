@@ -108,6 +108,7 @@ struct phase_spec {
 	 * (fsync_every) or fdatasync(2) (fdatasync_every); 0: never */
 	unsigned fsync_every, fdatasync_every;
 	enum open_sync open_sync;
+	int per_spec;          /* some access spec has a name: figures per spec */
 	uint64_t trace_max;    /* per-I/O records to keep; 0: none */
 	/* called from phase_run's thread every 0.5 s when set */
 	void (*progress)(const struct phase_progress *p); /* NULL: no progress lines */
@@ -121,6 +122,7 @@ struct phase_spec {
 /* One stream's share of a phase's result (phase_result.streams[i]). */
 struct stream_result {
 	struct counters total;
+	struct spec_stats *specs; /* per access spec (wl->nspecs), when per_spec */
 	struct interval *intervals;
 	unsigned nintervals, icap;
 	struct batch_stats batch;
@@ -142,6 +144,7 @@ struct phase_result {
 	struct batch_stats batch;
 	unsigned nstreams;      /* the spec's: 0 when it has none */
 	struct stream_result *streams;
+	struct spec_stats *specs; /* per access spec, when per_spec (none with streams) */
 };
 
 /* A phase's workloads: its streams, or the phase itself when it has none. */

@@ -87,6 +87,27 @@ static uint64_t check_sizes(lua_State *L, const struct wl_spec *s, const char *f
 
 static const char *const spec_keys[] = { "bs", "read", "trim", "random", "align", "weight", "name", "region", NULL };
 
+/* An access spec's name (for result.specs): a string without NUL bytes
+ * or control characters, under 64 bytes. */
+static void read_spec_name(lua_State *L, int t, char *name, const char *prefix)
+{
+	char f[160];
+	size_t len;
+	const char *s;
+
+	snprintf(f, sizeof(f), "%sname", prefix);
+	name[0] = 0;
+	if (lua_getfield(L, t, "name") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+	if (!s || !len || len >= 64 || strlen(s) != len)
+		api_input_error(L, "%s: give a name of 1 to 63 bytes (a string, no NUL byte)", f);
+	memcpy(name, s, len + 1);
+	lua_pop(L, 1);
+}
+
 /* One access spec from table t; *weight gets its weight or -1. prefix:
  * "phase.mix[2]." or, for the shorthand on the phase itself, "phase.". */
 static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, const char *prefix, int shorthand)
@@ -138,7 +159,7 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 }
 
 /* phase.mix as a list of specs, each with a weight (one may go without). */
-static void read_spec_list(lua_State *L, int v, struct workload *wl, const char *field)
+static void read_spec_list(lua_State *L, int v, struct workload *wl, char (*names)[64], const char *field)
 {
 	double w[WL_MAX_SPECS], sum = 0;
 	lua_Integer n = api_check_list(L, v, field);
@@ -156,6 +177,11 @@ static void read_spec_list(lua_State *L, int v, struct workload *wl, const char 
 					luaL_typename(L, -1));
 		snprintf(f, sizeof(f), "%s[%lld].", field, (long long)i);
 		read_spec(L, lua_gettop(L), &wl->spec[i - 1], &w[i - 1], f, 0);
+		read_spec_name(L, lua_gettop(L), names[i - 1], f);
+		for (lua_Integer j = 1; names[i - 1][0] && j < i; j++)
+			if (!strcmp(names[i - 1], names[j - 1]))
+				api_input_error(L, "%sname: '%s' is also the name of %s[%lld] (each spec's figures go under "
+						"its own name)", f, names[i - 1], field, (long long)j);
 		lua_pop(L, 1);
 		given += w[i - 1] >= 0;
 		sum += w[i - 1] >= 0 ? w[i - 1] : 0;
@@ -189,6 +215,7 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 		api_input_error(L, "%s: a %s is not a list of access specs", field, luaL_typename(L, v));
 	wl->nspecs = 1;
 	wl->spec[0].cum = WL_ONE;
+	memset(rs->spec_name, 0, sizeof(rs->spec_name));
 	if (lua_isnil(L, v)) {
 		char prefix[40];
 
@@ -199,13 +226,17 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 
 		snprintf(f, sizeof(f), "%s.", field);
 		read_spec(L, v, &wl->spec[0], &w, f, 0);
+		read_spec_name(L, v, rs->spec_name[0], f);
 		if (w >= 0 && fabs(w - 100) > 1e-6)
 			api_input_error(L, "%s.weight: %g %% for the only spec (it must be 100, or left out)", field, w);
 	} else {
-		read_spec_list(L, v, wl, field);
+		read_spec_list(L, v, wl, rs->spec_name, field);
 	}
 	if (!lua_isnil(L, v))
 		lua_pop(L, 1);
+	rs->sp.per_spec = 0;
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		rs->sp.per_spec |= rs->spec_name[i][0] != 0;
 }
 
 /* zoned:A/R:A/R...: access % over region %, both summing to 100. */

@@ -96,6 +96,14 @@ struct cpu_use {
 /* The CPU used between two marks. */
 void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out);
 
+/* The figures of one access spec (IOMeter reports per access spec): its
+ * completed I/Os by type, bytes, and latency. */
+struct spec_stats {
+	struct hist lat;
+	uint64_t ios[OP_NTYPES];
+	uint64_t bytes;
+};
+
 /* One interval of a phase, from histogram deltas. */
 struct interval {
 	double t_s;             /* end of the interval, seconds since measurement began */

@@ -436,12 +436,35 @@ static inline struct io_slot *next_ready(struct loop *l)
 HOT void complete_one(struct loop *l, struct io_slot *s, int counting);
 
 /* What a slot does after an I/O besides going back to the free list:
- * think time; and with fsync / fdatasync every N writes, the sync (which
+ * its trace record, when traced; its access spec's figures, when specs
+ * have names; think time; and with
+ * fsync / fdatasync every N writes, the sync (which
  * counts in no quota: a quota counts reads, writes and trims) or, after
  * the slot's Nth write, the sync it now owes, queued to go first (1: the
  * slot is not free). */
 static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
 {
+	struct worker *w = l->w;
+	const uint64_t from = l->paced ? s->intended_ns : s->submit_ns;
+
+	if (counting && s->res == (int64_t)s->op.len && w->ntrace < w->trace_max) {
+		struct trace_rec *t = &w->trace[w->ntrace++];
+
+		t->start_ns = (int64_t)(from - l->measure);
+		t->submit_ns = (int64_t)(s->submit_ns - l->measure);
+		t->lat_ns = l->now - from;
+		t->offset = s->op.offset;
+		t->len = s->op.len;
+		t->worker = (uint16_t)w->id;
+		t->op = s->op.op;
+	}
+	if (w->specs && counting && s->res == (int64_t)s->op.len && s->op.op != OP_SYNC) {
+		struct spec_stats *st = &w->specs[s->op.spec];
+
+		hist_record(&st->lat, l->now - from);
+		st->ios[s->op.op]++;
+		st->bytes += s->op.len;
+	}
 	if (l->sync_every && s->op.op == OP_SYNC) {
 		l->n_ios -= counting && s->res == 0;
 	} else if (l->sync_every && s->op.op == OP_WRITE && s->res == (int64_t)s->op.len &&
@@ -607,17 +630,6 @@ HOT void complete_one(struct loop *l, struct io_slot *s, int counting)
 		l->n_ios++;
 		l->n_bytes += len;
 		w->c.last_done_ns = now;
-		if (w->ntrace < w->trace_max) {
-			struct trace_rec *t = &w->trace[w->ntrace++];
-
-			t->start_ns = (int64_t)(from - l->measure);
-			t->submit_ns = (int64_t)(s->submit_ns - l->measure);
-			t->lat_ns = lat;
-			t->offset = s->op.offset;
-			t->len = len;
-			t->worker = (uint16_t)w->id;
-			t->op = s->op.op;
-		}
 	}
 free:
 	if (__builtin_expect(l->slot_after, 0) && slot_after(l, s, counting))
@@ -749,7 +761,7 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 		if (w->wl->spec[i].trim_from < WL_ONE)
 			l->trim_sync = w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files;
 	l->plain = l->plain && !l->trim_sync;
-	l->slot_after = l->think || l->sync_every;
+	l->slot_after = l->think || l->sync_every || w->specs || w->trace_max;
 	l->bound = batch_init(l->au, sp, l->now, &strict);
 	l->autob = strict;
 	w->batch.bound = l->bound;

@@ -42,6 +42,7 @@ struct worker {
 	size_t buf_len;
 	struct counters c;
 	struct trace_rec *trace;
+	struct spec_stats *specs;  /* per access spec, when the phase has named specs */
 	uint64_t ntrace, trace_max;
 	struct batch_stats batch; /* submissions and reaps by size */
 	int init_failed, engine_failed;

@@ -209,6 +209,7 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 			idx++;
 	}
 	s = &wl->spec[idx];
+	op->spec = (uint8_t)idx;
 	bs = s->bs[0].bytes;
 	if (s->nbs > 1) {
 		uint64_t u = rng_next(&st->rng) >> 32;

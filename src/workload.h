@@ -75,6 +75,7 @@ struct wl_op {
 	uint64_t offset; /* absolute, bytes */
 	uint32_t len;
 	uint8_t op;      /* OP_READ, OP_WRITE, OP_TRIM or OP_SYNC */
+	uint8_t spec;    /* the access spec it came from (its index in the mix) */
 };
 
 /* Compute derived tables (grid, zipf constants). 0, or -1 with why. */

@@ -208,4 +208,27 @@ refuses("phase.target.path: .* does not exist", { target = dir .. "/nope.dat", b
 refuses("phase.verify: 'crc' is not a verification", { target = spec, bs = "4k", verify = "crc" }, "verify kind")
 tap.refuses("iomoon.run: expects a phase table, got a number", function() return iomoon.run(5) end, "a number for a phase")
 tap.ok(io.open(dir .. "/never.dat") == nil, "no refused phase created its target file")
+
+-- named access specs: figures per spec (IOMeter's per-access-spec rows)
+r = iomoon.run { target = t, ios = 20000, qd = 8, workers = 2, mix = {
+  { name = "reads 8k", bs = "8k", read = 100, weight = 60 },
+  { name = "writes 64k", bs = "64k", read = 0, random = 0, weight = 30 },
+  { bs = "4k", read = 50, weight = 10 } } }
+local a, b = r.specs["reads 8k"], r.specs["writes 64k"]
+tap.ok(a.ios + b.ios < r.ios and a.ios + b.ios > r.ios * 0.85, "named specs' ios are the phase's less the unnamed spec's (%d + %d of %d)",
+  a.ios, b.ios, r.ios)
+tap.ok(a.read_ios == a.ios and a.write_ios == 0 and b.write_ios == b.ios and b.read_ios == 0,
+  "each spec counts its own op types (reads %d; writes %d)", a.read_ios, b.write_ios)
+tap.ok(a.bytes == a.ios * 8192 and b.bytes == b.ios * 65536, "each spec's bytes are its I/Os x its size")
+tap.ok(math.abs(a.ios / r.ios - 0.6) < 0.03 and math.abs(b.ios / r.ios - 0.3) < 0.03, "the weights hold: %.3f and %.3f",
+  a.ios / r.ios, b.ios / r.ios)
+tap.ok(a.lat.p50_ns > 0 and a.lat.max_ns <= r.lat.max_ns, "each spec has its own latency, within the phase's")
+tap.ok(a.ios + b.ios + r.read.ios * 0 <= r.read.ios + r.write.ios, "specs add up within the phase's")
+tap.refuses("result.specs%[name%]: no field 'ios_typo'", function() return a.ios_typo end, "a spec's figures are sealed too")
+tap.refuses("result.specs%[name%].lat: no field 'p99'", function() return a.lat.p99 end, "and their latency")
+local r0 = iomoon.run { target = t, ios = 100, bs = "4k" }
+tap.ok(r0.specs == nil, "no named spec: no specs in the result")
+refuses("phase.mix%[2%].name: 'x' is also the name of phase.mix%[1%]",
+  { target = spec, mix = { { name = "x", bs = "4k", weight = 50 }, { name = "x", bs = "8k", weight = 50 } } }, "a name twice")
+refuses("phase.mix%[1%].name: give a name of 1 to 63 bytes", { target = spec, mix = { { name = 5, bs = "4k" } } }, "a number for a name")
 print("1.." .. tap.n)
