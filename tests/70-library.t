@@ -101,4 +101,113 @@ for e in custom-workload app-mix burn-in-plan qd-sweep markdown-report; do
 	[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 done
 like "$(cat "$TMP/report.md")" '\| RealLife-60%Rand-65%Read \| [0-9]+ \|' "the Markdown report example writes its table"
+# ---- application models (issue 11): suites of streams ----
+# Each runs end to end on a small file; every stream did I/O of the kind
+# its model says; the table has a row per stream, then the phase's total.
+for s in postgres lsm-store jetstress boot-storm; do
+	F="$TMP/$s.dat"
+	"$IOMOON" suite $s --target "$F" --size 16m --time 0.4 --ramp 0 --quiet --format json --output "$TMP/$s.json"
+	ok $? "suite $s runs end to end"
+	python3 - "$s" "$TMP/$s.json" <<'PY'
+import json, sys
+name, path = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+assert len(d["phases"]) == 1, len(d["phases"])
+p = d["phases"][0]
+st = {s["name"]: s for s in p["streams"]}
+want = {"postgres": ["data", "wal", "checkpoint"],
+        "lsm-store": ["wal append", "tail", "point reads", "compaction"],
+        "jetstress": ["database", "log"],
+        "boot-storm": ["booting", "running"]}[name]
+assert [s["name"] for s in p["streams"]] == want, [s["name"] for s in p["streams"]]
+for s in p["streams"]:
+    assert s["ios"] > 0, (s["name"], "did no I/O")
+    assert s["errors"] == 0, (s["name"], s["errors"])
+    assert s["read"]["ios"] + s["write"]["ios"] == s["ios"], s["name"]
+assert p["ios"] == sum(s["ios"] for s in p["streams"]), "the phase is the sum of its streams"
+def rd(s): return s["read"]["ios"] / s["ios"]
+def size(s): return s["bytes"] / s["ios"]
+def synced(s, call, every):
+    y = s["sync"]
+    assert y["call"] == call and y["every"] == every, y
+    # a timed phase may close between a slot's last write and its sync
+    n = s["write"]["ios"] // every
+    assert n - 1 <= y["ios"] <= n, (s["write"]["ios"], y["ios"])
+if name == "postgres":
+    synced(st["wal"], "fdatasync", 1)
+    assert st["wal"]["read"]["ios"] == 0 and size(st["wal"]) == 8192
+    assert 0.55 <= rd(st["data"]) <= 0.85 and size(st["data"]) == 8192, rd(st["data"])
+    assert st["checkpoint"]["read"]["ios"] == 0, "the checkpoint only writes"
+    assert st["data"]["rate_asked_iops"] == 2000 and "rate_asked_iops" not in st["wal"]
+elif name == "lsm-store":
+    synced(st["wal append"], "fsync", 4)
+    assert st["wal append"]["read"]["ios"] == 0 and size(st["wal append"]) == 16384
+    assert rd(st["tail"]) == 1 and rd(st["point reads"]) == 1 and size(st["point reads"]) == 4096
+    assert size(st["compaction"]) == 1 << 20
+elif name == "jetstress":
+    assert size(st["database"]) == 32768 and 0.4 <= rd(st["database"]) <= 0.8, rd(st["database"])
+    assert st["log"]["read"]["ios"] == 0 and size(st["log"]) == 8192
+    assert st["database"]["rate_asked_iops"] == 1000 and st["log"]["rate_asked_iops"] == 100
+elif name == "boot-storm":
+    assert st["booting"]["workers"] == 32, st["booting"]["workers"]
+    assert 0.7 <= rd(st["booting"]) <= 0.95, rd(st["booting"])
+    assert st["running"]["rate_asked_iops"] == 400
+PY
+	ok $? "suite $s: every stream did its kind of I/O (streams, sizes, read share, syncs)"
+	out=$("$IOMOON" suite $s --target "$F" --time 0.2 --ramp 0 --quiet)
+	rows=$(printf '%s\n' "$out" | sed -n '2,$p' | cut -c1-30 | sed 's/ *$//' | tr '\n' ',')
+	want=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; print(''.join(p['name'] + ' / ' + s['name'] + ',' for s in p['streams']) + p['name'] + ',')" "$TMP/$s.json")
+	is "$rows" "$want" "suite $s: the table has a row per stream, then the phase's total"
+done
+like "$("$IOMOON" list)" '
+  postgres +PostgreSQL OLTP' "iomoon list shows the application models"
+for s in boot-storm jetstress lsm-store postgres; do
+	like "$("$IOMOON" list | grep "^  $s ")" "^  $s +[^ (]" "iomoon list: $s loads and has a description"
+done
+
+# Syncs are counted exactly when a stream ends by its quota: the postgres
+# WAL (fdatasync = 1) and the lsm-store log (fsync every 4), at QD 1.
+out=$("$IOMOON" run --format none /dev/stdin <<LUA
+local iomoon, suite = require "iomoon", require "iomoon.suite"
+local p = suite.phases(suite.load("postgres"), { target = "$TMP/postgres.dat", time = 0.5 })[1]
+p.streams[2].ios = 300
+local w = iomoon.run(p).streams[2]
+print(w.write.ios, w.sync.ios, w.sync.call)
+p = suite.phases(suite.load("lsm-store"), { target = "$TMP/lsm-store.dat", time = 0.5 })[1]
+p.streams[1].ios = 200
+w = iomoon.run(p).streams[1]
+print(w.write.ios, w.sync.ios, w.sync.call)
+LUA
+)
+is "$out" "$(printf '300\t300\tfdatasync\n200\t50\tfsync')" "a WAL stream's quota: 300 writes, 300 fdatasyncs; 200 appends with fsync = 4: 50 fsyncs"
+
+# The postgres checkpoint follows the run's time: over 1 s in 0.1 s
+# intervals, idle for 0.3 s, a burst for 0.2 s, idle, a burst again.
+out=$("$IOMOON" run --format none /dev/stdin <<LUA
+local iomoon, suite = require "iomoon", require "iomoon.suite"
+local p = suite.phases(suite.load("postgres"), { target = "$TMP/postgres.dat", time = 1 })[1]
+p.interval = 0.1
+local iv = iomoon.run(p).streams[3].intervals
+local n = function(i) return iv[i] and iv[i].ios or -1 end
+print(#iv, n(1) + n(2), n(7), n(4) + n(5) > 100, n(9) + n(10) > 100)
+LUA
+)
+is "$out" "$(printf '10\t0\t0\ttrue\ttrue')" "suite postgres: the checkpoint idles, bursts, idles and bursts again within --time"
+
+# examples/postgres.lua: data and WAL p99 and the fdatasync p99 side by side
+rm -f "$TMP/ex.dat.wal"
+out=$(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/postgres.lua" "$TMP/ex.dat" 0.4 2>&1)
+ok $? "example postgres runs"
+like "$out" '^ +data 8k r/w +WAL write +fdatasync
+p99 +[0-9]+\.[0-9]{3} ms +[0-9]+\.[0-9]{3} ms +[0-9]+\.[0-9]{3} ms
+' "example postgres: the three p99s side by side, in ms"
+is "$(stat -c %s "$TMP/ex.dat.wal" 2>&1)" 67108864 "example postgres: the WAL on a file of its own (64 MiB)"
+read -r _ dn wn sn <<<"$(printf '%s\n' "$out" | grep '^count ')"
+[ "$dn" -gt 0 ] && [ "$wn" -gt 0 ] && [ $((wn - sn)) -ge 0 ] && [ $((wn - sn)) -le 1 ]
+ok $? "example postgres: the data stream did I/O, and one fdatasync per WAL write ($dn data, $wn writes, $sn syncs)"
+is "$(printf '%s\n' "$out" | grep -cE '^ +[1-8] +[0-9]+ +[0-9]+ +[0-9.]+ ms$')" 8 "example postgres: the day's 8 segments"
+start=$(date +%s%N)
+(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/postgres.lua" "$TMP/ex.dat" >/dev/null 2>&1)
+rc=$? took=$((($(date +%s%N) - start) / 1000000))
+[ $rc -eq 0 ] && [ $took -lt 10000 ]; ok $? "example postgres, its own default time: done in under ten seconds ($took ms)"
 done_testing
