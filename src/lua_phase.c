@@ -140,6 +140,26 @@ static void fail_if_idle(struct phase_result *res)
 		 "or than one gap of the rate asked, or than the set-up of this many workers and slots)");
 }
 
+/* meta: the caller's own tables (checked by the parser), the phase's and
+ * each stream's, carried into the result on top of the stack. */
+static void carry_meta(lua_State *L, const struct run_state *rs)
+{
+	lua_getfield(L, 1, "meta");
+	lua_setfield(L, -2, "meta");
+	if (!rs->nstreams)
+		return;
+	lua_getfield(L, 1, "streams");
+	lua_getfield(L, -2, "streams");
+	for (unsigned i = 1; i <= rs->nstreams; i++) {
+		lua_rawgeti(L, -1, i);  /* result.streams[i] */
+		lua_rawgeti(L, -3, i);  /* phase.streams[i] */
+		lua_getfield(L, -1, "meta");
+		lua_setfield(L, -3, "meta");
+		lua_pop(L, 2);
+	}
+	lua_pop(L, 2);
+}
+
 /* iomoon.run(phase): check the phase (input errors), create what its
  * option-table targets ask for, run it, and return the result table. */
 int api_run(lua_State *L)
@@ -172,9 +192,7 @@ int api_run(lua_State *L)
 	fail_if_idle(&res);
 	api_push_result(L, rs, &res);
 	phase_result_free(&res);
-	/* meta: the caller's own table (checked above), carried into the result */
-	lua_getfield(L, 1, "meta");
-	lua_setfield(L, -2, "meta");
+	carry_meta(L, rs);
 	phases_run++;
 	api_seal_result(L);
 	api_deliver_result(L);

@@ -479,10 +479,15 @@ static void mark_interrupted(struct runner *r)
 	r->stopped_ns = clock_ns();
 }
 
-/* Start a sampler's first interval at t0, from a snapshot taken now. */
+/* Start a sampler's first interval at t0 from zero counts: workers count
+ * nothing before measure_ns, and what they count from then (before this
+ * thread wakes) belongs to the first interval. */
 static void sampler_begin(struct sampler *m, uint64_t t0)
 {
-	snapshot_take(m->prev, m->w, m->n);
+	for (int op = 0; op < 2; op++) {
+		hist_init(&m->prev->h[op]);
+		m->prev->bytes[op] = 0;
+	}
 	m->prev_tick_ns = t0;
 }
 

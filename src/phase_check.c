@@ -433,24 +433,68 @@ static void inherit(struct run_state *st, const struct run_state *rs, unsigned i
 	s->trace_max = p->trace_max / rs->nstreams + (i < p->trace_max % rs->nstreams);
 }
 
-/* Two streams on one file or device where one writes with crc32c: their
- * writes to a unit could cross, and a read would report a lost write. */
+/* Is target x of a the same file or device as one of b's? */
+static int shares(const struct phase_spec *a, unsigned x, const struct phase_spec *b)
+{
+	const struct target *t = a->targets[x];
+
+	for (unsigned y = 0; t->kind != TARGET_NONE && y < b->ntargets; y++)
+		if (t == b->targets[y] || (t->exists && b->targets[y]->exists && t->id_dev == b->targets[y]->id_dev &&
+					   t->id_ino == b->targets[y]->id_ino))
+			return 1;
+	return 0;
+}
+
+/* A stream that verifies a file or device another stream writes (or that
+ * writes with crc32c one another stream uses): writes could cross its own,
+ * and its reads would report lost or foreign data on healthy storage. */
 static int check_shared_verify(const struct run_state *rs, char *why, size_t why_len)
 {
 	for (unsigned i = 0; i < rs->nstreams; i++)
 		for (unsigned j = 0; j < rs->nstreams; j++) {
 			const struct phase_spec *a = &rs->stream[i]->sp, *b = &rs->stream[j]->sp;
 
-			if (i == j || a->verify != VERIFY_CRC || !phase_writes(a))
+			if (i == j || a->verify == VERIFY_NONE || (!phase_writes(b) && !phase_writes(a)))
 				continue;
 			for (unsigned x = 0; x < a->ntargets; x++)
-				for (unsigned y = 0; y < b->ntargets; y++)
-					if (a->targets[x]->kind != TARGET_NONE && a->targets[x]->id_dev == b->targets[y]->id_dev &&
-					    a->targets[x]->id_ino == b->targets[y]->id_ino)
-						REFUSE("%s.verify: crc32c on %s, which %s also uses (give streams that write with "
-						       "verification targets of their own)", rs->stream[i]->path,
-						       a->targets[x]->path, rs->stream[j]->path);
+				if (shares(a, x, b))
+					REFUSE("%s.verify: %s on %s, which %s also %s (give a stream that verifies "
+					       "a target of its own)", rs->stream[i]->path,
+					       a->verify == VERIFY_CRC ? "crc32c" : "offset", a->targets[x]->path,
+					       rs->stream[j]->path, phase_writes(b) ? "writes" : "uses");
 		}
+	return RC_OK;
+}
+
+/* Streams that name one file to be created (the same option table, or
+ * one path twice) share one target, created once: the first's. Options
+ * that differ are refused. */
+static int share_created(struct run_state *rs, char *why, size_t why_len)
+{
+	for (unsigned k = 0; k < rs->nstreams; k++) {
+		struct run_state *st = rs->stream[k];
+
+		for (unsigned i = 0; i < st->sp.ntargets; i++) {
+			const struct target_opts *o = &st->pending[i];
+
+			for (unsigned m = 0; st->is_pending[i] && m <= k; m++) {
+				struct run_state *w = m == 0 ? rs : rs->stream[m - 1];
+
+				for (unsigned j = 0; w != st && j < w->sp.ntargets; j++) {
+					const struct target_opts *p = &w->pending[j];
+
+					if (!w->is_pending[j] || strcmp(p->path, o->path))
+						continue;
+					if (p->size != o->size || p->create != o->create || p->fill != o->fill)
+						REFUSE("%s: %s is also %s, with other options (give it once, on the phase, "
+						       "or the same table)", st->what[i], o->path, w->what[j]);
+					st->sp.targets[i] = w->sp.targets[j];
+					st->is_pending[i] = 0;
+					break;
+				}
+			}
+		}
+	}
 	return RC_OK;
 }
 
@@ -466,6 +510,7 @@ static int check_streams(struct run_state *rs, char *why, size_t why_len)
 
 	if (sp->ntargets)
 		CHECK(check_targets(rs, why, why_len)); /* the phase's, which streams share */
+	CHECK(share_created(rs, why, why_len));
 	for (unsigned i = 0; i < rs->nstreams; i++) {
 		struct run_state *st = rs->stream[i];
 
