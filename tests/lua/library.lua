@@ -111,7 +111,40 @@ do
   ps = phases("burn-in", { area_bytes = 1 << 30, time = "1s" })
   tap.ok(ps[1].duration == nil and ps[3].duration == "1s", "--time shortens timed phases only, not the covering passes")
 end
-tap.refuses("suite 'nope' does not exist %(ready suites: burn%-in, io%-analyzer, iometer%-matrix, oltp, openperformancetest, quick",
+-- the application models (issue 11), as doc/suites.md gives their sources
+do
+  local ps = phases "postgres"
+  local st = ps[1].streams
+  local data, wal, ckpt = st[1], st[2], st[3]
+  tap.ok(#ps == 1 and #st == 3 and data.bs == "8k" and data.read == 70 and data.random == 100
+    and wal.bs == "8k" and wal.read == 0 and wal.random == 0 and wal.qd == 1 and wal.fdatasync == 1
+    and wal.region.offset == data.region.size and wal.region.offset + wal.region.size == 1 << 30
+    and ckpt.read == 0 and ckpt.region.offset == 0 and ckpt.schedule[1].iops == 0 and ckpt.schedule[2].iops > 0,
+    "postgres: 8k data pages 70/30, a WAL after them with fdatasync per write, a checkpoint that idles then bursts")
+  local sum = 0
+  for _, seg in ipairs(phases("postgres", { area_bytes = 16 << 20, time = "0.4" })[1].streams[3].schedule) do
+    sum = sum + seg.duration
+  end
+  tap.ok(math.abs(sum - 0.4) < 1e-9, "postgres: the checkpoint's schedule spans --time")
+  st = phases("lsm-store")[1].streams
+  tap.ok(#st == 4 and st[1].fsync == 4 and st[1].read == 0 and st[1].random == 0 and st[2].read == 100
+    and st[2].region.offset == st[1].region.offset and st[3].bs == "4k" and st[3].random == 100
+    and st[3].region.offset == st[1].region.size and st[4].bs == "1m",
+    "lsm-store: log appends with fsync every 4, a tail reader of the log, 4k point reads and compaction of the tables")
+  st = phases("jetstress")[1].streams
+  tap.ok(#st == 2 and st[1].bs == "32k" and st[1].read == 60 and st[2].bs == "8k" and st[2].read == 0
+    and st[2].sync == "dsync" and st[1].rate.iops == 10 * st[2].rate.iops,
+    "jetstress: 32k database pages 60 %% read, an 8k O_DSYNC log at a tenth of the database's rate")
+  st = phases("boot-storm")[1].streams
+  local w, reads = 0, 0
+  for _, spec in ipairs(st[1].mix) do
+    w = w + spec.weight
+    if spec.read == 100 then reads = reads + spec.weight end
+  end
+  tap.ok(#st == 2 and st[1].workers == 32 and st[1].qd == 1 and w == 100 and reads == 84 and st[2].rate.iops == 400,
+    "boot-storm: 32 desktops booting, 84 %% reads, beside running desktops at 400 IOPS")
+end
+tap.refuses("suite 'nope' does not exist %(ready suites: boot%-storm, burn%-in, io%-analyzer, iometer%-matrix, jetstress, lsm%-store, oltp, openperformancetest, postgres, quick",
   function() return suite.load "nope" end, "an unknown suite")
 
 -- think patterns, measured on a device that keeps up (sim, 50 us)
