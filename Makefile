@@ -20,7 +20,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs
 
-CORE := clock hist units workload engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
+CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
         engine_uring target stats worker phase csv verify genmap outfile claims protect
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).

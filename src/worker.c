@@ -5,7 +5,7 @@
  * and no quota, burst gap, paced start or think time holding it back),
  * stamps and queues it (start_one), and hands what is queued to the kernel
  * at once, in groups of at most `bound` I/Os (phase.batch; "auto" finds it,
- * see AUTO_START below); wait_ios submits the last group and waits for
+ * batch.c); wait_ios submits the last group and waits for
  * completions in one call; complete_one records each. Per I/O: one op from
  * the generator, one queue(), one histogram record (two when paced). The
  * clock is read once per batch of completions, and again after each
@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "batch.h"
 #include "clock.h"
 #include "discard.h"
 #include "verify.h"
@@ -170,38 +171,6 @@ static inline uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* batch = "auto": the bound on one submission is a small experiment run by
- * the worker. Starting at AUTO_START, a trial alternates epochs (at least
- * AUTO_EPOCH_NS and AUTO_EPOCH_IOS completions each) under the bound that
- * holds and under a neighbour (twice or half of it), AUTO_PAIRS of each,
- * and compares the completion rates of each pair of epochs; the median of
- * the pairs' ratios decides. A larger bound (fewer system calls, less CPU)
- * wins unless it loses more than AUTO_TOL_PCT of the rate; a smaller one
- * only if it gains more. A neighbour is tried only where it
- * would change something: twice the bound when a turn had more ready I/Os
- * than the bound, half of it when a turn had more than half. Once neither
- * wins, the bound holds for AUTO_SETTLE_NS before the next trial, so a
- * device that changes is followed. Nothing is ever held back to fill a
- * batch: the bound only splits what is ready into several submissions. */
-#define AUTO_START 4u
-#define AUTO_EPOCH_NS 10000000ull
-#define AUTO_EPOCH_IOS 64u
-#define AUTO_PAIRS 4u
-#define AUTO_TOL_PCT 2u
-#define AUTO_SETTLE_NS 1000000000ull
-
-struct batch_auto {
-	unsigned cur;         /* the bound that holds */
-	unsigned cand;        /* the neighbour on trial; 0: none */
-	unsigned epoch;       /* of the trial: even under cur, odd under cand */
-	int down;             /* the trial in progress or next is of cur / 2 */
-	unsigned ready_max;   /* most I/Os ready in one turn, since the last hold */
-	uint64_t check_at;    /* when the next epoch may end, or the next trial start */
-	uint64_t epoch_start, epoch_ios;
-	double cur_rate;        /* completions per ns in this pair's epoch under cur */
-	double ratio[AUTO_PAIRS]; /* per pair: the rate under cand / under cur */
-};
-
 /* All a worker's hot loop works on. */
 struct loop {
 	struct worker *w;
@@ -233,122 +202,9 @@ struct loop {
 	int slot_after;       /* think time or syncs: slot_after() has work */
 };
 
-static inline void sizes_add(struct batch_sizes *b, unsigned n)
-{
-	b->ios += n;
-	b->hist[31 - __builtin_clz(n)]++; /* n >= 1 */
-	if (n > b->max)
-		b->max = n;
-}
-
-static void sizes_merge(struct batch_sizes *to, const struct batch_sizes *from)
-{
-	to->ios += from->ios;
-	if (from->max > to->max)
-		to->max = from->max;
-	for (unsigned i = 0; i < BATCH_HIST; i++)
-		to->hist[i] += from->hist[i];
-}
-
 void worker_batch_merge(struct batch_stats *to, const struct worker *w)
 {
-	sizes_merge(&to->submit, &w->batch.submit);
-	sizes_merge(&to->reap, &w->batch.reap);
-	if (w->batch.bound > to->bound)
-		to->bound = w->batch.bound;
-}
-
-/* Begin a trial of a neighbour of the bound, if one would change anything;
- * else hold the bound for another AUTO_SETTLE_NS. */
-static void auto_try(struct batch_auto *a, unsigned qd, uint64_t now)
-{
-	const int up_ok = a->ready_max > a->cur && a->cur < qd, down_ok = a->cur > 1 && a->ready_max > a->cur / 2;
-
-	if (a->down ? !down_ok && up_ok : !up_ok)
-		a->down = !a->down;
-	if (a->down ? !down_ok : !up_ok) {
-		a->cand = 0; /* hold, and look again at what is ready */
-		a->ready_max = 0;
-		a->check_at = now + AUTO_SETTLE_NS;
-		return;
-	}
-	a->cand = a->down ? a->cur / 2 : (a->cur * 2 < qd ? a->cur * 2 : qd);
-	a->epoch = 0;
-	a->epoch_start = now;
-	a->epoch_ios = 0;
-	a->check_at = now + AUTO_EPOCH_NS;
-}
-
-/* The end of a trial: keep the winner, and go on in the direction that
- * won (or turn once after a larger bound lost). The pairs' median ratio
- * decides: a pair whose epochs were hit by other load is outvoted. */
-static void auto_decide(struct batch_auto *a, unsigned qd, uint64_t now)
-{
-	double r[AUTO_PAIRS], med;
-	int won;
-
-	for (unsigned i = 0; i < AUTO_PAIRS; i++) { /* insertion sort of 4 */
-		unsigned j = i;
-
-		for (; j > 0 && r[j - 1] > a->ratio[i]; j--)
-			r[j] = r[j - 1];
-		r[j] = a->ratio[i];
-	}
-	med = (r[(AUTO_PAIRS - 1) / 2] + r[AUTO_PAIRS / 2]) / 2;
-	won = a->down ? med > 1 + AUTO_TOL_PCT / 100.0 : med >= 1 - AUTO_TOL_PCT / 100.0;
-
-	if (won)
-		a->cur = a->cand;
-	else
-		a->down = !a->down;
-	if (won || a->down) {
-		auto_try(a, qd, now);
-	} else {
-		a->cand = 0; /* both neighbours lost: hold */
-		a->ready_max = 0;
-		a->check_at = now + AUTO_SETTLE_NS;
-	}
-}
-
-/* Called when the clock passes check_at: end an epoch of a trial or start
- * the next trial. Returns the bound for the submissions that follow (the
- * neighbour in a trial's odd epochs). */
-static unsigned auto_step(struct batch_auto *a, unsigned qd, uint64_t now)
-{
-	if (!a->cand) {
-		auto_try(a, qd, now);
-	} else if (a->epoch_ios < AUTO_EPOCH_IOS) {
-		a->check_at = now + AUTO_EPOCH_NS / 10;
-	} else {
-		const double rate = (double)a->epoch_ios / (double)(now - a->epoch_start + 1);
-
-		if (a->epoch & 1)
-			a->ratio[a->epoch / 2] = rate / (a->cur_rate > 0 ? a->cur_rate : 1e-12);
-		else
-			a->cur_rate = rate;
-		a->epoch_start = now;
-		a->epoch_ios = 0;
-		a->check_at = now + AUTO_EPOCH_NS;
-		if (++a->epoch == 2 * AUTO_PAIRS)
-			auto_decide(a, qd, now);
-	}
-	return a->cand && (a->epoch & 1) ? a->cand : a->cur;
-}
-
-/* The bound on one submission to start with. Auto searches (*search) only
- * where it can matter: an engine that submits by system call, qd > 1;
- * elsewhere it is the whole queue. */
-static unsigned batch_init(struct batch_auto *a, const struct phase_spec *sp, uint64_t now, int *search)
-{
-	unsigned bound = sp->batch;
-
-	*search = sp->batch == BATCH_AUTO && sp->engine->submit && sp->qd > 1;
-	if (sp->batch == BATCH_AUTO)
-		bound = *search ? (unsigned)min64(AUTO_START, sp->qd) : sp->qd;
-	memset(a, 0, sizeof(*a));
-	a->cur = bound;
-	a->check_at = now + AUTO_EPOCH_NS; /* the first trial, after one epoch */
-	return bound;
+	batch_stats_merge(to, &w->batch);
 }
 
 /* A burst's gap, the next paced start or every free slot's think time
@@ -706,7 +562,7 @@ static inline void run(struct loop *l)
 		if (l->autob) {
 			l->au->epoch_ios += (unsigned)n;
 			if (l->now >= l->au->check_at) {
-				l->bound = auto_step(l->au, l->qd, l->now);
+				l->bound = batch_auto_step(l->au, l->qd, l->now);
 				l->w->batch.bound = l->au->cur;
 			}
 		}
@@ -758,11 +614,11 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 	memset(l->since, 0, l->qd * sizeof(*l->since));
 	l->trim_sync = 0;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
-		if (w->wl->spec[i].trim_from < WL_ONE)
+		if (w->wl->spec[i].trim_thr)
 			l->trim_sync = w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files;
 	l->plain = l->plain && !l->trim_sync;
 	l->slot_after = l->think || l->sync_every || w->specs || w->trace_max;
-	l->bound = batch_init(l->au, sp, l->now, &strict);
+	l->bound = batch_auto_init(l->au, sp, l->now, &strict);
 	l->autob = strict;
 	w->batch.bound = l->bound;
 }

@@ -1,0 +1,61 @@
+/* batch.h - how queued I/Os go to the kernel: the bound on one submission
+ * that batch = "auto" searches for (batch.c), and the sizes of submissions
+ * and reaps that a result reports (struct batch_stats, phase.h).
+ */
+#ifndef IOMOON_BATCH_H
+#define IOMOON_BATCH_H
+
+#include <stdint.h>
+
+#include "phase.h"
+
+/* batch = "auto": the bound on one submission is a small experiment run by
+ * the worker. Starting at AUTO_START, a trial alternates epochs (at least
+ * AUTO_EPOCH_NS and AUTO_EPOCH_IOS completions each) under the bound that
+ * holds and under a neighbour (twice or half of it), AUTO_PAIRS of each,
+ * and compares the completion rates of each pair of epochs; the median of
+ * the pairs' ratios decides. A larger bound (fewer system calls, less CPU)
+ * wins unless it loses more than AUTO_TOL_PCT of the rate; a smaller one
+ * only if it gains more. A neighbour is tried only where it
+ * would change something: twice the bound when a turn had more ready I/Os
+ * than the bound, half of it when a turn had more than half. Once neither
+ * wins, the bound holds for AUTO_SETTLE_NS before the next trial, so a
+ * device that changes is followed. Nothing is ever held back to fill a
+ * batch: the bound only splits what is ready into several submissions. */
+#define AUTO_START 4u
+#define AUTO_EPOCH_NS 10000000ull
+#define AUTO_EPOCH_IOS 64u
+#define AUTO_PAIRS 4u
+#define AUTO_TOL_PCT 2u
+#define AUTO_SETTLE_NS 1000000000ull
+
+struct batch_auto {
+	unsigned cur;         /* the bound that holds */
+	unsigned cand;        /* the neighbour on trial; 0: none */
+	unsigned epoch;       /* of the trial: even under cur, odd under cand */
+	int down;             /* the trial in progress or next is of cur / 2 */
+	unsigned ready_max;   /* most I/Os ready in one turn, since the last hold */
+	uint64_t check_at;    /* when the next epoch may end, or the next trial start */
+	uint64_t epoch_start, epoch_ios;
+	double cur_rate;        /* completions per ns in this pair's epoch under cur */
+	double ratio[AUTO_PAIRS]; /* per pair: the rate under cand / under cur */
+};
+
+/* Count one hand-over (or reap) of n >= 1 I/Os: the worker's hot loop. */
+static inline void sizes_add(struct batch_sizes *b, unsigned n)
+{
+	b->ios += n;
+	b->hist[31 - __builtin_clz(n)]++; /* n >= 1 */
+	if (n > b->max)
+		b->max = n;
+}
+
+/* Add one worker's sizes and bound to a phase's. */
+void batch_stats_merge(struct batch_stats *to, const struct batch_stats *from);
+/* The bound on one submission to start with; *search: auto searches. */
+unsigned batch_auto_init(struct batch_auto *a, const struct phase_spec *sp, uint64_t now, int *search);
+/* Called when the clock passes a->check_at: end an epoch of a trial or
+ * start the next trial. Returns the bound for the submissions that follow. */
+unsigned batch_auto_step(struct batch_auto *a, unsigned qd, uint64_t now);
+
+#endif
