@@ -57,7 +57,7 @@ struct engine_ops {
 	void (*queue)(struct engine *e, struct io_slot *s);
 	/* Push what is queued to the kernel now, without waiting (optional:
 	 * NULL where queue() or reap() does the work; then phase.batch =
-	 * "auto" does not search, worker.c). -errno on failure. */
+	 * "auto" does not search, batch.c). -errno on failure. */
 	int (*submit)(struct engine *e);
 	/* Submit what is queued, then wait up to timeout_ns (UINT64_MAX:
 	 * forever) for min completions; store up to max of them in done.

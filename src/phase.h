@@ -57,7 +57,7 @@ struct trace_rec {
 };
 
 /* phase.batch = "auto" (the default): the worker finds the bound on one
- * submission from what the device does (worker.c, doc/performance.md). */
+ * submission from what the device does (batch.c, doc/performance.md). */
 #define BATCH_AUTO 0
 
 /* How long a phase lasts when nothing else (duration, ios, bytes, a
