@@ -139,7 +139,7 @@ static const char *const opname[OP_NTYPES] = { "read", "write", "trim", "sync" }
 static int spec_trims(const struct phase_spec *sp)
 {
 	for (unsigned i = 0; i < sp->wl->nspecs; i++)
-		if (sp->wl->spec[i].trim_from < WL_ONE)
+		if (sp->wl->spec[i].trim_thr)
 			return 1;
 	return 0;
 }
@@ -205,8 +205,8 @@ static void push_targets(lua_State *L, const struct phase_spec *ph)
 			const struct target *t = phase_stream(ph, k)->targets[i];
 			unsigned j = 0;
 
-			while (j < n && seen[j] != t)
-				j++;
+			while (j < n && seen[j] != t && !(seen[j]->kind == TARGET_NONE && t->kind == TARGET_NONE))
+				j++; /* (none), the nowhere of null and sim, once */
 			if (j == n)
 				seen[n++] = t;
 		}

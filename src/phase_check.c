@@ -213,7 +213,7 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 static int writes_data(const struct run_state *rs)
 {
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].read_thr < rs->wl.spec[i].trim_from)
+		if (rs->wl.spec[i].read_thr + rs->wl.spec[i].trim_thr < WL_ONE)
 			return 1;
 	return 0;
 }
@@ -222,7 +222,7 @@ static int writes_data(const struct run_state *rs)
 static int trims(const struct run_state *rs)
 {
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].trim_from < WL_ONE)
+		if (rs->wl.spec[i].trim_thr)
 			return 1;
 	return 0;
 }

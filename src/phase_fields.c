@@ -111,6 +111,7 @@ static const struct phase_field fields[] = {
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 _Static_assert(NFIELDS <= 64, "run_state.given has a bit per field");
 
+/* Put v where row f says, at the member's width (4 or 8 bytes). */
 static void store(struct run_state *rs, const struct phase_field *f, uint64_t v)
 {
 	char *p = (char *)rs + f->off;
@@ -124,6 +125,7 @@ static void store(struct run_state *rs, const struct phase_field *f, uint64_t v)
 	}
 }
 
+/* What row f's member holds now. */
 static uint64_t loaded(const struct run_state *rs, const struct phase_field *f)
 {
 	const char *p = (const char *)rs + f->off;
@@ -261,6 +263,8 @@ int phase_given(const struct run_state *rs, const char *name)
 
 /* ---- the fields with structure ---- */
 
+/* A phase's or stream's name: a string (or number), no NUL, under 128
+ * bytes; absent, lua_phase.c (a phase) or new_stream (a stream) names it. */
 static void read_name(lua_State *L, int v, struct run_state *rs, const char *field)
 {
 	size_t len;

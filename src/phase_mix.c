@@ -127,7 +127,7 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	snprintf(f, sizeof(f), "%sread", prefix);
 	if (lua_getfield(L, t, "read") != LUA_TNIL)
 		s->read_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
-	s->trim_from = WL_ONE;
+	s->trim_thr = 0;
 	snprintf(f, sizeof(f), "%strim", prefix);
 	if (lua_getfield(L, t, "trim") != LUA_TNIL) {
 		double trim = api_check_pct(L, -1, f), read = (double)s->read_thr / (double)WL_ONE * 100.0;
@@ -135,9 +135,9 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 		if (read + trim > 100.0 + 1e-9)
 			api_input_error(L, "%s: %g %% with %g %% reads is over 100 %% (reads, trims and writes share 100)",
 					f, trim, read);
-		s->trim_from = WL_ONE - (uint64_t)(trim / 100.0 * (double)WL_ONE);
-		if (s->trim_from < s->read_thr)
-			s->trim_from = s->read_thr;
+		s->trim_thr = (uint64_t)(trim / 100.0 * (double)WL_ONE);
+		if (s->trim_thr > WL_ONE - s->read_thr)
+			s->trim_thr = WL_ONE - s->read_thr;
 	}
 	snprintf(f, sizeof(f), "%srandom", prefix);
 	if (lua_getfield(L, t, "random") != LUA_TNIL)
@@ -285,6 +285,7 @@ static const struct {
 	  "normal's deviation is a % of the region, above 0 and at most 100 (e.g. \"normal:20\")" },
 };
 
+/* dist: "uniform", "zipf:THETA", "pareto:H", "normal:DEV%", "zoned:A/R:..." */
 void read_dist(lua_State *L, int v, struct run_state *rs, const char *field)
 {
 	struct workload *wl = &rs->wl;

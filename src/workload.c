@@ -222,9 +222,10 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 	{
 		const uint64_t u = rng_next(&st->rng) >> 32;
 
-		/* reads, then writes, then trims on the scale (trim_from is
-		 * WL_ONE, above every u, when the spec does not trim) */
-		op->op = (uint8_t)((u >= s->read_thr) + (u >= s->trim_from));
+		/* on the scale, reads below read_thr, trims in the top trim_thr,
+		 * writes between: OP_READ 0, OP_WRITE 1, OP_TRIM 2, without a
+		 * branch (u + 0 never reaches WL_ONE: a spec without trims) */
+		op->op = (uint8_t)((u >= s->read_thr) + (u + s->trim_thr >= WL_ONE));
 	}
 	if (s->region_len) { /* a region of its own, and its own stream */
 		roff = s->region_off;

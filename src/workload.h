@@ -39,7 +39,7 @@ struct wl_spec {
 	uint64_t region_off, region_len; /* its own region (region_len 0: the phase's) */
 	unsigned nbs;
 	struct wl_bs bs[WL_MAX_BS];
-	uint64_t trim_from;  /* WL_ONE - trim %: reads below read_thr, writes up to here, trims above */
+	uint64_t trim_thr;   /* trim % on the 2^32 scale: the top of the scale, above the writes (0: none) */
 };
 
 struct wl_zone {
