@@ -79,7 +79,7 @@ printf 'local t = { path = "%s", size = "1m" }\nrequire("iomoon").run { bs = "4k
 "$IOMOON" run --format none "$TMP/shared.lua" >/dev/null 2>"$TMP/shared.err"; rc=$?
 [ "$rc" -eq 0 ] && [ "$(stat -c %s "$TMP/shared.dat")" = 1048576 ]
 ok $? "two streams share a 1 MiB file they create: exit $rc, $(head -c 160 "$TMP/shared.err")"
-printf 'require("iomoon").run { bs = "4k", duration = 0.2, streams = { { target = { path = "%s", size = "1m" } }, { target = { path = "%s", size = "2m" }, read = 0 } } }\n' \
+printf 'require("iomoon").run { bs = "4k", duration = 0.2, streams = { { target = { path = "%s", size = "1m" } }, { target = { path = "%s", size = "2m" }, bs = "4k", read = 0 } } }\n' \
 	"$TMP/shared2.dat" "$TMP/shared2.dat" >"$TMP/shared2.lua"
 err=$("$IOMOON" run --format none "$TMP/shared2.lua" 2>&1); rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$TMP/shared2.dat" ]; ok $? "one file to be created with two sizes: exit 2, nothing created (exit $rc)"
