@@ -38,6 +38,27 @@ require("iomoon").run{ engine = "psync", target = { path = "$TMP/ds.dat", size =
 LUA
 like "$(grep 'ds.dat' "$TMP/open.txt" | grep O_RDWR)" 'O_DSYNC' 'sync = "dsync": the target is opened O_RDWR|O_DSYNC'
 
+# ---- reports: sync and trim columns in CSV, only where a row has them ----
+cat >"$TMP/csv.lua" <<LUA
+local iomoon = require "iomoon"
+iomoon.run{ name = "wal", target = { path = "$TMP/c.dat", size = "4m" }, bs = "8k", read = 0, random = 0, ios = 50, fdatasync = 1 }
+iomoon.run{ name = "plain", target = "$TMP/c.dat", bs = "8k", ios = 50 }
+LUA
+"$IOMOON" run --format csv "$TMP/csv.lua" >"$TMP/ops.csv"; ok $? "a CSV report of a phase with syncs: exit 0"
+out=$(python3 - "$TMP/ops.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+h = rows[0]
+wal, plain = (dict(zip(h, r)) for r in rows[1:])
+print(h.index("Sync IOps") > h.index("Rate Met"), float(wal["Sync IOps"]) > 0, float(wal["p99 Sync Response Time (ms)"]) > 0,
+      plain["Sync IOps"] == "", wal["Trim IOps"] == "")
+PY
+)
+is "$out" "True True True True True" "CSV: sync columns after IOMeter's and iomoon's, filled on the syncing row, empty elsewhere"
+printf 'require("iomoon").run{ target = "%s", bs = "8k", ios = 50 }\n' "$TMP/c.dat" >"$TMP/plain.lua"
+"$IOMOON" run --format csv "$TMP/plain.lua" | head -1 | grep -q "Sync IOps"
+ok "$([ $? -ne 0 ]; echo $?)" "CSV without syncs or trims: no such columns (as before they existed)"
+
 # ---- trims of a file: zeros read back, blocks given back ----
 for e in io_uring libaio psync; do
 	qd=8

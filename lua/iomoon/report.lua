@@ -223,6 +223,31 @@ local function csv_safe(v)
   return v
 end
 
+-- a cell of an op type a row may lack (sync, trim): "" when it has none
+local function op_cell(op, f)
+  return function(r)
+    local o = opt(r, op)
+    return o and f(o) or ""
+  end
+end
+
+--- The columns a CSV report gains after IOMeter's and iomoon's own when one
+-- of its rows trims or syncs (fsync, fdatasync): their rates and response
+-- times in ms, as IOMeter's columns for reads and writes; "" on a row
+-- without them.
+report.csv_op_columns = {
+  { "Trim IOps", op_cell("trim", function(o) return string.format("%.2f", o.iops) end) },
+  { "Trim MBps (Binary)", op_cell("trim", function(o) return string.format("%.2f", o.mib_per_s) end) },
+  { "Average Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "Maximum Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Trim Errors", op_cell("trim", function(o) return o.errors end) },
+  { "Sync IOps", op_cell("sync", function(o) return string.format("%.2f", o.iops) end) },
+  { "Average Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "p99 Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
+  { "Maximum Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
+}
+
 --- The columns a CSV report gains, after all the others, when one of its
 -- phases has streams: the phase's name, and the stream's number (1, 2 ...)
 -- on a stream's row, "All" on the phase's total row (empty on the row of a
@@ -234,22 +259,25 @@ report.csv_stream_columns = {
 
 --- The CSV rows (header first) of a list of results, as lists of strings:
 -- one row per report.rows row. The header is IOMeter's columns and
--- iomoon's (report.csv_columns), and report.csv_stream_columns when a
--- result has streams; without streams, exactly as before streams existed.
+-- iomoon's (report.csv_columns), then report.csv_op_columns when a row
+-- trims or syncs, then report.csv_stream_columns when a result has
+-- streams; without them, exactly as before they existed.
 function report.csv_rows(results)
   local list = all_rows(results)
-  local streams = #list > #results
+  local streams, ops = #list > #results, false
+  for _, lr in ipairs(list) do ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil end
   local rows = { {} }
-  for i, c in ipairs(report.csv_columns) do rows[1][i] = c[1] end
-  if streams then
-    for _, c in ipairs(report.csv_stream_columns) do rows[1][#rows[1] + 1] = c[1] end
+  local function add(row, cols, arg)
+    for _, c in ipairs(cols) do row[#row + 1] = arg and csv_safe(c[2](arg)) or c[1] end
   end
+  add(rows[1], report.csv_columns)
+  if ops then add(rows[1], report.csv_op_columns) end
+  if streams then add(rows[1], report.csv_stream_columns) end
   for _, lr in ipairs(list) do
     local row = {}
-    for i, c in ipairs(report.csv_columns) do row[i] = csv_safe(c[2](lr.result)) end
-    if streams then
-      for _, c in ipairs(report.csv_stream_columns) do row[#row + 1] = csv_safe(c[2](lr)) end
-    end
+    add(row, report.csv_columns, lr.result)
+    if ops then add(row, report.csv_op_columns, lr.result) end
+    if streams then add(row, report.csv_stream_columns, lr) end
     rows[#rows + 1] = row
   end
   return rows
