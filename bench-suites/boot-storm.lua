@@ -20,6 +20,16 @@ local iomoon = require "iomoon"
 
 local MiB = 1 << 20
 
+-- psync does one I/O at a time: there each stream keeps its concurrency as
+-- workers x qd workers at QD 1 (--engine psync, or auto picking it)
+local function for_engine(streams, engine)
+  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
+  if engine == "psync" then
+    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
+  end
+  return streams
+end
+
 return {
   name = "boot-storm",
   description = "VDI boot storm: 32 desktops booting (mostly 4k random reads) beside running ones",
@@ -33,14 +43,14 @@ return {
     local image = { offset = 0, size = half }
     local deltas = { offset = half, size = bytes - half }
     return {
-      { name = "boot storm", streams = {
+      { name = "boot storm", streams = for_engine({
         { name = "booting", workers = 32, qd = 1, mix = {
           { name = "image 4k read", bs = "4k", read = 100, random = 100, weight = 70, region = image },
           { name = "image 32k read", bs = "32k", read = 100, random = 100, weight = 14, region = image },
           { name = "delta 4k write", bs = "4k", read = 0, random = 100, weight = 16, region = deltas } } },
         { name = "running", bs = "4k", read = 30, random = 100, workers = 4, qd = 4, region = deltas,
           rate = { iops = 400, arrival = "poisson" } },
-      } },
+      }, opts.engine) },
     }
   end,
 }

@@ -21,6 +21,16 @@ local iomoon = require "iomoon"
 
 local MiB = 1 << 20
 
+-- psync does one I/O at a time: there each stream keeps its concurrency as
+-- workers x qd workers at QD 1 (--engine psync, or auto picking it)
+local function for_engine(streams, engine)
+  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
+  if engine == "psync" then
+    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
+  end
+  return streams
+end
+
 return {
   name = "postgres",
   description = "PostgreSQL OLTP: 8k pages 70/30, WAL with fdatasync per commit, checkpoint bursts",
@@ -41,14 +51,14 @@ return {
       checkpoint[#checkpoint + 1] = { duration = cycle * 0.4, iops = 2000 }
     end
     return {
-      { name = "postgres OLTP", streams = {
+      { name = "postgres OLTP", streams = for_engine({
         { name = "data", bs = "8k", read = 70, random = 100, workers = 4, qd = 16,
           region = { offset = 0, size = data }, rate = { iops = 2000, arrival = "poisson" } },
         { name = "wal", bs = "8k", read = 0, random = 0, workers = 1, qd = 1, fdatasync = 1,
           region = { offset = data, size = wal } },
         { name = "checkpoint", bs = "8k", read = 0, random = 20, workers = 1, qd = 8, fsync = 64,
           region = { offset = 0, size = data }, schedule = checkpoint },
-      } },
+      }, opts.engine) },
     }
   end,
 }

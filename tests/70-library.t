@@ -159,6 +159,21 @@ PY
 	want=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; print(''.join(p['name'] + ' / ' + s['name'] + ',' for s in p['streams']) + p['name'] + ',')" "$TMP/$s.json")
 	is "$rows" "$want" "suite $s: the table has a row per stream, then the phase's total"
 done
+# psync does one I/O at a time: a model keeps each stream's concurrency as
+# workers x qd workers at QD 1 (the streams' own qd is not --qd's to change)
+for s in postgres lsm-store jetstress boot-storm; do
+	"$IOMOON" suite $s --target "$TMP/$s.dat" --time 0.2 --ramp 0 --quiet --engine psync --format json --output "$TMP/$s-psync.json"
+	ok $? "suite $s --engine psync runs"
+	python3 - "$TMP/$s.json" "$TMP/$s-psync.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["phases"][0] for f in sys.argv[1:3])
+assert b["engine"] == "psync", b["engine"]
+for x, y in zip(a["streams"], b["streams"]):
+    assert y["qd"] == 1 and y["workers"] == x["workers"] * x["qd"], (y["name"], y["workers"], y["qd"])
+    assert y["ios"] > 0, (y["name"], "did no I/O")
+PY
+	ok $? "suite $s --engine psync: every stream at QD 1 with workers x qd workers, and all did I/O"
+done
 like "$("$IOMOON" list)" '
   postgres +PostgreSQL OLTP' "iomoon list shows the application models"
 for s in boot-storm jetstress lsm-store postgres; do
