@@ -248,9 +248,9 @@ static inline int held_back(struct loop *l, unsigned *k)
 	return 0;
 }
 
-/* The next slot that may start now, its op generated; NULL when none may
- * (then l->wake says when one may, UINT64_MAX: on a completion). */
-static inline struct io_slot *next_ready(struct loop *l)
+/* next_ready for a loop that is not plain: a held I/O, a burst's gap, a
+ * paced start, think time, an overlap under verification. */
+static inline struct io_slot *next_ready_paced(struct loop *l)
 {
 	unsigned k = l->nfree - 1;
 	struct io_slot *s;
@@ -265,14 +265,10 @@ static inline struct io_slot *next_ready(struct loop *l)
 	}
 	if (!l->nfree || l->inflight >= l->ios_room || l->inflight_bytes >= l->bytes_room)
 		return NULL;
-	if (!l->plain && held_back(l, &k))
+	if (held_back(l, &k))
 		return NULL;
 	s = l->freeq[k];
 	l->freeq[k] = l->freeq[--l->nfree];
-	if (l->plain) {
-		wl_next(l->w->wl, l->st, &s->op);
-		return s;
-	}
 	if (l->paced) {
 		s->intended_ns = l->ps->next_ns;
 		pace_advance(l->pace, l->ps, l->measure, l->sp->workers, l->prng);
@@ -285,11 +281,29 @@ static inline struct io_slot *next_ready(struct loop *l)
 	return s;
 }
 
+/* The next slot that may start now, its op generated; NULL when none may
+ * (then l->wake says when one may, UINT64_MAX: on a completion). A plain
+ * loop (no pacing, think, burst, verification or trims by system call)
+ * takes the last freed slot; the rest is next_ready_paced's. */
+static inline struct io_slot *next_ready(struct loop *l)
+{
+	struct io_slot *s;
+
+	if (__builtin_expect(!l->plain, 0))
+		return next_ready_paced(l);
+	if (!l->nfree || l->inflight >= l->ios_room || l->inflight_bytes >= l->bytes_room)
+		return NULL;
+	s = l->freeq[--l->nfree];
+	wl_next(l->w->wl, l->st, &s->op);
+	return s;
+}
+
 /* The hot loop's parts are inlined into run() (the instructions per I/O of
  * `make bench` show it); trim_now, the one other caller, is cold. */
 #define HOT static inline __attribute__((always_inline))
 
-HOT void complete_one(struct loop *l, struct io_slot *s, int counting);
+HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int plain);
+#define complete_one(l, s, counting) complete_as(l, s, counting, 0)
 
 /* What a slot does after an I/O besides going back to the free list:
  * its trace record, when traced; its access spec's figures, when specs
@@ -455,7 +469,10 @@ static inline int wait_ios(struct loop *l)
 /* One completion: errors, verification, latency (when `counting`: its
  * time, the same for the whole batch, is inside the measured time), the
  * trace, and the slot back to the free list. */
-HOT void complete_one(struct loop *l, struct io_slot *s, int counting)
+/* One completion (complete_one); plain: a constant 1 when the loop is
+ * plain (no pacing, no verification), so the compiler leaves those tests
+ * out of the plain loop's copy. */
+HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int plain)
 {
 	struct worker *w = l->w;
 	const struct phase_spec *sp = l->sp;
@@ -470,17 +487,17 @@ HOT void complete_one(struct loop *l, struct io_slot *s, int counting)
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (l->verifying && s->op.op <= OP_WRITE && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
+	if (!plain && l->verifying && s->op.op <= OP_WRITE && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 	}
 	if (counting) {
 		struct op_stats *o = &w->c.op[s->op.op];
-		const uint64_t from = l->paced ? s->intended_ns : s->submit_ns, lat = now - from;
+		const uint64_t from = !plain && l->paced ? s->intended_ns : s->submit_ns, lat = now - from;
 
 		hist_record(&o->lat, lat);
-		if (l->paced)
+		if (!plain && l->paced)
 			hist_record(&o->svc, now - s->submit_ns);
 		stats_add_bytes(o, len);
 		l->n_ios++;
@@ -557,8 +574,12 @@ static inline void run(struct loop *l)
 		counting = l->now >= l->measure && l->now <= l->end;
 		if (n && counting)
 			sizes_add(&l->w->batch.reap, (unsigned)n);
-		for (int i = 0; i < n; i++)
-			complete_one(l, l->done[i], counting);
+		if (l->plain)
+			for (int i = 0; i < n; i++)
+				complete_as(l, l->done[i], counting, 1);
+		else
+			for (int i = 0; i < n; i++)
+				complete_as(l, l->done[i], counting, 0);
 		if (l->autob) {
 			l->au->epoch_ios += (unsigned)n;
 			if (l->now >= l->au->check_at) {
