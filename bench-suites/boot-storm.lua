@@ -17,18 +17,10 @@
 -- One target: the golden image is the first half of the test area, the
 -- delta disks the second.
 local iomoon = require "iomoon"
+local suite = require "iomoon.suite"
 
 local MiB = 1 << 20
 
--- psync does one I/O at a time: there each stream keeps its concurrency as
--- workers x qd workers at QD 1 (--engine psync, or auto picking it)
-local function for_engine(streams, engine)
-  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
-  if engine == "psync" then
-    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
-  end
-  return streams
-end
 
 return {
   name = "boot-storm",
@@ -43,7 +35,7 @@ return {
     local image = { offset = 0, size = half }
     local deltas = { offset = half, size = bytes - half }
     return {
-      { name = "boot storm", streams = for_engine({
+      { name = "boot storm", streams = suite.for_engine({
         { name = "booting", workers = 32, qd = 1, mix = {
           { name = "image 4k read", bs = "4k", read = 100, random = 100, weight = 70, region = image },
           { name = "image 32k read", bs = "32k", read = 100, random = 100, weight = 14, region = image },

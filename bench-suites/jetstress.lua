@@ -14,18 +14,10 @@
 -- One target: the databases are the first 90 % of the test area, the log
 -- the last 10 %.
 local iomoon = require "iomoon"
+local suite = require "iomoon.suite"
 
 local MiB = 1 << 20
 
--- psync does one I/O at a time: there each stream keeps its concurrency as
--- workers x qd workers at QD 1 (--engine psync, or auto picking it)
-local function for_engine(streams, engine)
-  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
-  if engine == "psync" then
-    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
-  end
-  return streams
-end
 
 return {
   name = "jetstress",
@@ -39,7 +31,7 @@ return {
     local log = math.max(MiB, bytes // 10 // MiB * MiB)
     local db = bytes - log
     return {
-      { name = "jetstress", streams = for_engine({
+      { name = "jetstress", streams = suite.for_engine({
         { name = "database", bs = "32k", read = 60, random = 100, workers = 4, qd = 16,
           region = { offset = 0, size = db }, rate = { iops = 1000, arrival = "poisson" } },
         { name = "log", bs = "8k", read = 0, random = 0, workers = 1, qd = 1, sync = "dsync",

@@ -14,18 +14,10 @@
 --
 -- One target: the log is the first 10 % of the test area, the tables the rest.
 local iomoon = require "iomoon"
+local suite = require "iomoon.suite"
 
 local MiB = 1 << 20
 
--- psync does one I/O at a time: there each stream keeps its concurrency as
--- workers x qd workers at QD 1 (--engine psync, or auto picking it)
-local function for_engine(streams, engine)
-  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
-  if engine == "psync" then
-    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
-  end
-  return streams
-end
 
 return {
   name = "lsm-store",
@@ -40,7 +32,7 @@ return {
     local log_region = { offset = 0, size = log }
     local tables = { offset = log, size = bytes - log }
     return {
-      { name = "lsm store", streams = for_engine({
+      { name = "lsm store", streams = suite.for_engine({
         { name = "wal append", bs = "16k", read = 0, random = 0, workers = 1, qd = 1, fsync = 4, region = log_region },
         { name = "tail", bs = "64k", read = 100, random = 0, workers = 1, qd = 1, region = log_region,
           rate = { iops = 200 } },

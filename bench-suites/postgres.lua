@@ -18,18 +18,10 @@
 -- checkpoint's schedule is cut to the phase's time (--time), so a short
 -- run still sees two idle/burst cycles.
 local iomoon = require "iomoon"
+local suite = require "iomoon.suite"
 
 local MiB = 1 << 20
 
--- psync does one I/O at a time: there each stream keeps its concurrency as
--- workers x qd workers at QD 1 (--engine psync, or auto picking it)
-local function for_engine(streams, engine)
-  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
-  if engine == "psync" then
-    for _, s in ipairs(streams) do s.workers, s.qd = (s.workers or 1) * (s.qd or 1), 1 end
-  end
-  return streams
-end
 
 return {
   name = "postgres",
@@ -51,7 +43,7 @@ return {
       checkpoint[#checkpoint + 1] = { duration = cycle * 0.4, iops = 2000 }
     end
     return {
-      { name = "postgres OLTP", streams = for_engine({
+      { name = "postgres OLTP", streams = suite.for_engine({
         { name = "data", bs = "8k", read = 70, random = 100, workers = 4, qd = 16,
           region = { offset = 0, size = data }, rate = { iops = 2000, arrival = "poisson" } },
         { name = "wal", bs = "8k", read = 0, random = 0, workers = 1, qd = 1, fdatasync = 1,

@@ -86,6 +86,19 @@ static double pct_of_one(uint64_t thr)
 	return round((double)thr / (double)WL_ONE * 1e8) / 1e6;
 }
 
+/* How the targets were opened for writing: "none", "dsync", "sync", or
+ * for a phase whose streams differ, "mixed". */
+static const char *open_sync_name(const struct phase_spec *ph)
+{
+	static const char *const names[] = { "none", "dsync", "sync" };
+	enum open_sync o = phase_stream(ph, 0)->open_sync;
+
+	for (unsigned k = 1; k < phase_nstreams(ph); k++)
+		if (phase_stream(ph, k)->open_sync != o)
+			return "mixed";
+	return names[o];
+}
+
 /* What the phase asked for, so that every option reaches the result: the
  * mix (sizes, shares), dist, seed, the asked duration and quotas, batch. */
 static void push_definition(lua_State *L, const struct run_state *rs)
@@ -131,6 +144,8 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 		lua_pushinteger(L, (lua_Integer)sp->batch);
 	lua_setfield(L, -2, "batch");
 	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
+	lua_pushstring(L, open_sync_name(sp));
+	lua_setfield(L, -2, "open_sync");
 }
 
 static const char *const opname[OP_NTYPES] = { "read", "write", "trim", "sync" };
@@ -176,21 +191,34 @@ static const char *trim_how(const struct phase_spec *ph)
 	return "engine";
 }
 
-/* Which call a workload's syncs are, and every how many writes (the first
- * stream's that syncs, for a phase with streams). */
+/* Which call a workload's syncs are, and every how many writes; for a
+ * phase whose streams sync differently, "mixed" and 0 (each stream's
+ * result says its own). */
 static void push_sync_kind(lua_State *L, const struct phase_spec *ph)
 {
+	const char *call = NULL;
+	unsigned every = 0;
+
 	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
 		const struct phase_spec *sp = phase_stream(ph, k);
+		const char *c = sp->fsync_every ? "fsync" : "fdatasync";
+		unsigned n = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 
-		if (!sp->fsync_every && !sp->fdatasync_every)
+		if (!n)
 			continue;
-		lua_pushstring(L, sp->fsync_every ? "fsync" : "fdatasync");
-		lua_setfield(L, -2, "call");
-		set_int(L, "every", sp->fsync_every ? sp->fsync_every : sp->fdatasync_every);
-		return;
+		if (call && (strcmp(call, c) || every != n)) {
+			call = strcmp(call, c) ? "mixed" : call;
+			every = 0;
+			break;
+		}
+		call = c;
+		every = n;
 	}
+	lua_pushstring(L, call ? call : "none");
+	lua_setfield(L, -2, "call");
+	set_int(L, "every", every);
 }
+
 
 /* Who ran what where: name, target(s), engine, workers and queue depth. */
 /* target: the path, or a list of the paths of every workload (the phase's

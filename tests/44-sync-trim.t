@@ -26,6 +26,15 @@ out=$(run_lua "local r = iomoon.run{ engine = 'io_uring', target = { path = '$TM
 	print(r.sync.call, r.sync.ios <= 40 and r.sync.ios >= 36, r.write.ios)")
 is "$out" "$(printf 'fsync\ttrue\t200')" "qd 4, fsync = 5: a slot syncs after its own 5th write (36 to 40 syncs for 200 writes)"
 
+# streams that sync differently: each stream says its own, the phase "mixed"
+out=$(run_lua "local r = iomoon.run{ target = { path = '$TMP/mx.dat', size = '8m' }, bs = '4k', read = 0, random = 0,
+	streams = { { ios = 100, fdatasync = 1, sync = 'dsync', region = { offset = 0, size = '4m' } },
+		{ ios = 96, fsync = 8, region = { offset = '4m', size = '4m' } } } }
+	print(r.sync.call, r.sync.every, r.sync.ios, r.open_sync, r.streams[1].sync.call, r.streams[1].sync.ios,
+		r.streams[1].open_sync, r.streams[2].sync.call, r.streams[2].sync.ios, r.streams[2].open_sync)")
+is "$out" "$(printf 'mixed\t0\t112\tmixed\tfdatasync\t100\tdsync\tfsync\t12\tnone')" \
+	"streams: fdatasync = 1 (100 syncs, O_DSYNC) and fsync = 8 (12 syncs); the phase says mixed and sums them"
+
 # psync: the system calls themselves, as the kernel saw them
 strace -f -c -e trace=fdatasync,fsync -o "$TMP/strace.txt" "$IOMOON" run --format none /dev/stdin <<LUA
 require("iomoon").run{ engine = "psync", target = { path = "$TMP/st.dat", size = "4m" }, bs = "4k", read = 0,

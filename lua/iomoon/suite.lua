@@ -69,6 +69,18 @@ function suite.qd_cycle(from, to, factor)
   return out
 end
 
+--- `streams` for `engine` (a suite's --engine; nil or "auto": the engine
+-- auto picks here): on psync, which does one I/O at a time, each stream
+-- keeps its concurrency as workers x qd workers at QD 1 (a stream's own qd
+-- is not --qd's to change). Returns streams, changed in place.
+function suite.for_engine(streams, engine)
+  if engine == nil or engine == "auto" then engine = select(2, iomoon.engines()) end
+  if engine == "psync" then
+    for _, st in ipairs(streams) do st.workers, st.qd = (st.workers or 1) * (st.qd or 1), 1 end
+  end
+  return streams
+end
+
 --- A test name as the IOMeter sheets write it: "4K; 100% Read; 0% random".
 function suite.iometer_name(p)
   local bs = type(p.bs) == "number" and p.bs or iomoon.size(p.bs)
