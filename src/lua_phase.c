@@ -131,8 +131,10 @@ static void fail_if_idle(struct phase_result *res)
 {
 	const struct counters *c = &res->total;
 
-	if (res->interrupted || res->failed || c->op[0].lat.count + c->op[1].lat.count ||
-	    c->op[0].errors + c->op[1].errors)
+	for (int op = 0; op < OP_NTYPES; op++)
+		if (c->op[op].lat.count || c->op[op].errors)
+			return;
+	if (res->interrupted || res->failed)
 		return;
 	res->failed = 1;
 	snprintf(res->error, sizeof(res->error),

@@ -178,17 +178,19 @@ static int phase_ops_sync(const struct run_state *rs)
 
 /* How sp's trims reach the device: "engine" (io_uring's fallocate; psync's
  * system call in the engine) or "syscall" (the worker's, where the engine
- * has no way: libaio, and io_uring on a block device). */
+ * has no way: libaio, and io_uring on a block device); "mixed" for a phase
+ * whose streams' trims go both ways. */
 static const char *trim_how(const struct phase_spec *ph)
 {
+	int by[2] = { 0, 0 }; /* trims by the engine, by system call */
+
 	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
 		const struct phase_spec *sp = phase_stream(ph, k);
 
 		for (unsigned t = 0; spec_trims(sp) && t < sp->ntargets; t++)
-			if (sp->targets[t]->kind == TARGET_BLOCK ? !sp->engine->trim_blocks : !sp->engine->trim_files)
-				return "syscall";
+			by[sp->targets[t]->kind == TARGET_BLOCK ? !sp->engine->trim_blocks : !sp->engine->trim_files] = 1;
 	}
-	return "engine";
+	return by[0] && by[1] ? "mixed" : by[1] ? "syscall" : "engine";
 }
 
 /* Which call a workload's syncs are, and every how many writes; for a
@@ -282,7 +284,7 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	const int has[OP_NTYPES] = { 1, 1, phase_ops_trim(rs), phase_ops_sync(rs) };
 	struct hist svc_all = c->op[OP_READ].svc;
 
-	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes + c->op[2].bytes, r->seconds);
+	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds); /* trims move no data */
 	set_num(L, "seconds", r->seconds);
 	for (int op = 0; op < OP_NTYPES; op++) {
 		if (!has[op])
@@ -391,11 +393,11 @@ static void push_errors(lua_State *L, const struct phase_result *r)
 {
 	const struct counters *c = &r->total;
 
-	set_int(L, "errors", c->op[0].errors + c->op[1].errors);
+	set_int(L, "errors", c->op[0].errors + c->op[1].errors + c->op[2].errors + c->op[3].errors);
 	push_errors_by_errno(L, c, -1);
-	for (int op = 0; op < 2; op++) {
-		lua_getfield(L, -1, opname[op]);
-		push_errors_by_errno(L, c, op);
+	for (int op = 0; op < OP_NTYPES; op++) {
+		if (lua_getfield(L, -1, opname[op]) == LUA_TTABLE) /* trim and sync: when there */
+			push_errors_by_errno(L, c, op);
 		lua_pop(L, 1);
 	}
 	lua_createtable(L, (int)c->nfirst, 0);
@@ -429,10 +431,11 @@ static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t 
 		lua_createtable(L, 0, 10);
 		set_num(L, "t_s", iv->t_s);
 		set_num(L, "len_s", iv->len_s);
-		set_int(L, "ios", iv->ios[0] + iv->ios[1]);
-		set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1]) / iv->len_s);
+		set_int(L, "ios", iv->ios[0] + iv->ios[1] + iv->ios[2]);
+		set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1] + iv->ios[2]) / iv->len_s);
 		set_num(L, "read_iops", (double)iv->ios[0] / iv->len_s);
 		set_num(L, "write_iops", (double)iv->ios[1] / iv->len_s);
+		set_num(L, "trim_iops", (double)iv->ios[2] / iv->len_s);
 		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
 		set_int(L, "p50_ns", iv->p50_ns);
 		set_int(L, "p99_ns", iv->p99_ns);

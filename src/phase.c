@@ -35,8 +35,8 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 struct snapshot {
-	struct hist h[2];
-	uint64_t bytes[2];
+	struct hist h[OP_NDATA];
+	uint64_t bytes[OP_NDATA];
 };
 
 /* Wait on the handshake until `deadline_ns` or every started worker has
@@ -68,7 +68,7 @@ static unsigned finished(struct phase_shared *sh)
 /* The counts of n running workers now, per op type: histograms and bytes. */
 static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 {
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < OP_NDATA; op++) {
 		hist_init(&s->h[op]);
 		s->bytes[op] = 0;
 		for (unsigned i = 0; i < n; i++) {
@@ -88,7 +88,7 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->t_s = t_s;
 	iv->len_s = len_s;
 	hist_init(&both);
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < OP_NDATA; op++) {
 		hist_delta(scratch, &b->h[op], &a->h[op]);
 		iv->ios[op] = scratch->count;
 		iv->bytes[op] = b->bytes[op] - a->bytes[op];
@@ -484,19 +484,19 @@ static void mark_interrupted(struct runner *r)
  * thread wakes) belongs to the first interval. */
 static void sampler_begin(struct sampler *m, uint64_t t0)
 {
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < OP_NDATA; op++) {
 		hist_init(&m->prev->h[op]);
 		m->prev->bytes[op] = 0;
 	}
 	m->prev_tick_ns = t0;
 }
 
-/* The sampler's interval from its last tick to now (t: since measure_ns). */
+/* The sampler's interval from its last tick to now (t: since measure_ns),
+ * from its cur snapshot (take_all). */
 static void sampler_tick(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t now)
 {
 	struct interval iv;
 
-	snapshot_take(m->cur, m->w, m->n);
 	interval_make(&iv, m->prev, m->cur, scratch, (double)(now - measure_ns) / 1e9,
 		      (double)(now - m->prev_tick_ns) / 1e9);
 	if (push_interval(m->list, m->nlist, &m->cap, &iv) == RC_OK) {
@@ -508,27 +508,57 @@ static void sampler_tick(struct sampler *m, struct hist *scratch, uint64_t measu
 	}
 }
 
-/* The last, partial interval up to end, when it saw any I/O or lasted a
- * tenth of an interval (idle or not). */
-static void sampler_last(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t end,
-			 uint64_t interval_ns)
+/* The last, partial interval up to end, from its cur snapshot (take_all):
+ * kept when keep says so, or (keep < 0: the phase's sampler decides) when
+ * it saw any I/O or lasted a tenth of an interval. Returns the decision,
+ * for the streams' samplers to follow. */
+static int sampler_last(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t end,
+			uint64_t interval_ns, int keep)
 {
 	struct interval iv;
 
-	snapshot_take(m->cur, m->w, m->n);
 	interval_make(&iv, m->prev, m->cur, scratch, (double)(end - measure_ns) / 1e9,
 		      end > m->prev_tick_ns ? (double)(end - m->prev_tick_ns) / 1e9 : 0);
 	if (end <= m->prev_tick_ns) {
 		/* the last tick came at the end: what workers recorded after its
 		 * snapshot (completed by the end) still belongs to it */
-		for (int op = 0; *m->nlist && op < 2; op++) {
+		for (int op = 0; *m->nlist && op < OP_NDATA; op++) {
 			(*m->list)[*m->nlist - 1].ios[op] += iv.ios[op];
 			(*m->list)[*m->nlist - 1].bytes[op] += iv.bytes[op];
 		}
+		return 0;
+	}
+	if (keep < 0)
+		keep = iv.ios[0] + iv.ios[1] + iv.ios[2] || end - m->prev_tick_ns >= interval_ns / 10;
+	if (keep)
+		push_interval(m->list, m->nlist, &m->cap, &iv);
+	return keep;
+}
+
+/* Every sampler's cur snapshot, one reading of each worker: each stream's
+ * from its workers, and the phase's as their sum, so that a phase's
+ * interval is exactly the sum of its streams'. */
+static void take_all(struct runner *r)
+{
+	struct snapshot *all = r->all.cur;
+
+	if (!r->sp->nstreams) {
+		snapshot_take(all, r->w, r->sp->workers);
 		return;
 	}
-	if (iv.ios[0] + iv.ios[1] || end - m->prev_tick_ns >= interval_ns / 10)
-		push_interval(m->list, m->nlist, &m->cap, &iv);
+	for (int op = 0; op < OP_NDATA; op++) {
+		hist_init(&all->h[op]);
+		all->bytes[op] = 0;
+	}
+	for (unsigned i = 0; i < r->nu; i++) {
+		struct sampler *m = &r->u[i].smp;
+
+		snapshot_take(m->cur, m->w, m->n);
+		for (int op = 0; op < OP_NDATA; op++) {
+			hist_merge(&all->h[op], &m->cur->h[op]);
+			all->bytes[op] += m->cur->bytes[op];
+		}
+	}
 }
 
 /* The ramp is over (or a signal ended it): measurement starts at
@@ -557,6 +587,7 @@ static void tick(struct runner *r)
 		r->next_tick = UINT64_MAX;
 		return;
 	}
+	take_all(r);
 	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
@@ -578,9 +609,9 @@ static void progress(struct runner *r)
 		pg.total_s = (double)sp->ramp_ns / 1e9;
 	} else {
 		for (unsigned i = 0; i < sp->workers; i++)
-			for (int op = 0; op < 2; op++) {
+			for (int op = 0; op < OP_NDATA; op++) {
 				ios += hist_count_live(&r->w[i].c.op[op].lat);
-				bytes += stats_bytes(&r->w[i].c.op[op]);
+				bytes += op < OP_TRIM ? stats_bytes(&r->w[i].c.op[op]) : 0; /* trims move no data */
 			}
 		pg.elapsed_s = (double)(r->now - r->sh.measure_ns) / 1e9;
 		pg.total_s = (double)sp->duration_ns / 1e9;
@@ -680,6 +711,7 @@ static void collect(struct runner *r)
 {
 	struct phase_result *res = r->res;
 	uint64_t stop_ns, end;
+	int keep;
 
 	cpu_mark(&r->cpu_b);
 	stop_ns = clock_ns();
@@ -700,9 +732,10 @@ static void collect(struct runner *r)
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);
-	sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns);
+	take_all(r);
+	keep = sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, -1);
 	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
-		sampler_last(&r->u[u].smp, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns);
+		sampler_last(&r->u[u].smp, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, keep);
 	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
 	if (r->sp->trace_max)
 		gather_trace(r);

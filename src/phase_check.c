@@ -167,7 +167,7 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)", rs->path,
 			       (unsigned long long)sp->region_off, tg->sector, tg->path);
 		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
-			char f[48];
+			char f[64];
 
 			if (rs->wl.nspecs > 1)
 				snprintf(f, sizeof(f), "%s.mix[%u].", rs->path, i + 1);
@@ -228,20 +228,30 @@ static int trims(const struct run_state *rs)
 }
 
 /* fsync / fdatasync every N writes, O_DSYNC / O_SYNC, and trims: asked
- * of a workload that does what they act on, of targets that can. */
-static int check_durability(const struct run_state *rs, char *why, size_t why_len)
+ * of a workload that does what they act on, of targets that can. A
+ * stream that does not write drops the phase's syncs it inherited. */
+static int check_durability(struct run_state *rs, char *why, size_t why_len)
 {
-	const struct phase_spec *sp = &rs->sp;
+	struct phase_spec *sp = &rs->sp;
 
 	if (sp->fsync_every && sp->fdatasync_every)
 		REFUSE("%s.fdatasync: given with fsync (give one: fsync syncs data and metadata, fdatasync the data "
 		       "and what reading it back needs)", rs->path);
-	if ((sp->fsync_every || sp->fdatasync_every) && !writes_data(rs))
-		REFUSE("%s.%s: the mix never writes (a sync follows every N writes of a slot: give a mix with writes)",
-		       rs->path, sp->fsync_every ? "fsync" : "fdatasync");
-	if (sp->open_sync != OPEN_SYNC_NONE && !writes_data(rs))
-		REFUSE("%s.sync: the mix never writes (O_DSYNC and O_SYNC make writes durable: give a mix with writes)",
-		       rs->path);
+	if ((sp->fsync_every || sp->fdatasync_every) && !writes_data(rs)) {
+		if (phase_given(rs, "fsync") || phase_given(rs, "fdatasync"))
+			REFUSE("%s.%s: the mix never writes (a sync follows every N writes of a slot: give a mix with "
+			       "writes)", rs->path, sp->fsync_every ? "fsync" : "fdatasync");
+		sp->fsync_every = sp->fdatasync_every = 0; /* the phase's, for streams that write */
+	}
+	if (sp->open_sync != OPEN_SYNC_NONE && !writes_data(rs)) {
+		if (phase_given(rs, "sync"))
+			REFUSE("%s.sync: the mix never writes (O_DSYNC and O_SYNC make writes durable: give a mix with "
+			       "writes)", rs->path);
+		sp->open_sync = OPEN_SYNC_NONE;
+	}
+	if ((sp->engine_flags & ENGINE_IOPOLL) && (sp->fsync_every || sp->fdatasync_every || trims(rs)))
+		REFUSE("%s.iopoll: with %s (a polled ring does reads and writes only: give syncs and trims a phase "
+		       "without iopoll)", rs->path, trims(rs) ? "trims" : "fsync or fdatasync");
 	for (unsigned t = 0; trims(rs) && t < sp->ntargets; t++) {
 		char no[WHY_LEN];
 
@@ -315,8 +325,18 @@ static int check_limits(const struct run_state *rs, char *why, size_t why_len)
 	if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
 		REFUSE("%s: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", rs->path, sp->qd,
 		       (unsigned long long)wl_max_bs(&rs->wl), sp->workers, (double)per * sp->workers / 1073741824.0);
-	for (unsigned t = 0; phase_writes(sp) && t < sp->ntargets; t++)
-		CHECK(target_may_write(sp->targets[t], why, why_len));
+	for (unsigned t = 0; phase_writes(sp) && t < sp->ntargets; t++) {
+		char no[WHY_LEN];
+		int rc = target_may_write(sp->targets[t], no, sizeof(no));
+
+		if (rc == RC_INPUT) /* the field that named the target first (err.field), then the path */
+			REFUSE("%s: %s", rs->what[t][0] ? rs->what[t] : "phase.target",
+			       strncmp(no, "target ", 7) ? no : no + 7);
+		if (rc != RC_OK) {
+			snprintf(why, why_len, "%s", no);
+			return rc;
+		}
+	}
 	return RC_OK;
 }
 
@@ -466,9 +486,22 @@ static int check_shared_verify(const struct run_state *rs, char *why, size_t why
 	return RC_OK;
 }
 
+/* Do a and b name one file: the same absolute name, whatever the
+ * spelling ("./x", a linked directory)? */
+static int same_path(const char *a, const char *b)
+{
+	char x[4096], y[4096];
+
+	if (!strcmp(a, b))
+		return 1;
+	path_absolute(a, x, sizeof(x));
+	path_absolute(b, y, sizeof(y));
+	return x[0] && !strcmp(x, y);
+}
+
 /* Streams that name one file to be created (the same option table, or
- * one path twice) share one target, created once: the first's. Options
- * that differ are refused. */
+ * one path twice, however spelt) share one target, created once: the
+ * first's. Options that differ are refused. */
 static int share_created(struct run_state *rs, char *why, size_t why_len)
 {
 	for (unsigned k = 0; k < rs->nstreams; k++) {
@@ -483,7 +516,7 @@ static int share_created(struct run_state *rs, char *why, size_t why_len)
 				for (unsigned j = 0; w != st && j < w->sp.ntargets; j++) {
 					const struct target_opts *p = &w->pending[j];
 
-					if (!w->is_pending[j] || strcmp(p->path, o->path))
+					if (!w->is_pending[j] || !same_path(p->path, o->path))
 						continue;
 					if (p->size != o->size || p->create != o->create || p->fill != o->fill)
 						REFUSE("%s: %s is also %s, with other options (give it once, on the phase, "

@@ -48,11 +48,12 @@ struct phase_field {
 
 /* A stream that gives one field of a group replaces the phase's whole
  * group: its own mix (not the phase's bs with the stream's read %), its
- * own pacing, its own targets, its own region. */
+ * own pacing, its own targets, its own region, its own fsync or fdatasync. */
 #define G_MIX 1u
 #define G_PACE 2u
 #define G_TARGET 4u
 #define G_REGION 8u
+#define G_SYNC 16u
 
 static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta,
 	read_streams;
@@ -89,8 +90,8 @@ static const struct phase_field fields[] = {
 	{ .name = "pattern", .kind = FK_ENUM, AT(sp.pattern), .dflt = PATTERN_RANDOM, .names = patterns,
 	  .hint = "a data pattern" },
 	READER("verify", read_verify),
-	{ .name = "fsync", .kind = FK_INT, AT(sp.fsync_every), .lo = 1, .hi = 1000000000 },
-	{ .name = "fdatasync", .kind = FK_INT, AT(sp.fdatasync_every), .lo = 1, .hi = 1000000000 },
+	{ .name = "fsync", .kind = FK_INT, AT(sp.fsync_every), .lo = 1, .hi = 1000000000, .group = G_SYNC },
+	{ .name = "fdatasync", .kind = FK_INT, AT(sp.fdatasync_every), .lo = 1, .hi = 1000000000, .group = G_SYNC },
 	{ .name = "sync", .kind = FK_ENUM, AT(sp.open_sync), .dflt = OPEN_SYNC_NONE, .names = open_syncs,
 	  .hint = "a way to open for writing" },
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
@@ -466,6 +467,8 @@ static void parse_stream(lua_State *L, struct run_state *st)
 	}
 	if (g & G_REGION)
 		st->sp.region_off = st->sp.region_len = 0;
+	if (g & G_SYNC)
+		st->sp.fsync_every = st->sp.fdatasync_every = 0;
 	for (unsigned i = 0; i < NFIELDS; i++) {
 		const struct phase_field *f = &fields[i];
 		int given = (st->given >> i) & 1;
@@ -535,6 +538,10 @@ static void read_streams(lua_State *L, int v, struct run_state *rs, const char *
 		st = new_stream(L, rs, i, field);
 		st->table = lua_gettop(L) - 1;
 		parse_stream(L, st);
+		for (lua_Integer j = 1; phase_given(st, "name") && j < i; j++)
+			if (!strcmp(rs->stream[j - 1]->name, st->name))
+				api_input_error(L, "%s.name: '%s' is also the name of %s[%lld] (each stream's row and result "
+						"go under its own name)", st->path, st->name, field, (long long)j);
 		rs->stream[i - 1] = st;
 		lua_pop(L, 2);
 	}

@@ -209,8 +209,11 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 	if (lua_isnil(L, v) && !has_short)
 		api_input_error(L, "%s: missing (a list of access specs {bs=, read=, random=, weight=}, or bs= on the %s)",
 				field, rs->nstreams || strchr(rs->path, '[') ? "stream" : "phase");
-	if (!lua_isnil(L, v) && has_short)
-		api_input_error(L, "%s.bs: given with %s (put bs, read and random in the mix's specs)", rs->path, field);
+	for (unsigned i = 0; !lua_isnil(L, v) && spec_keys[i]; i++)
+		if (strcmp(spec_keys[i], "weight") && strcmp(spec_keys[i], "name") && strcmp(spec_keys[i], "region") &&
+		    phase_given(rs, spec_keys[i]))
+			api_input_error(L, "%s.%s: given with %s (put bs, read, trim, random and align in the mix's specs)",
+					rs->path, spec_keys[i], field);
 	if (!lua_isnil(L, v) && !lua_istable(L, v))
 		api_input_error(L, "%s: a %s is not a list of access specs", field, luaL_typename(L, v));
 	wl->nspecs = 1;

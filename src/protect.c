@@ -18,7 +18,7 @@ static unsigned count;
 
 /* path's absolute name: its directory resolved (links and all), then its
  * last component. "" when the directory does not resolve. */
-static void absolute(const char *path, char *out, size_t len)
+void path_absolute(const char *path, char *out, size_t len)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
@@ -48,7 +48,7 @@ int protect_add(const char *path, const char *what)
 		list[count].dev = st.st_dev;
 		list[count].ino = st.st_ino;
 	}
-	absolute(path, list[count].name, sizeof(list[count].name));
+	path_absolute(path, list[count].name, sizeof(list[count].name));
 	snprintf(list[count].what, sizeof(list[count].what), "%s", what);
 	count++;
 	return 0;
@@ -60,7 +60,7 @@ const char *protect_find(const char *path)
 	struct stat st;
 	int exists = stat(path, &st) == 0;
 
-	absolute(path, name, sizeof(name));
+	path_absolute(path, name, sizeof(name));
 	for (unsigned i = 0; i < count; i++) {
 		if (exists && list[i].exists && st.st_dev == list[i].dev && st.st_ino == list[i].ino)
 			return list[i].what;

@@ -16,5 +16,8 @@
 int protect_add(const char *path, const char *what);
 /* Is path one of them? NULL, or what it is. */
 const char *protect_find(const char *path);
+/* path's absolute name: its directory resolved (links, ".", ".."), then
+ * its last component; "" when the directory does not resolve. */
+void path_absolute(const char *path, char *out, size_t len);
 
 #endif

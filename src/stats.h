@@ -108,8 +108,8 @@ struct spec_stats {
 struct interval {
 	double t_s;             /* end of the interval, seconds since measurement began */
 	double len_s;
-	uint64_t ios[2], bytes[2];
-	uint64_t p50_ns, p99_ns, max_ns; /* both op types together */
+	uint64_t ios[OP_NDATA], bytes[OP_NDATA]; /* reads, writes, trims */
+	uint64_t p50_ns, p99_ns, max_ns; /* all of them together */
 };
 
 #endif

@@ -22,6 +22,8 @@
 /* What an I/O does. Reads, writes and trims come from the mix; a sync
  * (fsync or fdatasync) follows every N writes of a slot (worker.c). */
 enum { OP_READ = 0, OP_WRITE = 1, OP_TRIM = 2, OP_SYNC = 3, OP_NTYPES = 4 };
+/* The op types that move or discard data, and count as I/Os: read, write, trim. */
+#define OP_NDATA 3
 
 enum wl_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_NORMAL, DIST_ZONED };
 

@@ -51,6 +51,11 @@ refused 'rate = 100, streams = { {}, {} }' 'phase\.rate: given with phase\.strea
 	"a phase-wide rate with streams"
 refused 'ios = 100, streams = { {}, {} }' 'phase\.ios: given with phase\.streams' "a phase-wide ios with streams"
 refused 'bs = nil, streams = { { bs = "4k" }, { qd = 2 } }' 'phase\.streams\[2\]\.mix: missing' "a stream without a mix"
+refused 'streams = { { name = "log" }, { name = "log", read = 0, bs = "4k" } }' \
+	"phase\\.streams\\[2\\]\\.name: 'log' is also the name of phase\\.streams\\[1\\]" "two streams of one name"
+refused 'streams = { { mix = { { bs = "4k", read = 50 } }, trim = 30 } }' \
+	'phase\.streams\[1\]\.trim: given with phase\.streams\[1\]\.mix' "a stream's trim beside its mix (silently ignored before)"
+refused 'streams = { { mix = { { bs = "4k", read = 0 } }, random = 20 } }' 'phase\.streams\[1\]\.random: given with phase\.streams\[1\]\.mix' "a stream's random beside its mix"
 refused 'streams = (function() local t = {} for i = 1, 17 do t[i] = {} end return t end)()' \
 	'phase\.streams: 17 streams \(give 1 to 16\)' "17 streams"
 refused 'streams = { { bs = "4k", read = 0, verify = "crc32c" }, { bs = "4k", read = 100 } }' \

@@ -35,6 +35,13 @@ out=$(run_lua "local r = iomoon.run{ target = { path = '$TMP/mx.dat', size = '8m
 is "$out" "$(printf 'mixed\t0\t112\tmixed\tfdatasync\t100\tdsync\tfsync\t12\tnone')" \
 	"streams: fdatasync = 1 (100 syncs, O_DSYNC) and fsync = 8 (12 syncs); the phase says mixed and sums them"
 
+# a phase's fsync is each stream's default: a stream gives its own (fdatasync
+# replaces it), and one that never writes has none
+out=$(run_lua "local r = iomoon.run{ engine = 'null', bs = '4k', read = 0, qd = 1, fsync = 2, streams = {
+	{ ios = 40 }, { ios = 40, fdatasync = 4 }, { ios = 40, bs = '4k', read = 100 } } }
+	print(r.streams[1].sync.call, r.streams[1].sync.ios, r.streams[2].sync.call, r.streams[2].sync.ios, r.streams[3].sync)")
+is "$out" "$(printf 'fsync\t20\tfdatasync\t10\tnil')" "streams: the phase's fsync = 2 inherited, replaced by fdatasync = 4, dropped where nothing is written"
+
 # psync: the system calls themselves, as the kernel saw them
 strace -f -c -e trace=fdatasync,fsync -o "$TMP/strace.txt" "$IOMOON" run --format none /dev/stdin <<LUA
 require("iomoon").run{ engine = "psync", target = { path = "$TMP/st.dat", size = "4m" }, bs = "4k", read = 0,
@@ -164,7 +171,7 @@ head -c 64k /dev/urandom >"$TMP/pp.dat"
 touch -d 2020-01-01 "$TMP/pp.dat"
 printf 'print(require("iomoon").check{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, trim = 50, ios = 10 })\n' \
 	"$TMP/pp.dat" >"$TMP/pp.lua"
-is "$("$IOMOON" run --format none "$TMP/pp.lua") $(stat -c %Y "$TMP/pp.dat")" "true $(date -d 2020-01-01 +%s)" \
-	"iomoon.check of a trim phase changes not even the file's time"
+is "$("$IOMOON" run --format none "$TMP/pp.lua") $(stat -c '%X %Y' "$TMP/pp.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
+	"iomoon.check of a trim phase changes not even the file's times (access and modification)"
 
 done_testing

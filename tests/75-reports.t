@@ -199,4 +199,19 @@ LUA
 )
 is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Asked IOps"])')" "550.00" \
 	"a two-segment schedule asks 550 IOPS over its measured time (not its first segment's 100)"
+
+# JSON says whether an open-loop rate was met: rate_met, per phase and per stream
+cat >"$TMP/rm.lua" <<LUA
+local iomoon = require "iomoon"
+iomoon.run{ name = "slow", engine = "sim", sim_latency = "10ms", qd = 1, bs = "4k", rate = 500, duration = "0.3s" }
+iomoon.run{ name = "easy", engine = "sim", sim_latency = "1ms", qd = 4, bs = "4k", rate = 200, duration = "0.3s" }
+iomoon.run{ name = "closed", engine = "null", bs = "4k", ios = 100 }
+iomoon.run{ name = "mix", engine = "sim", sim_latency = "10ms", bs = "4k", duration = "0.3s",
+  streams = { { qd = 1, rate = 500 }, { qd = 4, rate = 100 }, { qd = 1 } } }
+LUA
+out=$("$IOMOON" run --format json "$TMP/rm.lua" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["phases"]
+print(p[0].get("rate_met"), p[1].get("rate_met"), "rate_met" in p[2], [s.get("rate_met") for s in p[3]["streams"]])')
+is "$out" "False True False [False, True, None]" "JSON: rate_met false for 98 of 500 IOPS, true when met, absent for a closed loop; per stream"
 done_testing

@@ -245,7 +245,7 @@ local OPTION_OF = {
   ["phase.duration"] = "--time", ["phase.ramp"] = "--ramp", ["phase.rate.iops"] = "--rate",
   ["phase.ios"] = "--ios", ["phase.dist"] = "--dist", ["phase.seed"] = "--seed",
   ["target.size"] = "--size", ["target.path"] = "--target", ["phase.region"] = "--size",
-  ["phase.target.size"] = "--size", ["phase.target.path"] = "--target",
+  ["phase.target.size"] = "--size", ["phase.target.path"] = "--target", ["phase.target"] = "--target",
 }
 
 local function common_overrides(o)

@@ -153,8 +153,21 @@ local function quota_ended(p)
   return true
 end
 
--- A phase's --qd, --workers and --direct are the defaults of its streams:
--- a stream that gives its own keeps it (a WAL stream at QD 1 stays so).
+-- --qd and --workers, asked on the command line, hold for every stream of
+-- a phase too (a stream's own qd and workers are the suite's settings, and
+-- the command line overrides those); --direct is the phase's default, which
+-- a stream that gives its own keeps.
+local function apply_streams(p, opts)
+  if type(p.streams) ~= "table" or not (opts.qd or opts.workers) then return end
+  local streams = {}
+  for i, st in ipairs(p.streams) do
+    streams[i] = util.copy(st)
+    if opts.qd then streams[i].qd = opts.qd end
+    if opts.workers then streams[i].workers = opts.workers end
+  end
+  p.streams = streams
+end
+
 function suite.apply(phase, opts, defaults)
   if type(phase) ~= "table" then input_error("suite phase: a %s is not a phase table", type(phase)) end
   local p = util.merge(defaults, phase)
@@ -168,6 +181,7 @@ function suite.apply(phase, opts, defaults)
   if opts.workers then p.workers = opts.workers end
   if opts.direct ~= nil then p.direct = opts.direct end
   if opts.region and p.region == nil then p.region = opts.region end
+  apply_streams(p, opts)
   return p
 end
 

@@ -324,8 +324,8 @@ do
   end
   -- the command line's overrides: the phase's fields, which streams that give their own keep
   local ph = suite.apply({ name = "x", bs = "4k", streams = { { qd = 1, ios = 10 }, { bytes = "1m" } } }, { time = "1s", qd = 8 })
-  tap.ok(ph.duration == nil and ph.qd == 8 and ph.streams[1].qd == 1,
-    "suite.apply: --time leaves a phase whose streams all have quotas; --qd is the phase's (a stream's own stays)")
+  tap.ok(ph.duration == nil and ph.qd == 8 and ph.streams[1].qd == 8 and ph.streams[2].qd == 8,
+    "suite.apply: --time leaves a phase whose streams all have quotas; --qd holds for every stream (the command line overrides a stream's own)")
   ph = suite.apply({ name = "x", bs = "4k", streams = { { ios = 10 }, {} } }, { time = "1s" })
   tap.ok(ph.duration == "1s", "suite.apply: --time times a phase with a stream that has no quota")
 end
