@@ -54,6 +54,20 @@ require("iomoon").run{ engine = "psync", target = { path = "$TMP/ds.dat", size =
 LUA
 like "$(grep 'ds.dat' "$TMP/open.txt" | grep O_RDWR)" 'O_DSYNC' 'sync = "dsync": the target is opened O_RDWR|O_DSYNC'
 
+# ---- trims in the figures: a trim-only phase measured, intervals that count them ----
+out=$(run_lua "local r = iomoon.run{ engine = 'null', mix = { { bs = '4k', read = 0, trim = 100 } }, ios = 1000 }
+	print(r.failed, r.ios, r.trim.ios, r.bytes, r.trim.bytes)
+	r = iomoon.run{ engine = 'sim', mix = { { bs = '4k', read = 0, trim = 50 } }, ios = 4000, interval = '50ms', qd = 8 }
+	local n, t = 0, 0
+	for _, iv in ipairs(r.intervals) do n = n + iv.ios; t = t + iv.trim_iops * iv.len_s end
+	print(n == r.ios, math.abs(t - r.trim.ios) < 1)
+	r = iomoon.run{ engine = 'sim', duration = '0.5s', interval = '50ms', streams = { { bs = '4k', qd = 8 }, { bs = '4k', think = '1ms' } } }
+	local same = #r.intervals == #r.streams[1].intervals and #r.intervals == #r.streams[2].intervals
+	for i, iv in ipairs(r.intervals) do same = same and iv.ios == r.streams[1].intervals[i].ios + r.streams[2].intervals[i].ios end
+	print(same)")
+is "$out" "$(printf 'false\t1000\t1000\t0\t4096000\ntrue\ttrue\ntrue')" \
+	"a trim-only phase is measured (its bytes are trim.bytes, not throughput); intervals count trims; a phase's intervals are its streams' summed, one by one"
+
 # ---- reports: sync and trim columns in CSV, only where a row has them ----
 cat >"$TMP/csv.lua" <<LUA
 local iomoon = require "iomoon"
