@@ -443,6 +443,7 @@ static int start_workers(struct runner *r, char *why, size_t why_len)
 {
 	const struct phase_spec *sp = r->sp;
 	struct phase_shared *sh = &r->sh;
+	int failed;
 
 	for (; r->started < sp->workers; r->started++) {
 		if (pthread_create(&r->w[r->started].thread, NULL, worker_main, &r->w[r->started])) {
@@ -461,6 +462,9 @@ static int start_workers(struct runner *r, char *why, size_t why_len)
 			snprintf(why, why_len, "%s", r->w[i].error);
 			sh->stop = 1;
 		}
+	/* decided before go: once the workers run, an error of theirs (on_error
+	 * = "stop") sets stop too, and that is a result, not a failed start */
+	failed = sh->stop;
 	sh->t_start_ns = clock_ns();
 	sh->measure_ns = sh->t_start_ns + sp->ramp_ns;
 	sh->end_ns = sp->duration_ns ? sh->measure_ns + sp->duration_ns : UINT64_MAX;
@@ -468,7 +472,7 @@ static int start_workers(struct runner *r, char *why, size_t why_len)
 	sh->go = 1;
 	pthread_cond_broadcast(&sh->cond);
 	pthread_mutex_unlock(&sh->lock);
-	return sh->stop ? RC_FAIL : RC_OK;
+	return failed ? RC_FAIL : RC_OK;
 }
 
 /* A signal arrived: stop the workers and say so in the result. */
