@@ -236,8 +236,15 @@ if L=$(losetup -f --show "$TMP/dev.img" 2>/dev/null); then
 else
 	skip "no loop device"; skip "no loop device"
 fi
-start=$(date +%s%N)
-(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/postgres.lua" "$TMP/ex.dat" >/dev/null 2>&1)
-rc=$? took=$((($(date +%s%N) - start) / 1000000))
-[ $rc -eq 0 ] && [ $took -lt 10000 ]; ok $? "example postgres, its own default time: done in under ten seconds ($took ms)"
+# issue 11's "runs on a file in under ten seconds" (its default day is 6 s);
+# the sanitized build's set-up is slower and says nothing of that
+case "$IOMOON" in
+*asan*) skip "example postgres's ten seconds: not under ASan" ;;
+*)
+	start=$(date +%s%N)
+	(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/postgres.lua" "$TMP/ex.dat" >/dev/null 2>&1)
+	rc=$? took=$((($(date +%s%N) - start) / 1000000))
+	[ $rc -eq 0 ] && [ $took -lt 10000 ]; ok $? "example postgres, its own default time: done in under ten seconds ($took ms)"
+	;;
+esac
 done_testing
