@@ -19,9 +19,6 @@
 local iomoon = require "iomoon"
 local suite = require "iomoon.suite"
 
-local MiB = 1 << 20
-
-
 return {
   name = "boot-storm",
   description = "VDI boot storm: 32 desktops booting (mostly 4k random reads) beside running ones",
@@ -31,7 +28,7 @@ return {
   defaults = { duration = "60s" },
   phases = function(opts)
     local bytes = opts.area_bytes or iomoon.size("4g")
-    local half = math.max(MiB, bytes // 2 // MiB * MiB)
+    local half = suite.share(bytes, 0.5)
     local image = { offset = 0, size = half }
     local deltas = { offset = half, size = bytes - half }
     return {

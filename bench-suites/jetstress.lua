@@ -16,9 +16,6 @@
 local iomoon = require "iomoon"
 local suite = require "iomoon.suite"
 
-local MiB = 1 << 20
-
-
 return {
   name = "jetstress",
   description = "Exchange mail store: 32k database pages 60 % read, 8k O_DSYNC log at 1/10 the rate",
@@ -28,7 +25,7 @@ return {
   defaults = { duration = "60s" },
   phases = function(opts)
     local bytes = opts.area_bytes or iomoon.size("4g")
-    local log = math.max(MiB, bytes // 10 // MiB * MiB)
+    local log = suite.share(bytes, 0.1)
     local db = bytes - log
     return {
       { name = "jetstress", streams = suite.for_engine({

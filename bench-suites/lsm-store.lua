@@ -16,9 +16,6 @@
 local iomoon = require "iomoon"
 local suite = require "iomoon.suite"
 
-local MiB = 1 << 20
-
-
 return {
   name = "lsm-store",
   description = "log-structured store: WAL appends, fsync every 4, tail reader, 4k reads, compaction",
@@ -28,7 +25,7 @@ return {
   defaults = { duration = "60s" },
   phases = function(opts)
     local bytes = opts.area_bytes or iomoon.size("4g")
-    local log = math.max(MiB, bytes // 10 // MiB * MiB)
+    local log = suite.share(bytes, 0.1)
     local log_region = { offset = 0, size = log }
     local tables = { offset = log, size = bytes - log }
     return {

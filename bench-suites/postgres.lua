@@ -20,9 +20,6 @@
 local iomoon = require "iomoon"
 local suite = require "iomoon.suite"
 
-local MiB = 1 << 20
-
-
 return {
   name = "postgres",
   description = "PostgreSQL OLTP: 8k pages 70/30, WAL with fdatasync per commit, checkpoint bursts",
@@ -32,7 +29,7 @@ return {
   defaults = { duration = "60s" },
   phases = function(opts)
     local bytes = opts.area_bytes or iomoon.size("4g")
-    local wal = math.max(MiB, bytes // 10 // MiB * MiB)
+    local wal = suite.share(bytes, 0.1)
     local data = bytes - wal
     local secs = iomoon.duration(opts.time or "60s") / 1e9
     -- two checkpoint cycles: idle for 60 % of each, then a burst of writes

@@ -81,6 +81,13 @@ function suite.for_engine(streams, engine)
   return streams
 end
 
+--- A part of a test area of `bytes`: the fraction `of` of it (0.1: a log's
+-- tenth), in whole MiB and at least 1 MiB, for the regions of a model.
+function suite.share(bytes, of)
+  local MiB = 1 << 20
+  return math.max(MiB, math.floor(bytes * of) // MiB * MiB)
+end
+
 --- A test name as the IOMeter sheets write it: "4K; 100% Read; 0% random".
 function suite.iometer_name(p)
   local bs = type(p.bs) == "number" and p.bs or iomoon.size(p.bs)
