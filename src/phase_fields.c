@@ -329,13 +329,14 @@ static void read_targets(lua_State *L, int v, struct run_state *rs, const char *
 	if (lua_isnil(L, v))
 		return;
 	snprintf(rs->what[0], sizeof(rs->what[0]), "%s", field);
-	if (!lua_istable(L, v) || lua_getfield(L, v, "path") != LUA_TNIL || (lua_pop(L, 1), 0)) {
+	if (!lua_istable(L, v) || lua_getfield(L, v, "path") != LUA_TNIL) { /* one target, not a list */
 		if (lua_istable(L, v))
-			lua_pop(L, 1);
+			lua_pop(L, 1); /* its path */
 		rs->sp.ntargets = 1;
 		read_one_target(L, v, rs, 0, rs->what[0]);
 		return;
 	}
+	lua_pop(L, 1); /* the list's nil path */
 	n = api_check_list(L, v, field);
 	if (n < 1 || n > PHASE_MAX_TARGETS)
 		api_input_error(L, "%s: a list of %lld targets (give 1 to %d)", field, (long long)n, PHASE_MAX_TARGETS);
