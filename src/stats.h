@@ -37,13 +37,6 @@ static inline uint64_t stats_bytes(const struct op_stats *o)
 	return __atomic_load_n(&o->bytes, __ATOMIC_RELAXED);
 }
 
-/* The name worker.c counted bytes with before stats_add_bytes: goes when
- * its one call (hist_inc(&o->bytes, len)) becomes stats_add_bytes(o, len). */
-static inline void hist_inc(uint64_t *p, uint64_t by)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
-}
-
 struct err_count {
 	int err;          /* errno, or 0 for a short transfer */
 	int op;           /* OP_READ or OP_WRITE */
