@@ -150,20 +150,11 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 
 static const char *const opname[OP_NTYPES] = { "read", "write", "trim", "sync" };
 
-/* Does the workload of sp trim? */
-static int spec_trims(const struct phase_spec *sp)
-{
-	for (unsigned i = 0; i < sp->wl->nspecs; i++)
-		if (sp->wl->spec[i].trim_thr)
-			return 1;
-	return 0;
-}
-
 /* Do rs's workloads (it, or its streams) trim; sync? */
 static int phase_ops_trim(const struct run_state *rs)
 {
 	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++)
-		if (spec_trims(phase_stream(&rs->sp, k)))
+		if (wl_trims(phase_stream(&rs->sp, k)->wl))
 			return 1;
 	return 0;
 }
@@ -187,7 +178,7 @@ static const char *trim_how(const struct phase_spec *ph)
 	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
 		const struct phase_spec *sp = phase_stream(ph, k);
 
-		for (unsigned t = 0; spec_trims(sp) && t < sp->ntargets; t++)
+		for (unsigned t = 0; wl_trims(sp->wl) && t < sp->ntargets; t++)
 			by[sp->targets[t]->kind == TARGET_BLOCK ? !sp->engine->trim_blocks : !sp->engine->trim_files] = 1;
 	}
 	return by[0] && by[1] ? "mixed" : by[1] ? "syscall" : "engine";

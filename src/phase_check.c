@@ -209,24 +209,6 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
-/* Does some spec of rs write data (not only read or trim)? */
-static int writes_data(const struct run_state *rs)
-{
-	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].read_thr + rs->wl.spec[i].trim_thr < WL_ONE)
-			return 1;
-	return 0;
-}
-
-/* Does some spec of rs trim? */
-static int trims(const struct run_state *rs)
-{
-	for (unsigned i = 0; i < rs->wl.nspecs; i++)
-		if (rs->wl.spec[i].trim_thr)
-			return 1;
-	return 0;
-}
-
 /* fsync / fdatasync every N writes, O_DSYNC / O_SYNC, and trims: asked
  * of a workload that does what they act on, of targets that can. A
  * stream that does not write drops the phase's syncs it inherited. */
@@ -237,28 +219,28 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 	if (sp->fsync_every && sp->fdatasync_every)
 		REFUSE("%s.fdatasync: given with fsync (give one: fsync syncs data and metadata, fdatasync the data "
 		       "and what reading it back needs)", rs->path);
-	if ((sp->fsync_every || sp->fdatasync_every) && !writes_data(rs)) {
+	if ((sp->fsync_every || sp->fdatasync_every) && !wl_writes_data(&rs->wl)) {
 		if (phase_given(rs, "fsync") || phase_given(rs, "fdatasync"))
 			REFUSE("%s.%s: the mix never writes (a sync follows every N writes of a slot: give a mix with "
 			       "writes)", rs->path, sp->fsync_every ? "fsync" : "fdatasync");
 		sp->fsync_every = sp->fdatasync_every = 0; /* the phase's, for streams that write */
 	}
-	if (sp->open_sync != OPEN_SYNC_NONE && !writes_data(rs)) {
+	if (sp->open_sync != OPEN_SYNC_NONE && !wl_writes_data(&rs->wl)) {
 		if (phase_given(rs, "sync"))
 			REFUSE("%s.sync: the mix never writes (O_DSYNC and O_SYNC make writes durable: give a mix with "
 			       "writes)", rs->path);
 		sp->open_sync = OPEN_SYNC_NONE;
 	}
-	if ((sp->engine_flags & ENGINE_IOPOLL) && (sp->fsync_every || sp->fdatasync_every || trims(rs)))
+	if ((sp->engine_flags & ENGINE_IOPOLL) && (sp->fsync_every || sp->fdatasync_every || wl_trims(&rs->wl)))
 		REFUSE("%s.iopoll: with %s (a polled ring does reads and writes only: give syncs and trims a phase "
-		       "without iopoll)", rs->path, trims(rs) ? "trims" : "fsync or fdatasync");
-	for (unsigned t = 0; trims(rs) && t < sp->ntargets; t++) {
+		       "without iopoll)", rs->path, wl_trims(&rs->wl) ? "trims" : "fsync or fdatasync");
+	for (unsigned t = 0; wl_trims(&rs->wl) && t < sp->ntargets; t++) {
 		char no[WHY_LEN];
 
 		if (target_can_trim(sp->targets[t], no, sizeof(no)) != RC_OK)
 			REFUSE("%s.mix: trims %s, which cannot discard: %s", rs->path, sp->targets[t]->path, no);
 	}
-	if (trims(rs) && sp->verify != VERIFY_NONE)
+	if (wl_trims(&rs->wl) && sp->verify != VERIFY_NONE)
 		REFUSE("%s.verify: with trims (a trimmed range holds no data to check: verify in a phase without "
 		       "trims)", rs->path);
 	return RC_OK;

@@ -633,10 +633,8 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 	l->sync_every = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 	l->nsyncq = 0;
 	memset(l->since, 0, l->qd * sizeof(*l->since));
-	l->trim_sync = 0;
-	for (unsigned i = 0; i < w->wl->nspecs; i++)
-		if (w->wl->spec[i].trim_thr)
-			l->trim_sync = w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files;
+	l->trim_sync = wl_trims(w->wl) &&
+		       (w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files);
 	l->plain = l->plain && !l->trim_sync;
 	l->slot_after = l->think || l->sync_every || w->specs || w->trace_max;
 	l->bound = batch_auto_init(l->au, sp, l->now, &strict);

@@ -28,6 +28,22 @@ uint64_t wl_max_bs(const struct workload *wl)
 	return m;
 }
 
+int wl_trims(const struct workload *wl)
+{
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		if (wl->spec[i].trim_thr)
+			return 1;
+	return 0;
+}
+
+int wl_writes_data(const struct workload *wl)
+{
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		if (wl->spec[i].read_thr + wl->spec[i].trim_thr < WL_ONE)
+			return 1;
+	return 0;
+}
+
 uint64_t wl_min_bs(const struct workload *wl)
 {
 	uint64_t m = UINT64_MAX;

@@ -87,6 +87,9 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op);
 uint64_t wl_max_bs(const struct workload *wl);
 uint64_t wl_min_bs(const struct workload *wl);
+/* Does some spec trim? Does some spec write data (not only read or trim)? */
+int wl_trims(const struct workload *wl);
+int wl_writes_data(const struct workload *wl);
 
 /* ---- pacing: think time, open-loop rate, schedules ---- */
 
