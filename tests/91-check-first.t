@@ -239,4 +239,13 @@ mkfifo pipe
 err=$(timeout 10 "$IOMOON" quick --target pipe --time 0.1 2>&1); is $? 2 "a FIFO target: exit 2 (no hang)"
 like "$err" "FIFO|not a regular file" "says what it is"
 err=$(timeout 10 "$IOMOON" suite quick --target pipe --time 0.1 2>&1); is $? 2 "the same for suite"
+
+# checking a writing phase reads the file for signatures: even its access
+# time stays (O_NOATIME where the owner may ask for it)
+head -c 64k /dev/urandom >"$TMP/at.dat"
+touch -d 2020-01-01 "$TMP/at.dat"
+printf 'print(require("iomoon").check{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, ios = 10 })\n' \
+	"$TMP/at.dat" >"$TMP/at.lua"
+is "$("$IOMOON" run --format none "$TMP/at.lua") $(stat -c '%X %Y' "$TMP/at.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
+	"iomoon.check of a writing phase changes neither the access nor the modification time"
 done_testing
