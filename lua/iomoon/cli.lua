@@ -143,7 +143,9 @@ local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
 
 local with = util.merge
 
-local FORMATS = { table = true, csv = true, json = true, analyzer = true, markdown = true, none = true }
+-- the report formats, and none
+local FORMATS = { none = true }
+for _, f in ipairs(report.formats) do FORMATS[f] = true end
 
 -- What a report keeps of a result: all of it but the latency histograms
 -- (44 KiB of buckets each, that no report format prints), its streams'
@@ -171,7 +173,7 @@ end
 local function make_sink(o, name_width, targets)
   local fmt = o.format or "table"
   if not FORMATS[fmt] then
-    input_error("--format: '%s' is not a format (table, csv, json, analyzer, markdown or none)", fmt)
+    input_error("--format: '%s' is not a format (%s or none)", fmt, table.concat(report.formats, ", "))
   end
   local sink = { format = fmt, results = {}, count = 0, failed = false }
   local out = o.output and report.check_output(o.output, targets or {}) or nil

@@ -386,12 +386,16 @@ local renderers = {
   markdown = report.markdown, table = table_string,
 }
 
+--- The report formats, in the order the manual lists them.
+report.formats = { "table", "csv", "json", "analyzer", "markdown" }
+local function format_list() return table.concat(report.formats, ", ") end
+
 --- The whole report of `results` in `format` (table, csv, json, analyzer,
 -- markdown), as a string.
 function report.render(format, results)
   local render = renderers[format]
   if not render then
-    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", visible(format))
+    errors.input("report format '%s' is not known (%s)", visible(format), format_list())
   end
   return render(results)
 end
@@ -412,7 +416,7 @@ local STDOUT = { ["-"] = true, ["/dev/stdout"] = true, ["/dev/fd/1"] = true }
 function report.writer(path, format)
   local w = { path = path, format = format or "json", results = {}, stdout = STDOUT[path] or false }
   if not renderers[w.format] then
-    errors.input("report format '%s' is not known (table, csv, json, analyzer, markdown)", visible(format))
+    errors.input("report format '%s' is not known (%s)", visible(format), format_list())
   end
   function w:render()
     local ok, s = pcall(renderers[self.format], self.results)
