@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "hist.h"
+#include "lua_trace.h"
 #include "outfile.h"
 #include "phase.h"
 #include "target.h"
@@ -622,6 +623,8 @@ int luaopen_iomoon(lua_State *L)
 	luaL_newlib(L, funcs);
 	api_push_csv(L);
 	lua_setfield(L, -2, "csv");
+	lua_trace_open(L);
+	lua_setfield(L, -2, "trace");
 	lua_pushstring(L, IOMOON_VERSION);
 	lua_setfield(L, -2, "version");
 	lua_createtable(L, 0, 1);
