@@ -386,8 +386,14 @@ local renderers = {
   markdown = report.markdown, table = table_string,
 }
 
+--- One self-contained HTML file with charts (lua/iomoon/html.lua).
+function report.html(results, machine)
+  return require("iomoon.html").render(results, machine)
+end
+renderers.html = report.html
+
 --- The report formats, in the order the manual lists them.
-report.formats = { "table", "csv", "json", "analyzer", "markdown" }
+report.formats = { "table", "csv", "json", "analyzer", "markdown", "html" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,
