@@ -1,14 +1,379 @@
 --- iomoon.html: one self-contained HTML report (doc/reports.md).
-local errors = require "iomoon.errors"
+--
+-- The page holds its styles, its script (lua/iomoon/html_js.lua: SVG
+-- charts of our own, no library) and its data (JSON, every "<" written as
+-- \u003c so no "</script>" or "<!--" can end the block early) inline: it
+-- opens offline, with no file beside it. The summary table is plain HTML
+-- (readable without the script); the charts are drawn by the script.
+--
+-- It reads results only as the JSON report carries them (report.json_document):
+-- plain fields, no method of a result or of its histograms, so a saved
+-- JSON's phases render the same as live results.
+local iomoon = require "iomoon"
+local json = require "iomoon.json"
+local report = require "iomoon.report"
+local assets = require "iomoon.html_js"
 
 local html = {}
 
+-- t[k], or nil where reading it raises (a sealed result) or t is not a table
+local function opt(t, k)
+  if type(t) ~= "table" then return nil end
+  local ok, v = pcall(function() return t[k] end)
+  if ok then return v end
+end
+
+local function num(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge and v or nil end
+
+--- s as HTML text: control bytes shown escaped (report.visible), & < > " ' as entities.
+function html.escape(s)
+  return (report.visible(s):gsub("[&<>\"']", function(c) return string.format("&#%d;", c:byte()) end))
+end
+local esc = html.escape
+
+-- ---- the data block: compact JSON (numbers to 6 digits) ----
+
+local RAW = {} -- metatable of {json = "..."}: already encoded
+local function raw(v) return setmetatable({ json = json.encode(v) }, RAW) end
+
+local function encode(v, out)
+  local t = type(v)
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
+    elseif math.type(v) == "integer" then out[#out + 1] = string.format("%d", v)
+    else out[#out + 1] = string.format("%.6g", v) end
+  elseif t == "table" and getmetatable(v) == RAW then
+    out[#out + 1] = v.json
+  elseif t == "table" and (v[1] ~= nil or next(v) == nil) then
+    out[#out + 1] = "["
+    for i = 1, #v do
+      if i > 1 then out[#out + 1] = "," end
+      encode(v[i], out)
+    end
+    out[#out + 1] = "]"
+  elseif t == "table" then
+    out[#out + 1] = "{"
+    local first = true
+    for k, x in pairs(v) do
+      if not first then out[#out + 1] = "," end
+      first = false
+      out[#out + 1] = json.encode(tostring(k)) .. ":"
+      encode(x, out)
+    end
+    out[#out + 1] = "}"
+  elseif t == "string" or t == "boolean" then
+    out[#out + 1] = json.encode(v)
+  else
+    out[#out + 1] = "null"
+  end
+end
+
+-- ---- what one result shows ----
+
+local PCT_FIELDS = { { 50, "p50_ns" }, { 90, "p90_ns" }, { 99, "p99_ns" }, { 99.9, "p999_ns" }, { 99.99, "p9999_ns" } }
+
+--- The latency percentiles of a result as {p, ns} pairs, ascending: the
+-- list `lat.percentiles` when a result carries one ({p, ns} pairs, {p =,
+-- ns =} tables, or a map "99.5" -> ns), else p50, p90, p99, p99.9, p99.99,
+-- and the maximum placed at the percentile of the last I/O (1 - 1/ios).
+function html.percentiles(r)
+  local lat, pts = opt(r, "lat"), {}
+  local list = opt(lat, "percentiles")
+  if type(list) == "table" then
+    for k, v in pairs(list) do
+      local p, ns
+      if type(v) == "table" then p, ns = num(v[1] or v.p), num(v[2] or v.ns) else p, ns = tonumber(k), num(v) end
+      if p and ns and p >= 0 and p < 100 then pts[#pts + 1] = { p, ns } end
+    end
+  else
+    for _, f in ipairs(PCT_FIELDS) do
+      local ns = num(opt(lat, f[2]))
+      if ns then pts[#pts + 1] = { f[1], ns } end
+    end
+    local n, max = num(opt(r, "ios")), num(opt(lat, "max_ns"))
+    if #pts > 0 and n and max and n > 1 then
+      local p = 100 * (1 - 1 / n)
+      if p > pts[#pts][1] then pts[#pts + 1] = { p, max } end
+    end
+  end
+  table.sort(pts, function(a, b) return a[1] < b[1] end)
+  if (num(opt(r, "ios")) or 0) == 0 then return {} end -- no I/O: no distribution
+  return pts
+end
+
+local IV_KEYS = { { "t", "t_s" }, { "len", "len_s" }, { "iops", "iops" }, { "mb", "mb_per_s" }, { "p50", "p50_ns" },
+  { "p99", "p99_ns" }, { "max", "max_ns" } }
+
+-- a result's intervals as columns (t, len, iops, mb, p50, p99, max), or nil
+local function intervals(r)
+  local ivs = opt(r, "intervals")
+  if type(ivs) ~= "table" or #ivs == 0 then return nil end
+  local cols = {}
+  for _, k in ipairs(IV_KEYS) do cols[k[1]] = {} end
+  for i, iv in ipairs(ivs) do
+    for _, k in ipairs(IV_KEYS) do cols[k[1]][i] = num(opt(iv, k[2])) or false end
+  end
+  for i = 1, #ivs do -- JSON null, not a hole
+    for _, k in ipairs(IV_KEYS) do if cols[k[1]][i] == false then cols[k[1]][i] = raw(nil) end end
+  end
+  return cols
+end
+
+-- the fields of a result that say what ran, for a result without `definition`
+local DEF_FIELDS = { "engine", "engine_features", "target", "direct", "workers", "qd", "mix", "dist", "seed", "batch",
+  "ramp_s", "duration_s", "interval_s", "quota_ios", "quota_bytes", "rate_iops", "rate_asked_iops", "rate_arrival",
+  "open_sync", "meta" }
+local STREAM_DEF = { "name", "engine", "target", "workers", "qd", "mix", "dist", "rate_iops", "rate_asked_iops" }
+
+--- A result's workload definition: `definition` when it has one (and
+-- true), else its fields that say what ran (and false).
+function html.definition(r)
+  local d = opt(r, "definition")
+  if type(d) == "table" then return d, true end
+  local def = {}
+  for _, k in ipairs(DEF_FIELDS) do def[k] = opt(r, k) end
+  local streams = opt(r, "streams")
+  if type(streams) == "table" then
+    def.streams = {}
+    for i, s in ipairs(streams) do
+      local sd = {}
+      for _, k in ipairs(STREAM_DEF) do sd[k] = opt(s, k) end
+      def.streams[i] = sd
+    end
+  end
+  return def, false
+end
+
+local function phase_data(r, i)
+  local lat = opt(r, "lat")
+  local def, given = html.definition(r)
+  local p = {
+    i = i - 1, name = report.visible(opt(r, "name")), marks = report.marks(r), iops = num(opt(r, "iops")) or 0,
+    mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
+    p99 = num(opt(lat, "p99_ns")), mean = num(opt(lat, "mean_ns")), pct = html.percentiles(r), iv = intervals(r),
+    def = raw(def), defsrc = given,
+  }
+  local streams = opt(r, "streams")
+  if type(streams) == "table" and #streams > 0 then
+    p.streams = {}
+    for j, s in ipairs(streams) do
+      p.streams[j] = { name = report.visible(opt(s, "name") or ("stream " .. j)), iv = intervals(s) }
+    end
+  end
+  return p
+end
+
+-- ---- sweeps: phases that differ only in load ----
+
+local LOAD_KEYS = { name = true, qd = true, workers = true, rate = true, rate_iops = true, rate_asked_iops = true,
+  seed = true, schedule = true, meta = true }
+
+-- what a phase ran less its load (qd, workers, rate) and its name: phases
+-- with the same key are points of one curve
+local function sweep_key(r)
+  local d, given = html.definition(r)
+  local k = {}
+  for f, v in pairs(d) do if not LOAD_KEYS[f] then k[f] = v end end
+  if given then return json.encode(k) end
+  k.streams = nil
+  k.nstreams = type(opt(r, "streams")) == "table" and #r.streams or 0
+  return json.encode(k)
+end
+
+-- a phase's load: the rate asked, else qd x workers
+local function load(r)
+  return report.asked_rate(r) or (num(opt(r, "qd")) or 1) * (num(opt(r, "workers")) or 1)
+end
+
+-- the common start of the names, without trailing separators
+local function common_title(results, members)
+  local first = report.visible(opt(results[members[1]], "name"))
+  local n = #first
+  for _, i in ipairs(members) do
+    local s = report.visible(opt(results[i], "name"))
+    while n > 0 and s:sub(1, n) ~= first:sub(1, n) do n = n - 1 end
+  end
+  local t = first:sub(1, n):gsub("[%s@:;,%-=]+$", ""):gsub("[Qq][Dd]$", ""):gsub("%s+$", "")
+  return t ~= "" and t or "phases " .. table.concat({ members[1], members[#members] }, " to ")
+end
+
+--- The curves of a report: groups of at least two phases that ran the
+-- same workload at different loads (queue depth x workers, or the rate
+-- asked: a sweep or find_max's probes), each {title, members (0-based
+-- indexes, by load), knee}: the knee is the member with the most IOPS per
+-- unit of mean latency (Kleinrock's power). Failed phases are left out.
+function html.groups(results)
+  local by, order = {}, {}
+  for i, r in ipairs(results) do
+    if not opt(r, "failed") and (num(opt(r, "iops")) or 0) > 0 then
+      local k = sweep_key(r)
+      if not by[k] then by[k] = {}; order[#order + 1] = k end
+      table.insert(by[k], i)
+    end
+  end
+  local groups = {}
+  for _, k in ipairs(order) do
+    local m = by[k]
+    local loads = {}
+    for _, i in ipairs(m) do loads[load(results[i])] = true end
+    if #m >= 2 and next(loads, next(loads)) then
+      table.sort(m, function(a, b) return load(results[a]) < load(results[b]) end)
+      local best, knee = -1, m[1]
+      for _, i in ipairs(m) do
+        local mean = num(opt(opt(results[i], "lat"), "mean_ns")) or 0
+        local power = mean > 0 and results[i].iops / mean or 0
+        if power > best then best, knee = power, i end
+      end
+      local g = { title = common_title(results, m), members = {}, knee = knee - 1 }
+      for j, i in ipairs(m) do g.members[j] = i - 1 end
+      groups[#groups + 1] = g
+    end
+  end
+  return groups
+end
+
+-- ---- the machine ----
+
+local function read_file(path)
+  local ok, s = pcall(function()
+    local f = io.open(path, "rb")
+    if not f then return nil end
+    local t = f:read("a")
+    f:close()
+    return t
+  end)
+  return ok and s or nil
+end
+
+local function command(cmd)
+  local ok, s = pcall(function()
+    local p = io.popen(cmd .. " 2>/dev/null")
+    if not p then return nil end
+    local t = p:read("a")
+    p:close()
+    return t
+  end)
+  return ok and s and s:gsub("%s+$", "") or nil
+end
+
+--- This machine as the report can read it itself: CPU model, cores,
+-- memory, kernel (when iomoon.machine does not exist).
+function html.local_machine()
+  local m = {}
+  local cpu = read_file("/proc/cpuinfo") or ""
+  m.cpu = cpu:match("model name%s*:%s*([^\n]+)")
+  local n = 0
+  for _ in cpu:gmatch("\nprocessor%s*:") do n = n + 1 end
+  if cpu:match("^processor%s*:") then n = n + 1 end
+  m.cores = n > 0 and n or nil
+  local kb = (read_file("/proc/meminfo") or ""):match("MemTotal:%s*(%d+)")
+  m.memory_gib = kb and math.floor(tonumber(kb) / 1048576 * 10 + 0.5) / 10 or nil
+  m.kernel = command("uname -sr")
+  m.host = command("uname -n")
+  return m
+end
+
+-- the machine to show: the one given, else iomoon.machine(), else read here
+local function machine_of(given)
+  if type(given) == "table" then return given end
+  if type(iomoon.machine) == "function" then
+    local ok, m = pcall(iomoon.machine)
+    if ok and type(m) == "table" then return m end
+  end
+  return html.local_machine()
+end
+
+-- a nested table of plain values as key/value rows
+local function kv_rows(t, prefix, rows, depth)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  for _, k in ipairs(keys) do
+    local v, key = t[k], prefix .. tostring(k)
+    if type(v) == "table" and depth < 4 then
+      kv_rows(v, key .. ".", rows, depth + 1)
+    elseif type(v) ~= "table" then
+      rows[#rows + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(key), esc(tostring(v)))
+    end
+  end
+  return rows
+end
+
+-- ---- the summary table ----
+
+local function cell(f, r)
+  local ok, s = pcall(f, r)
+  return ok and esc(s) or "&ndash;"
+end
+
+local function row_class(r, stream)
+  local cls = {}
+  if stream and stream ~= "All" then cls[#cls + 1] = "stream" end
+  if opt(r, "failed") or (num(opt(r, "errors")) or 0) > 0 then cls[#cls + 1] = "bad"
+  elseif opt(r, "interrupted") then cls[#cls + 1] = "intr"
+  elseif report.rate_met(r) == false then cls[#cls + 1] = "rate" end
+  return #cls > 0 and string.format(' class="%s"', table.concat(cls, " ")) or ""
+end
+
+local function summary(results, out)
+  out[#out + 1] = '<div class="wrap"><table id="summary"><thead><tr><th class="n">Test name</th>'
+  for _, c in ipairs(report.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
+  out[#out + 1] = '<th class="n">Status</th></tr></thead><tbody>\n'
+  for i, res in ipairs(results) do
+    for _, row in ipairs(report.rows(res)) do
+      local r = row.result
+      local ok, m = pcall(report.marks, r)
+      m = ok and m or { "unreadable: " .. tostring(m) }
+      out[#out + 1] = string.format('<tr%s><td class="n"><a href="#phase-%d">%s</a></td>', row_class(r, row.stream), i,
+        esc(opt(r, "name")))
+      for _, c in ipairs(report.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
+      out[#out + 1] = string.format('<td class="st%s">%s</td></tr>\n', #m > 0 and " mark" or "",
+        #m > 0 and esc(table.concat(m, "; ")) or "ok")
+    end
+  end
+  out[#out + 1] = "</tbody></table></div>\n"
+end
+
+local function counts(results)
+  local bad, intr, rate = 0, 0, 0
+  for _, r in ipairs(results) do
+    if opt(r, "failed") or (num(opt(r, "errors")) or 0) > 0 then bad = bad + 1 end
+    if opt(r, "interrupted") then intr = intr + 1 end
+    if report.rate_met(r) == false then rate = rate + 1 end
+  end
+  local s = string.format("%d phase%s", #results, #results == 1 and "" or "s")
+  if bad > 0 then s = s .. string.format(', <span class="mark">%d with errors</span>', bad) end
+  if intr > 0 then s = s .. string.format(', <span class="mark">%d interrupted</span>', intr) end
+  if rate > 0 then s = s .. string.format(', <span class="mark">%d below the rate asked</span>', rate) end
+  return s
+end
+
 --- The whole report of `results` as one HTML document (a string).
--- machine: the description of the machine that ran them (iomoon.machine()'s
--- table; nil: this machine's, when it can be read).
+-- machine: the description of the machine that ran them (a saved JSON's;
+-- nil: iomoon.machine() when it exists, else what this machine says of
+-- itself in /proc and uname).
 function html.render(results, machine)
-  local _ = results and machine
-  errors.run("the html report is not built yet")
+  results = results or {}
+  local data = { version = iomoon.version, phases = {}, groups = html.groups(results) }
+  for i, r in ipairs(results) do data.phases[i] = phase_data(r, i) end
+  local buf = {}
+  encode(data, buf)
+  local blob = table.concat(buf):gsub("<", "\\u003c")
+  local out = { '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+    "<title>iomoon report</title>\n<style>", assets.css, "</style></head><body>\n",
+    string.format("<h1>iomoon report</h1>\n<p>iomoon %s, written %s: %s</p>\n", esc(iomoon.version),
+      os.date("!%Y-%m-%d %H:%M UTC"), counts(results)),
+    '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
+  summary(results, out)
+  out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'
+  out[#out + 1] = table.concat(kv_rows(machine_of(machine), "", {}, 0))
+  out[#out + 1] = "</table>\n<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
+  out[#out + 1] = '<h2>IOPS against latency</h2>\n<div id="curves"></div>\n'
+  out[#out + 1] = '<h2>Phases</h2>\n<p class="note">The first 10 are drawn; open another to draw it.</p><div id="phases"></div>\n'
+  out[#out + 1] = '<script type="application/json" id="data">' .. blob .. "</script>\n"
+  out[#out + 1] = "<script>" .. assets.js .. "</script>\n</body></html>\n"
+  return table.concat(out)
 end
 
 return html
