@@ -21,7 +21,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
             pandoc man-db strace e2fsprogs
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
-        engine_uring target stats worker phase csv verify genmap outfile claims protect trace trace_profile
+        engine_uring target stats worker phase csv verify genmap outfile claims protect trace trace_iolog trace_blk trace_csv trace_profile
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).
 BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv \

@@ -61,6 +61,8 @@ struct trace_columns {
 	double time_ns;     /* nanoseconds per unit of the time column */
 	uint64_t offset_unit, len_unit; /* bytes per unit (512 for sectors) */
 	int header;         /* the first line names the columns */
+	/* with header: columns named by the header's words (NULL: by number) */
+	const char *time_name, *op_name, *offset_name, *len_name, *dev_name;
 };
 
 struct trace_opts {
@@ -70,6 +72,7 @@ struct trace_opts {
 	uint64_t from_ns, to_ns;   /* keep records in [from, to), times from the trace's first record */
 	int skip_bad;              /* count malformed lines instead of failing */
 	struct trace_columns columns; /* TRACE_CSV only */
+	int any_iolog;             /* format "iolog": version 2 or 3, as the file's first line says */
 };
 
 /* Load a trace. RC_OK with *out set; RC_INPUT with why (a malformed line:
@@ -77,11 +80,24 @@ struct trace_opts {
  * RC_FAIL with why (the file cannot be read, no memory). */
 int trace_load(const char *path, const struct trace_opts *o, struct trace **out, char *why, size_t why_len);
 void trace_free(struct trace *t);
+/* A trace built by hand (t->io, t->n > 0, devs, times from any origin):
+ * sorted by time (stable), rebased to its first record, span_ns and
+ * dev_end set, as trace_load leaves one. RC_OK, or RC_FAIL/RC_INPUT with why. */
+int trace_seal(struct trace *t, char *why, size_t why_len);
 
-/* Write t as fio iolog version 3 (times in the unit fio's code reads) or as
- * CSV (time_ns,op,offset,len,device). RC_OK, or RC_FAIL with why. */
+/* Write t as fio iolog version 3 (format TRACE_IOLOG3: times in
+ * microseconds, the unit fio's code reads) or as CSV (TRACE_CSV:
+ * time_ns,op,offset,len,device, with that header), atomically (outfile.h).
+ * RC_OK; RC_INPUT with why (path refused: a directory, no parent; a device
+ * name fio cannot read); RC_FAIL with why (a write failed: the previous
+ * file is kept). */
 int trace_save(const struct trace *t, const char *path, enum trace_format format, char *why, size_t why_len);
 
 const char *trace_format_name(enum trace_format f);
+/* "read", "write", "trim", "sync" by OP_*. */
+extern const char *const trace_op_names[4];
+/* An op word of len bytes (read, r, write, w, trim, t, discard, d, sync, s,
+ * flush, f, datasync; any case) as OP_*, or -1. */
+int trace_op_word(const char *s, size_t len);
 
 #endif
