@@ -2,7 +2,8 @@
 -- puts them inline). Our own SVG charts: no library, no network. The page
 -- writes what it drew into <div id="status">: data-charts (SVG charts
 -- drawn), data-empty (charts without a data point), data-errors (script
--- errors, their messages in the element's text), data-ms (time to render).
+-- errors, their messages in the element's text), data-ms (the script's
+-- time to render) and data-load-ms (from navigation to the load event).
 local M = {}
 
 M.css = [==[
@@ -34,6 +35,8 @@ function status() {
   st.textContent = errs.join("\n");
 }
 window.onerror = function (m) { errs.push(String(m)); status(); };
+// data-load-ms: from the start of navigation to the load event (parsing included)
+window.addEventListener("load", function () { st.setAttribute("data-load-ms", performance.now().toFixed(1)); });
 var D = JSON.parse(document.getElementById("data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
 var PAL = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
@@ -252,6 +255,15 @@ function run(f) { try { f(); } catch (e) { errs.push(String(e && e.stack || e));
 run(overlay);
 run(curves);
 run(phases);
+// #all-phases opens (and so draws) every phase; #all-overlay overlays every phase
+run(function () {
+  var h = location.hash;
+  if (h.indexOf("all-overlay") >= 0) { var b = document.querySelector("#dist button"); if (b) b.click(); }
+  if (h.indexOf("all-phases") >= 0) {
+    var dets = document.querySelectorAll("details[data-i]");
+    for (var i = 0; i < dets.length; i++) dets[i].open = true;
+  }
+});
 st.setAttribute("data-ms", (performance.now() - T0).toFixed(1));
 status();
 })();

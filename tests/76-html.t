@@ -1,0 +1,129 @@
+#!/bin/bash
+# The HTML report (doc/reports.md): one self-contained file (no network, the
+# data block cannot be ended by a name), the summary marks errors,
+# interrupted phases and unmet rates, and in a real browser (Debian's
+# chromium, headless) every report draws what its data asks for without a
+# script error: one phase with streams, a sweep of 12 queue depths, an
+# interrupted run, a run with errors, and 1,000 phases under 2 s.
+# Under ASan the browser part is skipped (the suite's other run has it).
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+F="$TMP/t.dat"
+
+# ---- the reports ----
+cat >one.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { name = "one </script><!-- \"x\" & <b>y</b>", engine = "sim", bs = "4k", duration = "0.3s",
+  interval = "50ms", streams = { { name = "s1", qd = 2 }, { name = "s2", qd = 8 } } }
+LUA
+"$IOMOON" run --quiet --format html --output one.html one.lua >/dev/null 2>one.err
+is $? 0 "one phase with streams: --format html, exit 0"
+
+cat >sweep.lua <<'LUA'
+local iomoon = require "iomoon"
+for _, qd in ipairs { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048 } do
+  iomoon.run { name = "sim 4k randread QD " .. qd, engine = "sim", bs = "4k", random = 100, qd = qd,
+    duration = "0.1s", interval = "10ms" }
+end
+LUA
+"$IOMOON" run --quiet --format html --output sweep.html sweep.lua >/dev/null 2>sweep.err
+is $? 0 "a sweep of 12 queue depths: exit 0"
+
+cat >errors.lua <<'LUA'
+local iomoon = require "iomoon"
+local t = { path = arg[1], size = "1m" }
+iomoon.run { name = "write", target = t, bs = "64k", read = 0, bytes = "1m", qd = 4, verify = "crc32c" }
+local f = assert(io.open(arg[1], "r+b")); f:seek("set", 100 * 4096 + 10); f:write("garbage!"); f:close()
+iomoon.run { name = "verify", target = t, bs = "4k", qd = 1, verify = "crc32c", verify_only = true, on_error = "continue" }
+iomoon.run { name = "paced", engine = "sim", sim_latency = "1ms", bs = "4k", qd = 1, rate = 5000, duration = "0.3s" }
+LUA
+"$IOMOON" run --quiet --format html --output errors.html errors.lua "$F" >/dev/null 2>errors.err
+is $? 1 "a run with errors: exit 1"
+
+"$IOMOON" run --quiet --format html --output intr.html /dev/stdin >/dev/null 2>intr.err <<'LUA' &
+require("iomoon").run { name = "long", engine = "sim", bs = "4k", qd = 4, duration = "20s", interval = "100ms" }
+LUA
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+is $? 1 "an interrupted run: exit 1"
+
+out=$("$IOMOON" run --quiet --format none "$T/html/big.lua" "$TMP/big.html" 1000)
+big_ms=${out% *} big_size=${out#* }
+echo "# 1,000 phases: rendered by Lua in $big_ms ms, $big_size bytes; one phase: $(stat -c %s one.html) bytes"
+case "$IOMOON" in
+*asan*) skip "the Lua render time of 1,000 phases: not under ASan" ;;
+*) [ "$big_ms" -lt 2000 ]; ok $? "1,000 phases: Lua renders the page in under 2 s ($big_ms ms)" ;;
+esac
+
+# ---- the HTML text ----
+for r in one sweep errors intr big; do
+	h="$r.html"
+	[ "$(head -c 15 "$h")" = "<!DOCTYPE html>" ]; ok $? "$r: an HTML document"
+	grep -Eiq "(src|href|url)[[:space:]]*[=(][[:space:]]*[\"']?[[:space:]]*([a-z]+:)?//" "$h"; is $? 1 "$r: nothing fetched from the network (no src, href or url to another host)"
+	grep -Eiq "<(link|img|iframe|object|embed)[[:space:]>]" "$h"; is $? 1 "$r: no file beside it (no link, img, iframe, object, embed)"
+	is "$(grep -o '</script>' "$h" | wc -l)" 2 "$r: </script> only where the two script blocks end"
+	is "$(grep -c '<!--' "$h")" 0 "$r: no <!-- (the data block writes < as \\u003c)"
+	grep -q '<table class="kv" id="machine"><tr><td>' "$h"; ok $? "$r: the machine is described"
+done
+grep -q '<a href="#phase-1">one &#60;/script&#62;&#60;!-- &#34;x&#34; &#38; &#60;b&#62;y&#60;/b&#62;</a>' one.html
+ok $? "one: the name in the summary as text, its markup escaped"
+is "$(grep -c 'href="#phase-1">one.* / s[12]<' one.html)" 2 "one: a summary row per stream"
+is "$(grep -c 'href="#phase-' sweep.html)" 12 "sweep: 12 summary rows"
+grep -q '"groups":\[{[^]]*"members":\[0,1,2,3,4,5,6,7,8,9,10,11\]' sweep.html; ok $? "sweep: one curve of IOPS against latency, its 12 phases by queue depth"
+grep -Eq '<tr class="bad"><td class="n"><a href="#phase-2">verify</a>.*class="st mark">[0-9]+ errors? \(' errors.html
+ok $? "errors: the verify phase's row marked with its errors"
+grep -Eq '<tr class="rate"><td class="n"><a href="#phase-3">paced</a>.*rate not met: [0-9]+ of 5000 IOPS' errors.html
+ok $? "errors: the unmet rate marked"
+grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupted</td>' intr.html
+ok $? "interrupted: the phase's row marked interrupted"
+grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
+
+# ---- in a browser ----
+case "$IOMOON" in *asan*)
+	skip "browser: not under ASan (the suite's other run loads the pages)"
+	done_testing; exit ;;
+esac
+if ! command -v chromium >/dev/null; then
+	skip "browser: chromium is missing (make deps installs it)"
+	done_testing; exit
+fi
+# load URL [SHOT]: the DOM after the page's script ran (and a screenshot)
+load() {
+	local o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
+		--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=3000)
+	if [ -n "${2:-}" ]; then
+		timeout 60 chromium "${o[@]}" --screenshot="$2" --window-size=1000,1400 "file://$TMP/$1" >/dev/null 2>&1
+	fi
+	timeout 60 chromium "${o[@]}" --dump-dom "file://$TMP/$1" 2>"$TMP/chr.err"
+}
+# check NAME PAGE EXPECTED-CHARTS [all]: sets $c to check.py's lines
+check() {
+	local dom="$TMP/$1.dom"
+	load "$2" "${SHOT:-}" >"$dom"
+	c=$(python3 "$T/html/check.py" "$TMP/${2%%#*}" "$dom" "${SHOT:--}" ${4:-})
+	get() { printf '%s\n' "$c" | sed -n "s/^$1=//p"; }
+	is "$(get errors)" 0 "$1: no script error $(printf '%s' "$c" | grep -v '=' | head -3)"
+	is "$(get charts)/$(get svg)/$(get drawn)" "$3/$3/$3" "$1: $3 charts, each with drawn data"
+	is "$(get expect)" "$3" "$1: as many as the data asks for"
+	is "$(get empty)" 0 "$1: no empty chart"
+}
+check one one.html 5
+is "$(get iops_paths)" 3 "one: IOPS over time, a line for the phase and one per stream"
+SHOT="$TMP/sweep.png" check sweep 'sweep.html#all-phases' 50 all
+[ "$(get nonwhite)" -ge 30 ] && [ "$(get colours)" -ge 20 ]
+ok $? "sweep: the screenshot is not blank ($(get nonwhite) per mille not white, $(get colours) colours)"
+is "$(get overlay_paths)" 12 "sweep: the percentiles of the 12 phases overlaid"
+check errors errors.html 13
+check interrupted intr.html 5
+check big big.html 42
+# the page's script: from its first line to the last chart drawn (the load
+# event, parsing the 1,000-row table included, is shown: it depends on the
+# machine's load more than on the page)
+ms=$(get ms)
+[ "${ms%.*}" -lt 2000 ]; ok $? "1,000 phases: the page's script draws it in under 2 s ($ms ms; $(get load_ms) ms from navigation to the load event)"
+is "$(get overlay_paths)" 20 "1,000 phases: the first 20 overlaid"
+check big-overlay 'big.html#all-overlay' 42
+is "$(get overlay_paths)" 1000 "1,000 phases: all overlaid on demand"
+done_testing

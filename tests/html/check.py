@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""tests/html/check.py PAGE.html DOM.html [SHOT.png]: what a report page
+drew, as key=value lines for tests/76-html.t.
+
+PAGE is the report as written (its data block says what there is to draw),
+DOM the page after its script ran (chromium --dump-dom), SHOT a screenshot.
+  charts, empty, errors, ms, load_ms  the status element's attributes
+  svg                  <svg class="chart"> elements in the DOM
+  drawn                charts with a path of at least one point (M x y)
+  expect               charts the data asks for (the first 10 phases, or all
+                       with 'all' as 4th argument: 3 over time when the phase
+                       has intervals, 1 of percentiles when it has any; plus
+                       the overlay and one per sweep group)
+  overlay_paths        paths in the first chart (the percentiles overlaid)
+  iops_paths           paths in the first "IOPS over time" chart
+  nonwhite, colours    share of non-white pixels (per mille), distinct colours
+"""
+import json, re, struct, sys, zlib
+
+
+def png_pixels(path):
+    """The RGB(A) rows of an 8-bit, non-interlaced PNG (what chromium writes)."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), "PNG kind %d/%d" % (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, prev, rows = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        if f == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, prev))
+        elif f in (1, 3, 4):
+            for i in range(stride):
+                a = line[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                if f == 1: line[i] = (line[i] + a) & 255
+                elif f == 3: line[i] = (line[i] + ((a + b) >> 1)) & 255
+                else:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return rows, w, bpp
+
+
+def main():
+    page, dom = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+    everything = len(sys.argv) > 4 and sys.argv[4] == "all"
+    st = re.search(r'<div id="status"([^>]*)>', dom)
+    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', st.group(1))) if st else {}
+    for k in ("charts", "empty", "errors", "ms", "load-ms"):
+        print("%s=%s" % (k.replace("-", "_"), attrs.get(k, "missing")))
+    svgs = re.findall(r'<svg class="chart".*?</svg>', dom, re.S)
+    print("svg=%d" % len(svgs))
+    print("drawn=%d" % sum(1 for s in svgs if re.search(r'<path d="M[-0-9.]+ [-0-9.]+', s)))
+    print("overlay_paths=%d" % (len(re.findall(r"<path ", svgs[0])) if svgs else 0))
+    iops = [s for s in svgs if ">IOPS over time<" in s]
+    print("iops_paths=%d" % (len(re.findall(r"<path ", iops[0])) if iops else 0))
+    data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
+    ph = data["phases"] if everything else data["phases"][:10]
+    expect = sum((3 if p.get("iv") else 0) + (1 if p["pct"] else 0) for p in ph)
+    expect += (1 if any(p["pct"] for p in data["phases"]) else 0) + len(data["groups"])
+    print("expect=%d" % expect)
+    if len(sys.argv) > 3 and sys.argv[3] != "-":
+        rows, w, bpp = png_pixels(sys.argv[3])
+        nonwhite, colours, total = 0, set(), 0
+        for line in rows[::2]:
+            for x in range(0, w * bpp, bpp * 2):
+                px = bytes(line[x:x + 3])
+                total += 1
+                if px != b"\xff\xff\xff":
+                    nonwhite += 1
+                colours.add(px)
+        print("nonwhite=%d" % (1000 * nonwhite // max(total, 1)))
+        print("colours=%d" % len(colours))
+
+
+main()
