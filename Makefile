@@ -25,7 +25,7 @@ CORE := clock hist units workload batch engine engine_null engine_sim engine_psy
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).
 BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv \
-           lua_trace lua_trace_profile
+           lua_trace lua_trace_profile lua_definition lua_machine
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) $(BINDING) main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls

@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "hist.h"
+#include "lua_repro.h"
 #include "lua_trace.h"
 #include "outfile.h"
 #include "phase.h"
@@ -604,7 +605,7 @@ int luaopen_iomoon(lua_State *L)
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
 		{ "protect", l_protect }, { "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
 		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
-		{ "stat", l_stat }, { "write_atomic", l_write_atomic },
+		{ "stat", l_stat }, { "write_atomic", l_write_atomic }, { "machine", api_machine },
 		{ NULL, NULL },
 	};
 

@@ -12,6 +12,7 @@
 #include "lua_api.h"
 #include "lua_int.h"
 #include "lua_phase.h"
+#include "lua_repro.h"
 #include "phase.h"
 #include "rc.h"
 #include "verify.h"
@@ -563,6 +564,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		push_specs(L, rs, r);
 	if (rs->nstreams)
 		push_streams(L, rs, r);
+	if (!strcmp(rs->path, "phase")) /* the phase's own (its table at rs->table), not a stream's */
+		api_push_definition(L, rs, r->engine);
 }
 
 /* The registry table under key, made on first use. */
@@ -638,7 +641,7 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", "trim", "sync", "specs", NULL };
+	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */

@@ -1,0 +1,222 @@
+-- iomoon.saved: a results file read back (doc/reports.md): the JSON
+-- document `--format json` writes, parsed and checked, for `iomoon report`,
+-- `compare` and `rerun`. A file that is not JSON, not an iomoon document,
+-- or lacks what a report needs is an input error naming the file and what
+-- is wrong; nothing is guessed.
+
+local errors = require "iomoon.errors"
+
+local saved = {}
+
+-- JSON objects come back with this metatable, so that an empty one ({} in
+-- the file, e.g. errors_by_errno) is written as {} again, not [].
+local OBJECT = { __json = "object" }
+
+local ESCAPES = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
+
+-- A JSON parser over s; p:fail(what) raises with the position.
+local function parser(s, fail)
+  local p = { s = s, i = 1 }
+  local value
+
+  local function ws()
+    p.i = s:find("[^ \t\r\n]", p.i) or #s + 1
+  end
+
+  local function err(what)
+    local line = select(2, s:sub(1, p.i):gsub("\n", "")) + 1
+    fail(string.format("not JSON at line %d (%s)", line, what))
+  end
+
+  local function str()
+    local out, i = {}, p.i + 1
+    while true do
+      local j = s:find('["\\%c]', i)
+      if not j then err("a string without its closing quote") end
+      out[#out + 1] = s:sub(i, j - 1)
+      local c = s:sub(j, j)
+      if c == '"' then p.i = j + 1; return table.concat(out) end
+      if c ~= "\\" then err("a control character in a string") end
+      local e = s:sub(j + 1, j + 1)
+      if ESCAPES[e] then
+        out[#out + 1] = ESCAPES[e]
+        i = j + 2
+      elseif e == "u" then
+        local hex = s:match("^%x%x%x%x", j + 2)
+        if not hex then err("a bad \\u escape") end
+        local cp = tonumber(hex, 16)
+        i = j + 6
+        local lo = cp >= 0xD800 and cp < 0xDC00 and s:match("^\\u(%x%x%x%x)", i)
+        if lo and tonumber(lo, 16) >= 0xDC00 and tonumber(lo, 16) < 0xE000 then
+          cp = 0x10000 + (cp - 0xD800) * 0x400 + (tonumber(lo, 16) - 0xDC00)
+          i = i + 6
+        end
+        out[#out + 1] = utf8.char(cp)
+      else
+        err("a bad escape in a string")
+      end
+    end
+  end
+
+  local function num()
+    local t = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", p.i)
+    local n = t and tonumber(t)
+    if n and not t:find("[.eE]") then n = math.tointeger(n) or n end -- 12 stays an integer, as it was written
+    if not n then err("a bad number") end
+    p.i = p.i + #t
+    return n
+  end
+
+  local function list(depth)
+    local t, n = {}, 0
+    p.i = p.i + 1
+    ws()
+    if s:sub(p.i, p.i) == "]" then p.i = p.i + 1; return t end
+    while true do
+      n = n + 1
+      t[n] = value(depth + 1)
+      ws()
+      local c = s:sub(p.i, p.i)
+      p.i = p.i + 1
+      if c == "]" then return t end
+      if c ~= "," then p.i = p.i - 1; err("expected , or ] in a list") end
+    end
+  end
+
+  local function object(depth)
+    local t = setmetatable({}, OBJECT)
+    p.i = p.i + 1
+    ws()
+    if s:sub(p.i, p.i) == "}" then p.i = p.i + 1; return t end
+    while true do
+      ws()
+      if s:sub(p.i, p.i) ~= '"' then err("expected a name in quotes") end
+      local k = str()
+      ws()
+      if s:sub(p.i, p.i) ~= ":" then err("expected : after a name") end
+      p.i = p.i + 1
+      t[k] = value(depth + 1)
+      ws()
+      local c = s:sub(p.i, p.i)
+      p.i = p.i + 1
+      if c == "}" then return t end
+      if c ~= "," then p.i = p.i - 1; err("expected , or } in an object") end
+    end
+  end
+
+  local WORDS = { ["true"] = true, ["false"] = false }
+  value = function(depth)
+    if depth > 200 then err("nested too deep") end
+    ws()
+    local c = s:sub(p.i, p.i)
+    if c == "{" then return object(depth) end
+    if c == "[" then return list(depth) end
+    if c == '"' then return str() end
+    if c == "-" or c:match("%d") then return num() end
+    for w, v in pairs(WORDS) do
+      if s:sub(p.i, p.i + #w - 1) == w then p.i = p.i + #w; return v end
+    end
+    if s:sub(p.i, p.i + 3) == "null" then p.i = p.i + 4; return nil end
+    err(c == "" and "the text ends early" or "unexpected '" .. c .. "'")
+  end
+
+  function p.document()
+    local v = value(0)
+    ws()
+    if p.i <= #s then err("text after the end of the document") end
+    return v
+  end
+  return p
+end
+
+--- Parse the JSON text s; fail(message) is called (and must raise) on an
+-- error. Objects get a metatable that keeps them objects when encoded.
+function saved.decode(s, fail)
+  fail = fail or function(m) errors.input("%s", m) end
+  return parser(s, fail).document()
+end
+
+-- What every phase of a results file must hold for every report format:
+-- a path (dots; "?" marks an optional table) and a Lua type.
+local REQUIRED = {
+  { "name", "string" }, { "iops", "number" }, { "mb_per_s", "number" }, { "mib_per_s", "number" },
+  { "seconds", "number" }, { "errors", "number" }, { "workers", "number" }, { "qd", "number" },
+  { "engine", "string" }, { "interrupted", "boolean" }, { "failed", "boolean" },
+  { "lat", "table" }, { "lat.mean_ns", "number" }, { "lat.max_ns", "number" }, { "lat.p50_ns", "number" },
+  { "lat.p99_ns", "number" }, { "lat.p999_ns", "number" }, { "lat.p9999_ns", "number" },
+  { "cpu", "table" }, { "cpu.util_pct", "number" }, { "cpu.user_s", "number" }, { "cpu.sys_s", "number" },
+}
+for _, op in ipairs({ "read", "write" }) do
+  REQUIRED[#REQUIRED + 1] = { op, "table" }
+  for _, f in ipairs({ "iops", "mib_per_s", "mb_per_s", "errors", "bytes", "ios" }) do
+    REQUIRED[#REQUIRED + 1] = { op .. "." .. f, "number" }
+  end
+  REQUIRED[#REQUIRED + 1] = { op .. ".lat", "table" }
+  REQUIRED[#REQUIRED + 1] = { op .. ".lat.mean_ns", "number" }
+  REQUIRED[#REQUIRED + 1] = { op .. ".lat.max_ns", "number" }
+end
+
+-- The value at dotted path in t, or nil.
+local function at(t, path)
+  for k in path:gmatch("[^.]+") do
+    if type(t) ~= "table" then return nil end
+    t = t[k]
+  end
+  return t
+end
+
+-- The first thing wrong with phase r (a result read back), or nil.
+local function phase_problem(r, where)
+  if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
+  for _, req in ipairs(REQUIRED) do
+    local v = at(r, req[1])
+    if type(v) ~= req[2] then
+      return string.format("%s.%s is %s (a %s is needed)", where, req[1], v == nil and "missing" or "a " .. type(v),
+        req[2])
+    end
+  end
+  if type(r.target) ~= "string" and type(r.target) ~= "table" then
+    return where .. ".target is missing (a path or a list of paths is needed)"
+  end
+  if r.streams ~= nil then
+    if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
+    for i, st in ipairs(r.streams) do
+      local p = phase_problem(st, string.format("%s.streams[%d]", where, i))
+      if p then return p end
+    end
+  end
+end
+
+local function shown(path)
+  return require("iomoon.report").visible(path)
+end
+
+--- Read and check the results file at path: { file, iomoon, machine,
+-- phases }. what names the argument in messages ("iomoon report").
+-- Raises an input error "FILE: what is wrong" for a file that cannot be
+-- read, is not JSON, is not an iomoon document or lacks a field a report
+-- needs.
+function saved.load(path)
+  local function fail(fmt, ...) errors.input("%s: " .. fmt, shown(path), ...) end
+  local st, why = require("iomoon").stat(path)
+  if not st then fail("%s", why) end
+  if st.kind ~= "file" then fail("is a %s, not a results file", st.kind) end
+  local f, err = io.open(path, "rb")
+  if not f then fail("%s", err) end
+  local text = f:read("a")
+  f:close()
+  if not text then fail("cannot be read") end
+  local doc = saved.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
+  if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
+    fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")
+  end
+  if getmetatable(doc.phases) == OBJECT and next(doc.phases) ~= nil then fail("\"phases\" is not a list") end
+  for i, r in ipairs(doc.phases) do
+    local p = phase_problem(r, string.format("phases[%d]", i))
+    if p then fail("%s", p) end
+  end
+  if doc.machine ~= nil and type(doc.machine) ~= "table" then fail("\"machine\" is not an object") end
+  return { file = path, iomoon = tostring(doc.iomoon), machine = doc.machine, phases = doc.phases }
+end
+
+return saved
