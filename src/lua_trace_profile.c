@@ -1,7 +1,263 @@
-/* lua_trace_profile.c - iomoon.trace.profile: what a trace does, summed up. */
+/* lua_trace_profile.c - iomoon.trace.profile: what a trace does, summed up
+ * (trace_profile.c computes, this file makes the table doc/replay.md
+ * lists). It also makes iomoon.trace.to_phase and print_profile, written
+ * in Lua (lua/iomoon/trace.lua), reachable from the iomoon.trace table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua_int.h"
 #include "lua_trace.h"
+#include "shown.h"
+#include "trace_profile.h"
+
+static const char *const op_name[OP_NTYPES] = { "read", "write", "trim", "sync" };
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_int(lua_State *L, const char *k, uint64_t v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+/* {{bytes=, pct=}, ...} most common first, as a field k, and k_other_pct. */
+static void push_sizes(lua_State *L, const struct tp_sizes *s, const char *k)
+{
+	char f[64];
+
+	lua_createtable(L, (int)s->n, 0);
+	for (unsigned i = 0; i < s->n; i++) {
+		lua_createtable(L, 0, 2);
+		set_int(L, "bytes", s->size[i].bytes);
+		set_num(L, "pct", pct(s->size[i].n, s->total));
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, k);
+	snprintf(f, sizeof(f), "%s_other_pct", k);
+	set_num(L, f, pct(s->other, s->total));
+}
+
+/* The counts every level shares: n, iops, op shares, bytes, sequential
+ * share, touched extent. */
+static void push_counts(lua_State *L, const struct tp_counts *c)
+{
+	uint64_t data = c->n - c->n_op[OP_SYNC], seq = c->seq_op[OP_READ] + c->seq_op[OP_WRITE] + c->seq_op[OP_TRIM];
+	double span = (double)(c->last_ns - c->first_ns) / 1e9;
+	char f[32];
+
+	set_int(L, "n", c->n);
+	set_num(L, "span_s", span);
+	set_num(L, "iops", span > 0 ? (double)(c->n - 1) / span : 0);
+	for (unsigned op = 0; op < OP_NTYPES; op++) {
+		snprintf(f, sizeof(f), "%s_pct", op_name[op]);
+		set_num(L, f, pct(c->n_op[op], c->n));
+		snprintf(f, sizeof(f), "%ss", op_name[op]);
+		set_int(L, f, c->n_op[op]);
+	}
+	set_int(L, "bytes_read", c->bytes_op[OP_READ]);
+	set_int(L, "bytes_written", c->bytes_op[OP_WRITE]);
+	set_int(L, "bytes_trimmed", c->bytes_op[OP_TRIM]);
+	set_num(L, "seq_pct", pct(seq, data));
+	for (unsigned op = 0; op < OP_NDATA; op++) {
+		snprintf(f, sizeof(f), "%s_seq_pct", op_name[op]);
+		set_num(L, f, pct(c->seq_op[op], c->n_op[op]));
+	}
+	set_int(L, "offset_min_bytes", data ? c->lo : 0);
+	set_int(L, "offset_end_bytes", data ? c->hi : 0);
+	set_int(L, "extent_bytes", data ? c->hi - c->lo : 0);
+}
+
+static void push_gaps(lua_State *L, const struct trace_profile *p)
+{
+	lua_createtable(L, 0, 6);
+	set_int(L, "n", p->gaps);
+	set_num(L, "mean_ns", p->gap_mean_ns);
+	set_num(L, "cv", p->gap_cv);
+	set_int(L, "p50_ns", p->gap_p50_ns);
+	set_int(L, "p99_ns", p->gap_p99_ns);
+	set_int(L, "max_ns", p->gap_max_ns);
+	lua_setfield(L, -2, "gap");
+	lua_pushstring(L, p->arrival);
+	lua_setfield(L, -2, "arrival");
+}
+
+static void push_timeline(lua_State *L, const struct trace_profile *p)
+{
+	lua_createtable(L, (int)p->nbuckets, 0);
+	for (unsigned b = 0; b < p->nbuckets; b++) {
+		lua_pushnumber(L, p->bucket_s > 0 ? (double)p->bucket[b] / p->bucket_s : 0);
+		lua_rawseti(L, -2, b + 1);
+	}
+	lua_setfield(L, -2, "iops_over_time");
+	set_num(L, "interval_s", p->bucket_s);
+}
+
+static void push_hot(lua_State *L, const struct trace_profile *p)
+{
+	lua_pushstring(L, p->zoned);
+	lua_setfield(L, -2, "dist");
+	lua_createtable(L, 0, 5);
+	lua_pushstring(L, p->zoned);
+	lua_setfield(L, -2, "dist");
+	lua_createtable(L, (int)p->nzones, 0);
+	for (unsigned z = 0; z < p->nzones; z++) {
+		lua_createtable(L, 0, 2);
+		set_num(L, "access_pct", p->zone[z].access_pct);
+		set_num(L, "region_pct", p->zone[z].region_pct);
+		lua_rawseti(L, -2, z + 1);
+	}
+	lua_setfield(L, -2, "zones");
+	lua_createtable(L, (int)p->ncells, 0);
+	for (unsigned c = 0; c < p->ncells; c++) {
+		lua_pushnumber(L, pct(p->cell[c], p->cell_total));
+		lua_rawseti(L, -2, c + 1);
+	}
+	lua_setfield(L, -2, "cells_pct");
+	set_int(L, "ios", p->cell_total);
+	lua_pushboolean(L, p->cells_random);
+	lua_setfield(L, -2, "random_only");
+	set_num(L, "misplaced_pct", p->fit_error_pct);
+	lua_setfield(L, -2, "hot");
+}
+
+static void push_devices(lua_State *L, const struct trace *t, const struct trace_profile *p)
+{
+	lua_createtable(L, (int)p->ndevs, 0);
+	for (unsigned d = 0; d < p->ndevs; d++) {
+		lua_createtable(L, 0, 24);
+		lua_pushstring(L, p->dev_index[d] < t->ndevs ? t->devs[p->dev_index[d]] : "");
+		lua_setfield(L, -2, "name");
+		push_counts(L, &p->dev[d]);
+		lua_rawseti(L, -2, d + 1);
+	}
+	lua_setfield(L, -2, "devices");
+}
+
+/* opts.device: a device's name as the trace gives it, or its number from 1. */
+static int read_device(lua_State *L, const struct trace *t)
+{
+	char buf[128];
+
+	if (lua_getfield(L, 2, "device") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return -1;
+	}
+	if (lua_isinteger(L, -1)) {
+		lua_Integer i = api_check_int(L, -1, "profile.device", 1, t->ndevs ? t->ndevs : 1);
+
+		lua_pop(L, 1);
+		return (int)i - 1;
+	}
+	if (lua_type(L, -1) != LUA_TSTRING)
+		api_input_error(L, "profile.device: a %s is not a device (give its name or its number from 1)",
+				luaL_typename(L, -1));
+	for (unsigned d = 0; d < t->ndevs; d++)
+		if (!strcmp(t->devs[d], lua_tostring(L, -1))) {
+			lua_pop(L, 1);
+			return (int)d;
+		}
+	api_input_error(L, "profile.device: '%s' is not a device of the trace (it has %u)",
+			shown(lua_tostring(L, -1), buf, sizeof(buf)), t->ndevs);
+	return -1;
+}
+
+static void read_opts(lua_State *L, const struct trace *t, struct tp_opts *o)
+{
+	static const char *const keys[] = { "device", "cells", "zones", "buckets", NULL };
+
+	*o = (struct tp_opts){ .dev = -1, .cells = 50, .max_zones = 4 };
+	if (lua_isnoneornil(L, 2))
+		return;
+	if (!lua_istable(L, 2))
+		api_input_error(L, "profile: a %s is not a table of options", luaL_typename(L, 2));
+	api_check_keys(L, 2, "profile", keys);
+	o->dev = read_device(L, t);
+	if (lua_getfield(L, 2, "cells") != LUA_TNIL)
+		o->cells = (unsigned)api_check_int(L, -1, "profile.cells", 1, TP_MAX_CELLS);
+	if (lua_getfield(L, 2, "zones") != LUA_TNIL)
+		o->max_zones = (unsigned)api_check_int(L, -1, "profile.zones", 1, TP_MAX_ZONES);
+	if (lua_getfield(L, 2, "buckets") != LUA_TNIL)
+		o->buckets = (unsigned)api_check_int(L, -1, "profile.buckets", 1, TP_MAX_BUCKETS);
+	lua_pop(L, 3);
+}
+
+/* iomoon.trace.profile(trace [, {device=, cells=, zones=, buckets=}]) */
+static int l_profile(lua_State *L)
+{
+	struct trace *t = lua_trace_test(L, 1);
+	struct trace_profile *p;
+	struct tp_opts o;
+	char why[WHY_LEN];
+	int rc;
+
+	if (!t)
+		return api_input_error(L, "profile: a %s is not a trace (iomoon.trace.load gives one)", luaL_typename(L, 1));
+	read_opts(L, t, &o);
+	p = malloc(sizeof(*p));
+	if (!p)
+		return luaL_error(L, "no memory for a trace profile");
+	rc = trace_profile(t, &o, p, why, sizeof(why));
+	if (rc != RC_OK) {
+		free(p);
+		if (rc == RC_INPUT)
+			return api_input_error(L, "profile: %s", why);
+		return luaL_error(L, "%s", why);
+	}
+	lua_createtable(L, 0, 48);
+	push_counts(L, &p->all);
+	push_sizes(L, &p->sizes_all, "bs");
+	for (unsigned op = 0; op < OP_NDATA; op++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%s_bs", op_name[op]);
+		push_sizes(L, &p->sizes_op[op], k);
+	}
+	push_gaps(L, p);
+	push_timeline(L, p);
+	push_hot(L, p);
+	push_devices(L, t, p);
+	if (o.dev >= 0) {
+		lua_pushstring(L, t->devs[o.dev]);
+		lua_setfield(L, -2, "device");
+	}
+	lua_pushstring(L, trace_format_name(t->format));
+	lua_setfield(L, -2, "format");
+	trace_profile_free(p);
+	free(p);
+	return 1;
+}
+
+/* iomoon.trace's __index: the functions lua/iomoon/trace.lua adds, taken
+ * from require("iomoon.trace") when first asked for. */
+static int l_trace_index(lua_State *L)
+{
+	const char *k = lua_tostring(L, 2);
+
+	if (!k || (strcmp(k, "to_phase") && strcmp(k, "print_profile")))
+		return 0;
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "iomoon.trace");
+	lua_call(L, 1, 1);
+	lua_getfield(L, -1, k);
+	return 1;
+}
 
 void lua_trace_profile_register(lua_State *L)
 {
-	(void)L;
+	lua_pushcfunction(L, l_profile);
+	lua_setfield(L, -2, "profile");
+	lua_createtable(L, 0, 1);
+	lua_pushcfunction(L, l_trace_index);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
 }

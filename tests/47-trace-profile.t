@@ -1,0 +1,7 @@
+#!/bin/bash
+# iomoon.trace.profile, to_phase and print_profile on traces the test
+# writes (tests/lua/trace_profile.lua); the synthetic phase run on sim and
+# on a file gives the trace's read share and IOPS.
+. "$(dirname "$0")/lib.sh"
+lua_tap "$T/lua/trace_profile.lua" "$T" "$TMP"
+done_testing
