@@ -18,6 +18,7 @@
 #include <lua.h>
 
 #include "phase.h"
+#include "replay.h"
 #include "target.h"
 #include "workload.h"
 
@@ -33,6 +34,8 @@ struct run_state {
 	char spec_name[WL_MAX_SPECS][64]; /* mix[i].name, "" when none: result.specs */
 	int engine_auto;      /* engine "auto" (or none) asked: no probe of a named one */
 	int verify_only;
+	int qd_given;         /* qd given by the phase or (for a stream) by it or its phase */
+	struct replay replay; /* phase.replay (sp.replay points here when given) */
 	uint64_t given;       /* bit i: field i of the field table was in the phase table */
 	/* targets given as option tables or paths: created once the phase checks out */
 	struct target_opts pending[PHASE_MAX_TARGETS];
@@ -59,6 +62,9 @@ int phase_given(const struct run_state *rs, const char *name);
  * depend on other fields. RC_OK, RC_INPUT (why starts with the field) or
  * RC_FAIL (a system failure inspecting a target). Plain C: no Lua. */
 int phase_check(struct run_state *rs, char *why, size_t why_len);
+
+/* phase_replay.c: result.replay, into the result table on top. */
+void api_push_replay(lua_State *L, const struct run_state *rs, const struct replay_stats *st);
 
 /* The result table of the phase rs ran, pushed. */
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r);

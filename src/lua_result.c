@@ -163,7 +163,8 @@ static int phase_ops_trim(const struct run_state *rs)
 static int phase_ops_sync(const struct run_state *rs)
 {
 	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++)
-		if (phase_stream(&rs->sp, k)->fsync_every || phase_stream(&rs->sp, k)->fdatasync_every)
+		if (phase_stream(&rs->sp, k)->fsync_every || phase_stream(&rs->sp, k)->fdatasync_every ||
+		    (phase_stream(&rs->sp, k)->replay && phase_stream(&rs->sp, k)->replay->ops[OP_SYNC]))
 			return 1;
 	return 0;
 }
@@ -198,7 +199,9 @@ static void push_sync_kind(lua_State *L, const struct phase_spec *ph)
 		const char *c = sp->fsync_every ? "fsync" : "fdatasync";
 		unsigned n = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 
-		if (!n)
+		if (!n && sp->replay && sp->replay->ops[OP_SYNC])
+			c = "fsync"; /* a trace's syncs, where it has them: every 0 */
+		else if (!n)
 			continue;
 		if (call && (strcmp(call, c) || every != n)) {
 			call = strcmp(call, c) ? "mixed" : call;
@@ -272,7 +275,7 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 			  const struct hist *all)
 {
 	const struct counters *c = &r->total;
-	const int paced = rs->pace.nseg > 0;
+	const int paced = rs->pace.nseg > 0 || rs->sp.replay; /* a replay is open loop too */
 	const int has[OP_NTYPES] = { 1, 1, phase_ops_trim(rs), phase_ops_sync(rs) };
 	struct hist svc_all = c->op[OP_READ].svc;
 
@@ -306,6 +309,8 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	hist_merge(&svc_all, &c->op[OP_TRIM].svc);
 	push_lat(L, &svc_all, 0);
 	lua_setfield(L, -2, "svc");
+	if (!rs->pace.nseg)
+		return;
 	set_num(L, "rate_iops", rs->pace.seg[0].iops);
 	set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
 	lua_pushstring(L, rs->pace.seg[0].poisson ? "poisson" : "fixed");
@@ -533,6 +538,7 @@ static void push_streams(lua_State *L, const struct run_state *rs, const struct 
 		v->nstreams = 0;
 		v->streams = NULL;
 		v->specs = sr->specs;
+		v->replay = sr->replay;
 		api_push_result(L, rs->stream[i], v);
 		set_int(L, "stream", i + 1);
 		api_seal_result(L);
@@ -564,6 +570,8 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		push_specs(L, rs, r);
 	if (rs->nstreams)
 		push_streams(L, rs, r);
+	if (r->replay)
+		api_push_replay(L, rs, r->replay); /* phase_replay.c */
 	if (!strcmp(rs->path, "phase")) /* the phase's own (its table at rs->table), not a stream's */
 		api_push_definition(L, rs, r->engine);
 }
@@ -641,7 +649,7 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", NULL };
+	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", "replay", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "genmap.h"
 #include "rc.h"
+#include "replay.h"
 #include "rng.h"
 #include "worker.h"
 
@@ -123,6 +124,7 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].bufs);
 		free(w[i].trace);
 		free(w[i].specs);
+		free(w[i].replay);
 	}
 	free(w);
 }
@@ -132,7 +134,10 @@ void phase_result_free(struct phase_result *res)
 	for (unsigned i = 0; res->streams && i < res->nstreams; i++) {
 		free(res->streams[i].intervals);
 		free(res->streams[i].specs);
+		free(res->streams[i].replay);
 	}
+	free(res->replay);
+	res->replay = NULL;
 	free(res->specs);
 	res->specs = NULL;
 	free(res->streams);
@@ -279,6 +284,13 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	if (sp->per_spec && !(wk->specs = specs_new(sp->wl->nspecs))) {
 		snprintf(why, why_len, "out of memory for the figures of %u access specs", sp->wl->nspecs);
 		return RC_FAIL;
+	}
+	if (sp->replay) {
+		if (!(wk->replay = calloc(1, sizeof(*wk->replay)))) {
+			snprintf(why, why_len, "out of memory for the replay's figures");
+			return RC_FAIL;
+		}
+		hist_init(&wk->replay->lag);
 	}
 	if (wk->trace_max && !(wk->trace = calloc(wk->trace_max, sizeof(*wk->trace)))) {
 		snprintf(why, why_len, "trace: no memory for %llu records", (unsigned long long)sp->trace_max);
@@ -619,6 +631,8 @@ static void progress(struct runner *r)
 			}
 		pg.elapsed_s = (double)(r->now - r->sh.measure_ns) / 1e9;
 		pg.total_s = (double)sp->duration_ns / 1e9;
+		if (!sp->duration_ns && sp->replay && sp->replay->loops && !sp->replay->no_stall)
+			pg.total_s = (double)sp->replay->pass_ns * (double)sp->replay->loops / 1e9; /* as recorded */
 		pg.ios = ios;
 		pg.iops = (double)(ios - r->prog_ios) * 1e9 / (double)(r->now - r->prog_ns);
 		pg.mb_per_s = (double)(bytes - r->prog_bytes) * 1e3 / (double)(r->now - r->prog_ns);
@@ -709,6 +723,30 @@ static void collect_specs(struct runner *r)
 	}
 }
 
+/* to += the replay figures of n workers, to allocated first when NULL
+ * (left NULL when none of them replays, or out of memory). */
+static void replay_merge(struct replay_stats **to, const struct worker *w, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct replay_stats *f = w[i].replay;
+		struct replay_stats *t;
+
+		if (!f)
+			continue;
+		if (!*to && (*to = calloc(1, sizeof(**to))))
+			hist_init(&(*to)->lag);
+		if (!(t = *to))
+			return;
+		if (f->ios && (!t->ios || f->first_ns < t->first_ns))
+			t->first_ns = f->first_ns;
+		if (f->ios && f->last_ns > t->last_ns)
+			t->last_ns = f->last_ns;
+		hist_merge(&t->lag, &f->lag);
+		t->ios += f->ios;
+		t->late += f->late;
+	}
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 static void collect(struct runner *r)
@@ -733,6 +771,9 @@ static void collect(struct runner *r)
 			worker_batch_merge(&r->u[u].res->batch, &r->u[u].w[i]);
 		}
 	collect_specs(r);
+	replay_merge(&res->replay, r->w, r->sp->workers);
+	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
+		replay_merge(&r->u[u].res->replay, r->u[u].w, r->u[u].sp->workers);
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);

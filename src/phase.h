@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "hist.h"
 #include "rc.h"
 #include "stats.h"
 #include "target.h"
@@ -25,6 +26,8 @@
 #define PHASE_MAX_QD 4096
 #define PHASE_MAX_TARGETS 64
 #define PHASE_MAX_STREAMS 16
+
+struct replay;
 
 /* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
  * offset (little-endian), which a reader can check without knowing the run. */
@@ -54,6 +57,16 @@ struct trace_rec {
 	uint32_t len;
 	uint16_t worker;
 	uint8_t op;
+};
+
+/* How faithfully a replay (phase.replay, replay.h) kept the trace's
+ * times: the lag of every record issued (its submission after its
+ * recorded, scaled time), how many were late (over REPLAY_LATE_NS), the
+ * first and the last submission (ns since measurement began). */
+struct replay_stats {
+	struct hist lag;
+	uint64_t ios, late;
+	uint64_t first_ns, last_ns;
 };
 
 /* phase.batch = "auto" (the default): the worker finds the bound on one
@@ -117,6 +130,8 @@ struct phase_spec {
 	 * on_error, trace) are this one's. None: this spec is the workload. */
 	unsigned nstreams;
 	const struct phase_spec *streams[PHASE_MAX_STREAMS];
+	/* phase.replay: a trace played back instead of the mix and pacing */
+	const struct replay *replay;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */
@@ -126,6 +141,7 @@ struct stream_result {
 	struct interval *intervals;
 	unsigned nintervals, icap;
 	struct batch_stats batch;
+	struct replay_stats *replay; /* the stream's replay, when it has one */
 };
 
 struct phase_result {
@@ -145,6 +161,7 @@ struct phase_result {
 	unsigned nstreams;      /* the spec's: 0 when it has none */
 	struct stream_result *streams;
 	struct spec_stats *specs; /* per access spec, when per_spec (none with streams) */
+	struct replay_stats *replay; /* every replaying worker's, merged (NULL: none replays) */
 };
 
 /* A phase's workloads: its streams, or the phase itself when it has none. */

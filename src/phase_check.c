@@ -13,6 +13,7 @@
 #include "discard.h"
 #include "engine.h"
 #include "genmap.h"
+#include "lua_int.h"
 #include "lua_phase.h"
 #include "phase_read.h"
 #include "protect.h"
@@ -195,8 +196,8 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 	if (phase_given(rs, "bytes") && sp->bytes < least)
 		REFUSE("%s.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; give at least "
 		       "one block)", rs->path, (unsigned long long)sp->bytes, (unsigned long long)least);
-	if (!sp->duration_ns && !sp->ios && !sp->bytes)
-		sp->duration_ns = PHASE_DEFAULT_DURATION_NS;
+	if (!sp->duration_ns && !sp->ios && !sp->bytes && !(sp->replay && sp->replay->loops))
+		sp->duration_ns = PHASE_DEFAULT_DURATION_NS; /* a replay of some passes ends with its last record */
 	for (unsigned t = 0; rs->wl.dist == DIST_ZONED && t < sp->ntargets; t++) {
 		struct workload w = rs->wl;
 		char no[256];
@@ -380,6 +381,40 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 	return phase_check_slices(sp, why, why_len);
 }
 
+/* A replay's qd when none is given: enough that the device, not the
+ * queue, sets the pace of a recorded workload. */
+#define REPLAY_DEFAULT_QD 64
+
+/* The fields a replay takes from its trace, and those it has no use for. */
+static const char *const not_with_replay[] = { "bs", "read", "trim", "random", "align", "mix", "dist", "rate",
+					       "schedule", "think", "verify_only", NULL };
+
+/* phase.replay: no field the trace replaces, no ramp (a replay is
+ * measured from its first record), no verification; the trace checked
+ * against the targets and described as the workload (replay.h); its
+ * default qd. */
+static int check_replay(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	char field[64];
+
+	if (!sp->replay)
+		return RC_OK;
+	for (unsigned i = 0; not_with_replay[i]; i++)
+		if (phase_given(rs, not_with_replay[i]))
+			REFUSE("%s.%s: given with replay (a replay's ops, sizes, offsets and times are the trace's; "
+			       "give one or the other)", rs->path, not_with_replay[i]);
+	if (sp->ramp_ns)
+		REFUSE("phase.ramp: given with replay (a replay is measured from its first record: give no ramp)");
+	if (sp->verify != VERIFY_NONE)
+		REFUSE("%s.verify: given with replay (a trace's writes and reads do not follow the order verification "
+		       "needs: verify in a phase of its own)", rs->path);
+	if (!rs->qd_given && !sp->engine->sync)
+		sp->qd = REPLAY_DEFAULT_QD;
+	snprintf(field, sizeof(field), "%s.replay", rs->path);
+	return replay_prepare(&rs->replay, sp, &rs->wl, PHASE_MAX_BS, field, why, why_len);
+}
+
 /* One workload (a phase without streams, or one stream): everything but
  * the generation maps. */
 static int check_workload(struct run_state *rs, int *four_k, char *why, size_t why_len)
@@ -387,6 +422,7 @@ static int check_workload(struct run_state *rs, int *four_k, char *why, size_t w
 	CHECK(check_targets(rs, why, why_len));
 	CHECK(check_engine(rs, why, why_len));
 	CHECK(check_geometry(rs, why, why_len));
+	CHECK(check_replay(rs, why, why_len));
 	CHECK(check_window(rs, why, why_len));
 	CHECK(check_durability(rs, why, why_len));
 	CHECK(check_verify_only(rs, why, why_len));
@@ -410,7 +446,7 @@ static uint64_t streams_duration(const struct run_state *rs)
 
 		if (st->duration_ns > d)
 			d = st->duration_ns; /* its schedule's length */
-		all_quotas = all_quotas && (st->ios || st->bytes);
+		all_quotas = all_quotas && (st->ios || st->bytes || (st->replay && st->replay->loops));
 	}
 	return d || all_quotas ? d : PHASE_DEFAULT_DURATION_NS;
 }

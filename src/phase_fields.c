@@ -106,6 +106,7 @@ static const struct phase_field fields[] = {
 	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL, PHASE_ONLY },
 	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL, PHASE_ONLY },
 	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN, PHASE_ONLY },
+	READER("replay", read_replay, .group = G_MIX | G_PACE),
 	READER("streams", read_streams, PHASE_ONLY), /* last: a stream starts from all of the above */
 };
 
@@ -250,6 +251,7 @@ void phase_parse(lua_State *L, int idx, struct run_state *rs)
 	rs->table = lua_absindex(L, idx);
 	snprintf(rs->path, sizeof(rs->path), "phase");
 	find_given(L, rs->table, rs, 0);
+	rs->qd_given = phase_given(rs, "qd");
 	for (unsigned i = 0; i < NFIELDS; i++)
 		read_row(L, rs, &fields[i], (rs->given >> i) & 1);
 }
@@ -457,7 +459,10 @@ static void parse_stream(lua_State *L, struct run_state *st)
 	unsigned g;
 
 	find_given(L, st->table, st, 1);
+	st->qd_given |= phase_given(st, "qd");
 	g = groups_given(st);
+	if (g & (G_MIX | G_PACE))
+		st->sp.replay = NULL; /* its own workload: not the phase's replay (nor its own, read below) */
 	if (g & G_MIX)
 		memset(&st->wl, 0, sizeof(st->wl));
 	if (g & G_PACE)
@@ -479,7 +484,7 @@ static void parse_stream(lua_State *L, struct run_state *st)
 			continue;
 		read_row(L, st, f, given);
 	}
-	if (!st->wl.nspecs)
+	if (!st->wl.nspecs && !st->sp.replay)
 		api_input_error(L, "%s.mix: missing (give the stream a mix or bs=, or the phase one for every stream)",
 				st->path);
 }
@@ -497,6 +502,8 @@ static struct run_state *new_stream(lua_State *L, struct run_state *rs, lua_Inte
 	st->sp.wl = &st->wl;
 	st->sp.pace = &st->pace;
 	st->sp.name = st->name;
+	if (st->sp.replay)
+		st->sp.replay = &st->replay;
 	snprintf(st->name, sizeof(st->name), "stream %lld", (long long)i);
 	snprintf(st->path, sizeof(st->path), "%s[%lld]", field, (long long)i);
 	memset(st->is_pending, 0, sizeof(st->is_pending)); /* the phase's targets are the phase's to create */

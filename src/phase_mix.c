@@ -204,8 +204,8 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 	int has_short = phase_given(rs, "bs");
 	double w;
 
-	if (lua_isnil(L, v) && !has_short && phase_given(rs, "streams"))
-		return; /* each stream gives its own */
+	if (lua_isnil(L, v) && !has_short && (phase_given(rs, "streams") || phase_given(rs, "replay")))
+		return; /* each stream gives its own; a replay's is its trace's (replay_prepare) */
 	if (lua_isnil(L, v) && !has_short)
 		api_input_error(L, "%s: missing (a list of access specs {bs=, read=, random=, weight=}, or bs= on the %s)",
 				field, rs->nstreams || strchr(rs->path, '[') ? "stream" : "phase");

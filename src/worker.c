@@ -28,6 +28,7 @@
 #include "batch.h"
 #include "clock.h"
 #include "discard.h"
+#include "replay.h"
 #include "verify.h"
 
 /* How long a worker may wait without looking at the stop flag. */
@@ -199,6 +200,13 @@ struct loop {
 	uint32_t *since;
 	struct io_slot **syncq;
 	int trim_sync;        /* trims by system call here (the engine has no way) */
+	/* phase.replay: the trace's next record for this worker (rp_have),
+	 * its time, and whether the trace is done for it */
+	const struct replay *rp;
+	struct replay_cursor *rc;
+	struct wl_op rp_op;
+	uint64_t rp_at;
+	int rp_have, rp_over;
 	int slot_after;       /* think time or syncs: slot_after() has work */
 };
 
@@ -248,8 +256,43 @@ static inline int held_back(struct loop *l, unsigned *k)
 	return 0;
 }
 
+/* The next record of a replay, due now (or, no_stall, in order as slots
+ * free): its slot, with its op and its recorded time as the intended
+ * start, and its lag counted. NULL when the next is not due (l->wake says
+ * when) or the trace is done for this worker (l->rp_over). */
+static inline struct io_slot *next_replayed(struct loop *l)
+{
+	const struct replay *rp = l->rp;
+	struct replay_stats *st = l->w->replay;
+	struct io_slot *s;
+	uint64_t lag;
+
+	if (!l->rp_have) {
+		if (l->rp_over || !replay_next(rp, l->rc, &l->rp_op, &l->rp_at)) {
+			l->rp_over = 1;
+			return NULL;
+		}
+		l->rp_have = 1;
+	}
+	if (!rp->no_stall && l->rp_at > l->now) {
+		l->wake = l->rp_at;
+		return NULL;
+	}
+	s = l->freeq[--l->nfree];
+	s->op = l->rp_op;
+	s->intended_ns = rp->no_stall ? l->now : l->rp_at;
+	l->rp_have = 0;
+	lag = l->now - s->intended_ns;
+	hist_record(&st->lag, lag);
+	st->late += lag > REPLAY_LATE_NS;
+	if (!st->ios++)
+		st->first_ns = l->now - l->measure;
+	st->last_ns = l->now - l->measure;
+	return s;
+}
+
 /* next_ready for a loop that is not plain: a held I/O, a burst's gap, a
- * paced start, think time, an overlap under verification. */
+ * paced start, think time, an overlap under verification, a replay. */
 static inline struct io_slot *next_ready_paced(struct loop *l)
 {
 	unsigned k = l->nfree - 1;
@@ -265,6 +308,8 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 	}
 	if (!l->nfree || l->inflight >= l->ios_room || l->inflight_bytes >= l->bytes_room)
 		return NULL;
+	if (l->rp)
+		return next_replayed(l);
 	if (held_back(l, &k))
 		return NULL;
 	s = l->freeq[k];
@@ -559,7 +604,7 @@ static inline void run(struct loop *l)
 		if (!l->inflight) {
 			/* a finished schedule idles to the phase's end (which a
 			 * schedule always sets), as its idle segments do */
-			if (stopping || l->n_ios >= l->w->ios_quota || l->n_bytes >= l->w->bytes_quota)
+			if (stopping || l->n_ios >= l->w->ios_quota || l->n_bytes >= l->w->bytes_quota || l->rp_over)
 				return;
 			l->now = clock_wait_until(min64(min64(l->wake, l->end), l->now + STOP_POLL_NS));
 			continue;
@@ -637,6 +682,17 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 		       (w->target->kind == TARGET_BLOCK ? !l->ops->trim_blocks : !l->ops->trim_files);
 	l->plain = l->plain && !l->trim_sync;
 	l->slot_after = l->think || l->sync_every || w->specs || w->trace_max;
+	l->rp = sp->replay;
+	l->rp_have = l->rp_over = 0;
+	if (l->rp) {
+		const unsigned nt = sp->ntargets, t = w->id % nt;
+
+		/* open loop: latency from each record's time, service time beside */
+		l->paced = 1;
+		l->plain = 0;
+		replay_cursor_init(l->rp, l->rc, (int)t, w->id / nt, (sp->workers - t + nt - 1) / nt, w->wl->region_off,
+				   w->wl->region_len, w->target->sector, l->measure);
+	}
 	l->bound = batch_auto_init(l->au, sp, l->now, &strict);
 	l->autob = strict;
 	w->batch.bound = l->bound;
@@ -655,6 +711,7 @@ void *worker_main(void *arg)
 	struct pace_state ps;
 	struct rng prng;
 	struct batch_auto au;
+	struct replay_cursor rc;
 	struct loop l;
 	int strict = 0;
 
@@ -668,6 +725,7 @@ void *worker_main(void *arg)
 		l.ps = &ps;
 		l.prng = &prng;
 		l.au = &au;
+		l.rc = &rc;
 		loop_init(&l, w, strict);
 		run(&l);
 	}

@@ -43,6 +43,7 @@ struct worker {
 	struct counters c;
 	struct trace_rec *trace;
 	struct spec_stats *specs;  /* per access spec, when the phase has named specs */
+	struct replay_stats *replay; /* its replay's lag, when it replays a trace */
 	uint64_t ntrace, trace_max;
 	struct batch_stats batch; /* submissions and reaps by size */
 	int init_failed, engine_failed;
