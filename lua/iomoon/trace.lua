@@ -112,6 +112,19 @@ local function pacing(ph, p, o)
   ph.duration = dur
 end
 
+-- The profile's zoned dist, when every zone of it holds two of the largest
+-- blocks in the phase's region (else uniform: too small a region to tell).
+local function hot_dist(p, region, biggest)
+  if not p.dist or p.dist == "uniform" then return nil end
+  local size = type(region) == "table" and region.size or region
+  local ok, bytes = pcall(iomoon.size, size)
+  if not ok then return p.dist end -- iomoon.run names the bad region
+  for _, z in ipairs((p.hot or {}).zones or {}) do
+    if bytes * z.region_pct / 100 < 2 * biggest then return nil end
+  end
+  return p.dist
+end
+
 local TO_PHASE_OPTS = { scale = "number", duration = { "number", "string" }, region = { "number", "string", "table" },
                         schedule = "boolean", qd = "number", name = "string" }
 
@@ -136,12 +149,13 @@ function M.to_phase(p, opts)
     errors.input("to_phase.duration: %s is not above 0", tostring(o.duration))
   end
   local ph = { name = o.name or "trace" .. (p.device and (" " .. p.device) or ""), mix = mix_of(p),
-               qd = o.qd or 32, dist = p.dist ~= "uniform" and p.dist or nil }
+               qd = o.qd or 32 }
   local extent = p.extent_bytes or 0
   local biggest = 0
   for _, s in ipairs(p.bs or {}) do biggest = math.max(biggest, s.bytes) end
   extent = math.max(extent, biggest)
   ph.region = o.region or ((extent + 4095) // 4096 * 4096)
+  ph.dist = hot_dist(p, ph.region, biggest)
   if (p.syncs or 0) > 0 and (p.writes or 0) > 0 then
     ph.fsync = math.max(1, math.floor(p.writes / p.syncs + 0.5))
   end

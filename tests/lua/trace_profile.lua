@@ -107,6 +107,8 @@ tap.ok(ph.dist == p.dist and ph.region == EXTENT and ph.duration == p.span_s and
 local flat = trace.to_phase(p, { schedule = false, scale = 2, duration = "1s", region = "64m", qd = 8, name = "x2" })
 tap.ok(flat.rate.iops == 2 * p.iops and flat.rate.arrival == "fixed" and flat.schedule == nil and flat.duration == 1
   and flat.region == "64m" and flat.qd == 8 and flat.name == "x2", "schedule = false, scale = 2, duration, region, qd, name")
+tap.ok(trace.to_phase(p, { region = "1m" }).dist == nil and trace.to_phase(p, { region = { size = "8m" } }).dist == p.dist,
+  "a region whose 10 %% zone cannot hold two 64 KiB blocks drops the dist (1 MiB), a larger one keeps it")
 local stretched = trace.to_phase(p, { duration = 4, scale = 0.5 })
 tap.ok(math.abs(stretched.schedule[1].duration - 4 / p.span_s * p.interval_s) < 1e-12
   and math.abs(stretched.schedule[1].iops - p.iops_over_time[1] / 2) < 1e-9 and stretched.duration == 4,
