@@ -74,8 +74,9 @@ local PCT_FIELDS = { { 50, "p50_ns" }, { 90, "p90_ns" }, { 99, "p99_ns" }, { 99.
 
 --- The latency percentiles of a result as {p, ns} pairs, ascending: the
 -- list `lat.percentiles` when a result carries one ({p, ns} pairs, {p =,
--- ns =} tables, or a map "99.5" -> ns), else p50, p90, p99, p99.9, p99.99,
--- and the maximum placed at the percentile of the last I/O (1 - 1/ios).
+-- ns =} tables, or a map "99.5" -> ns), else the minimum (at 0), p50, p90,
+-- p99, p99.9, p99.99, and the maximum placed at the percentile of the last
+-- I/O (1 - 1/ios).
 function html.percentiles(r)
   local lat, pts = opt(r, "lat"), {}
   local list = opt(lat, "percentiles")
@@ -86,6 +87,8 @@ function html.percentiles(r)
       if p and ns and p >= 0 and p < 100 then pts[#pts + 1] = { p, ns } end
     end
   else
+    local min = num(opt(lat, "min_ns"))
+    if min then pts[1] = { 0, min } end
     for _, f in ipairs(PCT_FIELDS) do
       local ns = num(opt(lat, f[2]))
       if ns then pts[#pts + 1] = { f[1], ns } end
@@ -273,13 +276,17 @@ function html.local_machine()
   return m
 end
 
--- the machine to show: the one given, else iomoon.machine(), else read here
-local function machine_of(given)
+-- the machine to show: the one given, else report.machine(results) (this
+-- machine and the results' targets) or iomoon.machine(), else read here
+local function machine_of(given, results)
   if type(given) == "table" then return given end
-  if type(iomoon.machine) == "function" then
-    local ok, m = pcall(iomoon.machine)
-    if ok and type(m) == "table" then return m end
+  local ok, m = false, nil
+  if type(report.machine) == "function" then
+    ok, m = pcall(report.machine, results)
+  elseif type(iomoon.machine) == "function" then
+    ok, m = pcall(iomoon.machine)
   end
+  if ok and type(m) == "table" then return m end
   return html.local_machine()
 end
 
@@ -350,11 +357,12 @@ end
 
 --- The whole report of `results` as one HTML document (a string).
 -- machine: the description of the machine that ran them (a saved JSON's;
--- nil: iomoon.machine() when it exists, else what this machine says of
--- itself in /proc and uname).
-function html.render(results, machine)
+-- nil: this machine's, from iomoon.machine when there is one, else what
+-- /proc and uname say); version: the iomoon that measured them (nil: this one).
+function html.render(results, machine, version)
   results = results or {}
-  local data = { version = iomoon.version, phases = {}, groups = html.groups(results) }
+  version = version or iomoon.version
+  local data = { version = version, phases = {}, groups = html.groups(results) }
   for i, r in ipairs(results) do data.phases[i] = phase_data(r, i) end
   local buf = {}
   encode(data, buf)
@@ -362,12 +370,13 @@ function html.render(results, machine)
   local out = { '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
     "<title>iomoon report</title>\n<style>", assets.css, "</style></head><body>\n",
-    string.format("<h1>iomoon report</h1>\n<p>iomoon %s, written %s: %s</p>\n", esc(iomoon.version),
+    string.format("<h1>iomoon report</h1>\n<p>measured by iomoon %s%s, written %s: %s</p>\n", esc(version),
+      version ~= iomoon.version and " (shown by iomoon " .. esc(iomoon.version) .. ")" or "",
       os.date("!%Y-%m-%d %H:%M UTC"), counts(results)),
     '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
   summary(results, out)
   out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'
-  out[#out + 1] = table.concat(kv_rows(machine_of(machine), "", {}, 0))
+  out[#out + 1] = table.concat(kv_rows(machine_of(machine, results), "", {}, 0))
   out[#out + 1] = "</table>\n<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
   out[#out + 1] = '<h2>IOPS against latency</h2>\n<div id="curves"></div>\n'
   out[#out + 1] = '<h2>Phases</h2>\n<p class="note">The first 10 are drawn; open another to draw it.</p><div id="phases"></div>\n'
