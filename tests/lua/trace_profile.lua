@@ -159,7 +159,27 @@ local function run_on(target, engine)
   return r
 end
 run_on(nil, "sim")
-run_on({ path = TMP .. "/profile.dat", size = EXTENT }, "auto")
+local file = { path = TMP .. "/profile.dat", size = EXTENT }
+local synth = run_on(file, "auto")
+
+-- replaying the trace and running its synthetic phase on the same file:
+-- IOPS within 10 %, read share within 2 points; latency percentiles shown
+local function lat_line(r)
+  return string.format("p50 %.1f us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us", r.lat.p50_ns / 1e3, r.lat.p90_ns / 1e3,
+    r.lat.p99_ns / 1e3, r.lat.p999_ns / 1e3)
+end
+local can_replay = pcall(iomoon.check, { engine = "sim", replay = t, qd = 32 })
+if not can_replay then
+  tap.skip("replay = trace is not a phase field of this build")
+  tap.skip("replay = trace is not a phase field of this build")
+else
+  local rr = iomoon.run { name = "replay", target = TMP .. "/profile.dat", replay = t, qd = 32 }
+  local rshare, sshare = 100 * rr.read.ios / rr.ios, 100 * synth.read.ios / synth.ios
+  tap.near(synth.iops, rr.iops, rr.iops * 0.1, "synthetic IOPS within 10 %% of the replay's")
+  tap.near(sshare, rshare, 2, "synthetic read share within 2 points of the replay's")
+  print(string.format("# replay:    %.0f IOPS, %.2f %% reads, %s", rr.iops, rshare, lat_line(rr)))
+  print(string.format("# synthetic: %.0f IOPS, %.2f %% reads, %s", synth.iops, sshare, lat_line(synth)))
+end
 
 -- syncs become fsync = N; several devices are listed, and one profiled alone
 local sp = TMP .. "/sync.iolog"
