@@ -446,6 +446,10 @@ int trace_load(const char *path, const struct trace_opts *o, struct trace **out,
 	*out = NULL;
 	shown(path, sp, sizeof(sp));
 	b.path = sp;
+	if (access(path, R_OK)) { /* a trace that is not there (or not ours to read) is the input's fault */
+		snprintf(why, why_len, "%s: cannot be read: %s", sp, strerror(errno));
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? RC_INPUT : RC_FAIL;
+	}
 	if (lo.format == TRACE_AUTO || lo.any_iolog) {
 		enum trace_format f = detect(path, &lo, &own, why, why_len);
 

@@ -110,7 +110,7 @@ for _, speed in ipairs { 1, 4 } do
     "speed %g: record k is due at k x %g us (worst %d ns off)", speed, 500 / speed, worst_intended)
   -- what happened: the submissions themselves, read off the clock that stamped them
   local p50 = lags[500]
-  tap.ok(lags[1] >= 0 and p50 < (asan and 2e6 or 200e3),
+  tap.ok(lags[1] >= 0 and p50 < (asan and 2e6 or 500e3),
     "speed %g: submitted at their times (lag p50 %.1f us, min %d ns; the result says p50 %.1f us)", speed,
     p50 / 1e3, lags[1], r.replay.lag_p50_ns / 1e3)
   tap.ok(math.abs(r.replay.span_s - recorded) < recorded * 0.2 + 0.002,
