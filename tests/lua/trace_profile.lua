@@ -181,6 +181,34 @@ else
   print(string.format("# synthetic: %.0f IOPS, %.2f %% reads, %s", synth.iops, sshare, lat_line(synth)))
 end
 
+-- a round trip: a zipf workload run with trace = N on sim, saved, loaded
+-- and profiled; its synthetic phase run the same way profiles the same
+local function top_cells(prof, k)
+  local c = {}
+  for i, v in ipairs(prof.hot.cells_pct) do c[i] = v end
+  table.sort(c, function(a, b) return a > b end)
+  local sum = 0
+  for i = 1, k do sum = sum + c[i] end
+  return sum
+end
+local function traced_profile(phase, name)
+  phase.engine, phase.trace = "sim", 100000
+  local r = iomoon.run(phase)
+  trace.save(r, TMP .. "/" .. name, "iolog")
+  return iomoon.trace.profile(iomoon.trace.load(TMP .. "/" .. name))
+end
+local pz = traced_profile({ region = "64m", mix = { { bs = { { "4k", 60 }, { "16k", 40 } }, read = 60, random = 80 } },
+  dist = "zipf:1.2", rate = { iops = 5000, arrival = "poisson" }, qd = 16, duration = "1s" }, "zipf.iolog")
+local pz2 = traced_profile(trace.to_phase(pz), "zipf2.iolog")
+tap.ok(math.abs(pz2.read_pct - pz.read_pct) <= 2 and math.abs(pz2.seq_pct - pz.seq_pct) <= 2
+  and math.abs(pz2.bs[1].pct - pz.bs[1].pct) <= 2 and pz2.bs[1].bytes == pz.bs[1].bytes and pz2.arrival == pz.arrival
+  and math.abs(pz2.iops - pz.iops) <= pz.iops * 0.1,
+  "round trip: read %.1f/%.1f %%, sequential %.1f/%.1f %%, 4k %.1f/%.1f %%, %.0f/%.0f IOPS, %s/%s", pz.read_pct,
+  pz2.read_pct, pz.seq_pct, pz2.seq_pct, pz.bs[1].pct, pz2.bs[1].pct, pz.iops, pz2.iops, pz.arrival, pz2.arrival)
+tap.ok(top_cells(pz, 5) > 30 and math.abs(top_cells(pz2, 5) - top_cells(pz, 5)) <= 5,
+  "round trip: the hottest 10 %% of the cells hold %.1f %% and %.1f %% of the random I/Os (%s)", top_cells(pz, 5),
+  top_cells(pz2, 5), pz.dist)
+
 -- syncs become fsync = N; several devices are listed, and one profiled alone
 local sp = TMP .. "/sync.iolog"
 write_known(sp, 1000, 1000, { sync_every = 10, devs = { "/dev/x", "/dev/y" } })
