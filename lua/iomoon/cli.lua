@@ -18,6 +18,11 @@ usage: iomoon COMMAND [options]
   iomoon suite NAME|FILE --target PATH [options]   run a bench suite
   iomoon quick --target PATH [options]        one phase from flags, fio-style
   iomoon ping PATH [-c N] [-i DUR] [-s SIZE] [-S SIZE] [-a N] [-C]   per-request latency, ioping-style
+  iomoon report RESULTS.json [--format F] [--output FILE]   a saved run (--format json) rendered again
+  iomoon compare A.json B.json [--format F] [--output FILE]  two saved runs, phase by phase
+  iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
+  iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
+  iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
   iomoon list                                 engines and suites, and what works here
   iomoon help                                 this text
   iomoon --version
@@ -365,6 +370,168 @@ function cli.run(args)
     { { path = script, input = "the script" } })
 end
 
+local saved = require "iomoon.saved"
+
+-- The format of a verb that writes a document of saved results: one of
+-- `formats`, default table.
+local function doc_format(o, formats)
+  local fmt = o.format or "table"
+  for _, f in ipairs(formats) do
+    if f == fmt then return fmt end
+  end
+  input_error("--format: '%s' is not a format here (%s)", report.visible(fmt), table.concat(formats, ", "))
+end
+
+-- Write text to --output (checked first: never one of `inputs`) or stdout.
+local function emit(o, text, inputs)
+  local out = o.output and report.check_output(o.output, inputs) or "-"
+  if out == "-" then
+    io.stdout:write(text)
+    io.stdout:flush()
+  else
+    report.write_atomic(out, text)
+  end
+  return 0
+end
+
+--- iomoon report RESULTS.json: a saved run rendered again, in any format,
+-- without running anything.
+function cli.report(args)
+  local o, rest = parse_options(args, 1, { format = "value", output = "value" })
+  local file = rest[1]
+  if not file then input_error("give a results file (iomoon report RESULTS.json [--format F] [--output F])") end
+  no_stray({ table.unpack(rest, 2) })
+  local fmt = doc_format(o, report.formats)
+  if o.output then report.check_output(o.output, { file }) end
+  local doc = saved.load(file)
+  return emit(o, report.render(fmt, doc.phases, doc.machine, doc.iomoon), { file })
+end
+
+--- iomoon compare A.json B.json: two saved runs, phase by phase.
+function cli.compare(args)
+  local compare = require "iomoon.compare"
+  local o, rest = parse_options(args, 1, { format = "value", output = "value" })
+  if #rest < 2 then input_error("give two results files (iomoon compare A.json B.json [--format F] [--output F])") end
+  no_stray({ table.unpack(rest, 3) })
+  local fmt = doc_format(o, compare.formats)
+  if o.output then report.check_output(o.output, { rest[1], rest[2] }) end
+  local a, b = saved.load(rest[1]), saved.load(rest[2])
+  local text = compare.render(fmt, report.compare_document(a, b))
+  return emit(o, text, { rest[1], rest[2] })
+end
+
+-- v copied through every level (a definition read back is plain data)
+local function deep_copy(v)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for k, x in pairs(v) do c[k] = deep_copy(x) end
+  return c
+end
+
+-- One target of a definition with the rerun's options: the path replaced
+-- by --target, --size given, and write permission from this command line
+-- only (a saved allow_write or force is dropped: a file from elsewhere
+-- must not grant writing here).
+local function rerun_target(t, o)
+  local path = o.target or (type(t) == "table" and t.path or t)
+  local out = type(t) == "table" and deep_copy(t) or {}
+  out.path, out.allow_write, out.force = path, nil, nil
+  if o.size then out.size = o.size end
+  if o["allow-write"] then out.allow_write = true end
+  if o.force then out.force = true end
+  if next(out, next(out)) == nil then return path end -- nothing but the path: as it was given
+  return out
+end
+
+-- The targets of definition def (a phase or a stream) for the rerun;
+-- where = "phase 'NAME'" for messages.
+local function rerun_targets(def, o, where)
+  local t = def.target
+  if t == nil then
+    if o.target then def.target = rerun_target(o.target, o) end
+    return
+  end
+  local list = (type(t) == "table" and t.path == nil) and t or { t }
+  if o.target and #list > 1 then
+    input_error("--target: %s ran on %d targets; --target names one (it replaces the target of every phase, "
+      .. "and one for several would change the workload: run the definitions from a script instead)",
+      where, #list)
+  end
+  local out = {}
+  for i, x in ipairs(list) do out[i] = rerun_target(x, o) end
+  def.target = (#out == 1 and list ~= t) and out[1] or out
+end
+
+-- A trace the saved definition names ({trace = PATH, format = F}) loaded
+-- again, so phase.replay holds a trace object as when it ran.
+local function restore_replay(def, where)
+  local r = def.replay
+  if type(r) ~= "table" or type(r.trace) ~= "string" then return end
+  if type(iomoon.trace) ~= "table" or type(iomoon.trace.load) ~= "function" then
+    input_error("%s: replays the trace %s, and this iomoon cannot load traces", where, report.visible(r.trace))
+  end
+  def.replay = iomoon.trace.load(r.trace, { format = r.format ~= "auto" and r.format or nil })
+end
+
+--- The phases of a saved run to run again: each phase's definition, the
+-- targets replaced (--target), write permission from this command line.
+local function rerun_phases(doc, o)
+  local phases = {}
+  for i, r in ipairs(doc.phases) do
+    local where = string.format("phase %d ('%s')", i, report.visible(r.name))
+    if type(r.definition) ~= "table" then
+      input_error("%s: %s has no definition (written by an iomoon that did not keep one; run it from its script)",
+        report.visible(doc.file), where)
+    end
+    local def = deep_copy(r.definition)
+    rerun_targets(def, o, where)
+    for j, st in ipairs(type(def.streams) == "table" and def.streams or {}) do
+      rerun_targets(st, o, string.format("%s stream %d", where, j))
+    end
+    restore_replay(def, where)
+    phases[i] = def
+  end
+  return phases
+end
+
+--- iomoon rerun RESULTS.json: the same phases again, from their saved
+-- definitions; every phase is checked before the first runs.
+function cli.rerun(args)
+  local o, rest = parse_options(args, 1, with(OUTPUT_OPTS, {
+    target = "value", size = "value", ["allow-write"] = "flag", force = "flag",
+  }))
+  local file = rest[1]
+  if not file then input_error("give a results file (iomoon rerun RESULTS.json [--target PATH] [options])") end
+  no_stray({ table.unpack(rest, 2) })
+  local doc = saved.load(file)
+  local phases = rerun_phases(doc, o)
+  local targets = { { path = file, input = "the results file" } }
+  local function add(t) -- a path, an option table, or a list of them
+    if type(t) == "string" then targets[#targets + 1] = { path = t }
+    elseif type(t) == "table" and t.path then targets[#targets + 1] = { path = t.path }
+    elseif type(t) == "table" then for _, x in ipairs(t) do add(x) end end
+  end
+  for _, p in ipairs(phases) do
+    add(p.target)
+    for _, st in ipairs(type(p.streams) == "table" and p.streams or {}) do add(st.target) end
+  end
+  local function check()
+    for i, p in ipairs(phases) do
+      local ok, e = pcall(iomoon.check, p)
+      if not ok then
+        if type(e) == "table" and type(e.msg) == "string" then
+          e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, report.visible(file), i, #phases,
+            report.visible(p.name))
+        end
+        error(e, 0)
+      end
+    end
+  end
+  return run_reported("iomoon rerun: ", o, function()
+    for _, p in ipairs(phases) do iomoon.run(p) end
+  end, nil, targets, check)
+end
+
 -- ioping's figures: a time with the unit that suits it
 local function human_time(ns)
   if ns < 1e6 then return string.format("%.1f us", ns / 1e3) end
@@ -385,6 +552,69 @@ end
 local human_bytes_rate = util.ioping_bytes_rate
 
 -- ioping's options: the long forms, and their short letters.
+-- The trace-loading options of replay and trace profile.
+local TRACE_OPTS = { ["trace-format"] = "value", device = "value", from = "value", to = "value",
+  ["skip-bad"] = "flag" }
+
+-- The trace named by args[1], loaded with the options in o.
+local function load_trace(args, o, verb)
+  local path = args[1]
+  if not path or path:match("^%-") then
+    input_error("%s: give a trace file (fio iolog, blktrace, MSR or Alibaba CSV; doc/replay.md)", verb)
+  end
+  return iomoon.trace.load(path, { format = o["trace-format"], device = o.device, from = o.from, to = o.to,
+    skip_bad = o["skip-bad"] or nil })
+end
+
+--- iomoon replay TRACE --target PATH [--speed X] [--no-stall]
+-- [--offsets exact|wrap|scale] [--loop N] [options]: one phase that plays
+-- the trace back (doc/replay.md).
+function cli.replay(args)
+  local o, rest = parse_options(args, 2, with(with(with(OUTPUT_OPTS, TARGET_OPTS), TRACE_OPTS), {
+    speed = "value", ["no-stall"] = "flag", offsets = "value", loop = "value", name = "value",
+  }))
+  no_stray(rest)
+  if o.ramp then input_error("--ramp: a replay is measured from its first record (give no ramp)") end
+  local tr = load_trace(args, o, "replay")
+  local t = target_spec(o, nil)
+  local ov = common_overrides(o)
+  local phase = {
+    name = o.name or ("replay of " .. args[1]:match("[^/]*$")),
+    target = t, region = not t and (o.size or "1g") or nil,
+    qd = ov.qd, workers = ov.workers, engine = ov.engine, direct = ov.direct, duration = o.time,
+    replay = { trace = tr, speed = number_opt(o, "speed"), no_stall = o["no-stall"] or nil, offsets = o.offsets,
+      loop = number_opt(o, "loop", true) },
+  }
+  if phase.target and not phase.target.size and not iomoon.stat(o.target) then
+    -- a new file as large as the trace reaches (whole MiB), so offsets land as recorded
+    local reach = iomoon.trace.profile(tr).offset_end_bytes
+    phase.target.size = math.max(1, (reach + (1 << 20) - 1) >> 20) << 20
+  end
+  return run_reported("iomoon replay: ", o, function() iomoon.run(phase) end, nil, { { path = t and t.path } },
+    function() iomoon.check(phase) end)
+end
+
+--- iomoon trace profile TRACE: the profile of a trace, printed.
+function cli.trace(args)
+  local what = args[1]
+  if what ~= "profile" then
+    input_error("trace: '%s' is not a trace command (iomoon trace profile TRACE)", tostring(what))
+  end
+  local o, rest = parse_options(args, 3, with(TRACE_OPTS, { format = "value" }))
+  no_stray(rest)
+  local tr = load_trace({ args[2] }, o, "trace profile")
+  local trace = require "iomoon.trace"
+  local p = iomoon.trace.profile(tr)
+  if o.format == "json" then
+    io.stdout:write(require("iomoon.json").encode(p, "  "), "\n")
+  elseif o.format and o.format ~= "table" then
+    input_error("--format: '%s' is not a format for a profile (table or json)", o.format)
+  else
+    trace.print_profile(p)
+  end
+  return 0
+end
+
 local PING_OPTS = { count = "value", interval = "value", size = "value", ["work-set"] = "value", cached = "flag",
   warmup = "value" }
 local PING_SHORT = { ["-c"] = "count", ["-i"] = "interval", ["-s"] = "size", ["-S"] = "work-set", ["-a"] = "warmup" }
@@ -510,11 +740,20 @@ local function usage()
   return (USAGE:gsub("ENGINES", table.concat(names, "|")))
 end
 
+--- The verbs of `handlers`, sorted, with help.
+function cli.verbs(handlers)
+  local names = { "help" }
+  for k in pairs(handlers) do names[#names + 1] = k end
+  table.sort(names)
+  return names
+end
+
 function cli.main(args)
   local cmd = args[1]
   local rest = { table.unpack(args, 2) }
   local handlers = {
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list, ping = cli.ping,
+    report = cli.report, compare = cli.compare, rerun = cli.rerun, replay = cli.replay, trace = cli.trace,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
     io.stdout:write(usage())
@@ -526,7 +765,8 @@ function cli.main(args)
   end
   local h = handlers[cmd]
   if not h then
-    io.stderr:write(string.format("iomoon: unknown command '%s' (run, suite, quick, ping, list, help)\n", cmd))
+    io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", cmd,
+      table.concat(cli.verbs(handlers), ", ")))
     return 2
   end
   local status, err, rc = protect(h, rest)

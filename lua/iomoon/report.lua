@@ -366,10 +366,35 @@ local function with_rate_met(r)
   return setmetatable(c, getmetatable(r))
 end
 
-function report.json_document(results)
+--- The paths the results ran on (each once, in order; not the "(none)"
+-- of null and sim).
+function report.target_paths(results)
+  local out, seen = {}, {}
+  local function add(t)
+    if type(t) == "table" then
+      for _, p in ipairs(t) do add(p) end
+    elseif type(t) == "string" and t ~= "(none)" and not seen[t] then
+      seen[t] = true
+      out[#out + 1] = t
+    end
+  end
+  for _, r in ipairs(results) do add(opt(r, "target")) end
+  return out
+end
+
+--- This machine, and what each target of `results` is (iomoon.machine).
+function report.machine(results)
+  return iomoon.machine(report.target_paths(results or {}))
+end
+
+--- The JSON document: {"iomoon": VERSION, "machine": {...}, "phases":
+-- [...]}. machine: the run's machine (nil: this one's, with the results'
+-- targets); version: the iomoon that measured (nil: this one).
+function report.json_document(results, machine, version)
   local phases = {}
   for i, r in ipairs(results) do phases[i] = with_rate_met(r) end
-  return json.encode({ iomoon = iomoon.version, phases = phases }, "  ") .. "\n"
+  return json.encode({ iomoon = version or iomoon.version, machine = machine or report.machine(results),
+    phases = phases }, "  ") .. "\n"
 end
 
 local function table_string(rs)
@@ -397,13 +422,20 @@ report.formats = { "table", "csv", "json", "analyzer", "markdown", "html" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,
--- markdown), as a string.
-function report.render(format, results)
+-- markdown, html), as a string. machine and version: the run's, for the
+-- formats that show them (json, html; nil: this machine and iomoon).
+function report.render(format, results, machine, version)
   local render = renderers[format]
   if not render then
     errors.input("report format '%s' is not known (%s)", visible(format), format_list())
   end
-  return render(results)
+  return render(results, machine, version)
+end
+
+--- The comparison of two saved runs (iomoon.saved.load's documents), a
+-- plain table (iomoon.compare.document says what it holds).
+function report.compare_document(a, b)
+  return require("iomoon.compare").document(a, b)
 end
 
 -- "-", "/dev/stdout" and "/dev/fd/1" mean standard output

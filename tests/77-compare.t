@@ -1,0 +1,175 @@
+#!/bin/bash
+# Results that can be reproduced and compared (doc/reports.md): every
+# result carries its definition, the JSON document the machine; `iomoon
+# report` renders a saved run again, `compare` matches two by phase name,
+# `rerun` runs the same phases again.
+. "$(dirname "$0")/lib.sh"
+lua_tap "$T/lua/compare.lua"
+cd "$TMP" || exit 1
+
+# ---- two runs: p1 at 1 ms and at 2 ms of service time (sim spends CPU per I/O: at 100 us a
+# loaded machine's CPU, not the service time, would bound the rate), one phase each only in A or B ----
+cat >"$TMP/run.lua" <<'LUA'
+local iomoon = require "iomoon"
+local report = require "iomoon.report"
+local lat, only, out = arg[1], arg[2], arg[3]
+local results = {}
+iomoon.on_result(function(r) results[#results + 1] = r end)
+iomoon.run { name = "p1", engine = "sim", sim_latency = lat, qd = 1, bs = "4k", duration = "1s", interval = "100ms" }
+iomoon.run { name = only, engine = "sim", bs = "8k", read = 70, duration = "0.2s", interval = "100ms",
+  meta = { spec = "8k 70% read" } }
+-- what this very run prints in each format, from the results it made
+for _, f in ipairs({ "csv", "markdown", "table", "analyzer" }) do
+  local fh = assert(io.open(out .. "." .. f, "wb"))
+  fh:write(report.render(f, results))
+  fh:close()
+end
+LUA
+"$IOMOON" run --quiet --format json --output a.json run.lua 1ms onlyA "$TMP/a"
+is $? 0 "run A saved as JSON"
+"$IOMOON" run --quiet --format json --output b.json run.lua 2ms onlyB "$TMP/b"
+is $? 0 "run B saved as JSON"
+
+# ---- iomoon report: each format equals what the run made, byte for byte ----
+for f in csv markdown table analyzer; do
+	"$IOMOON" report a.json --format $f --output "r.$f"
+	is $? 0 "report --format $f: exit 0"
+	cmp -s "r.$f" "a.$f"; ok $? "report --format $f equals the run's own $f, byte for byte"
+done
+"$IOMOON" report a.json --format json >r.json
+cmp -s r.json a.json; ok $? "report --format json of a JSON file is the file itself, byte for byte (machine and version kept)"
+"$IOMOON" report a.json --format csv | cmp -s - a.csv; ok $? "report without --output writes to standard output"
+"$IOMOON" report a.json >r.default
+cmp -s r.default a.table; ok $? "report's default format is the table"
+if "$IOMOON" report a.json --format html --output r.html 2>html.err; then
+	grep -q '<html' r.html; ok $? "report --format html writes an HTML document"
+else
+	skip "the html format is not built yet: $(head -c 120 html.err)"
+fi
+
+# ---- bad files: exit 2, the file named with what is wrong, nothing written ----
+printf 'not json at all' >bad1.json
+printf '{"phases": 3}' >bad2.json
+python3 -c '
+import json; d = json.load(open("a.json")); del d["phases"][0]["lat"]["p99_ns"]; json.dump(d, open("bad3.json", "w"))'
+printf '{"iomoon": "0.1.0", "phases": [' >bad4.json
+for case in "bad1.json:bad1\\.json: not JSON at line 1" "bad2.json:bad2\\.json: not an iomoon results document" \
+	"bad3.json:bad3\\.json: phases\\[1\\]\\.lat\\.p99_ns is missing" "bad4.json:bad4\\.json: not JSON at line 1 \\(the text ends early" \
+	"nosuch.json:nosuch\\.json: No such file"; do
+	file=${case%%:*} want=${case#*:}
+	err=$("$IOMOON" report "$file" --format csv --output out.csv 2>&1)
+	is $? 2 "report $file: exit 2"
+	like "$err" "^iomoon report: $want" "report $file: names the file and what is wrong"
+	[ ! -e out.csv ]; ok $? "report $file: no output file created"
+	err=$("$IOMOON" compare a.json "$file" 2>&1)
+	is $? 2 "compare a.json $file: exit 2"
+done
+err=$("$IOMOON" report a.json --format nosuch 2>&1)
+is $? 2 "report --format nosuch: exit 2"
+like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html\\)" "report --format nosuch: lists the formats"
+err=$("$IOMOON" report a.json --output a.json 2>&1)
+is $? 2 "report --output naming its own input: exit 2"
+cmp -s r.json a.json; ok $? "report --output naming its input leaves the input as it was"
+
+# ---- compare: A against B (service time doubled), and A against itself ----
+"$IOMOON" compare a.json b.json --format json >ab.json
+is $? 0 "compare --format json: exit 0"
+out=$(python3 -c '
+import json
+d = json.load(open("ab.json")); a = json.load(open("a.json"))["phases"][0]
+p = {x["name"]: x for x in d["phases"]}
+m = p["p1"]["metrics"]
+cpu = (a["cpu"]["user_s"] + a["cpu"]["sys_s"]) / a["ios"] * 1e6
+print(sorted(p), d["only_a"], d["only_b"], 0.4 < m["iops"]["ratio"] < 0.7, m["iops"]["differs"], m["iops"]["rule"],
+      m["p50"]["ratio"] > 1.5, m["p50"]["differs"], abs(m["cpu_per_io"]["a"] - cpu) < 1e-9 * cpu)')
+is "$out" "['p1'] ['onlyA'] ['onlyB'] True True spread True True True" \
+	"compare: p1 matched, IOPS ratio B/A about 0.5 (0.4 to 0.7) and marked (spread rule), p50 up and marked, CPU us/IO = (user+sys)/ios, onlyA and onlyB named"
+"$IOMOON" compare a.json a.json --format json >aa.json
+out=$(python3 -c '
+import json
+d = json.load(open("aa.json"))
+print(len(d["phases"]), all(v["ratio"] == 1 and not v["differs"] for p in d["phases"] for v in p["metrics"].values()),
+      d["only_a"], d["only_b"], sorted(d["phases"][0]["metrics"]))')
+is "$out" "2 True [] [] ['cpu_per_io', 'iops', 'mb_per_s', 'p50', 'p99', 'p999']" \
+	"compare of a run with itself: every ratio 1, nothing marked, no phase alone"
+out=$("$IOMOON" compare a.json b.json)
+like "$out" "only in A \\(a\\.json\\): onlyA" "compare table: says which phase is only in A"
+like "$out" "only in B \\(b\\.json\\): onlyB" "compare table: says which phase is only in B"
+like "$out" "p1 +IOPS +[0-9.]+ +[0-9.]+ +0\\.[0-9]+ +yes +spread" "compare table: p1's IOPS row: A, B, ratio, marked"
+out=$("$IOMOON" compare a.json b.json --format csv)
+like "$out" '"Test name","Metric","A","B","B/A","Differs","Rule"' "compare csv: the header"
+like "$out" '"onlyB","only in B"' "compare csv: a phase only in B is a row"
+out=$("$IOMOON" compare a.json b.json --format markdown)
+like "$out" "\\| p1 \\| IOPS \\| [0-9.]+ \\| [0-9.]+ \\| 0\\.[0-9]+ \\| yes \\| spread \\|" "compare markdown: p1's IOPS row"
+"$IOMOON" compare a.json b.json --format markdown --output ab.md
+grep -q "| p1 | IOPS |" ab.md; ok $? "compare --output writes the file"
+err=$("$IOMOON" compare a.json b.json --format analyzer 2>&1)
+is $? 2 "compare --format analyzer: exit 2"
+like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare --format analyzer: lists compare's formats"
+err=$("$IOMOON" compare a.json 2>&1)
+is $? 2 "compare with one file: exit 2"
+
+# ---- the definition: command-line overrides, rerun ----
+"$IOMOON" quick --engine sim --qd 7 --time 0.2 --seed 42 --quiet --format json --output q.json
+out=$(python3 -c '
+import json; r = json.load(open("q.json"))["phases"][0]; d = r["definition"]
+print(d["qd"], d["seed"], d["engine"], d["duration"], r["engine_asked"], d["bs"], d["read"], d["random"])')
+is "$out" "7 42 sim 0.2 sim 4k 100 100" "quick --qd 7 --seed 42: the definition holds the options as given"
+
+"$IOMOON" rerun a.json --quiet --format json --output ra.json
+is $? 0 "rerun a.json: exit 0"
+out=$(python3 -c '
+import json
+a = json.load(open("a.json"))["phases"]; b = json.load(open("ra.json"))["phases"]
+print([p["name"] for p in b] == [p["name"] for p in a], [p["definition"] for p in b] == [p["definition"] for p in a],
+      [p.get("meta") for p in b] == [p.get("meta") for p in a], b[0]["ios"] > 0)')
+is "$out" "True True True True" "rerun: the same phases (names, definitions, meta) ran again"
+
+F1="$TMP/f1.dat" F2="$TMP/f2.dat"
+"$IOMOON" quick --engine psync --target "$F1" --size 1m --time 0.2 --bs 4k --quiet --format json --output f.json
+is $? 0 "a run on a file in \$TMP"
+"$IOMOON" rerun f.json --target "$F2" --quiet --format json --output f2.json
+is $? 0 "rerun --target a new path: exit 0"
+[ -f "$F2" ] && [ "$(stat -c %s "$F2")" = 1048576 ]; ok $? "rerun --target: the new file was made, 1 MiB as the saved definition says"
+out=$(F2="$F2" python3 -c '
+import json, os
+a = json.load(open("f.json"))["phases"][0]; b = json.load(open("f2.json"))["phases"][0]
+da, db = dict(a["definition"]), dict(b["definition"])
+ta, tb = da.pop("target"), db.pop("target")
+print(b["target"] == os.environ["F2"], tb["path"] == os.environ["F2"], tb["size"] == ta["size"], da == db)')
+is "$out" "True True True True" "rerun --target: the phase ran on the new path, the rest of the definition unchanged"
+# several targets and one --target: refused before anything runs
+cat >two.lua <<LUA
+require("iomoon").run { name = "two", engine = "psync", target = { { path = "$F1", size = "1m" }, { path = "$TMP/f3.dat", size = "1m" } }, bs = "4k", duration = "0.1s" }
+LUA
+"$IOMOON" run --quiet --format json --output t.json two.lua
+err=$("$IOMOON" rerun t.json --target "$TMP/f4.dat" --format json --output t4.json 2>&1)
+is $? 2 "rerun --target of a phase on two targets: exit 2"
+like "$err" "^iomoon rerun: --target: phase 1 \\('two'\\) ran on 2 targets" "rerun --target of two targets: says why"
+[ ! -e "$TMP/f4.dat" ] && [ ! -e t4.json ]; ok $? "rerun refused: no target and no report created"
+# every phase is checked before the first runs: a bad second phase stops the rerun before the first
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][1]["definition"]["qd"] = 0; json.dump(d, open("bad5.json", "w"))'
+err=$("$IOMOON" rerun bad5.json --format json --output r5.json 2>&1)
+is $? 2 "rerun with a bad definition in phase 2: exit 2"
+like "$err" "phase.qd: 0 is out of range.*phase 2 of 2" "rerun: the bad field and phase are named"
+[ ! -e r5.json ]; ok $? "rerun: no phase ran (no report written) when one phase does not check"
+python3 -c '
+import json; d = json.load(open("a.json")); del d["phases"][0]["definition"]; json.dump(d, open("bad6.json", "w"))'
+err=$("$IOMOON" rerun bad6.json 2>&1)
+is $? 2 "rerun of a file without definitions: exit 2"
+like "$err" "bad6\\.json: phase 1 \\('p1'\\) has no definition" "rerun without a definition: says so"
+
+# ---- the machine ----
+out=$(F1="$F1" python3 -c '
+import json, os, platform
+m = json.load(open("f.json"))["machine"]
+t = m["targets"][0]
+print(m["cores"], m["kernel"] == platform.release(), m["hostname"] == platform.node(), m["memory_bytes"] > 2**26,
+      bool(m["cpu_model"]), m["iomoon"], t["path"] == os.environ["F1"], t["kind"], t["size"], bool(t.get("filesystem")))' )
+is "$out" "$(nproc) True True True True $("$IOMOON" --version | cut -d' ' -f2) True file 1048576 True" \
+	"machine: cores = nproc, kernel, hostname, memory, cpu model, version; the target's kind, size and file system"
+os=$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)
+is "$(python3 -c 'import json; print(json.load(open("f.json"))["machine"]["os"])')" "$os" "machine: os is PRETTY_NAME of /etc/os-release"
+
+done_testing
