@@ -48,8 +48,20 @@ int tb_push(struct tbuild *b, uint64_t t_ns, unsigned op, uint64_t off, uint64_t
 		t->io = p;
 		b->cap = cap;
 	}
+	if (!t->n) {
+		b->base = t_ns;
+		b->based = 1;
+	} else if (b->based && t_ns < b->base) {
+		for (uint64_t i = 0; i < t->n; i++) /* before the first: times kept as read from here */
+			t->io[i].t_ns += b->base;
+		b->based = 0;
+	}
+	if (b->based)
+		t_ns -= b->base; /* the first record at 0: finish has no pass to make over a whole trace */
 	if (t->n && t_ns < t->io[t->n - 1].t_ns)
 		b->unsorted = 1;
+	if (off + len > t->dev_end[dev])
+		t->dev_end[dev] = off + len;
 	io = &t->io[t->n++];
 	io->t_ns = t_ns;
 	io->offset = off;
@@ -360,7 +372,7 @@ static int finish(struct tbuild *b)
 {
 	struct trace *t = b->t;
 	const struct trace_opts *o = b->o;
-	int dev = -1;
+	int dev = -1, cut;
 	uint64_t t0, k = 0;
 
 	if (!t->n) {
@@ -374,7 +386,10 @@ static int finish(struct tbuild *b)
 	if (o->device && (dev = find_device(b, o->device)) < 0)
 		return RC_INPUT;
 	t0 = t->io[0].t_ns;
-	for (uint64_t i = 0; i < t->n; i++) {
+	cut = dev >= 0 || o->has_from || o->has_to;
+	if (!cut)
+		k = t->n; /* nothing to cut: no pass over the records */
+	for (uint64_t i = 0; cut && i < t->n; i++) {
 		struct trace_io r = t->io[i];
 		uint64_t rel = r.t_ns - t0;
 
@@ -396,8 +411,9 @@ static int finish(struct tbuild *b)
 		t->ndevs = 1;
 	}
 	t0 = t->io[0].t_ns;
-	memset(t->dev_end, 0, sizeof(t->dev_end));
-	for (uint64_t i = 0; i < k; i++) {
+	if (t0 || cut || !b->ends_known)
+		memset(t->dev_end, 0, sizeof(t->dev_end));
+	for (uint64_t i = 0; (t0 || cut || !b->ends_known) && i < k; i++) {
 		struct trace_io *r = &t->io[i];
 
 		r->t_ns -= t0;
@@ -439,7 +455,7 @@ static int read_format(struct tbuild *b, const char *path, enum trace_format f)
 int trace_load(const char *path, const struct trace_opts *o, struct trace **out, char *why, size_t why_len)
 {
 	struct trace_opts lo = *o;
-	struct tbuild b = { .o = &lo, .why = why, .why_len = why_len, .last_dev = -1 };
+	struct tbuild b = { .o = &lo, .why = why, .why_len = why_len, .last_dev = -1, .ends_known = 1 };
 	char sp[256];
 	int own = 0, rc;
 

@@ -21,6 +21,9 @@ struct tbuild {
 	int events;              /* messages say "event N" (blktrace), not "line N" */
 	int last_dev;            /* the device of the last record (a cache) */
 	int unsorted;            /* a record came before its predecessor */
+	uint64_t base;           /* the first record's time, subtracted from all (when based) */
+	int based;
+	int ends_known;          /* tb_push kept t->dev_end (trace_seal's records did not) */
 };
 
 /* Append one record; RC_FAIL (no memory) with why. */
