@@ -90,6 +90,22 @@ do
     "the trim reached the file")
 end
 
+-- ---- a round trip: a run traced, saved, loaded and replayed issues the same I/Os ----
+do
+  local src = iomoon.run { name = "traced", target = file, bs = { "4k", "16k" }, read = 60, random = 100,
+    qd = 1, ios = 500, trace = 500 }
+  iomoon.trace.save(src, dir .. "/run.iolog")
+  local back = iomoon.trace.load(dir .. "/run.iolog")
+  local again = iomoon.run { name = "replayed", target = file, qd = 1, trace = 500,
+    replay = { trace = back, no_stall = true } }
+  local a, b, same = src.trace, again.trace, #src.trace.op == #again.trace.op
+  for i = 1, #a.op do
+    same = same and a.op[i] == b.op[i] and a.offset[i] == b.offset[i] and a.len[i] == b.len[i]
+  end
+  tap.ok(same and #a.op == 500, "run with trace, save, load, replay: the same %d ops, offsets and lengths, in order",
+    #b.op)
+end
+
 -- ---- when: every I/O at its recorded time, divided by the speed ----
 -- records every 500 us (2,000 IOPS) for 0.5 s, on engine sim (a device
 -- that keeps up: 100 us per I/O, qd 64)
