@@ -9,7 +9,9 @@
  * Only plain values remain: strings, numbers, booleans and tables of them.
  */
 #include <lauxlib.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine.h"
@@ -23,17 +25,16 @@
 
 static void copy_value(lua_State *L, int idx, int depth);
 
-/* A trace object (phase.replay) as a table: the file it came from, its
- * format and how many records it held. */
+/* A trace object (phase.replay, or phase.replay.trace) as a table: the
+ * file it came from (its absolute path), its format and how many records it held. */
 static void push_trace_ref(lua_State *L, const struct trace *t)
 {
-	static const char *const formats[TRACE_NFORMATS] = { "auto", "iolog2", "iolog3", "blktrace", "msr", "alibaba",
-							     "csv" };
+	char abs[PATH_MAX];
 
 	lua_createtable(L, 0, 3);
-	lua_pushstring(L, t->path);
+	lua_pushstring(L, realpath(t->path, abs) ? abs : t->path); /* a rerun may start elsewhere */
 	lua_setfield(L, -2, "trace");
-	lua_pushstring(L, (unsigned)t->format < TRACE_NFORMATS ? formats[t->format] : "auto");
+	lua_pushstring(L, trace_format_name(t->format));
 	lua_setfield(L, -2, "format");
 	lua_pushinteger(L, (lua_Integer)t->n);
 	lua_setfield(L, -2, "records");
@@ -183,15 +184,17 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 	else
 		lua_pushinteger(L, (lua_Integer)sp->batch);
 	fill(L, "batch");
-	lua_pushstring(L, rs->dist);
-	fill(L, "dist");
+	if (!sp->replay) { /* a replay's offsets are the trace's, measured from its first record */
+		lua_pushstring(L, rs->dist);
+		fill(L, "dist");
+		push_duration(L, sp->ramp_ns);
+		fill(L, "ramp");
+	}
 	fill_int(L, "seed", sp->seed);
 	if (sp->duration_ns) {
 		push_duration(L, sp->duration_ns);
 		fill(L, "duration");
 	}
-	push_duration(L, sp->ramp_ns);
-	fill(L, "ramp");
 	push_duration(L, sp->interval_ns);
 	fill(L, "interval");
 	if (!sp->verify) {
@@ -204,7 +207,7 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 		push_duration(L, sp->sim_latency_ns);
 		fill(L, "sim_latency");
 	}
-	if (!rs->nstreams)
+	if (!rs->nstreams && !sp->replay)
 		fill_mix(L, rs);
 }
 

@@ -160,6 +160,33 @@ err=$("$IOMOON" rerun bad6.json 2>&1)
 is $? 2 "rerun of a file without definitions: exit 2"
 like "$err" "bad6\\.json: phase 1 \\('p1'\\) has no definition" "rerun without a definition: says so"
 
+# a replay: the trace object is saved as its file, format and record count, and loaded again
+python3 - "$TMP/t.log" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("fio version 3 iolog\n0 d add\n0 d open\n")
+    for i in range(200):
+        f.write("%d d %s %d 4096\n" % (i * 500, "write" if i % 4 == 0 else "read", (i * 31 % 256) * 4096))
+    f.write("100000 d close\n")
+PY
+"$IOMOON" replay t.log --target "$TMP/rp.dat" --speed 2 --quiet --format json --output rp.json
+is $? 0 "a replay saved as JSON"
+mkdir elsewhere && (cd elsewhere && "$IOMOON" rerun ../rp.json --quiet --format json --output ../rp2.json)
+is $? 0 "rerun of a replay, from another directory: exit 0"
+out=$(TMPD="$TMP" python3 -c '
+import json, os
+a = json.load(open("rp.json"))["phases"][0]; b = json.load(open("rp2.json"))["phases"][0]
+da, db = a["definition"], b["definition"]
+ta, tb = da.pop("target"), db.pop("target")
+print(da["replay"]["trace"] == {"trace": os.path.realpath(os.environ["TMPD"] + "/t.log"), "format": "iolog3", "records": 200},
+      da == db, tb["path"] == ta["path"], b["replay"]["ios"] == a["replay"]["ios"] == 200)')
+is "$out" "True True True True" "rerun of a replay: the trace by its absolute path, format and records; the same definition; the same 200 I/Os"
+echo "100500 d read 0 4096" >>t.log
+err=$("$IOMOON" rerun rp.json --format json --output rp3.json 2>&1)
+is $? 2 "rerun of a replay whose trace changed: exit 2"
+like "$err" "has 201 records now, 200 when it ran" "rerun of a changed trace: says so"
+[ ! -e rp3.json ]; ok $? "rerun of a changed trace: no report written"
+
 # ---- the machine ----
 out=$(F1="$F1" python3 -c '
 import json, os, platform

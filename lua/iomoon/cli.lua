@@ -462,15 +462,29 @@ local function rerun_targets(def, o, where)
   def.target = (#out == 1 and list ~= t) and out[1] or out
 end
 
--- A trace the saved definition names ({trace = PATH, format = F}) loaded
--- again, so phase.replay holds a trace object as when it ran.
+-- A trace a saved definition names ({trace = PATH, format = F, records = N},
+-- in place of the trace object it ran with) loaded again; a trace that now
+-- loads another number of records (changed, or loaded with a device or
+-- time window when it ran) is refused.
+local function load_saved_trace(ref, where)
+  local tr = iomoon.trace.load(ref.trace, { format = ref.format ~= "auto" and ref.format or nil })
+  if ref.records and #tr ~= ref.records then
+    input_error("%s: the trace %s has %d records now, %d when it ran (changed, or loaded with a device or time "
+      .. "window: replay it from a script)", where, report.visible(ref.trace), #tr, ref.records)
+  end
+  return tr
+end
+
+-- phase.replay of a saved definition back to trace objects: the trace
+-- itself, or {trace = ..., speed = ...}.
 local function restore_replay(def, where)
   local r = def.replay
-  if type(r) ~= "table" or type(r.trace) ~= "string" then return end
-  if type(iomoon.trace) ~= "table" or type(iomoon.trace.load) ~= "function" then
-    input_error("%s: replays the trace %s, and this iomoon cannot load traces", where, report.visible(r.trace))
+  if type(r) ~= "table" then return end
+  if type(r.trace) == "string" then
+    def.replay = load_saved_trace(r, where)
+  elseif type(r.trace) == "table" and type(r.trace.trace) == "string" then
+    r.trace = load_saved_trace(r.trace, where)
   end
-  def.replay = iomoon.trace.load(r.trace, { format = r.format ~= "auto" and r.format or nil })
 end
 
 --- The phases of a saved run to run again: each phase's definition, the
