@@ -11,16 +11,22 @@ DATADIR ?= $(PREFIX)/share/iomoon
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 # CFLAGS is the user's (optimisation, sanitizers); ALL_CFLAGS adds ours.
-ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 -Wall -Wextra -Werror -pthread -D_GNU_SOURCE $(NET_CFLAGS)
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
 LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -lm -pthread
+# The network engines (netblk.h) are built when their libraries are there
+# (make deps installs them); without one, `iomoon list` says why it is off.
+NBD_LIBS   := $(shell pkg-config --libs libnbd 2>/dev/null)
+ISCSI_LIBS := $(shell pkg-config --libs libiscsi 2>/dev/null)
+NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI)
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid $(NBD_LIBS) $(ISCSI_LIBS) -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
-            pandoc man-db strace e2fsprogs chromium
+            pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
+        netblk engine_nbd engine_iscsi \
         engine_uring target stats worker phase csv verify genmap outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_profile
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).

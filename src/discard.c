@@ -76,6 +76,12 @@ int target_can_trim(const struct target *t, char *why, size_t why_len)
 
 	if (t->kind == TARGET_NONE)
 		return RC_OK;
+	if (t->net) {
+		if (t->net_trims)
+			return RC_OK;
+		snprintf(why, why_len, "%s: the server does not offer trim", shown(t->path, p, sizeof(p)));
+		return RC_INPUT;
+	}
 	if (t->kind == TARGET_BLOCK) {
 		if (stat(t->path, &st) == 0 && discard_max(st.st_rdev) > 0)
 			return RC_OK;

@@ -26,6 +26,7 @@ struct io_slot {
 	int64_t res;          /* bytes done, or -errno */
 	uint64_t gen;         /* crc32c verification: this write's generation */
 	unsigned index;       /* position in the worker's slot array */
+	void *engine_priv;    /* the engine's, for engines whose completions name only the slot */
 };
 
 struct engine_cfg {
@@ -36,6 +37,7 @@ struct engine_cfg {
 	uint64_t sim_latency_ns; /* the sim engine's service time */
 	unsigned flags;          /* ENGINE_* options, for the engines that have them */
 	int block;               /* fd is a block device (trims are BLKDISCARD) */
+	const char *url;         /* a network engine's LUN or export (netblk.h); fd is then -1 */
 };
 
 /* io_uring's kernel features, asked for per phase */
@@ -65,6 +67,9 @@ struct engine_ops {
 	int (*reap)(struct engine *e, unsigned min, uint64_t timeout_ns,
 		    struct io_slot **done, unsigned max);
 	void (*exit)(struct engine *e);
+	/* a network engine (netblk.h): its URL schemes and short
+	 * connections; NULL for the engines of local files and devices */
+	const struct net_ops *net;
 };
 
 struct engine {
@@ -87,5 +92,7 @@ extern const struct engine_ops engine_libaio;
 extern const struct engine_ops engine_uring;
 extern const struct engine_ops engine_null;
 extern const struct engine_ops engine_sim;
+extern const struct engine_ops engine_nbd;
+extern const struct engine_ops engine_iscsi;
 
 #endif

@@ -41,6 +41,12 @@ static int identify(const struct target *t, struct gen_map *m)
 {
 	struct statx sx;
 
+	if (t->url) { /* a LUN or export: named by its URL (netblk.h) */
+		m->dev = t->id_dev;
+		m->ino = t->id_ino;
+		m->btime_ns = 0;
+		return RC_OK;
+	}
 	if (statx(AT_FDCWD, t->path, 0, STATX_TYPE | STATX_INO | STATX_BTIME, &sx))
 		return RC_FAIL;
 	if (S_ISBLK(sx.stx_mode)) {

@@ -80,6 +80,44 @@ static int check_targets(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
+/* A network target (netblk.h) takes its scheme's engine: "auto" picks it,
+ * another is refused, and so is a local target beside it. */
+static int check_net_engine(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	const struct engine_ops *net = NULL;
+	int local = 0;
+	char no[WHY_LEN] = "";
+
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		const struct target *tg = sp->targets[t];
+
+		if (tg->net && net && tg->net != net)
+			REFUSE("%s: %s and %s are reached by different engines (one engine runs a workload: give them "
+			       "streams of their own)", rs->what[t], tg->path, sp->targets[0]->path);
+		if (tg->net)
+			net = tg->net;
+		else if (tg->kind != TARGET_NONE)
+			local = 1;
+	}
+	if (net && local)
+		REFUSE("%s.target: a network target beside a local one (one engine runs a workload: give them streams "
+		       "of their own)", rs->path);
+	if (!net) {
+		if (sp->engine->net)
+			REFUSE("%s.engine: %s reaches a LUN or export by its URL (iscsi://... or nbd://...); %s is not one",
+			       rs->path, sp->engine->name, sp->targets[0]->path);
+		return RC_OK;
+	}
+	if (!rs->engine_auto && sp->engine != net)
+		REFUSE("%s.engine: %s cannot reach %s (give engine = \"auto\" or \"%s\")", rs->path, sp->engine->name,
+		       sp->targets[0]->path, net->name);
+	sp->engine = net;
+	if (net->probe(no, sizeof(no)))
+		REFUSE("%s.engine: %s does not work here: %s", rs->path, net->name, no);
+	return RC_OK;
+}
+
 /* The engine works here and can do what is asked of it: a queue, a batch,
  * io_uring's options, a simulated service time. */
 static int check_engine(struct run_state *rs, char *why, size_t why_len)
@@ -87,6 +125,7 @@ static int check_engine(struct run_state *rs, char *why, size_t why_len)
 	struct phase_spec *sp = &rs->sp;
 	char no[WHY_LEN] = "";
 
+	CHECK(check_net_engine(rs, why, why_len));
 	if (!rs->engine_auto && sp->engine->probe(no, sizeof(no)))
 		REFUSE("%s.engine: %s does not work on this kernel: %s", rs->path, sp->engine->name, no);
 	if (sp->engine->sync && sp->qd > 1)

@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "engine.h"
+#include "netblk.h"
 #include "phase.h"
 #include "rng.h"
 #include "units.h"
@@ -45,6 +47,8 @@ void target_free(struct target *t)
 {
 	free(t->path);
 	t->path = NULL;
+	free(t->url);
+	t->url = NULL;
 	t->gmap = NULL; /* the map belongs to genmap.c's registry */
 }
 
@@ -208,12 +212,29 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 			 "allow_write=true (--allow-write)", p);
 		return RC_INPUT;
 	}
+	if (t->net && t->net_read_only) {
+		snprintf(why, why_len, "target %s: the server offers it read-only; a phase that writes cannot run on it", p);
+		return RC_INPUT;
+	}
 	if (t->kind == TARGET_BLOCK && !t->allow_write) {
 		snprintf(why, why_len, "target %s: writing to a block device needs allow_write=true (--allow-write)", p);
 		return RC_INPUT;
 	}
 	if (t->force)
 		return RC_OK;
+	if (t->net) { /* its first and last MiB, read through the engine */
+		c = net_signatures(t->net->net, t->url, t->size, what, sizeof(what));
+		if (c == RC_FAIL) {
+			snprintf(why, why_len, "target %s: %s", p, what);
+			return RC_FAIL;
+		}
+		if (c) {
+			snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and "
+				 "destroys it)", p, what);
+			return RC_INPUT;
+		}
+		return RC_OK;
+	}
 	fd = open_checked(t, O_RDONLY, &st);
 	if (fd < 0) {
 		open_failed(t, fd, "target", why, why_len);
@@ -467,6 +488,49 @@ static int inspect_missing(struct target *t, const struct target_opts *o, char *
 	return RC_OK;
 }
 
+/* A LUN or an export (netblk.h): one short connection through its engine
+ * for its size, block size and what it can do. */
+static int inspect_net(struct target *t, const struct target_opts *o, const struct engine_ops *e, char *why,
+		       size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char shown_url[1024], err[WHY_LEN];
+	struct net_info ni;
+	int rc;
+
+	net_redact(o->path, shown_url, sizeof(shown_url));
+	t->path = strdup(shown_url);
+	t->url = strdup(o->path);
+	if (!t->path || !t->url) {
+		snprintf(why, why_len, "out of memory");
+		return RC_FAIL;
+	}
+	rc = e->net->inspect(o->path, &ni, err, sizeof(err));
+	if (rc != RC_OK) {
+		snprintf(why, why_len, "%s.path: %s", W, err);
+		return rc;
+	}
+	if (o->size > ni.size) {
+		snprintf(why, why_len, "%s.size: %llu bytes is larger than %s (%llu bytes)", W, (unsigned long long)o->size,
+			 shown_url, (unsigned long long)ni.size);
+		return RC_INPUT;
+	}
+	t->kind = TARGET_BLOCK; /* a LUN is a block device for every safety rule */
+	t->net = e;
+	t->exists = 1;
+	t->size = o->size ? o->size : ni.size;
+	t->sector = ni.block;
+	t->mem_align = 4096;
+	t->net_trims = ni.can_trim;
+	t->net_flushes = ni.can_flush;
+	t->id_dev = net_identity(shown_url);
+	t->id_ino = 1;
+	if (ni.read_only && o->allow_write)
+		t->allow_write = 0; /* target_may_write says why */
+	t->net_read_only = ni.read_only;
+	return RC_OK;
+}
+
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
 	const char *W = o->what ? o->what : "target";
@@ -478,6 +542,14 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 	if (!o->path || !*o->path) {
 		snprintf(why, why_len, "%s.path: missing (a file or block device path)", W);
 		return RC_INPUT;
+	}
+	if (net_engine_for(o->path)) {
+		t->allow_write = o->allow_write;
+		t->force = o->force;
+		rc = inspect_net(t, o, net_engine_for(o->path), why, why_len);
+		if (rc < 0)
+			target_free(t);
+		return rc;
 	}
 	shown(o->path, p, sizeof(p));
 	t->exists = stat(o->path, &st) == 0;
@@ -659,7 +731,7 @@ int target_materialize(struct target *t, const struct target_opts *o, char *why,
 	struct stat st;
 	int fd, rc;
 
-	if (t->kind != TARGET_FILE)
+	if (t->kind != TARGET_FILE || t->net)
 		return RC_OK;
 	snprintf(field, sizeof(field), "%s.path", o->what ? o->what : "target");
 	if (!t->exists) {
@@ -713,7 +785,7 @@ int target_open(const struct target *t, int direct, int write, int sync_flags, c
 	struct stat st;
 	int fd;
 
-	if (t->kind == TARGET_NONE) { /* a descriptor the engines never use */
+	if (t->kind == TARGET_NONE || t->net) { /* a descriptor the engines never use */
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			snprintf(why, why_len, "target: open /dev/null: %s", strerror(errno));

@@ -52,6 +52,11 @@ struct target {
 	/* crc32c verification: the generation map of this file or device
 	 * (genmap.h), shared by every target object of it in this process */
 	struct gen_map *gmap;
+	/* a network block device (netblk.h; kind TARGET_BLOCK): its URL with
+	 * any password (path has none, and is what is printed), its engine */
+	char *url;
+	const struct engine_ops *net;
+	int net_trims, net_flushes, net_read_only; /* what the server said */
 };
 
 /* Errors (rc.h; why holds WHY_LEN bytes, a longer message is cut): RC_INPUT

@@ -565,7 +565,7 @@ static int worker_ready(struct worker *w, int *strict)
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns,
 				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0),
-				  .block = w->target->kind == TARGET_BLOCK };
+				  .block = w->target->kind == TARGET_BLOCK, .url = w->target->url };
 
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);

@@ -1,0 +1,62 @@
+/* netblk.h - block devices reached over the network: an iSCSI LUN
+ * (engine_iscsi.c, libiscsi) or an NBD export (engine_nbd.c, libnbd).
+ *
+ * A target whose path is a URL (iscsi://..., nbd://..., nbd+unix://...,
+ * nbds://...) is a network block device: target.c inspects it through its
+ * engine's net_ops (one short connection: size, block size, whether it is
+ * read-only, can trim, can flush), treats it as a block device for the
+ * safety rules (writing needs allow_write; the first and last MiB, read
+ * through the engine, are probed for signatures unless force), and never
+ * opens it as a file. Each worker's engine makes its own connection in
+ * init. Every network wait has a timeout: NET_CONNECT_TIMEOUT_NS to connect
+ * and log in, NET_IO_TIMEOUT_NS for an I/O in flight with no reply.
+ *
+ * A URL may hold a password (iscsi://user%password@host/...): the target's
+ * path is the URL without it (net_redact), and only target.url, never
+ * printed, has it.
+ */
+#ifndef IOMOON_NETBLK_H
+#define IOMOON_NETBLK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NET_CONNECT_TIMEOUT_NS 10000000000ull /* connect, negotiate, log in */
+#define NET_IO_TIMEOUT_NS 30000000000ull      /* no completion for this long with I/O in flight */
+
+/* What one short connection learns of a LUN or export. */
+struct net_info {
+	uint64_t size;     /* bytes */
+	uint32_t block;    /* the unit of I/O: offsets and lengths are whole blocks */
+	int read_only, can_trim, can_flush;
+	char model[64];    /* vendor and product, where the protocol says */
+};
+
+struct net_ops {
+	const char *const *schemes; /* URL prefixes, NULL-ended: "nbd://", ... */
+	/* Connect, learn *ni, disconnect. RC_OK; RC_INPUT with why for a URL
+	 * that cannot be parsed; RC_FAIL with why for anything the network or
+	 * the server said (refused, login failure, no such LUN or export,
+	 * timeout). */
+	int (*inspect)(const char *url, struct net_info *ni, char *why, size_t why_len);
+	/* Read len bytes at off over a connection of its own. RC_OK or RC_FAIL. */
+	int (*read)(const char *url, uint64_t off, void *buf, size_t len, char *why, size_t why_len);
+};
+
+struct engine_ops;
+
+/* The network engine whose scheme starts path, or NULL (a local path). */
+const struct engine_ops *net_engine_for(const char *path);
+/* url without a password ("iscsi://user%secret@h/..." -> "iscsi://user@h/...")
+ * into out. */
+void net_redact(const char *url, char *out, size_t len);
+/* Does what a LUN or export holds in its first and last MiB carry a
+ * filesystem, RAID or partition-table signature? (claims_signatures on a
+ * sparse copy.) 1 with what, 0 none, RC_FAIL with what when the data
+ * cannot be read. */
+int net_signatures(const struct net_ops *net, const char *url, uint64_t size, char *what, size_t what_len);
+/* A 64-bit identity of a network target, for state files (genmap.h):
+ * FNV-1a of its URL without a password. */
+uint64_t net_identity(const char *redacted);
+
+#endif
