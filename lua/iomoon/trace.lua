@@ -125,6 +125,15 @@ local function hot_dist(p, region, biggest)
   return p.dist
 end
 
+-- Slots for 50 ms of latency at the trace's peak rate (at least 32, at
+-- most 4096): an open loop late for want of slots measures iomoon's queue,
+-- not the device.
+local function default_qd(p, scale)
+  local peak = p.iops or 0
+  for _, v in ipairs(p.iops_over_time or {}) do peak = math.max(peak, v) end
+  return math.max(32, math.min(4096, math.ceil(peak * scale * 0.05)))
+end
+
 local TO_PHASE_OPTS = { scale = "number", duration = { "number", "string" }, region = { "number", "string", "table" },
                         schedule = "boolean", qd = "number", name = "string" }
 
@@ -133,7 +142,8 @@ local TO_PHASE_OPTS = { scale = "number", duration = { "number", "string" }, reg
 -- (a schedule following its I/Os over time, or a flat rate), length and
 -- touched extent (region), and one fsync every so many writes when it
 -- synced. opts: scale (the rate times this), duration, region, schedule
--- (false: a flat rate), qd (slots per worker, 32), name.
+-- (false: a flat rate), qd (slots per worker; default: 50 ms of the peak
+-- rate, at least 32), name.
 function M.to_phase(p, opts)
   if type(p) ~= "table" then
     errors.input("to_phase: a %s is not a profile (iomoon.trace.profile gives one)", type(p))
@@ -149,7 +159,7 @@ function M.to_phase(p, opts)
     errors.input("to_phase.duration: %s is not above 0", tostring(o.duration))
   end
   local ph = { name = o.name or "trace" .. (p.device and (" " .. p.device) or ""), mix = mix_of(p),
-               qd = o.qd or 32 }
+               qd = o.qd or default_qd(p, o.scale or 1) }
   local extent = p.extent_bytes or 0
   local biggest = 0
   for _, s in ipairs(p.bs or {}) do biggest = math.max(biggest, s.bytes) end
@@ -207,8 +217,12 @@ local function print_lines(p, w)
   w(string.format("region: offsets %s to %s (%s touched)", size(p.offset_min_bytes), size(p.offset_end_bytes),
     size(p.extent_bytes)))
   local h = p.hot or {}
-  w(string.format("hot spots: %s (%s I/Os placed; the fit misplaces %s of them)", p.dist,
-    h.random_only and "the random" or "all", pct(h.misplaced_pct)))
+  if (h.ios or 0) < 10 * #(h.cells_pct or {}) then
+    w(string.format("hot spots: %s (%d I/Os placed: too few to tell hot spots apart)", p.dist, h.ios or 0))
+  else
+    w(string.format("hot spots: %s (%s I/Os placed; the fit misplaces %s of them)", p.dist,
+      h.random_only and "the random" or "all", pct(h.misplaced_pct)))
+  end
   if #(h.zones or {}) > 1 then w("  " .. zones_line(h)) end
   local g = p.gap or {}
   w(string.format("gaps: mean %s, cv %.2f, p50 %s, p99 %s, max %s: %s", dur(g.mean_ns), g.cv or 0, dur(g.p50_ns),
@@ -228,8 +242,8 @@ function M.print_profile(p, out)
   local series, lo, hi = p.iops_over_time or {}, math.huge, 0
   for _, v in ipairs(series) do lo, hi = math.min(lo, v), math.max(hi, v) end
   if #series > 0 then
-    w(string.format("IOPS over time (%d intervals of %.3f s): min %.1f IOPS, max %.1f IOPS", #series, p.interval_s, lo,
-      hi))
+    w(string.format("IOPS over time (%d interval%s of %.3f s): min %.1f IOPS, max %.1f IOPS", #series,
+      #series == 1 and "" or "s", p.interval_s, lo, hi))
     for i = 1, #series, 10 do
       local row = {}
       for j = i, math.min(i + 9, #series) do row[#row + 1] = string.format("%.0f", series[j]) end

@@ -102,6 +102,8 @@ tap.ok(math.abs(ph.mix[1].random - (100 - 300 / 7)) < 1e-9 and math.abs(ph.mix[2
   "random = 100 - each op's sequential share (%g, %g)", ph.mix[1].random, ph.mix[2].random)
 tap.ok(ph.mix[1].bs[1][1] == 4096 and ph.mix[1].bs[1][2] == 50 and ph.mix[1].bs[3][1] == 65536
   and math.abs(ph.mix[1].bs[3][2] - 20) < 1e-9, "bs: the sizes with their weights")
+tap.ok(ph.qd == math.ceil(math.max(table.unpack(p.iops_over_time)) * 0.05) and ph.qd > 250,
+  "qd: slots for 50 ms at the peak rate (%d)", ph.qd)
 tap.ok(ph.dist == p.dist and ph.region == EXTENT and ph.duration == p.span_s and #ph.schedule == 60
   and ph.schedule[1].arrival == "fixed" and ph.rate == nil, "dist, region, duration, a schedule of 60 segments")
 local flat = trace.to_phase(p, { schedule = false, scale = 2, duration = "1s", region = "64m", qd = 8, name = "x2" })
@@ -137,7 +139,7 @@ for _, l in ipairs(lines) do
   -- every number is followed by a unit (or is a cv, a count of I/Os or intervals, or in a zoned string)
   if l:match("^%s+[%d.]+ s: [%d ]+ IOPS$") then l = "" end -- a row of IOPS over time: the unit ends it
   for num, unit in l:gsub("zoned:[%d.:/]+", ""):gsub("cv [%d.]+", ""):gmatch("%f[%w](%d[%d.]*)(%s*%S*)") do
-    if not unit:match("^%s*[%%BKMGTsumnI]") and not unit:match("^%s*intervals") and not unit:match("^%s*of") then
+    if not unit:match("^%s*[%%BKMGTsumnI]") and not unit:match("^%s*interval") and not unit:match("^%s*of") then
       bare = bare + 1
       print("# no unit: " .. num .. unit .. " in: " .. l)
     end
@@ -173,7 +175,7 @@ if not can_replay then
   tap.skip("replay = trace is not a phase field of this build")
   tap.skip("replay = trace is not a phase field of this build")
 else
-  local rr = iomoon.run { name = "replay", target = TMP .. "/profile.dat", replay = t, qd = 32 }
+  local rr = iomoon.run { name = "replay", target = TMP .. "/profile.dat", replay = t }
   local rshare, sshare = 100 * rr.read.ios / rr.ios, 100 * synth.read.ios / synth.ios
   tap.near(synth.iops, rr.iops, rr.iops * 0.1, "synthetic IOPS within 10 %% of the replay's")
   tap.near(sshare, rshare, 2, "synthetic read share within 2 points of the replay's")
