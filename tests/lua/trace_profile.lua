@@ -238,4 +238,36 @@ local pb2 = iomoon.trace.profile(mt, { device = 2 })
 tap.ok(pb.device == "/dev/b" and pb.n == 250 and pb.writes == 250 and pb2.n == 250 and #pb.devices == 1
   and pb.bs[1].bytes == 8192, "device = '/dev/b' (or 2): that device alone")
 
+-- trims: a spec of their own that runs on a file; a trace of syncs alone
+-- has nothing to build a phase of
+local tp = TMP .. "/trim.iolog"
+do
+  local f = assert(io.open(tp, "w"))
+  f:write("fio version 3 iolog\n0 /dev/t add\n0 /dev/t open\n")
+  for k = 0, 3999 do
+    local op = k % 4 == 0 and "trim" or "write"
+    f:write(string.format("%d /dev/t %s %d %d\n", k * 500, op, (k * 7919 % 2048) * 65536, op == "trim" and 65536 or 4096))
+    if k % 40 == 39 then f:write(string.format("%d /dev/t sync 0 0\n", k * 500)) end
+  end
+  f:close()
+end
+local pt = iomoon.trace.profile(iomoon.trace.load(tp))
+local pht = trace.to_phase(pt, { duration = "1s" })
+tap.ok(pt.trims == 1000 and pt.syncs == 100 and #pht.mix == 2 and pht.mix[1].read == 0 and pht.mix[2].trim == 100
+  and pht.mix[2].bs == 65536 and pht.fsync == 30, "trims: a spec with trim = 100 and their size; fsync = 30")
+pht.target = { path = TMP .. "/trim.dat", size = pt.extent_bytes }
+local rt = iomoon.run(pht)
+tap.near(100 * rt.trim.ios / rt.ios, 25, 3, "the phase trims a file: trim share of its I/Os")
+tap.near(rt.iops, pt.iops, pt.iops * 0.1, "and keeps the trace's IOPS")
+local sy = TMP .. "/sync-only.iolog"
+do
+  local f = assert(io.open(sy, "w"))
+  f:write("fio version 3 iolog\n0 /dev/s add\n0 /dev/s open\n10 /dev/s sync 0 0\n20 /dev/s sync 0 0\n")
+  f:close()
+end
+local psy = iomoon.trace.profile(iomoon.trace.load(sy))
+tap.ok(psy.n == 2 and psy.syncs == 2 and #psy.bs == 0 and psy.dist == "uniform", "a trace of syncs alone is profiled")
+tap.refuses("to_phase: the profile has no reads, writes or trims", function() trace.to_phase(psy) end,
+  "a phase of syncs alone")
+
 print("1.." .. tap.n)
