@@ -17,9 +17,13 @@ local assets = require "iomoon.html_js"
 local html = {}
 
 -- t[k], or nil where reading it raises (a sealed result) or t is not a table
+local function index(t, k) return t[k] end
 local function opt(t, k)
   if type(t) ~= "table" then return nil end
-  local ok, v = pcall(function() return t[k] end)
+  local v = rawget(t, k)
+  if v ~= nil or getmetatable(t) == nil then return v end
+  local ok
+  ok, v = pcall(index, t, k)
   if ok then return v end
 end
 
@@ -34,39 +38,56 @@ local esc = html.escape
 -- ---- the data block: compact JSON (numbers to 6 digits) ----
 
 local RAW = {} -- metatable of {json = "..."}: already encoded
-local function raw(v) return setmetatable({ json = json.encode(v) }, RAW) end
 
-local function encode(v, out)
+-- v as compact JSON into `out`: numbers to 6 digits, strings by
+-- iomoon.json, a table with [1] an array of 1..#v, another an object
+-- (keys sorted when `sorted`); deeper than 20 levels, userdata and
+-- functions are null
+local function encode(v, out, sorted, depth)
   local t = type(v)
+  depth = depth or 0
   if t == "number" then
     if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
     elseif math.type(v) == "integer" then out[#out + 1] = string.format("%d", v)
     else out[#out + 1] = string.format("%.6g", v) end
-  elseif t == "table" and getmetatable(v) == RAW then
+  elseif t == "string" and not v:find('[%c"\\\128-\255]') then
+    out[#out + 1] = '"' .. v .. '"' -- nothing to escape (the common case, fast)
+  elseif t == "string" or t == "boolean" then
+    out[#out + 1] = json.encode(v)
+  elseif t ~= "table" or depth > 20 then
+    out[#out + 1] = "null"
+  elseif getmetatable(v) == RAW then
     out[#out + 1] = v.json
-  elseif t == "table" and (v[1] ~= nil or next(v) == nil) then
+  elseif v[1] ~= nil or next(v) == nil then
     out[#out + 1] = "["
     for i = 1, #v do
       if i > 1 then out[#out + 1] = "," end
-      encode(v[i], out)
+      encode(v[i], out, sorted, depth + 1)
     end
     out[#out + 1] = "]"
-  elseif t == "table" then
+  else
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+    if sorted then table.sort(keys) end
+    local seen = {}
+    for k, x in pairs(v) do seen[tostring(k)] = x end
     out[#out + 1] = "{"
-    local first = true
-    for k, x in pairs(v) do
-      if not first then out[#out + 1] = "," end
-      first = false
-      out[#out + 1] = json.encode(tostring(k)) .. ":"
-      encode(x, out)
+    for i, k in ipairs(keys) do
+      if i > 1 then out[#out + 1] = "," end
+      encode(k, out)
+      out[#out + 1] = ":"
+      encode(seen[k], out, sorted, depth + 1)
     end
     out[#out + 1] = "}"
-  elseif t == "string" or t == "boolean" then
-    out[#out + 1] = json.encode(v)
-  else
-    out[#out + 1] = "null"
   end
 end
+
+local function encoded(v, sorted)
+  local out = {}
+  encode(v, out, sorted)
+  return table.concat(out)
+end
+local function raw(v) return setmetatable({ json = encoded(v) }, RAW) end
 
 -- ---- what one result shows ----
 
@@ -147,9 +168,9 @@ function html.definition(r)
   return def, false
 end
 
-local function phase_data(r, i)
+local function phase_data(r, i, d)
   local lat = opt(r, "lat")
-  local def, given = html.definition(r)
+  local def, given = d[1], d[2]
   local p = {
     i = i - 1, name = report.visible(opt(r, "name")), marks = report.marks(r), iops = num(opt(r, "iops")) or 0,
     mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
@@ -173,14 +194,13 @@ local LOAD_KEYS = { name = true, qd = true, workers = true, rate = true, rate_io
 
 -- what a phase ran less its load (qd, workers, rate) and its name: phases
 -- with the same key are points of one curve
-local function sweep_key(r)
-  local d, given = html.definition(r)
+local function sweep_key(r, d, given)
   local k = {}
   for f, v in pairs(d) do if not LOAD_KEYS[f] then k[f] = v end end
-  if given then return json.encode(k) end
+  if given then return encoded(k, true) end
   k.streams = nil
   k.nstreams = type(opt(r, "streams")) == "table" and #r.streams or 0
-  return json.encode(k)
+  return encoded(k, true)
 end
 
 -- a phase's load: the rate asked, else qd x workers
@@ -205,22 +225,25 @@ end
 -- asked: a sweep or find_max's probes), each {title, members (0-based
 -- indexes, by load), knee}: the knee is the member with the most IOPS per
 -- unit of mean latency (Kleinrock's power). Failed phases are left out.
-function html.groups(results)
-  local by, order = {}, {}
+-- defs: each result's {definition, given} (html.definition), when known.
+function html.groups(results, defs)
+  local by, order, loads = {}, {}, {}
   for i, r in ipairs(results) do
     if not opt(r, "failed") and (num(opt(r, "iops")) or 0) > 0 then
-      local k = sweep_key(r)
+      local d = defs and defs[i] or { html.definition(r) }
+      local k = sweep_key(r, d[1], d[2])
       if not by[k] then by[k] = {}; order[#order + 1] = k end
       table.insert(by[k], i)
+      loads[i] = load(r)
     end
   end
   local groups = {}
   for _, k in ipairs(order) do
     local m = by[k]
-    local loads = {}
-    for _, i in ipairs(m) do loads[load(results[i])] = true end
-    if #m >= 2 and next(loads, next(loads)) then
-      table.sort(m, function(a, b) return load(results[a]) < load(results[b]) end)
+    local distinct = {}
+    for _, i in ipairs(m) do distinct[loads[i]] = true end
+    if #m >= 2 and next(distinct, next(distinct)) then
+      table.sort(m, function(a, b) return loads[a] < loads[b] or loads[a] == loads[b] and a < b end)
       local best, knee = -1, m[1]
       for _, i in ipairs(m) do
         local mean = num(opt(opt(results[i], "lat"), "mean_ns")) or 0
@@ -362,11 +385,11 @@ end
 function html.render(results, machine, version)
   results = results or {}
   version = version or iomoon.version
-  local data = { version = version, phases = {}, groups = html.groups(results) }
-  for i, r in ipairs(results) do data.phases[i] = phase_data(r, i) end
-  local buf = {}
-  encode(data, buf)
-  local blob = table.concat(buf):gsub("<", "\\u003c")
+  local defs = {}
+  for i, r in ipairs(results) do defs[i] = { html.definition(r) } end
+  local data = { version = version, phases = {}, groups = html.groups(results, defs) }
+  for i, r in ipairs(results) do data.phases[i] = phase_data(r, i, defs[i]) end
+  local blob = encoded(data):gsub("<", "\\u003c")
   local out = { '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
     "<title>iomoon report</title>\n<style>", assets.css, "</style></head><body>\n",

@@ -3,7 +3,9 @@
 drew, as key=value lines for tests/76-html.t.
 
 PAGE is the report as written (its data block says what there is to draw),
-DOM the page after its script ran (chromium --dump-dom), SHOT a screenshot.
+DOM the page after its script ran (chromium --dump-dom), or HARNESS::URL for
+the page loaded at URL in tests/html/harness.html (its DOM is in the
+harness's dump), SHOT a screenshot (- for none).
   charts, empty, errors, ms, load_ms  the status element's attributes
   svg                  <svg class="chart"> elements in the DOM
   drawn                charts with a path of at least one point (M x y)
@@ -15,7 +17,7 @@ DOM the page after its script ran (chromium --dump-dom), SHOT a screenshot.
   iops_paths           paths in the first "IOPS over time" chart
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
 """
-import json, re, struct, sys, zlib
+import html, json, re, struct, sys, zlib
 
 
 def png_pixels(path):
@@ -54,7 +56,14 @@ def png_pixels(path):
 
 
 def main():
-    page, dom = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+    page = open(sys.argv[1]).read()
+    if "::" in sys.argv[2]:  # HARNESS::URL: that page's DOM in harness.html's dump
+        path, url = sys.argv[2].split("::", 1)
+        found = re.search(r'<pre class="page" data-page="%s">(.*?)</pre>' % re.escape(html.escape(url)),
+                          open(path).read(), re.S)
+        dom = html.unescape(found.group(1)) if found else ""
+    else:
+        dom = open(sys.argv[2]).read()
     everything = len(sys.argv) > 4 and sys.argv[4] == "all"
     st = re.search(r'<div id="status"([^>]*)>', dom)
     attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', st.group(1))) if st else {}
