@@ -1,0 +1,142 @@
+#!/bin/bash
+# Engine nbd against real nbdkit servers started here (a Unix socket and
+# 127.0.0.1, stopped on exit whatever happens): what iomoon writes lands in
+# the export's backing file, crc32c catches a corruption made behind its
+# back, trims and flushes reach the server, the safety rules of a block
+# device hold, and every failure (refused, malformed, read-only, a server
+# killed mid-phase) is a clear error, never a hang.
+. "$(dirname "$0")/lib.sh"
+PIDS=""
+stop_servers() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	cleanup
+}
+trap stop_servers EXIT
+cd "$TMP" || exit 1
+
+if ! command -v nbdkit >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -Eq '^  nbd +works'; then
+	skip "nbdkit or engine nbd missing (make deps installs libnbd-dev and nbdkit)"
+	done_testing
+	exit 0
+fi
+ok 0 "iomoon list: engine nbd works"
+
+# serve NAME ARGS...: nbdkit on the Unix socket $TMP/NAME.sock, its pid kept
+serve() {
+	local name=$1
+	shift
+	rm -f "$TMP/$name.sock" "$TMP/$name.pid"
+	nbdkit --unix "$TMP/$name.sock" --pidfile "$TMP/$name.pid" "$@" || return 1
+	# the daemon writes its pid file once it serves, after its parent returned
+	for _ in $(seq 50); do [ -s "$TMP/$name.pid" ] && break; sleep 0.1; done
+	PIDS="$PIDS $(cat "$TMP/$name.pid")"
+}
+url() { echo "nbd+unix:///?socket=$TMP/$1.sock"; }
+
+# ---- what iomoon writes lands in the backing file ----
+truncate -s 16M backing.img
+serve file file backing.img
+"$IOMOON" run --format json /dev/stdin >w.json 2>w.err <<LUA
+require("iomoon").run { name = "write", target = { path = "$(url file)", allow_write = true },
+  bs = "64k", read = 0, random = 0, qd = 4, bytes = "8m", pattern = "offset" }
+LUA
+is $? 0 "sequential writes of the offset pattern through nbd: exit 0"
+python3 - backing.img <<'PY' >words.txt
+import struct, sys
+d = open(sys.argv[1], "rb").read(8 << 20)
+bad = sum(1 for i in range(0, len(d), 8) if struct.unpack_from("<Q", d, i)[0] != i)
+print(bad)
+PY
+is "$(cat words.txt)" "0" "the backing file's first 8 MiB: every 8-byte word holds its own offset"
+like "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["engine"], p["target"], p["bytes"])' w.json)" \
+	"^nbd nbd\\+unix:///\\?socket=.*file.sock 8388608$" "the result names engine nbd, the URL, and 8 MiB written"
+
+# ---- crc32c: a corruption made in the backing file is found ----
+export IOMOON_STATE_DIR="$TMP/state"
+"$IOMOON" run --format none /dev/stdin 2>v1.err <<LUA
+require("iomoon").run { name = "fill", target = { path = "$(url file)", allow_write = true },
+  bs = "64k", read = 0, random = 0, qd = 4, bytes = "4m", verify = "crc32c" }
+LUA
+is $? 0 "writing 4 MiB with crc32c through nbd: exit 0"
+printf 'XXXXXXXX' | dd of=backing.img bs=1 seek=$((1048576 + 100)) conv=notrunc status=none
+"$IOMOON" run --format json /dev/stdin >v2.json 2>v2.err <<LUA
+require("iomoon").run { name = "check", target = { path = "$(url file)" }, region = "4m",
+  bs = "64k", verify = "crc32c", verify_only = true, on_error = "continue" }
+LUA
+is $? 1 "reading it back after a corruption behind iomoon's back: exit 1"
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["errors"], p["errors_by_errno"].get("corrupt"), p["first_error"]["offset"])' v2.json)" \
+	"1 1 1048576" "crc32c through nbd: one corrupt unit, at 1 MiB"
+
+# ---- trims and flushes reach the server ----
+"$IOMOON" run --format json /dev/stdin >t.json 2>t.err <<LUA
+require("iomoon").run { name = "trim", target = { path = "$(url file)", allow_write = true, force = true },
+  region = { offset = "8m", size = "4m" }, bs = "64k", read = 0, random = 0, trim = 100, qd = 2, bytes = "4m" }
+LUA
+is $? 0 "trims through nbd: exit 0"
+is "$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[8<<20:12<<20].count(0) == 4<<20)' backing.img)" "True" \
+	"the trimmed 4 MiB of the backing file read back as zeros"
+"$IOMOON" run --format json /dev/stdin >f.json 2>f.err <<LUA
+require("iomoon").run { name = "flush", target = { path = "$(url file)", allow_write = true, force = true },
+  bs = "4k", read = 0, qd = 2, ios = 100, fsync = 10 }
+LUA
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["sync"]["ios"] >= 8, p["sync"]["errors"])' f.json)" \
+	"True 0" "fsync every 10 writes: NBD flushes counted, none failed"
+
+# ---- safety: allow_write, signatures, read-only ----
+out=$("$IOMOON" quick --target "$(url file)" --read 0 --time 0.2 2>&1)
+is $? 2 "writing to an export without --allow-write: exit 2"
+like "$out" "needs allow_write" "and it says allow_write"
+truncate -s 64M fs.img
+mkfs.ext4 -q -F fs.img
+sum=$(md5sum <fs.img)
+serve fs file fs.img
+out=$("$IOMOON" quick --target "$(url fs)" --read 0 --time 0.2 --allow-write 2>&1)
+is $? 2 "an export holding ext4, written without --force: exit 2"
+like "$out" "refusing to write: it holds a ext4" "it names the ext4 signature it found through the engine"
+is "$(md5sum <fs.img)" "$sum" "the filesystem's image is unchanged"
+truncate -s 16M ro.img
+serve ro -r file ro.img
+out=$("$IOMOON" quick --target "$(url ro)" --read 0 --time 0.2 --allow-write --force 2>&1)
+is $? 2 "a read-only export, written: exit 2"
+like "$out" "read-only" "it says the server offers it read-only"
+"$IOMOON" quick --target "$(url ro)" --time 0.2 --quiet >/dev/null 2>&1
+is $? 0 "reading the read-only export works"
+
+# ---- failures are clear and quick ----
+out=$(timeout 30 "$IOMOON" quick --target nbd://127.0.0.1:1/ --time 0.2 2>&1)
+is $? 1 "connection refused: exit 1"
+like "$out" "Connection refused" "connection refused: said so"
+out=$("$IOMOON" quick --target 'nbd://[x' --time 0.2 2>&1)
+is $? 2 "a malformed NBD URI: exit 2"
+out=$("$IOMOON" quick --target "$(url file)" --engine io_uring --time 0.2 2>&1)
+is $? 2 "engine io_uring on a URL: exit 2"
+like "$out" "engine = \"auto\" or \"nbd\"" "it names the engine that can"
+serve kill memory 64M
+pid=$(cat "$TMP/kill.pid")
+(sleep 1; kill -9 "$pid") &
+start=$(date +%s)
+out=$(timeout 60 "$IOMOON" quick --target "$(url kill)" --qd 8 --time 10 --quiet 2>&1)
+rc=$?
+is "$rc" 1 "the server killed mid-phase: exit 1 (not 124, a hang)"
+[ $(($(date +%s) - start)) -lt 15 ]
+ok $? "the phase ended within seconds of the kill, not at its 10 s end or a timeout"
+like "$out" "engine nbd: " "the engine's failure mid-phase is named (not a failure to connect)"
+
+# ---- TCP on 127.0.0.1, a replay, streams ----
+port=$((20000 + RANDOM % 20000))
+nbdkit --port "$port" --ipaddr 127.0.0.1 --pidfile "$TMP/tcp.pid" memory 32M
+for _ in $(seq 50); do [ -s "$TMP/tcp.pid" ] && break; sleep 0.1; done
+PIDS="$PIDS $(cat "$TMP/tcp.pid")"
+"$IOMOON" run --format json /dev/stdin >r.json 2>r.err <<LUA
+local iomoon = require "iomoon"
+local f = assert(io.open("t.iolog", "w"))
+f:write("fio version 3 iolog\n0 d add\n0 d open\n")
+for i = 0, 199 do f:write(string.format("%d d %s %d 4096\n", i * 500, i % 2 == 0 and "write" or "read", i * 4096)) end
+f:close()
+iomoon.run { name = "replay over tcp", target = { path = "nbd://127.0.0.1:$port/", allow_write = true },
+  replay = iomoon.trace.load("t.iolog") }
+LUA
+is $? 0 "a trace replayed over NBD on 127.0.0.1: exit 0"
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["replay"]["ios"], p["read"]["ios"], p["write"]["ios"])' r.json)" \
+	"200 100 100" "all 200 records, 100 reads and 100 writes"
+done_testing
