@@ -92,7 +92,8 @@ end
 
 -- rate or schedule, and duration, from the profile's I/Os over time.
 local function pacing(ph, p, o)
-  local scale = o.scale or 1
+  -- the rate paces reads, writes and trims; syncs come on top (fsync = N)
+  local scale = (o.scale or 1) * ((p.n or 0) > 0 and (p.n - (p.syncs or 0)) / p.n or 1)
   local span = p.span_s or 0
   local dur = o.duration and seconds(o.duration, "to_phase.duration") or span
   local series = p.iops_over_time or {}

@@ -252,13 +252,23 @@ do
   f:close()
 end
 local pt = iomoon.trace.profile(iomoon.trace.load(tp))
-local pht = trace.to_phase(pt, { duration = "1s" })
+-- qd 8: fsync counts writes per slot, so the first qd x N writes sync less
+local pht = trace.to_phase(pt, { duration = "1s", qd = 8 })
 tap.ok(pt.trims == 1000 and pt.syncs == 100 and #pht.mix == 2 and pht.mix[1].read == 0 and pht.mix[2].trim == 100
   and pht.mix[2].bs == 65536 and pht.fsync == 30, "trims: a spec with trim = 100 and their size; fsync = 30")
 pht.target = { path = TMP .. "/trim.dat", size = pt.extent_bytes }
 local rt = iomoon.run(pht)
 tap.near(100 * rt.trim.ios / rt.ios, 25, 3, "the phase trims a file: trim share of its I/Os")
-tap.near(rt.iops, pt.iops, pt.iops * 0.1, "and keeps the trace's IOPS")
+local data_iops = pt.iops * (pt.n - pt.syncs) / pt.n
+tap.ok(math.abs(pht.schedule[1].iops - pt.iops_over_time[1] * 4000 / 4100) < 1e-9,
+  "the schedule paces the data I/Os alone (syncs come on top, by fsync)")
+tap.near(rt.iops, data_iops, data_iops * 0.1, "the phase keeps the trace's IOPS of reads, writes and trims")
+-- every slot syncs after each 30 of its writes: between W / 30 less what
+-- each of the 8 slots has not yet synced (at most 29 writes) and W / 30
+local W = rt.write.ios
+tap.ok(rt.sync.ios <= W / 30 + 8 and rt.sync.ios >= (W - 8 * 29) / 30 - 8,
+  "one sync per 30 writes of a slot: %d syncs for %d writes (%.1f/s; the trace: %.1f/s)", rt.sync.ios, W,
+  rt.sync.ios / rt.seconds, pt.syncs / pt.span_s)
 local sy = TMP .. "/sync-only.iolog"
 do
   local f = assert(io.open(sy, "w"))
