@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "lua_api.h"
+#include "engine.h"
 #include "lua_int.h"
 #include "rc.h"
 #include "target.h"
@@ -164,8 +165,12 @@ static int l_target_tostring(lua_State *L)
 static int open_target(lua_State *L, const struct target *t, int direct, int write)
 {
 	char why[WHY_LEN];
-	int fd = target_open(t, direct, write, 0, why, sizeof(why));
+	int fd;
 
+	if (t->net) /* target_open would give /dev/null: the data is the server's */
+		api_input_error(L, "target %s: a LUN or export is read and written by phases (engine %s), not by the "
+				"target's own methods", t->path, t->net->name);
+	fd = target_open(t, direct, write, 0, why, sizeof(why));
 	if (fd == RC_INPUT)
 		api_input_error(L, "%s", why);
 	if (fd < 0)
