@@ -14,12 +14,14 @@ bytes, disk), own (what iomoon.trace.save writes as CSV).
 (stable). --swap: blktrace in the other byte order. --unsorted: swap some
 neighbouring lines (CSV formats). --bad LINE: put a malformed line there
 (a line number of the output, from 1). --no-wait: iolog2 without waits.
-Stdlib only; no trace is downloaded.
+--batch: read one such command line (without the program) per line of
+stdin, and write them all. Stdlib only; no trace is downloaded.
 """
 import argparse
 import os
 import random
 import struct
+import sys
 
 OPS_ALL = ["read", "write", "trim", "sync"]
 DEVICES = {
@@ -156,7 +158,7 @@ def csv_lines(fmt, recs, devs):
     return lines
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("format", choices=sorted(DEVICES))
     ap.add_argument("out")
@@ -167,7 +169,7 @@ def main():
     ap.add_argument("--unsorted", action="store_true")
     ap.add_argument("--bad", type=int, default=0)
     ap.add_argument("--no-wait", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     fmt, devs = a.format, DEVICES[a.format]
     recs = draw(fmt, a.n, a.seed)
     if fmt.startswith("blktrace"):
@@ -203,4 +205,9 @@ def main():
                 f.write("%d %s %d %d %s\n" % (t - t0, op, off, ln, dev_name(fmt, devs[d])))
 
 
-main()
+if len(sys.argv) > 1 and sys.argv[1] == "--batch":
+    for line in sys.stdin:  # one trace per line, its arguments as above (python starts once)
+        if line.split():
+            main(line.split())
+else:
+    main()

@@ -6,10 +6,30 @@ local iomoon = require "iomoon"
 local tap = dofile(arg[1] .. "/tap.lua")
 local T, dir = arg[1], arg[2]
 
+-- every trace the script reads, written by one run of trace_gen.py
+local jobs = {}
 local function gen(fmt, out, extra)
-  local cmd = string.format("python3 %s/trace_gen.py %s %s/%s %s", T, fmt, dir, out, extra or "")
-  assert(os.execute(cmd), cmd)
+  jobs[#jobs + 1] = string.format("%s %s/%s %s", fmt, dir, out, extra or "")
   return dir .. "/" .. out
+end
+local formats = {
+  { "iolog2", "iolog2" }, { "iolog3", "iolog3" }, { "blktrace", "blktrace" }, { "blktrace-cpu", "blktrace" },
+  { "msr", "msr", "--unsorted" }, { "alibaba", "alibaba", "--unsorted" }, { "csv", "csv", "--unsorted" },
+  { "own", "csv", "--unsorted" }, { "blktrace", "blktrace", "--swap", "swapped" },
+}
+local bads = { { "iolog3", 9, "read without its offset and length" },
+  { "iolog2", 12, "'x' is not a whole number" }, { "alibaba", 5, "3 fields %(expected 5" },
+  { "msr", 40, "3 fields %(expected 7" }, { "own", 2, "3 fields %(expected at least 5%)" } }
+for _, f in ipairs(formats) do
+  local name = f[1] .. (f[4] or "")
+  f.path = gen(f[1], name .. ".trace", "--n 3000 --seed 7 --expect " .. dir .. "/" .. name .. ".exp " .. (f[3] or ""))
+end
+local nowait = gen("iolog2", "nowait.trace", "--n 50 --no-wait --expect " .. dir .. "/nowait.exp")
+for _, f in ipairs(bads) do f.path = gen(f[1], "bad-" .. f[1], "--n 100 --bad " .. f[2]) end
+do
+  local p = assert(io.popen("python3 " .. T .. "/trace_gen.py --batch", "w"))
+  p:write(table.concat(jobs, "\n"), "\n")
+  assert(p:close(), "trace_gen.py --batch failed")
 end
 
 local function expected(path)
@@ -38,14 +58,8 @@ end
 
 local csv_cols = { time = "ts", op = "kind", offset = "sector", len = "bytes", device = "disk", time_unit = "us",
   offset_unit = 512 }
-local formats = {
-  { "iolog2", "iolog2" }, { "iolog3", "iolog3" }, { "blktrace", "blktrace" }, { "blktrace-cpu", "blktrace" },
-  { "msr", "msr", "--unsorted" }, { "alibaba", "alibaba", "--unsorted" }, { "csv", "csv", "--unsorted" },
-  { "own", "csv", "--unsorted" }, { "blktrace", "blktrace", "--swap", "swapped" },
-}
 for _, f in ipairs(formats) do
-  local name = f[1] .. (f[4] or "")
-  local path = gen(f[1], name .. ".trace", "--n 3000 --seed 7 --expect " .. dir .. "/" .. name .. ".exp " .. (f[3] or ""))
+  local name, path = f[1] .. (f[4] or ""), f.path
   local e = expected(dir .. "/" .. name .. ".exp")
   local t = iomoon.trace.load(path, f[1] == "csv" and { columns = csv_cols } or nil)
   local bad, first = diff(t, e)
@@ -63,8 +77,7 @@ do
     "an iolog3 file read as iolog2")
   tap.refuses("line 1: not a fio iolog", function() iomoon.trace.load(dir .. "/msr.trace", { format = "iolog" }) end,
     "an MSR file read as iolog")
-  local v2 = gen("iolog2", "nowait.trace", "--n 50 --no-wait --expect " .. dir .. "/nowait.exp")
-  local bad, first = diff(iomoon.trace.load(v2), expected(dir .. "/nowait.exp"))
+  local bad, first = diff(iomoon.trace.load(nowait), expected(dir .. "/nowait.exp"))
   tap.ok(bad == 0, "iolog2 without waits: every record at time 0 (%s)", first)
 end
 
@@ -115,10 +128,8 @@ end
 
 -- malformed lines: the line number, or counted with skip_bad
 do
-  for _, f in ipairs { { "iolog3", 9, "read without its offset and length" },
-    { "iolog2", 12, "'x' is not a whole number" }, { "alibaba", 5, "3 fields %(expected 5" },
-    { "msr", 40, "3 fields %(expected 7" }, { "own", 2, "3 fields %(expected at least 5%)" } } do
-    local p = gen(f[1], "bad-" .. f[1], "--n 100 --bad " .. f[2])
+  for _, f in ipairs(bads) do
+    local p = f.path
     tap.refuses("bad%-" .. f[1] .. ": line " .. f[2] .. ": " .. f[3], function() iomoon.trace.load(p) end,
       f[1] .. " with a bad line " .. f[2])
     local t = iomoon.trace.load(p, { skip_bad = true })
@@ -172,6 +183,24 @@ do
   tap.refuses("trace.save.format: 'jsn' is not a format", function() iomoon.trace.save(t, dir .. "/x", "jsn") end,
     "format = \"jsn\"")
   tap.ok(io.open(dir .. "/x") == nil and io.open(dir .. "/nothere") == nil, "refused saves created nothing")
+end
+
+-- quoted CSV fields (libcsv), saved as CSV and back; fio cannot hold such names
+do
+  local f = io.open(dir .. "/quoted.csv", "w")
+  f:write('time_ns,op,offset,len,device\n0,read,0,4096,"dev,1"\n', '5,"Write",4096,512,"say ""hi"""\n')
+  f:close()
+  local t = iomoon.trace.load(dir .. "/quoted.csv")
+  local d = t:devices()
+  tap.ok(#t == 2 and d[1] == "dev,1" and d[2] == 'say "hi"' and t[2].op == "write" and t[2].time_ns == 5,
+    "quoted CSV fields: devices %s and %s", d[1], d[2])
+  iomoon.trace.save(t, dir .. "/quoted2.csv", "csv")
+  local back = iomoon.trace.load(dir .. "/quoted2.csv")
+  tap.ok(back:devices()[1] == "dev,1" and back:devices()[2] == 'say "hi"' and back[2].len == 512,
+    "saved as CSV and loaded: the same names")
+  tap.refuses("holds a space or control byte, which fio's iolog cannot hold", function()
+    iomoon.trace.save(t, dir .. "/quoted.iolog")
+  end, "a device name with a space saved as an iolog")
 end
 
 -- a result run with trace = N, saved and loaded: its own records
