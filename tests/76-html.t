@@ -36,6 +36,7 @@ iomoon.run { name = "write", target = t, bs = "64k", read = 0, bytes = "1m", qd 
 local f = assert(io.open(arg[1], "r+b")); f:seek("set", 100 * 4096 + 10); f:write("garbage!"); f:close()
 iomoon.run { name = "verify", target = t, bs = "4k", qd = 1, verify = "crc32c", verify_only = true, on_error = "continue" }
 iomoon.run { name = "paced", engine = "sim", sim_latency = "1ms", bs = "4k", qd = 1, rate = 5000, duration = "0.3s" }
+iomoon.run { name = "nothing", engine = "sim", sim_latency = "5s", bs = "4k", duration = "0.3s", interval = "100ms" }
 LUA
 "$IOMOON" run --quiet --format html --output errors.html errors.lua "$F" >/dev/null 2>errors.err
 is $? 1 "a run with errors: exit 1"
@@ -76,6 +77,8 @@ grep -Eq '<tr class="bad"><td class="n"><a href="#phase-2">verify</a>.*class="st
 ok $? "errors: the verify phase's row marked with its errors"
 grep -Eq '<tr class="rate"><td class="n"><a href="#phase-3">paced</a>.*rate not met: [0-9]+ of 5000 IOPS' errors.html
 ok $? "errors: the unmet rate marked"
+grep -Eq '<tr class="bad"><td class="n"><a href="#phase-4">nothing</a>.*>FAILED: no I/O completed' errors.html
+ok $? "errors: the phase that completed no I/O marked FAILED"
 grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupted</td>' intr.html
 ok $? "interrupted: the phase's row marked interrupted"
 grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
@@ -114,7 +117,8 @@ check sweep 'sweep.html#all-phases' 50 "$TMP/sweep.png" all
 [ "$(get nonwhite)" -ge 30 ] && [ "$(get colours)" -ge 20 ]
 ok $? "sweep: the screenshot is not blank ($(get nonwhite) per mille not white, $(get colours) colours)"
 is "$(get overlay_paths)" 12 "sweep: the percentiles of the 12 phases overlaid"
-check errors errors.html 13
+check errors errors.html 15
+grep -q "no I/O completed: no latency over time" "$TMP/harness.dom"; ok $? "errors: the phase without I/O says it has no latency over time instead of an empty chart"
 check interrupted intr.html 5
 check big big.html 42
 # the page's script: from its first line to the last chart drawn (the load

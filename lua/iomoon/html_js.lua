@@ -176,7 +176,9 @@ function timeCharts(box, p) {
     { name: "p99", pts: ivPts(p.iv, "p99", 1e-6), color: color(1) },
     { name: "max", pts: ivPts(p.iv, "max", 1e-6), color: color(2) }];
   sub.forEach(function (s, i) { lat.push({ name: s.name + " p99", pts: ivPts(s.iv, "p99", 1e-6), color: color(i + 3), dash: "4 3" }); });
-  chart(cell(), { title: "latency over time", xlabel: "seconds", ylabel: "latency ms", ylog: true, series: lat });
+  var some = lat.some(function (l) { return l.pts.some(function (q) { return q[1] > 0; }); });
+  if (some) chart(cell(), { title: "latency over time", xlabel: "seconds", ylabel: "latency ms", ylog: true, series: lat });
+  else cell().innerHTML = "<p class=note>no I/O completed: no latency over time</p>";
 }
 // a nested table of plain values as rows of a key/value table
 function kv(obj, prefix, rows) {

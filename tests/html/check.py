@@ -11,7 +11,8 @@ harness's dump), SHOT a screenshot (- for none).
   drawn                charts with a path of at least one point (M x y)
   expect               charts the data asks for (the first 10 phases, or all
                        with 'all' as 4th argument: 3 over time when the phase
-                       has intervals, 1 of percentiles when it has any; plus
+                       has intervals (2 when none has a latency), 1 of
+                       percentiles when it has any; plus
                        the overlay and one per sweep group)
   overlay_paths        paths in the first chart (the percentiles overlaid)
   iops_paths           paths in the first "IOPS over time" chart
@@ -77,7 +78,14 @@ def main():
     print("iops_paths=%d" % (len(re.findall(r"<path ", iops[0])) if iops else 0))
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
     ph = data["phases"] if everything else data["phases"][:10]
-    expect = sum((3 if p.get("iv") else 0) + (1 if p["pct"] else 0) for p in ph)
+    def over_time(p):  # IOPS and MB/s; latency when an interval has some
+        iv = p.get("iv")
+        if not iv:
+            return 0
+        lat = [v for k in ("p50", "p99", "max") for v in iv[k] if v]
+        lat += [v for s in p.get("streams") or [] if s.get("iv") for v in s["iv"]["p99"] if v]
+        return 3 if lat else 2
+    expect = sum(over_time(p) + (1 if p["pct"] else 0) for p in ph)
     expect += (1 if any(p["pct"] for p in data["phases"]) else 0) + len(data["groups"])
     print("expect=%d" % expect)
     if len(sys.argv) > 3 and sys.argv[3] != "-":
