@@ -158,7 +158,8 @@ int trace_read_iolog(struct tbuild *b, const char *path, int version)
 		return rc;
 	b->line = 1;
 	s = lines_next(&r, &len, &err, path, b->why, b->why_len);
-	if (!s || strcmp(s, version == 2 ? "fio version 2 iolog" : "fio version 3 iolog")) {
+	/* a prefix, as fio checks it */
+	if (!s || strncmp(s, version == 2 ? "fio version 2 iolog" : "fio version 3 iolog", 19)) {
 		lines_close(&r);
 		if (err)
 			return RC_FAIL;
