@@ -132,7 +132,7 @@ static int nbd_inspect(const char *url, struct net_info *ni, char *why, size_t w
 	ni->can_trim = nbd_can_trim(h) == 1;
 	ni->can_flush = nbd_can_flush(h) == 1;
 	snprintf(ni->model, sizeof(ni->model), "NBD export");
-	nbd_shutdown(h, 0);
+	nbd_aio_disconnect(h, 0);
 	nbd_close(h);
 	if (size < 0) {
 		snprintf(why, why_len, "the export's size cannot be read");
@@ -180,7 +180,8 @@ static int nbd_read_sync(const char *url, uint64_t off, void *buf, size_t len, c
 	rc = cookie < 0 ? -EIO : wait_cookie(h, cookie, clock_ns() + NET_IO_TIMEOUT_NS);
 	if (rc < 0)
 		snprintf(why, why_len, "reading %zu bytes at %llu: %s", len, (unsigned long long)off, strerror(-rc));
-	nbd_shutdown(h, 0);
+	if (!rc)
+		nbd_aio_disconnect(h, 0);
 	nbd_close(h);
 	return rc < 0 ? RC_FAIL : RC_OK;
 }
@@ -291,8 +292,10 @@ static void nbd_exit(struct engine *e)
 
 	if (!p)
 		return;
-	if (!nbd_aio_is_dead(p->h))
-		nbd_shutdown(p->h, 0);
+	/* never a call that waits: a server that stopped answering must not
+	 * hold the phase's end (nbd_shutdown would wait for it) */
+	if (!p->inflight && nbd_aio_is_ready(p->h))
+		nbd_aio_disconnect(p->h, 0);
 	nbd_close(p->h);
 	free(p->done);
 	free(p);
