@@ -155,6 +155,10 @@ static void push_target(lua_State *L, const char *path)
 
 	lua_createtable(L, 0, 8);
 	set_str(L, "path", path);
+	if (strstr(path, "://")) { /* a network block device (nbd://): its engine knows it */
+		set_str(L, "kind", "network");
+		return;
+	}
 	if (stat(path, &st) < 0) {
 		set_str(L, "kind", "missing");
 		return;

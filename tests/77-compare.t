@@ -80,10 +80,10 @@ d = json.load(open("ab.json")); a = json.load(open("a.json"))["phases"][0]
 p = {x["name"]: x for x in d["phases"]}
 m = p["p1"]["metrics"]
 cpu = (a["cpu"]["user_s"] + a["cpu"]["sys_s"]) / a["ios"] * 1e6
-print(sorted(p), d["only_a"], d["only_b"], 0.4 < m["iops"]["ratio"] < 0.7, m["iops"]["differs"], m["iops"]["rule"],
+print(sorted(p), d["only_a"], d["only_b"], 0.35 < m["iops"]["ratio"] < 0.75, m["iops"]["differs"], m["iops"]["rule"],
       m["p50"]["ratio"] > 1.5, m["p50"]["differs"], abs(m["cpu_per_io"]["a"] - cpu) < 1e-9 * cpu)')
 is "$out" "['p1'] ['onlyA'] ['onlyB'] True True spread True True True" \
-	"compare: p1 matched, IOPS ratio B/A about 0.5 (0.4 to 0.7) and marked (spread rule), p50 up and marked, CPU us/IO = (user+sys)/ios, onlyA and onlyB named"
+	"compare: p1 matched, IOPS ratio B/A about 0.5 (0.35 to 0.75) and marked (spread rule), p50 up and marked, CPU us/IO = (user+sys)/ios, onlyA and onlyB named"
 "$IOMOON" compare a.json a.json --format json >aa.json
 out=$(python3 -c '
 import json

@@ -420,94 +420,6 @@ function cli.compare(args)
   return emit(o, text, { rest[1], rest[2] })
 end
 
--- v copied through every level (a definition read back is plain data)
-local function deep_copy(v)
-  if type(v) ~= "table" then return v end
-  local c = {}
-  for k, x in pairs(v) do c[k] = deep_copy(x) end
-  return c
-end
-
--- One target of a definition with the rerun's options: the path replaced
--- by --target, --size given, and write permission from this command line
--- only (a saved allow_write or force is dropped: a file from elsewhere
--- must not grant writing here).
-local function rerun_target(t, o)
-  local path = o.target or (type(t) == "table" and t.path or t)
-  local out = type(t) == "table" and deep_copy(t) or {}
-  out.path, out.allow_write, out.force = path, nil, nil
-  if o.size then out.size = o.size end
-  if o["allow-write"] then out.allow_write = true end
-  if o.force then out.force = true end
-  if next(out, next(out)) == nil then return path end -- nothing but the path: as it was given
-  return out
-end
-
--- The targets of definition def (a phase or a stream) for the rerun;
--- where = "phase 'NAME'" for messages.
-local function rerun_targets(def, o, where)
-  local t = def.target
-  if t == nil then
-    if o.target then def.target = rerun_target(o.target, o) end
-    return
-  end
-  local list = (type(t) == "table" and t.path == nil) and t or { t }
-  if o.target and #list > 1 then
-    input_error("--target: %s ran on %d targets; --target names one (it replaces the target of every phase, "
-      .. "and one for several would change the workload: run the definitions from a script instead)",
-      where, #list)
-  end
-  local out = {}
-  for i, x in ipairs(list) do out[i] = rerun_target(x, o) end
-  def.target = (#out == 1 and list ~= t) and out[1] or out
-end
-
--- A trace a saved definition names ({trace = PATH, format = F, records = N},
--- in place of the trace object it ran with) loaded again; a trace that now
--- loads another number of records (changed, or loaded with a device or
--- time window when it ran) is refused.
-local function load_saved_trace(ref, where)
-  local tr = iomoon.trace.load(ref.trace, { format = ref.format ~= "auto" and ref.format or nil })
-  if ref.records and #tr ~= ref.records then
-    input_error("%s: the trace %s has %d records now, %d when it ran (changed, or loaded with a device or time "
-      .. "window: replay it from a script)", where, report.visible(ref.trace), #tr, ref.records)
-  end
-  return tr
-end
-
--- phase.replay of a saved definition back to trace objects: the trace
--- itself, or {trace = ..., speed = ...}.
-local function restore_replay(def, where)
-  local r = def.replay
-  if type(r) ~= "table" then return end
-  if type(r.trace) == "string" then
-    def.replay = load_saved_trace(r, where)
-  elseif type(r.trace) == "table" and type(r.trace.trace) == "string" then
-    r.trace = load_saved_trace(r.trace, where)
-  end
-end
-
---- The phases of a saved run to run again: each phase's definition, the
--- targets replaced (--target), write permission from this command line.
-local function rerun_phases(doc, o)
-  local phases = {}
-  for i, r in ipairs(doc.phases) do
-    local where = string.format("phase %d ('%s')", i, report.visible(r.name))
-    if type(r.definition) ~= "table" then
-      input_error("%s: %s has no definition (written by an iomoon that did not keep one; run it from its script)",
-        report.visible(doc.file), where)
-    end
-    local def = deep_copy(r.definition)
-    rerun_targets(def, o, where)
-    for j, st in ipairs(type(def.streams) == "table" and def.streams or {}) do
-      rerun_targets(st, o, string.format("%s stream %d", where, j))
-    end
-    restore_replay(def, where)
-    phases[i] = def
-  end
-  return phases
-end
-
 --- iomoon rerun RESULTS.json: the same phases again, from their saved
 -- definitions; every phase is checked before the first runs.
 function cli.rerun(args)
@@ -518,7 +430,7 @@ function cli.rerun(args)
   if not file then input_error("give a results file (iomoon rerun RESULTS.json [--target PATH] [options])") end
   no_stray({ table.unpack(rest, 2) })
   local doc = saved.load(file)
-  local phases = rerun_phases(doc, o)
+  local phases = saved.phases(doc, o)
   local targets = { { path = file, input = "the results file" } }
   local function add(t) -- a path, an option table, or a list of them
     if type(t) == "string" then targets[#targets + 1] = { path = t }

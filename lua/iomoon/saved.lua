@@ -5,6 +5,7 @@
 -- is wrong; nothing is guessed.
 
 local errors = require "iomoon.errors"
+local iomoon = require "iomoon"
 
 local saved = {}
 
@@ -187,9 +188,10 @@ local function phase_problem(r, where)
   end
 end
 
-local function shown(path)
-  return require("iomoon.report").visible(path)
+local function visible(s)
+  return require("iomoon.report").visible(s)
 end
+local shown = visible
 
 --- Read and check the results file at path: { file, iomoon, machine,
 -- phases }. what names the argument in messages ("iomoon report").
@@ -198,7 +200,7 @@ end
 -- needs.
 function saved.load(path)
   local function fail(fmt, ...) errors.input("%s: " .. fmt, shown(path), ...) end
-  local st, why = require("iomoon").stat(path)
+  local st, why = iomoon.stat(path)
   if not st then fail("%s", why) end
   if st.kind ~= "file" then fail("is a %s, not a results file", st.kind) end
   local f, err = io.open(path, "rb")
@@ -217,6 +219,99 @@ function saved.load(path)
   end
   if doc.machine ~= nil and type(doc.machine) ~= "table" then fail("\"machine\" is not an object") end
   return { file = path, iomoon = tostring(doc.iomoon), machine = doc.machine, phases = doc.phases }
+end
+
+-- v copied through every level (a definition read back is plain data)
+local function deep_copy(v)
+  if type(v) ~= "table" then return v end
+  local c = {}
+  for k, x in pairs(v) do c[k] = deep_copy(x) end
+  return c
+end
+
+-- One target of a definition with the rerun's options: the path replaced
+-- by --target, --size given, and write permission from this command line
+-- only (a saved allow_write or force is dropped: a file from elsewhere
+-- must not grant writing here).
+local function rerun_target(t, o)
+  local path = o.target or (type(t) == "table" and t.path or t)
+  local out = type(t) == "table" and deep_copy(t) or {}
+  out.path, out.allow_write, out.force = path, nil, nil
+  if o.size then out.size = o.size end
+  if o["allow-write"] then out.allow_write = true end
+  if o.force then out.force = true end
+  if next(out, next(out)) == nil then return path end -- nothing but the path: as it was given
+  return out
+end
+
+-- The targets of definition def (a phase or a stream) for the rerun;
+-- where = "phase 'NAME'" for messages.
+local function rerun_targets(def, o, where)
+  local t = def.target
+  if t == nil then
+    if o.target then def.target = rerun_target(o.target, o) end
+    return
+  end
+  local list = (type(t) == "table" and t.path == nil) and t or { t }
+  if o.target and #list > 1 then
+    errors.input("--target: %s ran on %d targets; --target names one (it replaces the target of every phase, "
+      .. "and one for several would change the workload: run the definitions from a script instead)",
+      where, #list)
+  end
+  local out = {}
+  for i, x in ipairs(list) do out[i] = rerun_target(x, o) end
+  def.target = (#out == 1 and list ~= t) and out[1] or out
+end
+
+-- A trace a saved definition names ({trace = PATH, format = F, records = N},
+-- in place of the trace object it ran with) loaded again; a trace that now
+-- loads another number of records (changed, or loaded with a device or
+-- time window when it ran) is refused.
+local function load_saved_trace(ref, where)
+  local tr = iomoon.trace.load(ref.trace, { format = ref.format ~= "auto" and ref.format or nil })
+  if ref.records and #tr ~= ref.records then
+    errors.input("%s: the trace %s has %d records now, %d when it ran (changed, or loaded with a device or time "
+      .. "window: replay it from a script)", where, visible(ref.trace), #tr, ref.records)
+  end
+  return tr
+end
+
+-- phase.replay of a saved definition back to trace objects: the trace
+-- itself, or {trace = ..., speed = ...}.
+local function restore_replay(def, where)
+  local r = def.replay
+  if type(r) ~= "table" then return end
+  if type(r.trace) == "string" then
+    def.replay = load_saved_trace(r, where)
+  elseif type(r.trace) == "table" and type(r.trace.trace) == "string" then
+    r.trace = load_saved_trace(r.trace, where)
+  end
+end
+
+--- The phases of a saved run (saved.load's document) to run again, for
+-- `iomoon rerun`: each phase's definition, copied; o (the command line's
+-- options): `target` replaces every target (a phase or stream on several
+-- is refused), `size` sets every target's size, and write permission is
+-- o["allow-write"] and o.force only (a saved allow_write or force is
+-- dropped). A trace a definition replays is loaded again. Input errors
+-- name the phase; nothing is checked against the targets here (iomoon.check).
+function saved.phases(doc, o)
+  local phases = {}
+  for i, r in ipairs(doc.phases) do
+    local where = string.format("phase %d ('%s')", i, visible(r.name))
+    if type(r.definition) ~= "table" then
+      errors.input("%s: %s has no definition (written by an iomoon that did not keep one; run it from its script)",
+        visible(doc.file), where)
+    end
+    local def = deep_copy(r.definition)
+    rerun_targets(def, o, where)
+    for j, st in ipairs(type(def.streams) == "table" and def.streams or {}) do
+      rerun_targets(st, o, string.format("%s stream %d", where, j))
+    end
+    restore_replay(def, where)
+    phases[i] = def
+  end
+  return phases
 end
 
 return saved
