@@ -101,7 +101,7 @@ cp "$T/html/harness.html" "$TMP/harness.html"
 pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
-timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=1000,1400 "file://$TMP/sweep.html" >/dev/null 2>&1
+timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
 # check NAME URL EXPECTED-CHARTS [SHOT [all]]: sets $c to check.py's lines
 check() {
 	c=$(python3 "$T/html/check.py" "$TMP/${2%%#*}" "$TMP/harness.dom::$2" "${4:--}" ${5:-})
