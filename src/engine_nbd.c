@@ -7,7 +7,7 @@
  * wants, nbd_aio_notify_read / write when it is ready, until enough
  * completions are in or the timeout passes. Nothing blocks without a
  * timeout: connecting gives up after NET_CONNECT_TIMEOUT_NS, and I/O in
- * flight with no reply for NET_IO_TIMEOUT_NS fails the engine (ETIMEDOUT).
+ * flight with no reply for net_io_timeout_ns() fails the engine (ETIMEDOUT).
  * A connection the server closed fails its I/Os and the engine.
  */
 #include "engine.h"
@@ -177,7 +177,7 @@ static int nbd_read_sync(const char *url, uint64_t off, void *buf, size_t len, c
 	if (!h)
 		return RC_FAIL;
 	cookie = nbd_aio_pread(h, buf, len, off, NBD_NULL_COMPLETION, 0);
-	rc = cookie < 0 ? -EIO : wait_cookie(h, cookie, clock_ns() + NET_IO_TIMEOUT_NS);
+	rc = cookie < 0 ? -EIO : wait_cookie(h, cookie, clock_ns() + net_io_timeout_ns());
 	if (rc < 0)
 		snprintf(why, why_len, "reading %zu bytes at %llu: %s", len, (unsigned long long)off, strerror(-rc));
 	if (!rc)
@@ -269,13 +269,17 @@ static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 	/* what the socket has now, without waiting */
 	if ((r = drive(p->h, 0)) < 0)
 		return r;
-	while (p->ndone < min && p->inflight && now < deadline) {
+	for (;;) {
 		if (!p->progress_ns)
 			p->progress_ns = now;
-		if (now - p->progress_ns > NET_IO_TIMEOUT_NS)
+		/* checked on every call: a worker draining past the phase's end
+		 * calls with no time to wait, over and over */
+		if (!p->ndone && p->inflight && now - p->progress_ns > net_io_timeout_ns())
 			return -ETIMEDOUT;
-		if ((r = drive(p->h, deadline < p->progress_ns + NET_IO_TIMEOUT_NS ? deadline
-										 : p->progress_ns + NET_IO_TIMEOUT_NS)) < 0)
+		if (p->ndone >= min || !p->inflight || now >= deadline)
+			break;
+		if ((r = drive(p->h, deadline < p->progress_ns + net_io_timeout_ns() ? deadline
+										   : p->progress_ns + net_io_timeout_ns())) < 0)
 			return r;
 		if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
 			return p->ndone ? (int)take(p, done, max) : -ENOTCONN;

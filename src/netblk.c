@@ -43,6 +43,19 @@ void net_redact(const char *url, char *out, size_t len)
 	snprintf(out, len, "%.*s%s", (int)(cut - url), url, at);
 }
 
+uint64_t net_io_timeout_ns(void)
+{
+	static uint64_t t;
+
+	if (!__atomic_load_n(&t, __ATOMIC_RELAXED)) {
+		const char *e = getenv("IOMOON_NET_IO_TIMEOUT");
+		double s = e ? strtod(e, NULL) : 0;
+
+		__atomic_store_n(&t, s > 0 && s < 1e6 ? (uint64_t)(s * 1e9) : NET_IO_TIMEOUT_NS, __ATOMIC_RELAXED);
+	}
+	return __atomic_load_n(&t, __ATOMIC_RELAXED);
+}
+
 uint64_t net_identity(const char *redacted)
 {
 	uint64_t h = 0xcbf29ce484222325ull;

@@ -24,6 +24,10 @@
 #define NET_CONNECT_TIMEOUT_NS 10000000000ull /* connect, negotiate, log in */
 #define NET_IO_TIMEOUT_NS 30000000000ull      /* no completion for this long with I/O in flight */
 
+/* The I/O timeout in use: NET_IO_TIMEOUT_NS, or the seconds in the
+ * environment's IOMOON_NET_IO_TIMEOUT (a slow link, a test). */
+uint64_t net_io_timeout_ns(void);
+
 /* What one short connection learns of a LUN or export. */
 struct net_info {
 	uint64_t size;     /* bytes */

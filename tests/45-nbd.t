@@ -122,6 +122,19 @@ is "$rc" 1 "the server killed mid-phase: exit 1 (not 124, a hang)"
 ok $? "the phase ended within seconds of the kill, not at its 10 s end or a timeout"
 like "$out" "engine nbd: " "the engine's failure mid-phase is named (not a failure to connect)"
 
+# a server that stops answering (SIGSTOP) fails the phase after the I/O
+# timeout (IOMOON_NET_IO_TIMEOUT, 2 s here), also while draining past the end
+serve stall memory 64M
+pid=$(cat "$TMP/stall.pid")
+(sleep 1; kill -STOP "$pid") &
+start=$(date +%s)
+out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" quick --target "$(url stall)" --qd 4 --time 3 --quiet 2>&1)
+is $? 1 "a server that stops answering: exit 1 (not 124, a hang)"
+[ $(($(date +%s) - start)) -lt 12 ]
+ok $? "it ended within seconds of the I/O timeout"
+like "$out" "engine nbd: Connection timed out" "it says the I/O timed out"
+kill -CONT "$pid"
+
 # ---- TCP on 127.0.0.1, a replay, streams ----
 port=$((20000 + RANDOM % 20000))
 nbdkit --port "$port" --ipaddr 127.0.0.1 --pidfile "$TMP/tcp.pid" memory 32M
