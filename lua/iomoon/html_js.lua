@@ -68,6 +68,22 @@ function linTicks(lo, hi, n) {
   for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) t.push(+v.toPrecision(12));
   return t;
 }
+// a long series thinned to about 2 x MAXPTS points: per bucket of points,
+// its lowest and its highest in their order (spikes stay visible)
+var MAXPTS = 1000;
+function thin(pts) {
+  if (pts.length <= 2 * MAXPTS) return pts;
+  var out = [], k = Math.ceil(pts.length / MAXPTS);
+  for (var i = 0; i < pts.length; i += k) {
+    var lo = pts[i], hi = pts[i];
+    for (var j = i + 1; j < Math.min(i + k, pts.length); j++) {
+      if (pts[j][1] < lo[1]) lo = pts[j];
+      if (pts[j][1] > hi[1]) hi = pts[j];
+    }
+    if (lo === hi) out.push(lo); else if (lo[0] < hi[0]) out.push(lo, hi); else out.push(hi, lo);
+  }
+  return out;
+}
 // a chart: o = {title, xlabel, ylabel, ylog, xlog, xticks: [[value, label]], series: [{name, pts: [[x, y]], dash, dots}], knee: {x, y, label}}
 function chart(parent, o) {
   var W = 640, H = 300, L = 62, R = 34, T = 26, B = 44;
@@ -79,6 +95,7 @@ function chart(parent, o) {
     s.pts = s.pts.filter(function (p) {
       return p[0] != null && p[1] != null && isFinite(p[0]) && isFinite(p[1]) && (!o.ylog || p[1] > 0) && (!o.xlog || p[0] > 0);
     });
+    s.pts = thin(s.pts);
     s.pts.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); });
     n += s.pts.length;
   });
