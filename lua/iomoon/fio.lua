@@ -1,0 +1,181 @@
+-- iomoon.fio: fio's job files and command line run by iomoon
+-- (`iomoon fio`), converted to Lua (`fio.convert`), and results written
+-- in fio's --output-format=json layout (`fio.json`). The reading is in
+-- fio_job.lua, the mapping onto phases in fio_map.lua; doc/import.md says
+-- what maps onto what.
+local iomoon = require "iomoon"
+local job = require "iomoon.fio_job"
+local map = require "iomoon.fio_map"
+local errors = require "iomoon.errors"
+local input_error = errors.input
+
+local fio = {}
+
+-- The options the command line takes for itself; every other --NAME is
+-- one of fio's.
+local OWN = {
+  target = "value", ["skip-unsupported"] = "flag", format = "value", output = "value", quiet = "flag",
+  ["allow-write"] = "flag", force = "flag", ["output-format"] = "value",
+}
+
+--- Sections (as fio_job.parse gives them) of fio's command-line options:
+-- those before the first --name are [global], each --name starts a job.
+-- `--opt=value` or `--opt value` (a flag takes a value only after '=').
+function fio.cli_sections(opts)
+  local sections = { { name = "global", line = 0, where = "command line", opts = {} } }
+  local cur = sections[1]
+  for _, o in ipairs(opts) do
+    local key = job.canonical(o.key)
+    if key == "name" then
+      cur = { name = o.value or "", line = 0, where = "command line: --" .. o.key, opts = {} }
+      sections[#sections + 1] = cur
+    end
+    cur.opts[#cur.opts + 1] = { key = key, given = "--" .. o.key, value = o.value, line = 0,
+      where = "command line" }
+  end
+  return sections
+end
+
+-- Split args into iomoon's own options (o), fio's ({key, value} in
+-- order) and job files.
+local function split_args(args)
+  local o, fopts, files = {}, {}, {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    local k, v = a:match("^%-%-([%w_%-]+)=(.*)$")
+    if not k then k = a:match("^%-%-([%w_%-]+)$") end
+    if not k then
+      if a:match("^%-") then input_error("'%s' is not an option (fio's options start with two hyphens: --rw=read)", a) end
+      files[#files + 1] = a
+    elseif OWN[k] then
+      if OWN[k] == "flag" then
+        if v then input_error("--%s takes no value", k) end
+        o[k] = true
+      else
+        if v == nil then
+          v = args[i + 1]
+          if v == nil then input_error("--%s needs a value", k) end
+          i = i + 1
+        end
+        o[k] = v
+      end
+    else
+      local key = job.canonical(k)
+      if v == nil and not job.FLAGS[key] and args[i + 1] ~= nil and not args[i + 1]:match("^%-%-") then
+        v = args[i + 1]
+        i = i + 1
+      end
+      fopts[#fopts + 1] = { key = k, value = v }
+    end
+    i = i + 1
+  end
+  return o, fopts, files
+end
+
+-- iomoon's report format from --format and fio's --output-format
+local function format_of(o)
+  local f = o["output-format"]
+  if f then
+    if o.format then input_error("--output-format: give it or --format, not both") end
+    if f == "json" then return "fio-json" end
+    if f == "normal" then return "table" end
+    input_error("--output-format: '%s' is not supported (json: fio's JSON layout; normal: iomoon's table)", f)
+  end
+  return o.format
+end
+
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then input_error("%s: cannot read the job file (%s)", path, err) end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+--- Everything a run of fio's jobs needs: sections from job files (path
+-- or text) and command-line options; opts: target, skip (skip the
+-- unsupported), allow_write, force. Returns phases, from, notes (stderr
+-- lines) and skipped (the options left out, as "file:line: 'key'").
+function fio.load(sources, opts)
+  opts = opts or {}
+  local sections = {}
+  for _, s in ipairs(sources) do
+    local list = s.sections or job.parse(s.text or read_file(s.path), s.name or s.path)
+    for _, sec in ipairs(list) do sections[#sections + 1] = sec end
+  end
+  local bad, noop = job.unsupported(sections)
+  local skipped = {}
+  for _, b in ipairs(bad) do skipped[#skipped + 1] = string.format("%s: '%s'", b.where, b.given) end
+  if #bad > 0 and not opts.skip then
+    input_error("%d fio option%s iomoon does not take: %s (doc/import.md; --skip-unsupported runs without them)",
+      #bad, #bad == 1 and "" or "s", table.concat(skipped, ", "))
+  end
+  -- options skipped are dropped before the jobs are built
+  for _, sec in ipairs(sections) do
+    local keep = {}
+    for _, opt in ipairs(sec.opts) do if job.OPTIONS[opt.key] then keep[#keep + 1] = opt end end
+    sec.opts = keep
+  end
+  local phases, from, notes = map.phases(job.jobs(sections), opts)
+  if #noop > 0 then
+    table.insert(notes, 1, string.format("%s change%s only fio's own bookkeeping: no effect here",
+      table.concat(noop, ", "), #noop == 1 and "s" or ""))
+  end
+  if #skipped > 0 then
+    for _, p in ipairs(phases) do
+      p.meta = p.meta or {}
+      p.meta.fio_skipped = skipped
+    end
+    notes[#notes + 1] = "skipped (--skip-unsupported): " .. table.concat(skipped, ", ")
+  end
+  return phases, from, notes, skipped
+end
+
+--- The phases of a job file's text (name: its name in messages).
+function fio.phases(text, name, opts)
+  return (fio.load({ { text = text, name = name or "job.fio" } }, opts))
+end
+
+-- every target path of a phase, for the report's checks
+local function add_paths(list, t)
+  if type(t) == "string" then list[#list + 1] = { path = t }
+  elseif type(t) == "table" and t.path then list[#list + 1] = { path = t.path }
+  elseif type(t) == "table" then for _, x in ipairs(t) do add_paths(list, x) end end
+end
+
+--- iomoon fio JOB.fio | --name=... [--target PATH] [--skip-unsupported]
+-- [--format F | --output-format=json] [--output FILE]: fio's jobs run as
+-- iomoon phases, every one checked before the first runs.
+function fio.cli(args, lib)
+  local o, fopts, files = split_args(args)
+  o.format = format_of(o)
+  if #files == 0 and #fopts == 0 then
+    input_error("give a job file or fio's options (iomoon fio JOB.fio, or iomoon fio --name=NAME --rw=... ; doc/import.md)")
+  end
+  local sources = {}
+  for _, f in ipairs(files) do
+    if not iomoon.stat(f) then input_error("%s: no such job file", f) end
+    sources[#sources + 1] = { path = f }
+  end
+  if #fopts > 0 then sources[#sources + 1] = { sections = fio.cli_sections(fopts), name = "command line" } end
+  local phases, _, notes = fio.load(sources, { target = o.target, skip = o["skip-unsupported"],
+    allow_write = o["allow-write"], force = o.force })
+  for _, n in ipairs(notes) do io.stderr:write("iomoon fio: note: ", n, "\n") end
+  local targets = {}
+  for _, f in ipairs(files) do targets[#targets + 1] = { path = f, input = "the job file" } end
+  for _, p in ipairs(phases) do
+    add_paths(targets, p.target)
+    for _, s in ipairs(p.streams or {}) do add_paths(targets, s.target) end
+  end
+  return lib.run_reported("iomoon fio: ", o, function()
+    for _, p in ipairs(phases) do iomoon.run(p) end
+  end, nil, targets, function()
+    for _, p in ipairs(phases) do iomoon.check(p) end
+  end)
+end
+
+fio.convert = require("iomoon.fio_out").convert
+fio.json = require("iomoon.fio_out").json
+
+return fio

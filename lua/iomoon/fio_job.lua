@@ -1,0 +1,215 @@
+-- iomoon.fio_job: fio's job files read as fio reads them: sections,
+-- options with their lines, ${VAR} substitution, and the values (sizes
+-- with kb_base, times with each option's unit, per-direction lists).
+-- fio_map.lua turns the jobs this returns into iomoon phases.
+local errors = require "iomoon.errors"
+local input_error = errors.input
+
+local job = {}
+
+-- What each fio option is to iomoon: "map" (honoured, fio_map reads it),
+-- "noop" (changes only fio's bookkeeping: accepted, said to have no
+-- effect). An option in neither is unsupported.
+job.OPTIONS = {}
+for _, k in ipairs {
+  "name", "description", "rw", "rwmixread", "rwmixwrite", "bs", "bssplit", "bsrange", "blockalign",
+  "iodepth", "iodepth_batch_submit", "numjobs", "size", "offset", "filename", "directory", "ioengine",
+  "direct", "buffered", "runtime", "time_based", "ramp_time", "rate_iops", "rate_process", "thinktime",
+  "thinktime_blocks", "random_distribution", "percentage_random", "randseed", "randrepeat", "fsync",
+  "fdatasync", "verify", "do_verify", "stonewall", "new_group", "number_ios", "io_size", "kb_base", "uri",
+  "norandommap",
+} do job.OPTIONS[k] = "map" end
+for _, k in ipairs {
+  "group_reporting", "gtod_reduce", "lat_percentiles", "clat_percentiles", "slat_percentiles",
+  "percentile_list", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
+  "log_hist_msec", "per_job_logs", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
+  "stats", "thread", "invalidate", "clocksource", "gtod_cpu", "unified_rw_reporting", "random_generator",
+  "allrandrepeat", "significant_figures", "log_offset", "log_compression",
+} do job.OPTIONS[k] = "noop" end
+
+-- fio's other names for options
+job.ALIASES = {
+  readwrite = "rw", iodepth_batch = "iodepth_batch_submit", blocksize = "bs", blocksize_range = "bsrange",
+  ba = "blockalign", random_seed = "randseed", repeatable = "randrepeat", io_limit = "io_size",
+}
+
+-- options that are flags: given bare (or =1/=0)
+job.FLAGS = {
+  time_based = true, stonewall = true, new_group = true, group_reporting = true, thread = true,
+  norandommap = true, gtod_reduce = true, per_job_logs = true,
+}
+
+--- The canonical name of fio option k.
+function job.canonical(k)
+  k = k:lower()
+  return job.ALIASES[k] or k
+end
+
+-- fio's predefined keywords (fio's HOWTO, "Reserved keywords"): $pagesize,
+-- $mb_memory, $ncpus.
+local function keyword(name, machine)
+  if name == "pagesize" then return "4096" end
+  local m = machine()
+  if name == "mb_memory" then return tostring((m.memory_bytes or 0) // (1 << 20)) end
+  if name == "ncpus" then return tostring(m.cores or 1) end
+end
+
+--- s with ${VAR} replaced from env(name) and fio's $keywords; an unset
+-- variable is an input error naming it and where.
+function job.substitute(s, where, env, machine)
+  s = s:gsub("%${([%w_]+)}", function(v)
+    local val = env(v)
+    if val == nil then input_error("%s: ${%s} is not set in the environment (fio substitutes it)", where, v) end
+    return val
+  end)
+  return (s:gsub("%$([%a_]+)", function(v) return keyword(v, machine) end))
+end
+
+--- The sections of a job file's text: a list of { name =, line =,
+-- opts = { {key =, value =, line =}, ... } } in order. src names the file
+-- in messages. Options before the first section are an error, as in fio.
+function job.parse(text, src, env, machine)
+  env = env or os.getenv
+  machine = machine or function() return require("iomoon").machine() end
+  local sections, cur = {}, nil
+  local n = 0
+  for raw in (text .. "\n"):gmatch("([^\n]*)\n") do
+    n = n + 1
+    local where = string.format("%s:%d", src, n)
+    local l = raw:gsub("\r$", ""):match("^%s*(.-)%s*$")
+    -- a comment starts a line, or follows a blank
+    l = l:gsub("%s+[#;].*$", "")
+    if l ~= "" and not l:match("^[#;]") then
+      local sec = l:match("^%[(.*)%]$")
+      if sec then
+        if sec == "" then input_error("%s: an empty section name []", where) end
+        cur = { name = sec, line = n, where = where, opts = {} }
+        sections[#sections + 1] = cur
+      elseif l:match("^include%s") or l == "include" then
+        input_error("%s: 'include' is not supported (iomoon reads one job file: paste the included file's options in)",
+          where)
+      else
+        local k, v = l:match("^([%w_]+)%s*=%s*(.-)$")
+        if not k then k = l:match("^([%w_]+)$") end
+        if not k then input_error("%s: '%s' is not an option (key=value, a bare flag, or [section])", where, l) end
+        if not cur then input_error("%s: '%s' comes before any [section] (fio needs [global] or [job])", where, k) end
+        if v then v = job.substitute(v, where, env, machine) end
+        cur.opts[#cur.opts + 1] = { key = job.canonical(k), given = k, value = v, line = n, where = where }
+      end
+    end
+  end
+  return sections
+end
+
+--- The jobs of parsed sections: each job's options over every [global]
+-- before it (later options replace earlier ones), as fio reads them.
+-- Returns jobs = { {name =, line =, where =, o = {key -> opt}}, ... }.
+function job.jobs(sections)
+  local global, jobs = {}, {}
+  for _, s in ipairs(sections) do
+    if s.name == "global" then
+      for _, opt in ipairs(s.opts) do global[opt.key] = opt end
+    else
+      local o = {}
+      for k, v in pairs(global) do o[k] = v end
+      for _, opt in ipairs(s.opts) do o[opt.key] = opt end
+      jobs[#jobs + 1] = { name = s.name, line = s.line, where = s.where, o = o }
+    end
+  end
+  return jobs
+end
+
+--- The options of `jobs` (and [global] sections) iomoon does not take:
+-- a list of { where =, key = } in line order, and the no-effect ones.
+function job.unsupported(sections)
+  local bad, noop, seen = {}, {}, {}
+  for _, s in ipairs(sections) do
+    for _, opt in ipairs(s.opts) do
+      local kind = job.OPTIONS[opt.key]
+      if not kind then bad[#bad + 1] = opt
+      elseif kind == "noop" and not seen[opt.key] then
+        seen[opt.key] = true
+        noop[#noop + 1] = opt.given
+      end
+    end
+  end
+  return bad, noop
+end
+
+-- Units: the multiplier of a size suffix as fio's parser computes it:
+-- k, m, g, t, p (with or without b) are kb_base's powers; kib, mib, ...
+-- the other base's (with kb_base=1024, the default, 1kib is 1000).
+local POW = { k = 1, m = 2, g = 3, t = 4, p = 5 }
+
+--- The bytes of fio size value s (an int with fio's suffixes; a decimal
+-- fraction when the result is whole). what names it in errors.
+function job.size(s, kb_base, what)
+  kb_base = kb_base or 1024
+  local num, suf = tostring(s):lower():match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
+  local hex = tostring(s):match("^%s*0[xX](%x+)%s*$")
+  if hex then return tonumber(hex, 16) end
+  if not num then input_error("%s: '%s' is not a size (4k, 64k, 1m, 2g; fio's units)", what, s) end
+  local pow, mult = 0, kb_base
+  if suf ~= "" and suf ~= "b" then
+    local p = POW[suf:sub(1, 1)]
+    if not p or #suf > 3 or (#suf >= 2 and not (suf:sub(2) == "b" or suf:sub(2) == "i" or suf:sub(2) == "ib")) then
+      input_error("%s: '%s' is not a size (unknown unit '%s'; k, m, g, t, p, with kb_base=%d)", what, s, suf, kb_base)
+    end
+    pow = p
+    if suf:sub(2, 3) == "ib" then mult = kb_base == 1024 and 1000 or 1024 end
+  end
+  local v = tonumber(num) * mult ^ pow
+  if v ~= math.floor(v) then input_error("%s: '%s' is not a whole number of bytes", what, s) end
+  return math.tointeger(v)
+end
+
+local TIME_US = { us = 1, usec = 1, ms = 1000, msec = 1000, s = 1e6, sec = 1e6, m = 60e6, min = 60e6,
+  h = 3600e6, d = 86400e6 }
+
+--- The microseconds of fio time value s; a bare number is in `unit_us`
+-- (1e6 for runtime and ramp_time: seconds; 1 for thinktime).
+function job.time_us(s, unit_us, what)
+  local num, suf = tostring(s):lower():match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
+  local mult = suf == "" and unit_us or TIME_US[suf or ""]
+  if not num or not mult then
+    input_error("%s: '%s' is not a time (a number, or with us, ms, s, m, h, d)", what, s)
+  end
+  return tonumber(num) * mult
+end
+
+--- A whole number option, with fio's int suffixes (kb_base's k).
+function job.int(s, what, lo, hi, kb_base)
+  local v = job.size(s, kb_base, what)
+  if (lo and v < lo) or (hi and v > hi) then
+    input_error("%s: %s is out of range (%s to %s)", what, tostring(s), tostring(lo or 0), tostring(hi or "any"))
+  end
+  return v
+end
+
+--- A boolean option: bare, 1/0, true/false, yes/no, on/off.
+function job.bool(s, what)
+  if s == nil then return true end
+  local l = tostring(s):lower()
+  if l == "1" or l == "true" or l == "yes" or l == "on" then return true end
+  if l == "0" or l == "false" or l == "no" or l == "off" then return false end
+  input_error("%s: '%s' is not a boolean (1 or 0)", what, s)
+end
+
+--- fio's per-direction list "read,write,trim": a missing trailing entry
+-- is the last one given (bs=4k,8k: trims 8k), an empty one the default
+-- (bs=,8k: reads at the default). Returns three values, parse()d.
+function job.per_dir(s, default, parse)
+  local parts = {}
+  for p in (s .. ","):gmatch("([^,]*),") do parts[#parts + 1] = p end
+  if #parts > 3 then return nil, "more than three values (read,write,trim)" end
+  local out = {}
+  for i = 1, 3 do
+    local p = parts[i]
+    if p == nil then out[i] = out[i - 1]
+    elseif p:match("^%s*$") then out[i] = default
+    else out[i] = parse(p) end
+  end
+  return out
+end
+
+return job

@@ -1,0 +1,483 @@
+-- iomoon.fio_map: fio's jobs (iomoon.fio_job) as iomoon phases. Jobs
+-- separated by `stonewall` are phases run one after another; the jobs of
+-- one group run at one barrier as the streams of one phase. Every field
+-- set is noted with the fio option it came from (map.from), for the
+-- comments of `iomoon convert`.
+local iomoon = require "iomoon"
+local job = require "iomoon.fio_job"
+local errors = require "iomoon.errors"
+local input_error = errors.input
+
+local map = {}
+
+-- the iomoon engine of each fio ioengine, and whether it is a sync engine
+local ENGINES = {
+  io_uring = "io_uring", libaio = "libaio", psync = "psync", sync = "psync", pvsync = "psync",
+  pvsync2 = "psync", vsync = "psync", null = "null", nbd = "nbd", libiscsi = "iscsi",
+}
+local SYNC_ENGINE = { psync = true }
+
+-- fio's rw: the shares of reads, writes and trims (before rwmixread) and
+-- whether offsets are random
+local RW = {
+  read = { r = 100 }, write = { w = 100 }, randread = { r = 100, rand = true }, randwrite = { w = 100, rand = true },
+  rw = { mixed = true }, readwrite = { mixed = true }, randrw = { mixed = true, rand = true },
+  trim = { t = 100 }, randtrim = { t = 100, rand = true }, trimwrite = { t = 50, w = 50 },
+}
+
+-- A mapping context: the job's options, and where each field came from.
+local function ctx_of(j, from)
+  local c = { j = j, from = from }
+  -- the value of option k, or nil; c.note(k) is the "k=v" comment text
+  function c.v(k)
+    local o = j.o[k]
+    if o == nil then return nil end
+    return o.value == nil and true or o.value
+  end
+  function c.what(k)
+    local o = j.o[k]
+    return string.format("%s: %s", o and o.where or j.where, o and o.given or k)
+  end
+  function c.set(t, field, value, ...)
+    t[field] = value
+    local keys = {}
+    for _, k in ipairs { ... } do
+      if j.o[k] then keys[#keys + 1] = j.o[k].value == nil and k or (k .. "=" .. tostring(j.o[k].value)) end
+    end
+    if #keys > 0 then from[t] = from[t] or {}; from[t][field] = table.concat(keys, ", ") end
+  end
+  return c
+end
+
+-- One direction's block sizes: a size, or a list of {size, weight} from
+-- bssplit ("4k/50:64k/50"; an entry without a weight shares what is left).
+local function bssplit_one(s, kb, what)
+  local list, given, open = {}, 0, 0
+  for part in s:gmatch("[^:]+") do
+    local sz, pct = part:match("^%s*([^/]+)/?(%S*)%s*$")
+    local e = { job.size(sz, kb, what) }
+    if pct ~= "" then
+      e[2] = tonumber(pct) or input_error("%s: '%s' is not a percentage", what, pct)
+      given = given + e[2]
+    else
+      open = open + 1
+    end
+    list[#list + 1] = e
+  end
+  for _, e in ipairs(list) do
+    if not e[2] then
+      e[2] = (100 - given) / open
+      e[2] = math.tointeger(e[2]) or e[2]
+    end
+  end
+  local sum = 0
+  for _, e in ipairs(list) do sum = sum + e[2] end
+  if math.abs(sum - 100) > 1e-6 then input_error("%s: the shares sum to %g, not 100", what, sum) end
+  if #list == 1 then return list[1][1] end
+  return list
+end
+
+-- bsrange "1k-16k": fio picks a size in the range, a multiple of the
+-- smallest: here every multiple, weighed equally.
+local function bsrange_one(s, kb, what)
+  local lo, hi = s:match("^%s*([^:-]+)[:-]([^:-]+)%s*$")
+  if not lo then input_error("%s: '%s' is not a range (MIN-MAX, as 1k-16k)", what, s) end
+  lo, hi = job.size(lo, kb, what), job.size(hi, kb, what)
+  if lo == 0 or hi < lo then input_error("%s: '%s' is not a range (0 < MIN <= MAX)", what, s) end
+  if hi // lo > 64 then
+    input_error("%s: '%s' has %d multiples of %d (iomoon takes at most 64 sizes)", what, s, hi // lo, lo)
+  end
+  if hi // lo == 1 then return lo end
+  local list = {}
+  for m = 1, hi // lo do list[#list + 1] = lo * m end
+  return list
+end
+
+-- The block sizes of reads, writes and trims (a list of three).
+local function block_sizes(c, kb)
+  local function dirs(k, one, default)
+    local l, why = job.per_dir(c.v(k), default, function(p) return one(p, kb, c.what(k)) end)
+    if not l then input_error("%s=%s: %s", c.what(k), c.v(k), why) end
+    return l
+  end
+  if c.v("bssplit") then return dirs("bssplit", bssplit_one, 4096), "bssplit" end
+  if c.v("bsrange") then return dirs("bsrange", bsrange_one, 4096), "bsrange" end
+  if c.v("bs") then return dirs("bs", function(p) return job.size(p, kb, c.what("bs")) end, 4096), "bs" end
+  return { 4096, 4096, 4096 }, nil
+end
+
+local function same(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  if #a ~= #b then return false end
+  for i = 1, #a do if not same(a[i], b[i]) then return false end end
+  return true
+end
+
+-- The mix of a job: one spec when every direction it does has the same
+-- block sizes, random share and alignment; else a spec per direction,
+-- weighed by its share.
+local function mix_of(c, spec, kb)
+  local rw = (c.v("rw") or "read"):lower()
+  if rw:find(":") then input_error("%s=%s: the ':N' offset modifier is not supported", c.what("rw"), rw) end
+  local m = RW[rw] or input_error("%s: '%s' is not one of fio's rw values (read, write, randread, randwrite, "
+    .. "rw, readwrite, randrw, trim, randtrim, trimwrite)", c.what("rw"), rw)
+  local share = { m.r or 0, m.w or 0, m.t or 0 }
+  if m.mixed then
+    local r = 50
+    if c.v("rwmixread") then r = job.int(c.v("rwmixread"), c.what("rwmixread"), 0, 100)
+    elseif c.v("rwmixwrite") then r = 100 - job.int(c.v("rwmixwrite"), c.what("rwmixwrite"), 0, 100) end
+    share = { r, 100 - r, 0 }
+  end
+  local bs, bskey = block_sizes(c, kb)
+  local rnd = { 0, 0, 0 }
+  if m.rand then
+    rnd = c.v("percentage_random") and job.per_dir(c.v("percentage_random"), 100, function(p)
+      return job.int(p, c.what("percentage_random"), 0, 100) end) or { 100, 100, 100 }
+  end
+  local align = c.v("blockalign") and job.per_dir(c.v("blockalign"), nil,
+    function(p) return job.size(p, kb, c.what("blockalign")) end) or {}
+  local active = {}
+  for d = 1, 3 do if share[d] > 0 then active[#active + 1] = d end end
+  local one = true
+  for _, d in ipairs(active) do
+    local a = active[1]
+    if not (same(bs[d], bs[a]) and rnd[d] == rnd[a] and align[d] == align[a]) then one = false end
+  end
+  local keys = { "rw", "rwmixread", "rwmixwrite", bskey, "percentage_random", "blockalign" }
+  local mix = {}
+  if one then
+    local d = active[1]
+    mix[1] = { bs = bs[d], read = share[1], trim = share[3] > 0 and share[3] or nil, random = rnd[d], align = align[d] }
+  else
+    for _, d in ipairs(active) do
+      mix[#mix + 1] = { bs = bs[d], read = d == 1 and 100 or 0, trim = d == 3 and 100 or nil, random = rnd[d],
+        align = align[d], weight = share[d] }
+    end
+  end
+  c.set(spec, "mix", mix, table.unpack(keys))
+  return share
+end
+
+-- fio's filename list: ':' separates files, '\:' is a colon in a name
+local function split_files(s)
+  local files, cur = {}, {}
+  local i = 1
+  while i <= #s do
+    local ch = s:sub(i, i)
+    if ch == "\\" and s:sub(i + 1, i + 1) == ":" then cur[#cur + 1] = ":"; i = i + 1
+    elseif ch == ":" then files[#files + 1] = table.concat(cur); cur = {}
+    else cur[#cur + 1] = ch end
+    i = i + 1
+  end
+  files[#files + 1] = table.concat(cur)
+  return files
+end
+
+local function is_url(p) return p:match("^%a[%w+.-]*://") ~= nil end
+
+-- The paths a job does I/O to: --target, else fio's uri (nbd), filename
+-- (in directory), else fio's own names, one file per clone (NAME.N.0).
+local function paths_of(c, ctx, numjobs)
+  if ctx.target then return { ctx.target }, false end
+  if c.v("uri") then return { c.v("uri") }, false end
+  local dir = c.v("directory")
+  if dir and dir:find(":") then input_error("%s=%s: several directories are not supported", c.what("directory"), dir) end
+  local function in_dir(p)
+    if dir and not p:match("^/") and not is_url(p) then return dir:gsub("/+$", "") .. "/" .. p end
+    return p
+  end
+  local fname = c.v("filename")
+  if fname then
+    local out = {}
+    for _, f in ipairs(split_files(fname)) do
+      if f == "" then input_error("%s=%s: an empty file name", c.what("filename"), fname) end
+      out[#out + 1] = in_dir(f)
+    end
+    return out, false
+  end
+  local out = {}
+  for i = 0, numjobs - 1 do out[#out + 1] = in_dir(string.format("%s.%d.0", c.j.name, i)) end
+  return out, true
+end
+
+-- The targets, region and quota of a job. share: the rw shares.
+local function where_of(c, spec, ctx, kb, numjobs, engine)
+  local size = c.v("size") and c.v("size") ~= true and c.v("size")
+  if size and size:find("%%") then input_error("%s=%s: a percentage of the file is not supported", c.what("size"), size) end
+  size = size and job.size(size, kb, c.what("size"))
+  local off = c.v("offset") and job.size(c.v("offset"), kb, c.what("offset")) or 0
+  if engine == "null" then
+    c.set(spec, "region", size or (1 << 30), "size")
+    return size
+  end
+  local paths, own = paths_of(c, ctx, numjobs)
+  local per = size and (own and size or size // #paths)
+  local targets, total = {}, 0
+  for _, p in ipairs(paths) do
+    local st = not is_url(p) and iomoon.stat(p) or nil
+    local t = { path = p, allow_write = ctx.allow_write or nil, force = ctx.force or nil }
+    if per and not is_url(p) and (not st or st.kind == "file") then t.size = off + per end
+    if not per and not st and not is_url(p) then
+      input_error("%s: size: missing (%s does not exist: give size= to create it, as fio needs)", c.j.where, p)
+    end
+    total = total + (per or (st and st.size - off) or 0)
+    targets[#targets + 1] = t
+  end
+  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size")
+  if per or off > 0 then
+    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size")
+  end
+  return own and total // numjobs or total, #paths
+end
+
+-- The pacing of a job: rate_iops (per clone, so times numjobs), thinktime.
+local function pacing_of(c, spec, numjobs)
+  if c.v("rate_iops") then
+    local l = job.per_dir(c.v("rate_iops"), 0, function(p) return job.int(p, c.what("rate_iops"), 0) end)
+    local iops = l[1] > 0 and l[1] or l[2]
+    if (l[1] > 0 and l[2] > 0 and l[1] ~= l[2]) then
+      input_error("%s=%s: different rates for reads and writes are not supported", c.what("rate_iops"), c.v("rate_iops"))
+    end
+    local proc = (c.v("rate_process") or "linear"):lower()
+    if proc ~= "linear" and proc ~= "poisson" then
+      input_error("%s: '%s' is not linear or poisson", c.what("rate_process"), proc)
+    end
+    c.set(spec, "rate", { iops = iops * numjobs, arrival = proc == "poisson" and "poisson" or "fixed" },
+      "rate_iops", "rate_process", "numjobs")
+  end
+  if c.v("thinktime") then
+    local us = job.time_us(c.v("thinktime"), 1, c.what("thinktime"))
+    local blocks = c.v("thinktime_blocks") and job.int(c.v("thinktime_blocks"), c.what("thinktime_blocks"), 1) or 1
+    if us > 0 then
+      local d = string.format("%gus", us)
+      c.set(spec, "think", blocks > 1 and { burst = blocks, delay = d } or d, "thinktime", "thinktime_blocks")
+    end
+  end
+end
+
+-- random_distribution: fio's names are iomoon's dist strings, but for
+-- `random` (uniform) and the per-direction and centred forms (refused).
+local function dist_of(c, spec)
+  local d = c.v("random_distribution")
+  if not d or d == "random" then return end
+  if d:find(",") then input_error("%s=%s: per-direction distributions are not supported", c.what("random_distribution"), d) end
+  local name, rest = d:match("^(%a+):(.*)$")
+  if name == "zipf" or name == "pareto" or name == "normal" then
+    if rest:find(":") then input_error("%s=%s: a centre value is not supported", c.what("random_distribution"), d) end
+  elseif name ~= "zoned" then
+    input_error("%s: '%s' is not supported (random, zipf:T, pareto:H, normal:DEV, zoned:A/R:...)",
+      c.what("random_distribution"), d)
+  end
+  c.set(spec, "dist", d, "random_distribution")
+end
+
+-- The engine, depth, batch and direct of a job.
+local function engine_of(c, spec, ph)
+  local e = (c.v("ioengine") or "psync"):lower()
+  local engine = ENGINES[e] or input_error("%s: '%s' is not supported (io_uring, libaio, psync, sync, pvsync, "
+    .. "null, nbd, libiscsi)", c.what("ioengine"), e)
+  c.set(ph, "engine", engine, "ioengine")
+  local qd = c.v("iodepth") and job.int(c.v("iodepth"), c.what("iodepth"), 1, 4096) or 1
+  if SYNC_ENGINE[engine] and qd > 1 then
+    map.notes[#map.notes + 1] = string.format("%s=%d: fio's sync engine %s runs one I/O at a time; so does iomoon's psync",
+      c.what("iodepth"), qd, e)
+    qd = 1
+  end
+  c.set(spec, "qd", qd, "iodepth")
+  if (engine == "io_uring" or engine == "libaio") and qd > 1 then
+    -- fio submits every I/O on its own (iodepth_batch_submit=1) unless told; 0 is iodepth
+    local b = c.v("iodepth_batch_submit") and job.int(c.v("iodepth_batch_submit"), c.what("iodepth_batch_submit"), 0) or 1
+    c.set(spec, "batch", math.min(b == 0 and qd or b, qd), "iodepth_batch_submit")
+  end
+  local direct = false -- fio's default: buffered
+  if c.v("direct") ~= nil then direct = job.bool(c.v("direct"), c.what("direct")) end
+  if c.v("buffered") ~= nil then direct = not job.bool(c.v("buffered"), c.what("buffered")) end
+  if engine == "null" then direct = false end -- no I/O: nothing to align
+  c.set(spec, "direct", direct, "direct", "buffered")
+  return engine
+end
+
+-- fsync, fdatasync, verify: only where the mix writes.
+local function durability_of(c, spec, share)
+  local writes = share[2] > 0
+  for _, k in ipairs { "fsync", "fdatasync" } do
+    if c.v(k) then
+      local n = job.int(c.v(k), c.what(k), 0, 1000000000)
+      if n > 0 and writes then c.set(spec, k, n, k) end
+    end
+  end
+  local v = c.v("verify")
+  if v and v ~= "0" and v ~= "none" then
+    if v ~= "crc32c" and v ~= "crc32c-intel" then
+      input_error("%s: '%s' is not supported (crc32c, crc32c-intel)", c.what("verify"), v)
+    end
+    c.set(spec, "verify", "crc32c", "verify")
+    local again = c.v("do_verify") == nil or job.bool(c.v("do_verify"), c.what("do_verify"))
+    return writes and again
+  end
+end
+
+-- One job as a workload: spec (the fields a stream may give), ph (those
+-- that belong to a phase: engine, duration, ramp, seed), and whether a
+-- verification pass follows it.
+local function workload(j, ctx, from)
+  local c = ctx_of(j, from)
+  local spec, ph = {}, {}
+  local kb = c.v("kb_base") and job.int(c.v("kb_base"), c.what("kb_base"), 1000, 1024) or 1024
+  if kb ~= 1000 and kb ~= 1024 then input_error("%s: %d is not 1000 or 1024", c.what("kb_base"), kb) end
+  c.set(spec, "name", j.o.name and c.v("name") or j.name, "name")
+  if c.v("description") then c.set(spec, "meta", { description = c.v("description") }, "description") end
+  local numjobs = c.v("numjobs") and job.int(c.v("numjobs"), c.what("numjobs"), 1, 256) or 1
+  local engine = engine_of(c, spec, ph)
+  local share = mix_of(c, spec, kb)
+  local per_clone, nfiles = where_of(c, spec, ctx, kb, numjobs, engine)
+  local workers = numjobs
+  if nfiles and nfiles > numjobs and not c.v("uri") then
+    map.notes[#map.notes + 1] = string.format("%s: fio's one job cycles its %d files; iomoon gives each file a worker",
+      j.where, nfiles)
+    workers = nfiles
+  end
+  c.set(spec, "workers", workers, "numjobs")
+  local tb = c.v("time_based") and job.bool(c.v("time_based"), c.what("time_based"))
+  if c.v("runtime") then
+    c.set(ph, "duration", job.time_us(c.v("runtime"), 1e6, c.what("runtime")) / 1e6, "runtime", "time_based")
+  elseif tb then
+    input_error("%s: runtime: missing (time_based needs a runtime, or fio runs until stopped)", c.what("time_based"))
+  end
+  if c.v("ramp_time") then c.set(ph, "ramp", job.time_us(c.v("ramp_time"), 1e6, c.what("ramp_time")) / 1e6, "ramp_time") end
+  if not tb then
+    local io = c.v("io_size") and job.size(c.v("io_size"), kb, c.what("io_size")) or per_clone
+    if not io or io == 0 then
+      input_error("%s: size: missing (fio runs until size= is done; give size=, io_size=, or time_based with runtime)",
+        j.where)
+    end
+    c.set(spec, "bytes", io * numjobs, "io_size", "size", "numjobs")
+    if c.v("number_ios") then
+      c.set(spec, "ios", job.int(c.v("number_ios"), c.what("number_ios"), 1) * numjobs, "number_ios", "numjobs")
+    end
+  end
+  pacing_of(c, spec, numjobs)
+  dist_of(c, spec)
+  if c.v("randseed") then
+    c.set(ph, "seed", job.int(c.v("randseed"), c.what("randseed"), 0), "randseed")
+  elseif c.v("randrepeat") ~= nil and not job.bool(c.v("randrepeat"), c.what("randrepeat")) then
+    c.set(ph, "seed", os.time(), "randrepeat") -- fio: another sequence every run
+  end
+  local verify_after = durability_of(c, spec, share)
+  local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
+  return { spec = spec, ph = ph, verify_after = verify_after, stonewall = stone, job = j }
+end
+
+-- Streams that name one file share its target table (the largest size
+-- any of them asks), as the core wants one file given once.
+local function share_targets(ws)
+  local by_path = {}
+  local function one(t)
+    if type(t) ~= "table" or not t.path then return t end
+    local have = by_path[t.path]
+    if not have then by_path[t.path] = t; return t end
+    if t.size and (not have.size or t.size > have.size) then have.size = t.size end
+    return have
+  end
+  for _, w in ipairs(ws) do
+    local t = w.spec.target
+    if type(t) == "table" and not t.path then
+      for i, x in ipairs(t) do t[i] = one(x) end
+    elseif t then
+      w.spec.target = one(t)
+    end
+  end
+end
+
+-- A phase from workloads ws (one group): a lone job is a phase; several
+-- are the streams of one. Phase fields they disagree on: the engine is an
+-- error; the longest runtime and ramp hold; the first job's seed.
+local function phase_of(ws, from, index)
+  local ph = {}
+  from[ph] = {}
+  for _, w in ipairs(ws) do
+    for k, v in pairs(w.ph) do
+      local mine = from[w.ph] and from[w.ph][k]
+      if k == "engine" and ph.engine and ph.engine ~= v then
+        input_error("%s: ioengine: the jobs of one group run as one phase of one engine (%s here, %s before): "
+          .. "separate them with stonewall", w.job.where, v, ph.engine)
+      elseif ph[k] == nil or ((k == "duration" or k == "ramp") and v > ph[k]) then
+        ph[k] = v
+        from[ph][k] = mine
+      end
+    end
+  end
+  if #ws == 1 then
+    for k, v in pairs(ws[1].spec) do ph[k] = v; from[ph][k] = from[ws[1].spec] and from[ws[1].spec][k] end
+    return ph
+  end
+  share_targets(ws)
+  local names = {}
+  ph.streams = {}
+  for i, w in ipairs(ws) do ph.streams[i] = w.spec; names[i] = w.spec.name end
+  ph.name = string.format("group %d: %s", index, table.concat(names, " + "))
+  return ph
+end
+
+-- The pass that reads back what a phase's verifying jobs wrote (fio's
+-- do_verify): every unit of their region, checked.
+local function verify_phase(ws, ph, from)
+  local specs = {}
+  for _, w in ipairs(ws) do
+    if w.verify_after then
+      local s = w.spec
+      local bs = math.huge
+      for _, m in ipairs(s.mix) do
+        local b = type(m.bs) == "table" and (type(m.bs[1]) == "table" and m.bs[1][1] or m.bs[1]) or m.bs
+        if type(m.bs) == "table" then
+          for _, e in ipairs(m.bs) do b = math.min(b, type(e) == "table" and e[1] or e) end
+        end
+        bs = math.min(bs, b)
+      end
+      local v = { name = s.name .. " (verify)", target = s.target, region = s.region, direct = s.direct,
+        qd = s.qd, batch = s.batch, workers = s.workers, verify = "crc32c", verify_only = true, bs = bs }
+      from[v] = { verify_only = "verify=crc32c, do_verify: fio reads back what it wrote" }
+      specs[#specs + 1] = v
+    end
+  end
+  if #specs == 0 then return nil end
+  local p = { engine = ph.engine, seed = ph.seed }
+  from[p] = {}
+  if #specs == 1 then
+    for k, v in pairs(specs[1]) do p[k] = v end
+    from[p] = from[specs[1]]
+    return p
+  end
+  p.name, p.streams = ph.name .. " (verify)", specs
+  return p
+end
+
+--- The phases of parsed jobs (fio_job.jobs). ctx: target (a path over
+-- every filename), allow_write, force. Returns phases, from (per table
+-- given, field -> the fio options it came from) and notes (lines for
+-- stderr).
+function map.phases(jobs, ctx)
+  map.notes = {}
+  local from = {}
+  local groups, cur = {}, nil
+  for i, j in ipairs(jobs) do
+    local w = workload(j, ctx, from)
+    if not cur or w.stonewall then
+      cur = {}
+      groups[#groups + 1] = cur
+    end
+    cur[#cur + 1] = w
+    if i == 1 then w.stonewall = false end
+  end
+  local phases = {}
+  for gi, ws in ipairs(groups) do
+    local ph = phase_of(ws, from, gi)
+    phases[#phases + 1] = ph
+    local v = verify_phase(ws, ph, from)
+    if v then phases[#phases + 1] = v end
+  end
+  if #phases == 0 then input_error("no jobs: a job file needs a [job] section (or --name=NAME on the command line)") end
+  return phases, from, map.notes
+end
+
+return map
