@@ -416,9 +416,10 @@ function report.html(results, machine)
   return require("iomoon.html").render(results, machine)
 end
 renderers.html = report.html
+renderers["fio-json"] = function(rs) return require("iomoon.fio").json(rs) end
 
 --- The report formats, in the order the manual lists them.
-report.formats = { "table", "csv", "json", "analyzer", "markdown", "html" }
+report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,
