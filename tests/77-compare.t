@@ -66,7 +66,7 @@ for case in "bad1.json:bad1\\.json: not JSON at line 1" "bad2.json:bad2\\.json: 
 done
 err=$("$IOMOON" report a.json --format nosuch 2>&1)
 is $? 2 "report --format nosuch: exit 2"
-like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html\\)" "report --format nosuch: lists the formats"
+like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"
 err=$("$IOMOON" report a.json --output a.json 2>&1)
 is $? 2 "report --output naming its own input: exit 2"
 cmp -s r.json a.json; ok $? "report --output naming its input leaves the input as it was"
