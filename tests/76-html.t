@@ -58,8 +58,22 @@ case "$IOMOON" in
 *) [ "$big_cpu" -lt 2000 ]; ok $? "1,000 phases: Lua renders the page in under 2 s of CPU ($big_cpu ms)" ;;
 esac
 
+# a day of intervals (5,000 here), one of them ten times the others
+"$IOMOON" run --quiet --format none /dev/stdin "$TMP/long.html" >/dev/null <<'LUA'
+local r = require("iomoon").run { name = "long", engine = "sim", bs = "4k", duration = "0.1s", interval = "20ms" }
+local c, ivs = {}, {}
+for k, v in pairs(r) do c[k] = v end
+for i = 1, 5000 do
+  local iv = r.intervals[1]
+  ivs[i] = { t_s = i - 1, len_s = 1, iops = iv.iops * (i == 2500 and 10 or 1), mb_per_s = iv.mb_per_s,
+    p50_ns = iv.p50_ns, p99_ns = iv.p99_ns, max_ns = iv.max_ns }
+end
+c.intervals = ivs
+require("iomoon.report").write_atomic(arg[1], require("iomoon.report").html({ c }))
+LUA
+
 # ---- the HTML text ----
-for r in one sweep errors intr big; do
+for r in one sweep errors intr big long; do
 	h="$r.html"
 	[ "$(head -c 15 "$h")" = "<!DOCTYPE html>" ]; ok $? "$r: an HTML document"
 	grep -Eiq "(src|href|url)[[:space:]]*[=(][[:space:]]*[\"']?[[:space:]]*([a-z]+:)?//" "$h"; is $? 1 "$r: nothing fetched from the network (no src, href or url to another host)"
@@ -98,7 +112,7 @@ fi
 o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=10000)
 cp "$T/html/harness.html" "$TMP/harness.html"
-pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay'
+pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay&long.html'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
@@ -129,4 +143,8 @@ ms=$(get ms)
 is "$(get overlay_paths)" 20 "1,000 phases: the first 20 overlaid"
 check big-overlay 'big.html#all-overlay' 42
 is "$(get overlay_paths)" 1000 "1,000 phases: all overlaid on demand"
+check long long.html 5
+p=$(get iops_points) top=$(get iops_top)
+[ "$p" -ge 1000 ] && [ "$p" -le 2000 ]; ok $? "5,000 intervals: IOPS over time drawn with 1,000 to 2,000 points ($p)"
+[ "$top" -le 40 ]; ok $? "5,000 intervals: the one ten times higher is still drawn, at the top (y $top)"
 done_testing

@@ -16,6 +16,7 @@ harness's dump), SHOT a screenshot (- for none).
                        the overlay and one per sweep group)
   overlay_paths        paths in the first chart (the percentiles overlaid)
   iops_paths           paths in the first "IOPS over time" chart
+  iops_points, iops_top  points of its first path, and its highest (least y)
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
 """
 import html, json, re, struct, sys, zlib
@@ -76,6 +77,10 @@ def main():
     print("overlay_paths=%d" % (len(re.findall(r"<path ", svgs[0])) if svgs else 0))
     iops = [s for s in svgs if ">IOPS over time<" in s]
     print("iops_paths=%d" % (len(re.findall(r"<path ", iops[0])) if iops else 0))
+    first = re.search(r'<path d="([^"]*)"', iops[0]) if iops else None
+    ys = [float(y) for y in re.findall(r"[ML][-0-9.]+ ([-0-9.]+)", first.group(1))] if first else [0]
+    print("iops_points=%d" % len(ys))
+    print("iops_top=%d" % min(ys))
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
     ph = data["phases"] if everything else data["phases"][:10]
     def over_time(p):  # IOPS and MB/s; latency when an interval has some
