@@ -127,6 +127,7 @@ check() {
 }
 check one one.html 5
 is "$(get iops_paths)" 3 "one: IOPS over time, a line for the phase and one per stream"
+is "$(get phase_pct_paths)" 3 "one: the phase's percentiles, and its streams' beside them"
 check sweep 'sweep.html#all-phases' 50 "$TMP/sweep.png" all
 [ "$(get nonwhite)" -ge 30 ] && [ "$(get colours)" -ge 20 ]
 ok $? "sweep: the screenshot is not blank ($(get nonwhite) per mille not white, $(get colours) colours)"

@@ -181,7 +181,7 @@ local function phase_data(r, i, d)
   if type(streams) == "table" and #streams > 0 then
     p.streams = {}
     for j, s in ipairs(streams) do
-      p.streams[j] = { name = report.visible(opt(s, "name") or ("stream " .. j)), iv = intervals(s) }
+      p.streams[j] = { name = report.visible(opt(s, "name") or ("stream " .. j)), iv = intervals(s), pct = html.percentiles(s) }
     end
   end
   return p

@@ -217,7 +217,11 @@ function phaseBody(det, p) {
   box.innerHTML = h;
   if (p.iv && p.iv.t && p.iv.t.length) timeCharts(box, p);
   else box.insertAdjacentHTML("beforeend", "<p class=note>no intervals recorded: no chart over time</p>");
-  if (p.pct.length) pctChart(box, [p], "latency percentiles");
+  // the phase's percentiles, and each stream's beside them
+  var own = [p].concat((p.streams || []).filter(function (s) { return s.pct && s.pct.length; }).map(function (s, j) {
+    return { name: s.name, pct: s.pct, i: j + 1 };
+  }));
+  if (p.pct.length) pctChart(box, own.map(function (q, j) { return { name: q.name, pct: q.pct, i: j }; }), "latency percentiles");
 }
 function drawPhase(det) {
   if (det.getAttribute("data-drawn")) return;

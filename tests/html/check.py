@@ -15,6 +15,7 @@ harness's dump), SHOT a screenshot (- for none).
                        percentiles when it has any; plus
                        the overlay and one per sweep group)
   overlay_paths        paths in the first chart (the percentiles overlaid)
+  phase_pct_paths      paths in the first phase's own percentile chart
   iops_paths           paths in the first "IOPS over time" chart
   iops_points, iops_top  points of its first path, and its highest (least y)
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
@@ -75,6 +76,8 @@ def main():
     print("svg=%d" % len(svgs))
     print("drawn=%d" % sum(1 for s in svgs if re.search(r'<path d="M[-0-9.]+ [-0-9.]+', s)))
     print("overlay_paths=%d" % (len(re.findall(r"<path ", svgs[0])) if svgs else 0))
+    own = [s for s in svgs if ">latency percentiles<" in s]
+    print("phase_pct_paths=%d" % (len(re.findall(r"<path ", own[0])) if own else 0))
     iops = [s for s in svgs if ">IOPS over time<" in s]
     print("iops_paths=%d" % (len(re.findall(r"<path ", iops[0])) if iops else 0))
     first = re.search(r'<path d="([^"]*)"', iops[0]) if iops else None
