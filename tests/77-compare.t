@@ -18,6 +18,8 @@ iomoon.on_result(function(r) results[#results + 1] = r end)
 iomoon.run { name = "p1", engine = "sim", sim_latency = lat, qd = 1, bs = "4k", duration = "1s", interval = "100ms" }
 iomoon.run { name = only, engine = "sim", bs = "8k", read = 70, duration = "0.2s", interval = "100ms",
   meta = { spec = "8k 70% read" } }
+iomoon.run { name = "mixed", engine = "sim", duration = "0.2s", interval = "100ms",
+  streams = { { name = "reader", bs = "4k", qd = 2 }, { name = "writer", bs = "64k", read = 0, rate = 200 } } }
 -- what this very run prints in each format, from the results it made
 for _, f in ipairs({ "csv", "markdown", "table", "analyzer" }) do
   local fh = assert(io.open(out .. "." .. f, "wb"))
@@ -82,7 +84,7 @@ m = p["p1"]["metrics"]
 cpu = (a["cpu"]["user_s"] + a["cpu"]["sys_s"]) / a["ios"] * 1e6
 print(sorted(p), d["only_a"], d["only_b"], 0.35 < m["iops"]["ratio"] < 0.75, m["iops"]["differs"], m["iops"]["rule"],
       m["p50"]["ratio"] > 1.5, m["p50"]["differs"], abs(m["cpu_per_io"]["a"] - cpu) < 1e-9 * cpu)')
-is "$out" "['p1'] ['onlyA'] ['onlyB'] True True spread True True True" \
+is "$out" "['mixed', 'p1'] ['onlyA'] ['onlyB'] True True spread True True True" \
 	"compare: p1 matched, IOPS ratio B/A about 0.5 (0.35 to 0.75) and marked (spread rule), p50 up and marked, CPU us/IO = (user+sys)/ios, onlyA and onlyB named"
 "$IOMOON" compare a.json a.json --format json >aa.json
 out=$(python3 -c '
@@ -90,7 +92,7 @@ import json
 d = json.load(open("aa.json"))
 print(len(d["phases"]), all(v["ratio"] == 1 and not v["differs"] for p in d["phases"] for v in p["metrics"].values()),
       d["only_a"], d["only_b"], sorted(d["phases"][0]["metrics"]))')
-is "$out" "2 True [] [] ['cpu_per_io', 'iops', 'mb_per_s', 'p50', 'p99', 'p999']" \
+is "$out" "3 True [] [] ['cpu_per_io', 'iops', 'mb_per_s', 'p50', 'p99', 'p999']" \
 	"compare of a run with itself: every ratio 1, nothing marked, no phase alone"
 out=$("$IOMOON" compare a.json b.json)
 like "$out" "only in A \\(a\\.json\\): onlyA" "compare table: says which phase is only in A"
@@ -103,6 +105,12 @@ out=$("$IOMOON" compare a.json b.json --format markdown)
 like "$out" "\\| p1 \\| IOPS \\| [0-9.]+ \\| [0-9.]+ \\| 0\\.[0-9]+ \\| yes \\| spread \\|" "compare markdown: p1's IOPS row"
 "$IOMOON" compare a.json b.json --format markdown --output ab.md
 grep -q "| p1 | IOPS |" ab.md; ok $? "compare --output writes the file"
+if err=$("$IOMOON" compare a.json b.json --format html --output ab.html 2>&1); then
+	grep -q '<html' ab.html; ok $? "compare --format html: an HTML document (iomoon.html.render_compare)"
+else
+	is $? 2 "compare --format html without iomoon.html.render_compare: exit 2"
+	like "$err" "^iomoon compare: --format: html is not available for compare" "compare --format html: says it is not available"
+fi
 err=$("$IOMOON" compare a.json b.json --format analyzer 2>&1)
 is $? 2 "compare --format analyzer: exit 2"
 like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare --format analyzer: lists compare's formats"
@@ -121,7 +129,8 @@ is $? 0 "rerun a.json: exit 0"
 out=$(python3 -c '
 import json
 a = json.load(open("a.json"))["phases"]; b = json.load(open("ra.json"))["phases"]
-print([p["name"] for p in b] == [p["name"] for p in a], [p["definition"] for p in b] == [p["definition"] for p in a],
+print([p["name"] for p in b] == [p["name"] for p in a] == ["p1", "onlyA", "mixed"],
+      [p["definition"] for p in b] == [p["definition"] for p in a],
       [p.get("meta") for p in b] == [p.get("meta") for p in a], b[0]["ios"] > 0)')
 is "$out" "True True True True" "rerun: the same phases (names, definitions, meta) ran again"
 
@@ -152,7 +161,7 @@ python3 -c '
 import json; d = json.load(open("a.json")); d["phases"][1]["definition"]["qd"] = 0; json.dump(d, open("bad5.json", "w"))'
 err=$("$IOMOON" rerun bad5.json --format json --output r5.json 2>&1)
 is $? 2 "rerun with a bad definition in phase 2: exit 2"
-like "$err" "phase.qd: 0 is out of range.*phase 2 of 2" "rerun: the bad field and phase are named"
+like "$err" "phase.qd: 0 is out of range.*bad5\\.json, phase 2 of 3: onlyA" "rerun: the bad field and phase are named"
 [ ! -e r5.json ]; ok $? "rerun: no phase ran (no report written) when one phase does not check"
 python3 -c '
 import json; d = json.load(open("a.json")); del d["phases"][0]["definition"]; json.dump(d, open("bad6.json", "w"))'
