@@ -1,5 +1,5 @@
 /* lua_target.c - the target userdata of the binding: iomoon.target, its
- * methods (size, sector, kind, path, created, read, write, drop, fsync, close),
+ * methods (size, sector, kind, path, created, read, write, fsync, close),
  * and the target option tables phases share with it.
  */
 #include <errno.h>
@@ -178,23 +178,27 @@ static int open_target(lua_State *L, const struct target *t, int direct, int wri
 	return fd;
 }
 
-/* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
- * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
- * where offset and len must be whole sectors. */
+/* :read(offset, len [, {direct=, drop=}]) -> string, ns. A probe, not a
+ * phase: one pread, timed (the ns it took; the buffer is touched before,
+ * so its page faults are not). direct reads through O_DIRECT, where offset
+ * and len must be whole sectors; drop drops the range's cached pages first
+ * (POSIX_FADV_DONTNEED, untimed), so a buffered read goes to the device. */
 static int l_target_read(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
-	int direct = 0, fd;
+	int direct = 0, drop = 0, fd;
 	uint64_t t0, t1;
 	ssize_t r;
 	void *buf;
 
 	if (lua_istable(L, 4)) {
-		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", NULL });
+		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", "drop", NULL });
 		if (lua_getfield(L, 4, "direct") != LUA_TNIL)
 			direct = api_check_bool(L, -1, "read options.direct");
-		lua_pop(L, 1);
+		if (lua_getfield(L, 4, "drop") != LUA_TNIL)
+			drop = api_check_bool(L, -1, "read options.drop");
+		lua_pop(L, 2);
 	}
 	if (off + len > t->size || len > (1u << 30))
 		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
@@ -207,6 +211,9 @@ static int l_target_read(lua_State *L)
 		close(fd);
 		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
 	}
+	memset(buf, 0, len ? len : 1);
+	if (drop)
+		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 	t0 = clock_ns();
 	r = pread(fd, buf, len, (off_t)off);
 	t1 = clock_ns();
@@ -223,23 +230,26 @@ static int l_target_read(lua_State *L)
 	return 2;
 }
 
-/* Options {direct=, sync=} of :write at idx into *direct, *sync. */
-static void write_opts(lua_State *L, int idx, int *direct, int *sync)
+/* Options {direct=, sync=, drop=} of :write at idx into o[0..2]. */
+static void write_opts(lua_State *L, int idx, int o[3])
 {
-	*direct = *sync = 0;
+	static const char *const keys[] = { "direct", "sync", "drop", NULL };
+
+	o[0] = o[1] = o[2] = 0;
 	if (!lua_istable(L, idx))
 		return;
-	api_check_keys(L, idx, "write options", (const char *const[]){ "direct", "sync", NULL });
-	if (lua_getfield(L, idx, "direct") != LUA_TNIL)
-		*direct = api_check_bool(L, -1, "write options.direct");
-	if (lua_getfield(L, idx, "sync") != LUA_TNIL)
-		*sync = api_check_bool(L, -1, "write options.sync");
-	lua_pop(L, 2);
+	api_check_keys(L, idx, "write options", keys);
+	for (int i = 0; keys[i]; i++) {
+		if (lua_getfield(L, idx, keys[i]) != LUA_TNIL)
+			o[i] = api_check_bool(L, -1, keys[i]);
+		lua_pop(L, 1);
+	}
 }
 
-/* :write(offset, s [, {direct=, sync=}]) -> bytes, ns: one pwrite (from an
- * aligned copy of s), and with sync an fdatasync after it; ns is the time
- * both took. direct writes through O_DIRECT, in whole sectors. */
+/* :write(offset, s [, {direct=, sync=, drop=}]) -> bytes, ns: one pwrite
+ * (from an aligned copy of s), and with sync an fdatasync after it; ns is
+ * the time both took. direct writes through O_DIRECT, in whole sectors;
+ * drop drops the range's cached pages first (untimed). */
 static int l_target_write(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
@@ -247,11 +257,13 @@ static int l_target_write(lua_State *L)
 	size_t len;
 	const char *s = luaL_checklstring(L, 3, &len);
 	char why[WHY_LEN];
-	int direct, sync, fd, e = 0;
+	int o[3], direct, sync, fd, e = 0;
 	ssize_t r;
 	void *buf;
 
-	write_opts(L, 4, &direct, &sync);
+	write_opts(L, 4, o);
+	direct = o[0];
+	sync = o[1];
 	if (off + len > t->size)
 		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
 				   (unsigned long long)off, t->path, (unsigned long long)t->size);
@@ -264,6 +276,8 @@ static int l_target_write(lua_State *L)
 		return api_raise_error(L, IOMOON_RUN_ERROR, "write: out of memory");
 	memcpy(buf, s, len);
 	fd = open_target(L, t, direct, 1);
+	if (o[2])
+		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 	t0 = clock_ns();
 	r = pwrite(fd, buf, len, (off_t)off);
 	if (r >= 0 && sync && fdatasync(fd) < 0)
@@ -278,22 +292,6 @@ static int l_target_write(lua_State *L)
 	lua_pushinteger(L, r);
 	lua_pushinteger(L, (lua_Integer)(t1 - t0));
 	return 2;
-}
-
-/* :drop(offset, len): the page cache of that range dropped
- * (POSIX_FADV_DONTNEED), so that the next buffered read goes to the
- * device, as ioping's default reads do. Dirty pages stay. */
-static int l_target_drop(lua_State *L)
-{
-	struct target *t = api_check_target(L, 1);
-	uint64_t off = api_check_size(L, 2, "drop offset"), len = api_check_size(L, 3, "drop length");
-	int fd = open_target(L, t, 0, 0), r;
-
-	r = posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-	close(fd);
-	if (r)
-		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(r));
-	return 0;
 }
 
 static int l_target_fsync(lua_State *L)
@@ -320,7 +318,6 @@ void api_target_metatable(lua_State *L)
 	static const luaL_Reg target_methods[] = {
 		{ "size", l_target_size }, { "sector", l_target_sector }, { "kind", l_target_kind }, { "path", l_target_path },
 		{ "created", l_target_created }, { "read", l_target_read }, { "write", l_target_write }, { "fsync", l_target_fsync },
-		{ "drop", l_target_drop },
 		{ "close", l_target_close }, { NULL, NULL },
 	};
 

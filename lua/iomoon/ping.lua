@@ -305,21 +305,23 @@ local function summary(label, s, c)
 end
 
 -- One request at byte off of t: its nanoseconds (the system calls only:
--- pread, or pwrite and fdatasync; with -A a one-I/O phase on libaio).
+-- pread, or pwrite and fdatasync; with -A a one-I/O phase on io_uring, its
+-- submission to its completion).
 local function request(t, c, off, data, n)
-  if not c.cached and t:kind() == "file" then t:drop(off, c.size) end
+  local drop = not c.cached
   if c.async then
-    local r = iomoon.run { name = "ping", target = t, engine = "libaio", qd = 1, workers = 1, bs = c.size,
+    if drop then t:read(off, 0, { drop = true }) end -- length 0: to the end of the file
+    local r = iomoon.run { name = "ping", target = t, engine = c.async, qd = 1, workers = 1, bs = c.size,
       read = c.write and 0 or 100, random = 0, region = { offset = off, size = c.size }, ios = 1,
       direct = c.direct and true or false, seed = n }
     return r.lat.mean_ns
   end
   if c.write then
     if #data >= 8 then data = string.pack("<I8", n) .. data:sub(9) end
-    local _, ns = t:write(off, data, { direct = c.direct, sync = not c.cached })
+    local _, ns = t:write(off, data, { direct = c.direct, sync = not c.cached, drop = drop })
     return ns
   end
-  local _, ns = t:read(off, c.size, { direct = c.direct })
+  local _, ns = t:read(off, c.size, { direct = c.direct, drop = drop })
   return ns
 end
 
@@ -383,6 +385,9 @@ local function open_path(lib, path, st, c, o)
       .. "a directory gets a temporary file that -W may write", st.kind == "block" and "the device" or "the file",
       visible(path))
   end
+  if c.write and not o["allow-write"] then
+    lib.input_error("-WWW on %s: iomoon did not create it; writing to it needs --allow-write too", visible(path))
+  end
   if c.keep then lib.input_error("-k: %s is not a directory (-k keeps a directory's ioping.tmp)", visible(path)) end
   local ok, t = pcall(iomoon.target, { path = path, create = false, fill = false,
     allow_write = o["allow-write"] or nil, force = o.force or nil })
@@ -434,6 +439,15 @@ local function check_geometry(lib, t, c, path)
   end
 end
 
+-- The engine of -A: io_uring, else libaio (one I/O per phase either way).
+local function async_engine(lib)
+  local works = {}
+  for _, e in ipairs((iomoon.engines())) do works[e.name] = e.works end
+  if works.io_uring then return "io_uring" end
+  if works.libaio then return "libaio" end
+  lib.input_error("-A: neither io_uring nor libaio works here (iomoon list says why)")
+end
+
 --- iomoon ping ARGS: ioping 1.3's command line (doc/cli.md).
 function ping.cli(args, lib)
   local path, o = ping.parse(args, lib)
@@ -443,6 +457,7 @@ function ping.cli(args, lib)
   if st.kind ~= "directory" and st.kind ~= "file" and st.kind ~= "block" then
     lib.input_error("%s is not a directory, a regular file or a block device", visible(path))
   end
+  if c.async then c.async = async_engine(lib) end
   local t, tmp
   if st.kind == "directory" then
     if c.write and c.write >= 3 then
@@ -451,8 +466,9 @@ function ping.cli(args, lib)
     if (c.wsize or 0) > 0 and c.size > c.wsize then
       lib.input_error("-s: %d bytes of requests do not fit in %d bytes (-S)", c.size, c.wsize)
     end
-    if c.direct and c.size % 512 ~= 0 then
-      lib.input_error("-s: %d is not a multiple of 512 bytes (-D: direct I/O)", c.size)
+    if c.direct and (c.size % 512 ~= 0 or c.offset % 512 ~= 0) then
+      lib.input_error("-%s: %d is not a multiple of 512 bytes (-D: direct I/O)", c.size % 512 ~= 0 and "s" or "o",
+        c.size % 512 ~= 0 and c.size or c.offset)
     end
     t, tmp = open_temp(lib, path, c)
     c.wsize = c.temp_wsize
