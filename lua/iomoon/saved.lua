@@ -208,6 +208,8 @@ function saved.load(path)
   local text = f:read("a")
   f:close()
   if not text then fail("cannot be read") end
+  -- an IOMeter results.csv (its lines start with ' or a row type, never {)
+  if text:find("^%s*'") then return require("iomoon.iometer").load_results(path, text) end
   local doc = saved.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
   if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
     fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")

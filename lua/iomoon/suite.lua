@@ -119,7 +119,11 @@ local SUITE_FIELDS = { name = "string", description = "string", source = "string
   defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string" }
 
 --- Load a suite by name or path; raises an input error listing the ready ones.
-function suite.load(name_or_path)
+-- A path ending in .icf is an IOMeter configuration file (iomoon.iometer;
+-- o.skip_unsupported skips what iomoon does not do).
+function suite.load(name_or_path, o)
+  if name_or_path:lower():match("%.icf$") then return require("iomoon.iometer").suite(name_or_path, o) end
+  if o and o.skip_unsupported then input_error("--skip-unsupported: only for an IOMeter .icf file") end
   local path = name_or_path
   if not name_or_path:find("/") and not name_or_path:find("%.lua$") then
     path = suite.dir() .. "/" .. name_or_path .. ".lua"

@@ -1,0 +1,321 @@
+-- iomoon.iometer: IOMeter configuration files (.icf) read as iomoon suites
+-- (doc/import.md, "IOMeter"): `iomoon suite FILE.icf`, `iomoon convert
+-- FILE.icf`, and IOMeter's results.csv read back (iomoon.iometer_results).
+--
+-- The grammar is IOMeter's own (its ICF_ifstream, CPageSetup::LoadConfig,
+-- AccessSpecList::LoadConfigNew, Manager and Worker::LoadConfig): a
+-- "Version" line, then sections of comment lines (starting with ') each
+-- followed by one line of data. Read here: "Version 1.1.0" (and later
+-- major.minor.sub versions) and the dated versions from 1998.05.21 on (the
+-- first with named access specifications: 2003.12.16-post, 2004.07.30,
+-- 2006.07.27, 2008.06.18-RC2, ...). The test cycling follows IOMeter's
+-- CGalileoView (CycleTargets, CycleWorkers, CycleQueue, ...): for each
+-- access specification in turn (the k-th assigned to each worker), every
+-- step of the cycle is one test, and one test is one iomoon phase.
+
+local iomoon = require "iomoon"
+local errors = require "iomoon.errors"
+local util = require "iomoon.util"
+
+local iometer = {}
+
+local input_error = errors.input
+
+-- s with control bytes shown as \ddd (a message is one line)
+local function shown(s)
+  return (tostring(s):gsub("[%c\127]", function(c) return string.format("\\%d", c:byte()) end))
+end
+iometer.shown = shown
+
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+local function starts(s, prefix) return s:sub(1, #prefix):lower() == prefix:lower() end
+
+local function same(a, b) return a:lower() == b:lower() end
+
+-- A reader over the lines of a file, with IOMeter's GetPair.
+local function reader(text, path)
+  local r = { lines = {}, i = 1, path = path }
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do r.lines[#r.lines + 1] = trim((l:gsub("\r$", ""))) end
+  function r.fail(line, fmt, ...)
+    input_error("%s:%d: " .. fmt, shown(path), line, ...)
+  end
+  function r.next()
+    local l = r.lines[r.i]
+    r.i = r.i + 1
+    return l, r.i - 1
+  end
+  function r.peek() return r.lines[r.i] end
+  -- key (a comment line) and value (the next data line); an End or
+  -- Version comment has no value. Extra comment lines are skipped.
+  function r.pair()
+    local key, kline = r.next()
+    if key == nil then return nil end
+    if key:sub(1, 1) ~= "'" then r.fail(kline, "expected a ' comment line, found '%s'", shown(key)) end
+    if starts(key, "'End") or starts(key, "'Version") then return key, nil, kline end
+    while r.peek() and r.peek():sub(1, 1) == "'" do
+      local p = r.peek()
+      if starts(p, "'End") or starts(p, "'Version") then return key, "", kline end
+      r.i = r.i + 1
+    end
+    local v, vline = r.next()
+    if v == nil then r.fail(kline, "%s: the file ends before its value", shown(key)) end
+    return key, v, vline
+  end
+  -- to the line after the first that starts with `marker`; false if none
+  function r.skip_to(marker)
+    while r.i <= #r.lines do
+      local l = r.next()
+      if starts(l, marker) then return true end
+    end
+    return false
+  end
+  return r
+end
+
+-- The first n integers of s (IOMeter's ExtractFirstInt, repeated).
+local function ints(r, s, n, line, what)
+  local out = {}
+  for d in s:gmatch("%-?%d+") do
+    out[#out + 1] = math.tointeger(tonumber(d)) or r.fail(line, "%s: '%s' is too large", what, d)
+    if #out == n then return out end
+  end
+  r.fail(line, "%s: expected %d whole numbers, found '%s'", what, n, shown(s))
+end
+
+--- The version of the first line: { text, number } with IOMeter's
+-- numbering (1998.10.08 -> 19981008; 1.1.0 -> 10000100000).
+local function version(r)
+  local l, line = r.next()
+  local a, b, c = (l or ""):match("^[Vv]ersion%s+(%d+)%.(%d+)%.(%d+)")
+  if not a then r.fail(line or 1, "not an IOMeter file (the first line is not \"Version 1.1.0\" or a dated version)") end
+  a, b, c = tonumber(a), tonumber(b), tonumber(c)
+  local num = a > 1900 and a * 10000 + b * 100 + c or a * 10000000000 + b * 100000 + c
+  if num == 32697 then num = 19980105 end -- IOMeter's special case, "3.26.97"
+  if num < 19980521 then
+    r.fail(line, "version %s: files older than 1998.05.21 (access specifications without names) are not read; "
+      .. "open and save it in IOMeter 1.1 first", trim(l:sub(8)))
+  end
+  return { text = trim(l:sub(8)), number = num }
+end
+
+local TEST_TYPES = { NORMAL = 0, CYCLE_TARGETS = 1, CYCLE_WORKERS = 2, INCREMENT_TARGETS_PARALLEL = 3,
+  INCREMENT_TARGETS_SERIAL = 4, CYCLE_WORKERS_AND_TARGETS = 5, CYCLE_OUTSTANDING_IOS = 6,
+  CYCLE_OUTSTANDING_IOS_AND_TARGETS = 7 }
+iometer.TEST_TYPES = {}
+for k, v in pairs(TEST_TYPES) do iometer.TEST_TYPES[v] = k end
+
+-- A cycling line: start [end] step, LINEAR or EXPONENTIAL (or 0/1).
+local function cycling(r, v, line, what, with_end)
+  local n = ints(r, v, with_end and 3 or 2, line, what)
+  local word = v:match("(%a+)%s*$")
+  local exp
+  if word and same(word, "LINEAR") then exp = false
+  elseif word and same(word, "EXPONENTIAL") then exp = true
+  else
+    local last = tonumber(v:match("(%d+)%s*$"))
+    if last == 0 or last == 1 then exp = last == 1
+    else r.fail(line, "%s: the step type '%s' is neither LINEAR nor EXPONENTIAL", what, shown(v)) end
+  end
+  -- IOMeter turns a start or step of 0 into 1
+  local c = { start = math.max(1, n[1]), step = math.max(1, n[#n]), exponential = exp }
+  if with_end then c["end"] = math.max(1, n[2]) end
+  return c
+end
+
+-- 'TEST SETUP: run time, ramp, cycling, test type.
+local function test_setup(r, ver)
+  local t = { description = "", run_s = 0, ramp_s = 0, type = 0,
+    workers = { start = 1, step = 1, exponential = false }, targets = { start = 1, step = 1, exponential = false },
+    queue = { start = 1, ["end"] = 32, step = 2, exponential = true } }
+  if not r.skip_to("'TEST SETUP") then r.i = 2; return t end
+  while true do
+    local key, v, line = r.pair()
+    if not key then r.fail(#r.lines, "the TEST SETUP section has no 'END test setup") end
+    if same(key, "'END test setup") then break
+    elseif same(key, "'Test Description") then t.description = v
+    elseif same(key, "'Run Time") then
+      local n = ints(r, v, 3, line, "Run Time (hours minutes seconds)")
+      t.run_s, t.run_line = n[1] * 3600 + n[2] * 60 + n[3], line
+    elseif starts(key, "'Ramp Up Time") then t.ramp_s = ints(r, v, 1, line, "Ramp Up Time")[1]
+    elseif same(key, "'Worker Cycling") then t.workers = cycling(r, v, line, "Worker Cycling", false)
+    elseif same(key, "'Disk Cycling") then t.targets = cycling(r, v, line, "Disk Cycling", false)
+    elseif same(key, "'Queue Depth Cycling") then t.queue = cycling(r, v, line, "Queue Depth Cycling", true)
+    elseif same(key, "'Test Type") then
+      local word = trim(v):upper()
+      t.type = TEST_TYPES[word] or math.tointeger(tonumber(word))
+      if not t.type or not iometer.TEST_TYPES[t.type] then
+        r.fail(line, "Test Type: '%s' is not one of NORMAL, CYCLE_TARGETS, CYCLE_WORKERS, INCREMENT_TARGETS_PARALLEL, "
+          .. "INCREMENT_TARGETS_SERIAL, CYCLE_WORKERS_AND_TARGETS, CYCLE_OUTSTANDING_IOS, "
+          .. "CYCLE_OUTSTANDING_IOS_AND_TARGETS", shown(v))
+      end
+    elseif same(key, "'Default Disk Workers to Spawn") or same(key, "'Default Network Workers to Spawn")
+      or same(key, "'Default Workers to Spawn") or same(key, "'Record Results") then
+      -- what the GUI does when managers log in, and which rows results.csv gets
+    elseif ver.number >= 19990217 then
+      r.fail(line, "TEST SETUP: unknown line %s (IOMeter refuses it too)", shown(key))
+    else
+      break -- files before 1999.02.17 have no 'End test setup
+    end
+  end
+  return t
+end
+
+-- One access specification's lines, "size,% of size,% reads,% random,delay,burst,align,reply".
+local function spec_lines(r, spec)
+  local total = 0
+  while r.peek() and r.peek():sub(1, 1) ~= "'" do
+    local l, line = r.next()
+    if l ~= "" then
+      local f = {}
+      for d in (l .. ","):gmatch("([^,]*),") do f[#f + 1] = trim(d) end
+      local n = {}
+      for k = 1, 8 do
+        n[k] = f[k] == nil and ({ 0, 0, 0, 0, 0, 1, 0, 0 })[k] or math.tointeger(tonumber(f[k]))
+        if n[k] == nil or (k <= 6 and f[k] == nil) then
+          r.fail(line, "access spec '%s': '%s' is not size,%% of size,%% reads,%% random,delay,burst[,align,reply] "
+            .. "in whole numbers", shown(spec.name), shown(l))
+        end
+      end
+      local x = { size = n[1], of_size = n[2], reads = n[3], random = n[4], delay = n[5], burst = n[6],
+        align = n[7], reply = n[8], line = line }
+      for _, k in ipairs({ "of_size", "reads", "random" }) do
+        if x[k] < 0 or x[k] > 100 then
+          r.fail(line, "access spec '%s': %s %d is not a percentage (0 to 100)", shown(spec.name), k:gsub("_", " "), x[k])
+        end
+      end
+      if x.size <= 0 then r.fail(line, "access spec '%s': size %d is not a transfer size (bytes > 0)", shown(spec.name), x.size) end
+      if x.delay < 0 or x.burst < 0 or x.align < 0 or x.reply < 0 then
+        r.fail(line, "access spec '%s': delay, burst, align and reply must be >= 0", shown(spec.name))
+      end
+      total = total + x.of_size
+      spec.lines[#spec.lines + 1] = x
+    end
+  end
+  if total ~= 100 then
+    r.fail(spec.line, "access spec '%s': its %% of size add up to %d, not 100", shown(spec.name), total)
+  end
+end
+
+-- 'ACCESS SPECIFICATIONS: { list of specs, by_name }.
+local function access_specs(r)
+  local specs = { list = {}, by_name = {} }
+  r.i = 1
+  if not r.skip_to("'ACCESS SPECIFICATIONS") then return specs end
+  while true do
+    local key, v, line = r.pair()
+    if not key then r.fail(#r.lines, "the ACCESS SPECIFICATIONS section has no 'END access specifications") end
+    if same(key, "'END access specifications") then break end
+    if not same(key, "'Access specification name,default assignment") then
+      r.fail(line, "ACCESS SPECIFICATIONS: unknown line %s", shown(key))
+    end
+    -- the name is all before the last comma (IOMeter cuts at the first,
+    -- and then cannot find a name with a comma in it)
+    local name, assign = v:match("^(.*),%s*([%w_]*)%s*$")
+    if not name then name, assign = v, "NONE" end
+    name = trim(name)
+    if name == "" then r.fail(line, "an access specification without a name") end
+    local spec = { name = name, assign = assign:upper(), line = line, lines = {} }
+    local c, cline = r.next()
+    if not c or c:sub(1, 1) ~= "'" then
+      r.fail(cline or line, "access spec '%s': expected the 'size,%% of size,... comment line", shown(name))
+    end
+    spec_lines(r, spec)
+    if not specs.by_name[name] then specs.list[#specs.list + 1] = spec end
+    specs.by_name[name] = spec -- a later spec of the same name replaces it, as in IOMeter
+    for i, s in ipairs(specs.list) do if s.name == name then specs.list[i] = spec end end
+  end
+  return specs
+end
+
+iometer._reader, iometer._ints = reader, ints
+
+-- The worker and manager sections live in iomoon.iometer_workers.
+local workers = require "iomoon.iometer_workers"
+
+--- Parse the .icf text (from path, for messages): { version, setup,
+-- specs, managers }. Raises an input error naming the line.
+function iometer.parse(text, path)
+  local r = reader(text, path)
+  local ver = version(r)
+  local setup = test_setup(r, ver)
+  local specs = access_specs(r)
+  r.i = 1
+  local managers = workers.manager_list(r)
+  return { version = ver, setup = setup, specs = specs, managers = managers, path = path }
+end
+
+--- Read and parse the .icf file at path.
+function iometer.read(path)
+  local st, why = iomoon.stat(path)
+  if not st then input_error("%s: %s", shown(path), why) end
+  if st.kind ~= "file" then input_error("%s: is a %s, not an IOMeter .icf file", shown(path), st.kind) end
+  local f, err = io.open(path, "rb")
+  if not f then input_error("%s", shown(err)) end
+  local text = f:read("a")
+  f:close()
+  return iometer.parse(text or "", path)
+end
+
+local plan = require "iomoon.iometer_plan"
+iometer.plan = plan.plan
+iometer.targets = plan.targets
+
+--- The phases to run for the suite options `opts` (as a suite's phases
+-- function gets them): each template's `targets` (indexes into `names`,
+-- the file's disk targets) replaced by --target's paths (opts.target, "a,b"
+-- for two), regions capped at the test area; `size` is the suite's size.
+function iometer.resolve(opts, names, size, templates)
+  return plan.resolve(templates, plan.targets(opts, names, size), opts and opts.area_bytes)
+end
+
+--- The suite of the .icf file at path (as suite.load returns a bench
+-- suite): o.skip_unsupported runs what iomoon can do and lists the rest
+-- in every phase's meta.iometer.skipped.
+function iometer.suite(path, o)
+  local p = iometer.plan(iometer.read(path), o or {})
+  return {
+    name = p.name, description = p.description, source = p.source, size = p.size,
+    name_width = p.name_width, defaults = p.defaults, file = path,
+    phases = function(opts) return iometer.resolve(opts, p.target_names, p.size, p.tests) end,
+  }
+end
+
+--- iomoon convert FILE.icf|FILE.fio [--output F] [--skip-unsupported]:
+-- the equivalent Lua on stdout (or in F, written atomically).
+function iometer.convert_cli(args, lib)
+  local o, rest = lib.parse_options(args, 1, { output = "value", ["skip-unsupported"] = "flag" })
+  local file = rest[1]
+  if not file then
+    lib.input_error("convert: give an IOMeter .icf or fio job file (iomoon convert FILE.icf > suite.lua)")
+  end
+  lib.no_stray({ table.unpack(rest, 2) })
+  local text
+  if file:lower():match("%.fio$") or file:lower():match("%.job$") then
+    if not package.searchpath("iomoon.fio", package.path) then
+      lib.input_error("convert %s: fio job files are not supported by this iomoon (no iomoon.fio module)", shown(file))
+    end
+    text = require("iomoon.fio").convert(file, { skip_unsupported = o["skip-unsupported"] })
+  elseif file:lower():match("%.icf$") then
+    text = require("iomoon.iometer_convert").lua(iometer.plan(iometer.read(file),
+      { skip_unsupported = o["skip-unsupported"] }), file)
+  else
+    lib.input_error("convert %s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
+  end
+  local report = require "iomoon.report"
+  local out = o.output and report.check_output(o.output, { file }) or "-"
+  if out == "-" then
+    io.stdout:write(text)
+    io.stdout:flush()
+  else
+    report.write_atomic(out, text)
+  end
+  return 0
+end
+
+--- An IOMeter results.csv read as a saved run (iomoon.saved.load's shape).
+function iometer.load_results(path, text)
+  return require("iomoon.iometer_results").load(path, text)
+end
+
+return iometer

@@ -1,0 +1,187 @@
+-- iomoon.iometer_results: an IOMeter results.csv read as a saved run (the
+-- document iomoon.saved.load returns), for `iomoon report` and `iomoon
+-- compare` (doc/import.md, "IOMeter").
+--
+-- The sheet, as IOMeter writes it (CPageSetup::SaveResults,
+-- ManagerList/Manager/Worker::SaveResults): a header block ('Test
+-- Type,Test Description; 'Version; 'Time Stamp), then per test the access
+-- specifications it ran and a 'Results block: a header line naming the
+-- columns, an ALL row (the whole test), and, as 'Record Results asked,
+-- MANAGER, PROCESSOR, WORKER and target rows. Columns are found by their
+-- names, so the layouts of 2006 ("MBps"), 2008 ("MBps (Binary)", "MBps
+-- (Decimal)") and 1.1 ("MiBps (Binary)") all read. Times are in ms.
+
+local errors = require "iomoon.errors"
+
+local results = {}
+
+local function shown(s) return require("iomoon.iometer").shown(s) end
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+local function split(l)
+  local f = {}
+  for d in (l .. ","):gmatch("([^,]*),") do f[#f + 1] = trim(d) end
+  return f
+end
+
+-- A row as a map column name -> text; a name column holding commas (more
+-- fields than names) gets the extra fields back.
+local function row_of(header, l)
+  local f = split(l)
+  local extra = #f - #header
+  if extra > 0 then
+    f[3] = table.concat(f, ",", 3, 3 + extra)
+    for _ = 1, extra do table.remove(f, 4) end
+  end
+  local r = {}
+  for i, h in ipairs(header) do r[h] = f[i] or "" end
+  return r
+end
+
+-- The number in column `name` (the first of several names found), or 0.
+local function num(r, ...)
+  for i = 1, select("#", ...) do
+    local v = tonumber(r[(select(i, ...))] or "")
+    if v then return v end
+  end
+  return 0
+end
+
+-- One side (read or write) of a row.
+local function side(r, op, seconds)
+  local Op = op == "read" and "Read" or "Write"
+  local ios = num(r, Op .. " I/Os")
+  local mib = num(r, Op .. " MiBps (Binary)", Op .. " MBps (Binary)", Op .. " MBps")
+  local mb = num(r, Op .. " MBps (Decimal)")
+  if mb == 0 and mib > 0 then mb = mib * 1.048576 end
+  return { iops = num(r, Op .. " IOps"), mib_per_s = mib, mb_per_s = mb, errors = num(r, Op .. " Errors"),
+    bytes = num(r, "Bytes " .. (op == "read" and "Read" or "Written")), ios = ios,
+    lat = { mean_ns = num(r, "Average " .. Op .. " Response Time") * 1e6,
+      max_ns = num(r, "Maximum " .. Op .. " Response Time") * 1e6 } }
+end
+
+--- A result table from one row: every field a report needs. IOMeter
+-- has no latency percentiles: they are 0 (meta.iometer.percentiles = false).
+function results.result(r, name, cpus)
+  local ios = num(r, "Read I/Os") + num(r, "Write I/Os")
+  local iops = num(r, "IOps")
+  local seconds = iops > 0 and ios / iops or 0
+  local mib = num(r, "MiBps (Binary)", "MBps (Binary)", "MBps")
+  local mb = num(r, "MBps (Decimal)")
+  if mb == 0 and mib > 0 then mb = mib * 1.048576 end
+  local cpu_pct = num(r, "% CPU Utilization")
+  local qd = math.tointeger(num(r, "Queue Depth")) or 0
+  return {
+    name = name, iops = iops, mib_per_s = mib, mb_per_s = mb, seconds = seconds, ios = ios,
+    bytes = num(r, "Bytes Read") + num(r, "Bytes Written"), errors = math.tointeger(num(r, "Errors")) or 0,
+    workers = math.tointeger(num(r, "# Workers")) or 0, qd = qd > 0 and qd or 0, engine = "iometer",
+    interrupted = false, failed = false, target = r["Target Name"] ~= "" and r["Target Name"] or "All",
+    lat = { mean_ns = num(r, "Average Response Time") * 1e6, max_ns = num(r, "Maximum Response Time") * 1e6,
+      p50_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0 },
+    cpu = { util_pct = cpu_pct, user_s = num(r, "% User Time") / 100 * seconds * cpus,
+      sys_s = num(r, "% Privileged Time") / 100 * seconds * cpus },
+    read = side(r, "read", seconds), write = side(r, "write", seconds),
+  }
+end
+
+-- The tests of the sheet: { header info, tests = { {rows...}, ... } }.
+local function scan(text, fail)
+  local lines = {}
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = trim((l:gsub("\r$", ""))) end
+  local info, tests, i = {}, {}, 1
+  while i <= #lines do
+    local l = lines[i]
+    local low = l:lower()
+    if low:find("^'test type,test description") then
+      local v = lines[i + 1] or ""
+      info.test_type, info.description = v:match("^(%-?%d*),?(.*)$")
+      i = i + 2
+    elseif low == "'version" then info.version = lines[i + 1]; i = i + 2
+    elseif low == "'time stamp" then info.time_stamp = info.time_stamp or lines[i + 1]; i = i + 2
+    elseif low == "'results" then
+      local header = lines[i + 1] or ""
+      if not header:lower():find("^'target type,target name") then
+        fail(i + 1, "expected the 'Target Type,Target Name,... column names after 'Results")
+      end
+      header = split(header:sub(2))
+      local rows = {}
+      i = i + 2
+      while i <= #lines and lines[i]:sub(1, 1) ~= "'" do
+        if lines[i] ~= "" then rows[#rows + 1] = row_of(header, lines[i]); rows[#rows].line = i end
+        i = i + 1
+      end
+      tests[#tests + 1] = rows
+    else
+      i = i + 1
+    end
+  end
+  return info, tests
+end
+
+-- The phase of one test's rows: the ALL row, with the WORKER rows as
+-- streams when there are several.
+local function phase_of(rows, fail, info)
+  local all, workers, targets, managers, cpus = nil, {}, {}, {}, 0
+  for _, r in ipairs(rows) do
+    local ty = r["Target Type"]:upper()
+    if ty == "ALL" then all = all or r
+    elseif ty == "MANAGER" then managers[#managers + 1] = r["Target Name"]
+    elseif ty == "PROCESSOR" then cpus = cpus + 1
+    elseif ty == "WORKER" then workers[#workers + 1] = r; r.targets = {}
+    else
+      targets[#targets + 1] = r["Target Name"]
+      if workers[#workers] then table.insert(workers[#workers].targets, r["Target Name"]) end
+    end
+  end
+  if not all then fail(rows[1] and rows[1].line or 1, "a 'Results block without its ALL row") end
+  local name = all["Access Specification Name"]
+  if name == "" then
+    local seen, names = {}, {}
+    for _, w in ipairs(workers) do
+      local n = w["Access Specification Name"]
+      if n ~= "" and not seen[n] then seen[n] = true; names[#names + 1] = n end
+    end
+    name = #names > 0 and table.concat(names, " + ") or "(no access spec)"
+  end
+  local p = results.result(all, name, math.max(1, cpus))
+  if #targets > 0 then p.target = #targets == 1 and targets[1] or targets end
+  if #workers > 1 then
+    p.streams = {}
+    for i, w in ipairs(workers) do
+      local s = results.result(w, w["Target Name"], math.max(1, cpus))
+      s.stream = i
+      if #w.targets > 0 then s.target = #w.targets == 1 and w.targets[1] or w.targets end
+      p.streams[i] = s
+    end
+  end
+  p.meta = { spec = name, iometer = { workers = p.workers, disks = math.tointeger(num(all, "# Disks")) or 0,
+    qd = p.qd > 0 and p.qd or nil, managers = managers, percentiles = false, version = info.version,
+    test_type = info.test_type, description = info.description } }
+  return p, managers[1], cpus
+end
+
+--- The results.csv at path (its text given) as { file, iomoon, machine,
+-- phases }. A sheet without a 'Results block is an input error.
+function results.load(path, text)
+  local function fail(line, fmt, ...)
+    errors.input("%s:%d: " .. fmt .. " (an IOMeter results.csv)", shown(path), line, ...)
+  end
+  local info, tests = scan(text, fail)
+  if #tests == 0 then fail(1, "no 'Results block") end
+  local phases, host, cores = {}, nil, 0
+  for i, rows in ipairs(tests) do
+    local p, mgr, cpus = phase_of(rows, fail, info)
+    p.meta.iometer.test = i
+    phases[i] = p
+    host, cores = host or mgr, math.max(cores, cpus)
+  end
+  require("iomoon.iometer_plan").suffix_names(phases, function(p)
+    local m = p.meta.iometer
+    return { name = p.name, workers = m.workers, disks = m.disks, qd = m.qd, set = function(n) p.name = n end }
+  end)
+  local machine = { hostname = host, cores = cores > 0 and cores or nil, source = "IOMeter results.csv",
+    time_stamp = info.time_stamp }
+  return { file = path, iomoon = "IOMeter " .. (info.version or "?"), machine = machine, phases = phases }
+end
+
+return results
