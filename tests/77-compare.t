@@ -40,6 +40,10 @@ for f in csv markdown table analyzer; do
 done
 "$IOMOON" report a.json --format json >r.json
 cmp -s r.json a.json; ok $? "report --format json of a JSON file is the file itself, byte for byte (machine and version kept)"
+python3 -c '
+import json; d = json.load(open("a.json")); del d["machine"]; json.dump(d, open("old.json", "w"))'
+"$IOMOON" report old.json --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); print("machine" in d, len(d["phases"]))' >old.out
+is "$(cat old.out)" "False 3" "report of a file without a machine (an older iomoon's): none is made up"
 "$IOMOON" report a.json --format csv | cmp -s - a.csv; ok $? "report without --output writes to standard output"
 "$IOMOON" report a.json >r.default
 cmp -s r.default a.table; ok $? "report's default format is the table"

@@ -404,7 +404,10 @@ function cli.report(args)
   local fmt = doc_format(o, report.formats)
   if o.output then report.check_output(o.output, { file }) end
   local doc = saved.load(file)
-  return emit(o, report.render(fmt, doc.phases, doc.machine, doc.iomoon), { file })
+  -- a file without a machine (an older iomoon's) is not this machine's: none is shown
+  local machine = doc.machine
+  if machine == nil then machine = fmt == "html" and { note = "not in the results file" } or false end
+  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon), { file })
 end
 
 --- iomoon compare A.json B.json: two saved runs, phase by phase.

@@ -389,12 +389,13 @@ end
 
 --- The JSON document: {"iomoon": VERSION, "machine": {...}, "phases":
 -- [...]}. machine: the run's machine (nil: this one's, with the results'
--- targets); version: the iomoon that measured (nil: this one).
+-- targets; false: none, for a saved run that did not say); version: the
+-- iomoon that measured (nil: this one).
 function report.json_document(results, machine, version)
   local phases = {}
   for i, r in ipairs(results) do phases[i] = with_rate_met(r) end
-  return json.encode({ iomoon = version or iomoon.version, machine = machine or report.machine(results),
-    phases = phases }, "  ") .. "\n"
+  if machine == nil then machine = report.machine(results) end
+  return json.encode({ iomoon = version or iomoon.version, machine = machine or nil, phases = phases }, "  ") .. "\n"
 end
 
 local function table_string(rs)
