@@ -337,9 +337,9 @@ function cli.suite(args)
   if not name or name:match("^%-") then
     input_error("suite: give a suite name or file (ready suites: %s)", table.concat(suite.list(), ", "))
   end
-  local o, rest = parse_options(args, 2, with(OUTPUT_OPTS, TARGET_OPTS))
+  local o, rest = parse_options(args, 2, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag" }))
   no_stray(rest)
-  local s = suite.load(name)
+  local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
   local opts = common_overrides(o)
   opts.target = target_spec(o, s.size or "1g")
   if not opts.target then -- null or sim: a nominal region
