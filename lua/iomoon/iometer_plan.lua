@@ -238,6 +238,10 @@ local function phase_of(model, test, info)
     p.qd, p.workers, p.targets, p.region = first.qd, #all, all, first.w.region
   else
     if #test > MAX_STREAMS then return nil, #test end
+    -- the phase's own target is every stream's (else a suite's --target would be)
+    p.targets = {}
+    for t in pairs(seen) do p.targets[#p.targets + 1] = t end
+    table.sort(p.targets)
     p.streams = {}
     for i, x in ipairs(test) do
       local st = { name = x.w.name, qd = x.qd, workers = #x.targets, targets = x.targets, region = x.w.region }

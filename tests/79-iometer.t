@@ -1,0 +1,106 @@
+#!/bin/bash
+# IOMeter brought along (doc/import.md, "IOMeter"): .icf files run as suites
+# (access specs, cycling, workers, targets), what iomoon does not do named
+# in one error or skipped, `iomoon convert` to Lua and back, and results.csv
+# read by report and compare.
+. "$(dirname "$0")/lib.sh"
+D="$T/iometer"
+lua_tap "$D/check.lua" "$D" "$TMP"
+cd "$TMP" || exit 1
+
+# ---- the seed's OpenPerformanceTest.icf on a file: four rows named as IOMeter names them ----
+out=$("$IOMOON" suite "$D/openperformancetest.icf" --target "$TMP/opt.dat" --size 16m --time 0.2 --quiet 2>&1)
+rc=$?
+is "$rc" 0 "iomoon suite openperformancetest.icf runs (exit 0)"
+rows=$(printf '%s\n' "$out" | sed 1d | cut -c1-26 | sed 's/ *$//' | tr '\n' '|')
+is "$rows" "Max Throughput-100%Read|RealLife-60%Rand-65%Read|Max Throughput-50%Read|Random-8k-70%Read|" \
+	"the rows are the access specs' names, in the file's order"
+is "$(stat -c %s "$TMP/opt.dat")" 16777216 "the target was created at --size (16 MiB)"
+
+# ---- several workers and targets: --target lists one path per disk target ----
+"$IOMOON" suite "$D/workers.icf" --target "$TMP/w1.dat,$TMP/w2.dat,$TMP/w3.dat" --size 8m --time 0.2 --quiet \
+	--format json --output "$TMP/w.json"
+ok $? "workers.icf runs on three targets"
+python3 - "$TMP/w.json" "$TMP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); t = sys.argv[2]
+ph = d["phases"]
+assert [p["name"] for p in ph] == ["4K; 100% Read; 0% random (2 disks)", "4K; 100% Read; 0% random (3 disks)",
+                                   "64K; 0% Read; 100% random"], [p["name"] for p in ph]
+s = ph[1]["definition"]["streams"]
+assert [x["name"] for x in s] == ["Worker 1", "Worker 2"]
+assert [x["target"] for x in ph[1]["streams"]] == [[t + "/w1.dat", t + "/w2.dat"], t + "/w3.dat"], ph[1]["streams"]
+assert ph[1]["streams"][0]["qd"] == 4 and ph[1]["streams"][1]["qd"] == 8 and ph[1]["workers"] == 3
+assert ph[2]["target"] == t + "/w3.dat" and ph[2]["qd"] == 8 and ph[0]["definition"]["seed"] == 42
+assert all(p["ios"] > 0 for p in ph)
+PY
+ok $? "each worker a stream on its own targets, at its own queue depth; every phase did I/O"
+out=$("$IOMOON" suite "$D/workers.icf" --target "$TMP/x1.dat" --size 8m --time 0.2 2>&1)
+is "$?" 2 "two paths short of the file's three disk targets: exit 2"
+like "$out" "^iomoon suite: --target: the file names 3 disk targets \(sdb, sdc, sdd\); give 3 paths" "the message says how many and which"
+[ ! -e "$TMP/x1.dat" ]; ok $? "... and nothing was created"
+
+# ---- what iomoon does not do: one error naming each, exit 2, nothing created ----
+mkdir "$TMP/net"
+out=$(cd "$TMP/net" && "$IOMOON" suite "$D/network.icf" --target n1.dat,n2.dat --size 8m --time 0.2 2>&1)
+is "$?" 2 "a network worker: exit 2"
+is "$(printf '%s\n' "$out" | wc -l)" 1 "one line on stderr"
+like "$out" "worker 'Net 1': a network worker \(NETWORK,TCP\)" "it names the network worker"
+like "$out" "line 36: access spec '64K; 0% Read; 100% random': reply size 512" "and the reply, with its line"
+is "$(ls -A "$TMP/net")" "" "nothing was created"
+(cd "$TMP/net" && "$IOMOON" suite "$D/network.icf" --target n1.dat,n2.dat --size 8m --time 0.2 --quiet \
+	--skip-unsupported --format json --output n.json)
+ok $? "--skip-unsupported runs the rest"
+python3 - "$TMP/net/n.json" <<'PY'
+import json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+assert [p["name"] for p in ph] == ["4K; 100% Read; 0% random"], ph
+sk = ph[0]["meta"]["iometer"]["skipped"]
+assert len(sk) == 2 and "Net 1" in sk[1] and "reply size 512" in sk[0], sk
+PY
+ok $? "the skipped are listed in the result's meta.iometer.skipped"
+out=$("$IOMOON" suite iometer-matrix --engine sim --skip-unsupported 2>&1)
+like "$out" "only for an IOMeter .icf file" "--skip-unsupported with a Lua suite is refused"
+
+# ---- convert: the Lua suite runs the same phases ----
+"$IOMOON" convert "$D/cycling.icf" >"$TMP/cycling.lua"
+ok $? "iomoon convert cycling.icf > cycling.lua"
+like "$(cat "$TMP/cycling.lua")" "think = \{ burst = 16, delay = \"20ms\" \},  -- IOMeter's burst and delay" \
+	"the converted suite comments where IOMeter's concepts land"
+"$IOMOON" suite "$D/cycling.icf" --engine sim --time 0.05 --ramp 0 --quiet --format json --output a.json &&
+	"$IOMOON" suite "$TMP/cycling.lua" --engine sim --time 0.05 --ramp 0 --quiet --format json --output b.json
+ok $? "the .icf and its conversion both run"
+python3 - a.json b.json <<'PY'
+import json, sys
+a, b = (json.load(open(f))["phases"] for f in sys.argv[1:])
+assert len(a) == len(b) == 8
+for x, y in zip(a, b):
+    assert x["name"] == y["name"] and x["definition"] == y["definition"] and x["meta"] == y["meta"], (x["name"], y["name"])
+PY
+ok $? "phase by phase, the same names, definitions and meta"
+"$IOMOON" convert "$D/openperformancetest.icf" --output "$TMP/opt.lua"
+ok $? "convert --output writes the file"
+grep -q '^local TARGETS = { "E: \\"New Volume\\"" }$' "$TMP/opt.lua"; ok $? "... naming the file's targets"
+out=$("$IOMOON" convert "$TMP/opt.dat" 2>&1)
+is "$?" 2 "convert of a file that is neither .icf nor .fio: exit 2"
+
+# ---- results.csv: report in every format, compare with an iomoon run ----
+for f in table csv json markdown html analyzer; do
+	"$IOMOON" report "$D/results.csv" --format $f >"$TMP/r.$f"
+	ok $? "iomoon report results.csv --format $f"
+done
+grep -q '^RealLife-60%Rand-65%Read  *12.160  *4244  *33.16  *9%' "$TMP/r.table"; ok $? "table: latency, IOPS, MiB/s, CPU as the sheet has them"
+grep -q '^Random-8k-70%Read / Worker 2 ' "$TMP/r.table"; ok $? "table: a row per worker, then the test's"
+is "$(grep -c '' "$TMP/r.csv")" 7 "csv: a header and six rows (four tests, two workers)"
+python3 -c "import json,sys; d=json.load(open('$TMP/r.json')); assert abs(d['phases'][2]['iops']-4812.83)<1e-6 and d['iomoon']=='IOMeter 1.1.0'"
+ok $? "json: the ALL row's IOPS, the sheet's version"
+grep -q '| Max Throughput-50%Read | 4813 | 150.40 | 78.830 |' "$TMP/r.markdown"; ok $? "markdown row"
+grep -q 'Max Throughput-50%Read' "$TMP/r.html"; ok $? "html names the tests"
+grep -q '^AccessSpec=Random-8k-70%Read$' "$TMP/r.analyzer"; ok $? "analyzer: AccessSpec= as I/O Analyzer writes it"
+"$IOMOON" suite "$D/openperformancetest.icf" --engine sim --time 0.1 --quiet --format json --output new.json
+"$IOMOON" compare "$D/results.csv" new.json --format csv >"$TMP/cmp.csv"
+ok $? "iomoon compare results.csv new.json"
+is "$(cut -d, -f1 "$TMP/cmp.csv" | sort -u | grep -c 'Max Throughput-100%Read\|RealLife\|Max Throughput-50%Read\|Random-8k')" 4 \
+	"the four tests matched by access specification name"
+grep -q '^"Max Throughput-100%Read","IOPS","6380",' "$TMP/cmp.csv"; ok $? "A's IOPS is the sheet's"
+done_testing
