@@ -29,6 +29,13 @@ tap.ok(d.bs == "4k" and d.read == 100 and d.random == 0 and d.duration == "0.1s"
 tap.ok(d.name == r.name and r.engine_asked == "sim", "the phase's name, and engine_asked")
 tap.ok(pcall(iomoon.check, d), "iomoon.check accepts the definition")
 
+-- a URL's password never reaches the definition (nor a results file)
+r = iomoon.run { engine = "sim", bs = "4k", duration = "0.05s",
+  meta = { url = "iscsi://bob%s3cret@host/iqn.2001-04.com.example:t/1", nbd = "nbd://u:pw@h/export", plain = "a%b@c" } }
+tap.ok(r.definition.meta.url == "iscsi://bob@host/iqn.2001-04.com.example:t/1" and r.definition.meta.nbd == "nbd://u@h/export"
+  and r.definition.meta.plain == "a%b@c", "a URL's password is left out of the definition: %s, %s",
+  r.definition.meta.url, r.definition.meta.nbd)
+
 -- streams, a mix list, a target object, meta: copied; each stream's qd and workers resolved
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = string.format("%s/iomoon-cmp-%d.dat", dir, math.random(1, 1e9))
