@@ -36,6 +36,7 @@ local function same(a, b) return a:lower() == b:lower() end
 -- A reader over the lines of a file, with IOMeter's GetPair.
 local function reader(text, path)
   local r = { lines = {}, i = 1, path = path }
+  text = text:gsub("^\239\187\191", "") -- a UTF-8 byte order mark (Windows editors write one)
   for l in (text .. "\n"):gmatch("([^\n]*)\n") do r.lines[#r.lines + 1] = trim((l:gsub("\r$", ""))) end
   function r.fail(line, fmt, ...)
     input_error("%s:%d: " .. fmt, shown(path), line, ...)
@@ -287,20 +288,20 @@ function iometer.convert_cli(args, lib)
   local o, rest = lib.parse_options(args, 1, { output = "value", ["skip-unsupported"] = "flag" })
   local file = rest[1]
   if not file then
-    lib.input_error("convert: give an IOMeter .icf or fio job file (iomoon convert FILE.icf > suite.lua)")
+    lib.input_error("give an IOMeter .icf or fio job file (iomoon convert FILE.icf > suite.lua)")
   end
   lib.no_stray({ table.unpack(rest, 2) })
   local text
   if file:lower():match("%.fio$") or file:lower():match("%.job$") then
     if not package.searchpath("iomoon.fio", package.path) then
-      lib.input_error("convert %s: fio job files are not supported by this iomoon (no iomoon.fio module)", shown(file))
+      lib.input_error("%s: fio job files are not supported by this iomoon (no iomoon.fio module)", shown(file))
     end
     text = require("iomoon.fio").convert(file, { skip_unsupported = o["skip-unsupported"] })
   elseif file:lower():match("%.icf$") then
     text = require("iomoon.iometer_convert").lua(iometer.plan(iometer.read(file),
       { skip_unsupported = o["skip-unsupported"] }), file)
   else
-    lib.input_error("convert %s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
+    lib.input_error("%s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
   end
   local report = require "iomoon.report"
   local out = o.output and report.check_output(o.output, { file }) or "-"

@@ -39,6 +39,12 @@ tap.ok(#p.tests == 4 and t1.name == "Max Throughput-100%Read" and t1.qd == 64 an
   and t1.mix[1].bs == 32768 and t1.mix[1].read == 100 and t1.mix[1].random == 0 and t1.region.size == 8000000 * 512
   and t1.meta.spec == "Max Throughput-100%Read" and p.defaults.duration == "300s", "OpenPerformanceTest: 4 phases as the seed's")
 
+-- as Windows writes it: CRLF line ends, a byte order mark
+local crlf = plan_of("\239\187\191" .. text("openperformancetest.icf"):gsub("\n", "\r\n"))
+local lf = plan_of(text("openperformancetest.icf"))
+tap.ok(#crlf.tests == 4 and crlf.tests[4].name == lf.tests[4].name and crlf.target_names[1] == 'E: "New Volume"',
+  "CRLF line ends and a byte order mark read the same")
+
 -- ---- cycling.icf (Version 2006.07.27: three-field worker settings, no data pattern) ----
 m = read("cycling.icf")
 tap.ok(m.version.number == 20060727 and m.setup.type == 6 and m.setup.ramp_s == 5 and m.setup.run_s == 30,
