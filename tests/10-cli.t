@@ -88,7 +88,7 @@ bad "bs not a sector multiple" '--bs: 3000 is not a multiple of the 512-byte sec
 bad "negative size" "--size: '-1g' is not a size" quick --target "$N" --size -1g
 bad "zero size" '--size: 0 bytes' quick --target "$N" --size 0
 bad "read over 100" '--read: 150 is outside 0..100' quick --target "$N" --size 16m --read 150
-bad "unknown engine" "--engine: 'warp' is not an engine \(allowed: auto, io_uring, libaio, psync, null, sim\)" quick --target "$N" --size 16m --engine warp
+bad "unknown engine" "--engine: 'warp' is not an engine \(allowed: auto, io_uring, libaio, psync, null, sim, nbd, iscsi\)" quick --target "$N" --size 16m --engine warp
 bad "psync with qd 32" '--qd: 32 with engine psync' quick --target "$N" --size 16m --engine psync --qd 32
 bad "not a file or device" '--target: /dev/null is a character device, not a regular file or block device' quick --target /dev/null
 bad "missing target" '--target: missing' quick --size 16m
