@@ -107,7 +107,7 @@ function fio.load(sources, opts)
   local bad, noop = job.unsupported(sections)
   local skipped = {}
   for _, b in ipairs(bad) do skipped[#skipped + 1] = string.format("%s: '%s'", b.where, b.given) end
-  if #bad > 0 and not opts.skip then
+  if #bad > 0 and not (opts.skip or opts.skip_unsupported) then
     input_error("%d fio option%s iomoon does not take: %s (doc/import.md; --skip-unsupported runs without them)",
       #bad, #bad == 1 and "" or "s", table.concat(skipped, ", "))
   end

@@ -141,8 +141,8 @@ end
 -- the other base's (with kb_base=1024, the default, 1kib is 1000).
 local POW = { k = 1, m = 2, g = 3, t = 4, p = 5 }
 
---- The bytes of fio size value s (an int with fio's suffixes; a decimal
--- fraction when the result is whole). what names it in errors.
+--- The bytes of fio size value s (a whole number with fio's suffixes; a
+-- fraction is refused: fio would read "1.5k" as 1). what names it in errors.
 function job.size(s, kb_base, what)
   kb_base = kb_base or 1024
   local num, suf = tostring(s):lower():match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
@@ -158,9 +158,10 @@ function job.size(s, kb_base, what)
     pow = p
     if suf:sub(2, 3) == "ib" then mult = kb_base == 1024 and 1000 or 1024 end
   end
-  local v = tonumber(num) * mult ^ pow
-  if v ~= math.floor(v) then input_error("%s: '%s' is not a whole number of bytes", what, s) end
-  return math.tointeger(v)
+  if num:find("%.") then
+    input_error("%s: '%s' has a fraction (fio reads whole numbers only: 1536, or 1536k for 1.5m)", what, s)
+  end
+  return math.tointeger(tonumber(num) * mult ^ pow)
 end
 
 local TIME_US = { us = 1, usec = 1, ms = 1000, msec = 1000, s = 1e6, sec = 1e6, m = 60e6, min = 60e6,
@@ -173,6 +174,9 @@ function job.time_us(s, unit_us, what)
   local mult = suf == "" and unit_us or TIME_US[suf or ""]
   if not num or not mult then
     input_error("%s: '%s' is not a time (a number, or with us, ms, s, m, h, d)", what, s)
+  end
+  if num:find("%.") then
+    input_error("%s: '%s' has a fraction (fio reads whole numbers only: 500ms, not 0.5)", what, s)
   end
   return tonumber(num) * mult
 end

@@ -25,6 +25,10 @@ local RW = {
   trim = { t = 100 }, randtrim = { t = 100, rand = true }, trimwrite = { t = 50, w = 50 },
 }
 
+-- the comment of a field no option set: fio's default
+local DEFAULT_NOTE = { engine = "fio's default ioengine=psync", direct = "fio's default: buffered (direct=0)",
+  batch = "fio's default iodepth_batch_submit=1" }
+
 -- A mapping context: the job's options, and where each field came from.
 local function ctx_of(j, from)
   local c = { j = j, from = from }
@@ -44,7 +48,8 @@ local function ctx_of(j, from)
     for _, k in ipairs { ... } do
       if j.o[k] then keys[#keys + 1] = j.o[k].value == nil and k or (k .. "=" .. tostring(j.o[k].value)) end
     end
-    if #keys > 0 then from[t] = from[t] or {}; from[t][field] = table.concat(keys, ", ") end
+    local note = #keys > 0 and table.concat(keys, ", ") or DEFAULT_NOTE[field]
+    if note then from[t] = from[t] or {}; from[t][field] = note end
   end
   return c
 end

@@ -77,10 +77,10 @@ function out.convert(path_or_text, opts)
     src = { text = path_or_text, name = "job.fio" }
   end
   local phases, from, notes = fio.load({ src }, opts)
-  local name = src.path or "a fio job file"
+  local name = src.path and src.path:gsub("[%c]", "?") or "a fio job file"
   local lines = {
-    "-- iomoon plan converted from " .. name:gsub("[%c]", "?") .. " (iomoon convert).",
-    "-- Run it with: iomoon run THIS.lua -- the same phases as `iomoon fio " .. name:gsub("[%c]", "?") .. "`.",
+    "-- iomoon plan converted from " .. name .. " (iomoon convert).",
+    "-- Run it with: iomoon run THIS.lua -- the same phases as `iomoon fio` runs from the job file.",
     "-- Each field says which fio option set it; doc/import.md says how they map.",
   }
   for _, n in ipairs(notes) do lines[#lines + 1] = "-- note: " .. n:gsub("[%c]", "?") end
@@ -114,8 +114,9 @@ local function raw(t, k)
 end
 
 -- fio's latency block {min, max, mean, stddev, N, percentile} of an
--- iomoon latency table (with its histogram when the result still has it)
-local function lat_block(l, n)
+-- iomoon latency table (with its histogram when the result still has it);
+-- percentiles only where fio writes them by default (clat, sync's lat)
+local function lat_block(l, n, with_pct)
   if type(l) ~= "table" then
     return object { min = 0, max = 0, mean = 0, stddev = 0, N = 0 }
   end
@@ -128,7 +129,7 @@ local function lat_block(l, n)
   elseif n > 0 then
     for _, e in ipairs(PCT) do pct[e[1]] = raw(l, e[2]) end
   end
-  if n > 0 then b.percentile = pct end
+  if n > 0 and with_pct then b.percentile = pct end
   return b
 end
 
@@ -143,7 +144,7 @@ local function dir_block(d, runtime_ms)
     io_bytes = bytes, io_kbytes = bytes // 1024, bw_bytes = secs > 0 and math.floor(bytes / secs) or 0,
     bw = secs > 0 and math.floor(bytes / secs / 1024) or 0, iops = raw(d, "iops") or 0,
     runtime = ios > 0 and runtime_ms or 0, total_ios = ios, short_ios = 0, drop_ios = 0,
-    slat_ns = lat_block(nil, 0), clat_ns = lat_block(lat, ios), lat_ns = lat_block(lat, ios),
+    slat_ns = lat_block(nil, 0), clat_ns = lat_block(lat, ios, true), lat_ns = lat_block(lat, ios),
   }
 end
 
@@ -158,7 +159,7 @@ local function job_of(r, group, phase)
     eta = 0, elapsed = math.floor(secs + (raw(phase, "ramp_s") or 0) + 0.5),
     read = dir_block(raw(r, "read"), runtime_ms), write = dir_block(raw(r, "write"), runtime_ms),
     trim = dir_block(raw(r, "trim"), runtime_ms),
-    sync = object { total_ios = raw(s, "ios") or 0, lat_ns = lat_block(raw(s, "lat"), raw(s, "ios") or 0) },
+    sync = object { total_ios = raw(s, "ios") or 0, lat_ns = lat_block(raw(s, "lat"), raw(s, "ios") or 0, true) },
     job_runtime = runtime_ms,
     usr_cpu = secs > 0 and (raw(cpu, "user_s") or 0) / secs * 100 or 0,
     sys_cpu = secs > 0 and (raw(cpu, "sys_s") or 0) / secs * 100 or 0,

@@ -1,0 +1,165 @@
+#!/bin/bash
+# fio's job files and command lines run by iomoon (`iomoon fio`, `iomoon run
+# JOB.fio`; doc/import.md): the phases field by field (tests/lua/fio.lua),
+# refusals, safety, fio's JSON layout read with fio's own field names, and
+# IOPS beside fio's own on the same file, alternated.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+mkdir -p sub
+lua_tap "$T/lua/fio.lua" "$T"
+rm -f a.dat b.dat c.dat v.dat sub/d.dat
+
+# ---- unsupported options: one error naming each with its line, exit 2, nothing created ----
+cp "$T/fio/unsupported.fio" u.fio
+err=$("$IOMOON" fio u.fio 2>&1 >/dev/null)
+is $? 2 "unsupported options: exit 2"
+is "$(printf '%s\n' "$err" | wc -l)" 1 "... one line on stderr"
+like "$err" "u.fio:4: 'zonemode', u.fio:9: 'nrfiles', u.fio:12: 'exitall_on_error'" "... naming every option and its line"
+like "$err" "skip-unsupported" "... and saying how to run without them"
+[ ! -e u.dat ]; ok $? "... nothing created"
+err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --zonemode=zbd --nrfiles=2 2>&1 >/dev/null)
+is $? 2 "unsupported options on the command line: exit 2"
+like "$err" "command line: '--zonemode', command line: '--nrfiles'" "... each named as typed"
+[ ! -e x.dat ]; ok $? "... nothing created"
+
+# ---- --skip-unsupported: run without them, listed on stderr and in the result ----
+"$IOMOON" fio u.fio --skip-unsupported --quiet --format json --output skip.json 2>skip.err
+is $? 0 "--skip-unsupported: the job runs"
+like "$(cat skip.err)" "skipped \(--skip-unsupported\): u.fio:4: 'zonemode'" "... the skipped options on stderr"
+like "$(cat skip.err)" "gtod_reduce changes only fio's own bookkeeping: no effect here" "... and the no-effect ones"
+is "$(python3 -c 'import json; print(len(json.load(open("skip.json"))["phases"][0]["meta"]["fio_skipped"]))')" 3 \
+	"... and in the result's meta"
+is "$(stat -c %s u.dat)" 4194304 "... on the file it created (size=4m)"
+
+# ---- safety: a file iomoon did not create is written only with --allow-write ----
+head -c 1048576 /dev/urandom >other.dat
+sum=$(md5sum <other.dat)
+err=$("$IOMOON" fio --name=w --filename=other.dat --rw=write --bs=4k --quiet 2>&1 >/dev/null)
+is $? 2 "writing a file iomoon did not create: exit 2"
+like "$err" "iomoon did not create this file.*--allow-write" "... the message names --allow-write"
+is "$(md5sum <other.dat)" "$sum" "... the file unchanged"
+"$IOMOON" fio --name=w --filename=other.dat --rw=write --bs=4k --quiet --format none --allow-write
+is $? 0 "with --allow-write it runs"
+[ "$(md5sum <other.dat)" != "$sum" ]; ok $? "... and wrote the file"
+"$IOMOON" fio --name=r --filename=other.dat --rw=randread --bs=4k --quiet --format json --output r.json
+is $? 0 "reading it needs nothing; no size: the whole file"
+is "$(python3 -c 'import json; print(json.load(open("r.json"))["phases"][0]["bytes"])')" 1048576 "... 1 MiB read"
+
+# ---- iomoon run JOB.fio, --target, ${VAR} ----
+cat >t.fio <<'EOF'
+[global]
+size=${T_SIZE}
+[tj]
+rw=randread
+filename=ignored.dat
+EOF
+T_SIZE=2m "$IOMOON" run --format json --output t.json --quiet t.fio
+is $? 0 "iomoon run JOB.fio runs the job file"
+is "$(python3 -c 'import json; p=json.load(open("t.json"))["phases"][0]; print(p["name"], p["bytes"])')" "tj 2097152" \
+	"... size from \${T_SIZE}"
+rm -f ignored.dat
+T_SIZE=1m "$IOMOON" fio t.fio --target over.dat --quiet --format none
+is $? 0 "--target overrides filename"
+[ -e over.dat ] && [ ! -e ignored.dat ]; ok $? "... I/O went to the --target file"
+err=$("$IOMOON" fio t.fio 2>&1 >/dev/null)
+is $? 2 "an unset \${VAR}: exit 2"
+like "$err" "t.fio:2: \\$\\{T_SIZE\\} is not set" "... naming the variable and line"
+
+# ---- fio's JSON layout: every key iomoon writes is one fio writes ----
+"$IOMOON" fio --name=k --filename=k.dat --size=8m --rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
+	--runtime=1 --time_based --fsync=4 --output-format=json --quiet >k-iomoon.json
+is $? 0 "--output-format=json: fio's layout"
+if command -v fio >/dev/null; then
+	fio --name=k --filename=k.dat --size=8m --rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
+		--runtime=1 --time_based --fsync=4 --output-format=json >k-fio.json 2>/dev/null
+	ref=k-fio.json
+else
+	ref="$T/fio/fio-3.33-randrw.json"
+fi
+missing=$(python3 - k-iomoon.json "$ref" <<'PY'
+import json, sys
+def paths(v, p=""):
+    out = set()
+    if isinstance(v, dict):
+        for k, x in v.items():
+            q = p + "/" + (k if not k.replace(".", "").isdigit() else "PCT")
+            out.add(q); out |= paths(x, q)
+    elif isinstance(v, list):
+        for x in v: out |= paths(x, p + "[]")
+    return out
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+print(" ".join(sorted(paths(a) - paths(b))))
+PY
+)
+is "$missing" "" "every key of iomoon's fio-json is in fio's own output ($ref)"
+is "$(python3 - k-iomoon.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); j = d["jobs"][0]; r, w = j["read"], j["write"]
+ok = d["fio version"].startswith("iomoon-") and j["jobname"] == "k" and r["total_ios"] > 0 and w["total_ios"] > 0
+ok = ok and abs(r["bw_bytes"] - r["io_bytes"] / (r["runtime"] / 1000)) <= r["bw_bytes"] * 0.01 + 1
+ok = ok and r["clat_ns"]["N"] == r["total_ios"] and r["clat_ns"]["percentile"]["99.000000"] >= r["clat_ns"]["min"]
+ok = ok and j["sync"]["total_ios"] > 0 and r["io_kbytes"] == r["io_bytes"] // 1024
+print("good" if ok else json.dumps(j)[:400])
+PY
+)" good "read with fio's field names: jobname, total_ios, io_bytes / runtime = bw_bytes, clat_ns percentiles, sync"
+
+# ---- IOPS beside fio's own, alternated on the same file ----
+# Each run gives its IOPS from fio's JSON layout (fio's own, or iomoon's fio-json).
+iops() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"]))'; }
+# cmp_iops NAME ROUNDS FIO-ARGS...: alternate fio and iomoon fio with the same arguments; the
+# median of each compared: within 10 %, or 50 % on a machine loaded beyond its cores (where other
+# work takes the CPUs, runs seconds apart differ by more than that: the test says which bound held)
+cmp_iops() {
+	local name=$1 rounds=$2 i f m fl ml
+	shift 2
+	fl="" ml=""
+	for i in $(seq "$rounds"); do
+		f=$(fio "$@" --output-format=json 2>/dev/null | iops)
+		m=$("$IOMOON" fio "$@" --output-format=json --quiet 2>/dev/null | iops)
+		fl="$fl $f" ml="$ml $m"
+	done
+	python3 - "$name" "$fl" "$ml" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" <<'PY'
+import statistics, sys
+name, f, m, load, cores = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()], float(sys.argv[4]), int(sys.argv[5])
+fm, mm = statistics.median(f), statistics.median(m)
+tol = 0.10 if load <= cores else 0.50
+ratio = mm / fm if fm > 0 else 0
+print("# %s: fio %s, iomoon %s IOPS; medians %.0f / %.0f = %.3f; load %.1f on %d cores: bound %d %%" % (
+    name, " ".join("%.0f" % x for x in f), " ".join("%.0f" % x for x in m), fm, mm, ratio, load, cores, tol * 100))
+print("ok" if abs(ratio - 1) <= tol else "off")
+PY
+}
+if command -v fio >/dev/null; then
+	# iomoon creates the file (so both may write it), then fio and iomoon take turns on it
+	"$IOMOON" fio --name=mk --filename=test --size=256M --rw=read --bs=1m --runtime=100ms --time_based --quiet \
+		--format none
+	# the seed's lines as written, then fio's own options that bound the run for both alike
+	for rw in read randwrite; do
+		out=$(cmp_iops "seed 001 --readwrite=$rw" 2 --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 \
+			--name=test --filename=test --bs=4k --iodepth=128 --size=2G --readwrite=$rw --size=256M --runtime=1 --time_based)
+		printf '%s\n' "$out" | grep '^#'
+		is "$(printf '%s\n' "$out" | tail -1)" ok "seed 001 --readwrite=$rw: IOPS beside fio's, alternated"
+	done
+	out=$("$IOMOON" fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test --filename=test \
+		--bs=4k --iodepth=128 --size=2G --readwrite=randwrite --size=256M --runtime=300ms --time_based 2>/dev/null)
+	like "$out" "^Test name.*Avg iops" "the seed's line prints iomoon's table"
+	like "$out" "
+test  " "... a row named as fio's job"
+	cat >disk.fio <<'EOF'
+[disk]
+filename=test
+rw=randread
+bs=4k
+direct=1
+ioengine=libaio
+iodepth=16
+runtime=2
+time_based
+EOF
+	out=$(cmp_iops "disk.fio (4k randread, direct, QD 16)" 3 disk.fio)
+	printf '%s\n' "$out" | grep '^#'
+	is "$(printf '%s\n' "$out" | tail -1)" ok "a disk-bound job file: IOPS beside fio's, alternated"
+else
+	skip "fio is not installed: no comparison"
+fi
+done_testing
