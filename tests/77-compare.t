@@ -115,6 +115,15 @@ else
 	is $? 2 "compare --format html without iomoon.html.render_compare: exit 2"
 	like "$err" "^iomoon compare: --format: html is not available for compare" "compare --format html: says it is not available"
 fi
+# a phase with trouble in one run: said beside its figures
+cat >unmet.lua <<'LUA'
+require("iomoon").run { name = "p1", engine = "sim", sim_latency = "1ms", bs = "4k", duration = "0.2s", rate = 5000 }
+LUA
+"$IOMOON" run --quiet --format json --output u.json unmet.lua
+out=$("$IOMOON" compare a.json u.json)
+like "$out" "p1 in B: rate not met: [0-9]+ of 5000 IOPS" "compare table: an unmet rate in B is said"
+out=$("$IOMOON" compare a.json u.json --format csv)
+like "$out" '"p1","status in B","rate not met' "compare csv: a status row"
 err=$("$IOMOON" compare a.json b.json --format analyzer 2>&1)
 is $? 2 "compare --format analyzer: exit 2"
 like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare --format analyzer: lists compare's formats"

@@ -98,7 +98,9 @@ end
 --   a, b: { file, iomoon, machine, hostname, phases = count }
 --   metrics: { {key, label, unit}, ... }
 --   phases: one per name in both, in A's order: { name, a = result,
---     b = result, metrics = { [key] = compare.metric(...) }, differs = count }
+--     b = result, metrics = { [key] = compare.metric(...) }, differs = count,
+--     marks_a, marks_b = what is wrong with each (report.marks: interrupted,
+--     FAILED, errors, an unmet rate; empty when nothing is) }
 --   only_a, only_b: the names of phases in one run only
 -- A name that occurs k times in a run is matched occurrence by
 -- occurrence (the k-th in A with the k-th in B).
@@ -113,7 +115,9 @@ function compare.document(da, db)
     local la, lb = ma[name], mb[name] or {}
     for k = 1, math.max(#la, #lb) do
       if la[k] and lb[k] then
-        local p = { name = name, a = la[k], b = lb[k], metrics = {}, differs = 0 }
+        local report = require "iomoon.report"
+        local p = { name = name, a = la[k], b = lb[k], metrics = {}, differs = 0, marks_a = report.marks(la[k]),
+          marks_b = report.marks(lb[k]) }
         for _, m in ipairs(compare.metrics) do
           p.metrics[m.key] = compare.metric(m, la[k], lb[k])
           if p.metrics[m.key].differs then p.differs = p.differs + 1 end
@@ -157,10 +161,19 @@ function compare.rows(doc)
   return rows
 end
 
--- the lines saying which phases are in one run only
+-- the lines saying which phases are in one run only, and what is wrong
+-- with a matched phase in either run (its figures are then suspect)
 local function only_lines(doc, prefix)
   local visible = require("iomoon.report").visible
   local out = {}
+  for _, p in ipairs(doc.phases) do
+    for _, side in ipairs({ "a", "b" }) do
+      if #p["marks_" .. side] > 0 then
+        out[#out + 1] = string.format("%s%s in %s: %s", prefix, visible(p.name), side:upper(),
+          visible(table.concat(p["marks_" .. side], "; ")))
+      end
+    end
+  end
   for _, side in ipairs({ "a", "b" }) do
     for _, name in ipairs(doc["only_" .. side]) do
       out[#out + 1] = string.format("%sonly in %s (%s): %s", prefix, side:upper(), visible(doc[side].file),
@@ -219,6 +232,11 @@ function compare.csv(doc)
     for _, name in ipairs(doc["only_" .. side]) do
       rows[#rows + 1] = { name, "only in " .. side:upper(), "", "", "", "", "" }
     end
+    for _, p in ipairs(doc.phases) do
+      if #p["marks_" .. side] > 0 then
+        rows[#rows + 1] = { p.name, "status in " .. side:upper(), table.concat(p["marks_" .. side], "; "), "", "", "", "" }
+      end
+    end
   end
   for _, row in ipairs(rows) do
     for i, cell in ipairs(row) do
@@ -258,7 +276,7 @@ function compare.json(doc)
       ms[k] = { a = v.a, b = v.b, ratio = v.ratio ~= math.huge and v.ratio or nil, differs = v.differs, rule = v.rule,
         threshold = v.threshold }
     end
-    c.phases[i] = { name = p.name, metrics = ms, differs = p.differs }
+    c.phases[i] = { name = p.name, metrics = ms, differs = p.differs, marks_a = p.marks_a, marks_b = p.marks_b }
   end
   return require("iomoon.json").encode(c, "  ") .. "\n"
 end
