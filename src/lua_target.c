@@ -1,5 +1,5 @@
 /* lua_target.c - the target userdata of the binding: iomoon.target, its
- * methods (size, sector, kind, path, created, read, write, fsync, close),
+ * methods (size, sector, kind, path, created, read, write, fsync, probe, close),
  * and the target option tables phases share with it.
  */
 #include <errno.h>
@@ -16,6 +16,8 @@
 #include "lua_int.h"
 #include "rc.h"
 #include "target.h"
+
+#define PROBE_MT "iomoon.probe"
 
 struct target *api_check_target(lua_State *L, int idx)
 {
@@ -178,27 +180,23 @@ static int open_target(lua_State *L, const struct target *t, int direct, int wri
 	return fd;
 }
 
-/* :read(offset, len [, {direct=, drop=}]) -> string, ns. A probe, not a
- * phase: one pread, timed (the ns it took; the buffer is touched before,
- * so its page faults are not). direct reads through O_DIRECT, where offset
- * and len must be whole sectors; drop drops the range's cached pages first
- * (POSIX_FADV_DONTNEED, untimed), so a buffered read goes to the device. */
+/* :read(offset, len [, {direct=true}]) -> string, ns. A probe, not a
+ * phase: one pread, timed (the ns it took). direct reads through O_DIRECT,
+ * where offset and len must be whole sectors. */
 static int l_target_read(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
 	uint64_t off = api_check_size(L, 2, "read offset"), len = api_check_size(L, 3, "read length");
-	int direct = 0, drop = 0, fd;
+	int direct = 0, fd;
 	uint64_t t0, t1;
 	ssize_t r;
 	void *buf;
 
 	if (lua_istable(L, 4)) {
-		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", "drop", NULL });
+		api_check_keys(L, 4, "read options", (const char *const[]){ "direct", NULL });
 		if (lua_getfield(L, 4, "direct") != LUA_TNIL)
 			direct = api_check_bool(L, -1, "read options.direct");
-		if (lua_getfield(L, 4, "drop") != LUA_TNIL)
-			drop = api_check_bool(L, -1, "read options.drop");
-		lua_pop(L, 2);
+		lua_pop(L, 1);
 	}
 	if (off + len > t->size || len > (1u << 30))
 		return api_input_error(L, "read: %llu bytes at offset %llu is past the end of %s (%llu bytes)",
@@ -211,9 +209,6 @@ static int l_target_read(lua_State *L)
 		close(fd);
 		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
 	}
-	memset(buf, 0, len ? len : 1);
-	if (drop)
-		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
 	t0 = clock_ns();
 	r = pread(fd, buf, len, (off_t)off);
 	t1 = clock_ns();
@@ -230,68 +225,31 @@ static int l_target_read(lua_State *L)
 	return 2;
 }
 
-/* Options {direct=, sync=, drop=} of :write at idx into o[0..2]. */
-static void write_opts(lua_State *L, int idx, int o[3])
-{
-	static const char *const keys[] = { "direct", "sync", "drop", NULL };
-
-	o[0] = o[1] = o[2] = 0;
-	if (!lua_istable(L, idx))
-		return;
-	api_check_keys(L, idx, "write options", keys);
-	for (int i = 0; keys[i]; i++) {
-		if (lua_getfield(L, idx, keys[i]) != LUA_TNIL)
-			o[i] = api_check_bool(L, -1, keys[i]);
-		lua_pop(L, 1);
-	}
-}
-
-/* :write(offset, s [, {direct=, sync=, drop=}]) -> bytes, ns: one pwrite
- * (from an aligned copy of s), and with sync an fdatasync after it; ns is
- * the time both took. direct writes through O_DIRECT, in whole sectors;
- * drop drops the range's cached pages first (untimed). */
 static int l_target_write(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
-	uint64_t off = api_check_size(L, 2, "write offset"), t0, t1;
+	uint64_t off = api_check_size(L, 2, "write offset");
 	size_t len;
 	const char *s = luaL_checklstring(L, 3, &len);
-	char why[WHY_LEN];
-	int o[3], direct, sync, fd, e = 0;
 	ssize_t r;
-	void *buf;
+	int fd;
 
-	write_opts(L, 4, o);
-	direct = o[0];
-	sync = o[1];
 	if (off + len > t->size)
 		return api_input_error(L, "write: %zu bytes at offset %llu is past the end of %s (%llu bytes)", len,
 				   (unsigned long long)off, t->path, (unsigned long long)t->size);
-	if (direct && (off % t->sector || len % t->sector))
-		return api_input_error(L, "write: offset %llu and length %zu must be multiples of the %u-byte sector of %s (direct)",
-				       (unsigned long long)off, len, t->sector, t->path);
-	if (target_may_write(t, why, sizeof(why)) != RC_OK)
-		return api_input_error(L, "write: %s", why);
-	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1))
-		return api_raise_error(L, IOMOON_RUN_ERROR, "write: out of memory");
-	memcpy(buf, s, len);
-	fd = open_target(L, t, direct, 1);
-	if (o[2])
-		posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
-	t0 = clock_ns();
-	r = pwrite(fd, buf, len, (off_t)off);
-	if (r >= 0 && sync && fdatasync(fd) < 0)
-		r = -1;
-	t1 = clock_ns();
-	if (r < 0)
-		e = errno;
+	{
+		char why[WHY_LEN];
+
+		if (target_may_write(t, why, sizeof(why)) != RC_OK)
+			return api_input_error(L, "write: %s", why);
+	}
+	fd = open_target(L, t, 0, 1);
+	r = pwrite(fd, s, len, (off_t)off);
 	close(fd);
-	free(buf);
 	if (r < 0 || (size_t)r != len)
-		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(e) : "short write");
+		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
 	lua_pushinteger(L, r);
-	lua_pushinteger(L, (lua_Integer)(t1 - t0));
-	return 2;
+	return 1;
 }
 
 static int l_target_fsync(lua_State *L)
@@ -306,6 +264,145 @@ static int l_target_fsync(lua_State *L)
 	return 0;
 }
 
+/* A probe (t:probe): one descriptor on a target, opened and checked once
+ * as the target's methods open it, for many timed requests in a row (iomoon
+ * ping): nothing is opened or allocated between two requests. */
+struct probe {
+	int fd;
+	int direct;
+	unsigned sector;
+	size_t mem_align;
+	uint64_t size;
+	void *buf;
+	size_t cap;
+};
+
+static struct probe *check_probe(lua_State *L)
+{
+	struct probe *p = luaL_checkudata(L, 1, PROBE_MT);
+
+	if (p->fd < 0)
+		luaL_error(L, "probe is closed");
+	return p;
+}
+
+/* p's buffer of at least len bytes, aligned and already touched (so no
+ * page fault lands in a timed call); NULL when out of memory. */
+static void *probe_buf(struct probe *p, size_t len)
+{
+	void *b;
+
+	if (len <= p->cap)
+		return p->buf;
+	if (posix_memalign(&b, p->mem_align > 4096 ? p->mem_align : 4096, len))
+		return NULL;
+	memset(b, 0, len);
+	free(p->buf);
+	p->buf = b;
+	p->cap = len;
+	return b;
+}
+
+/* p:read(offset, len [, drop]) and p:write(offset, s [, drop [, sync]]) ->
+ * ns: one pread or pwrite (and with sync an fdatasync after it), timed;
+ * drop first drops the range's cached pages (POSIX_FADV_DONTNEED, untimed),
+ * as ioping does before each request unless -C. */
+static int probe_io(lua_State *L, int write)
+{
+	struct probe *p = check_probe(L);
+	uint64_t off = api_check_size(L, 2, "probe offset"), len, t0, t1;
+	const char *s = NULL;
+	size_t slen = 0;
+	ssize_t r;
+	void *buf;
+
+	if (write)
+		s = luaL_checklstring(L, 3, &slen);
+	len = write ? slen : api_check_size(L, 3, "probe length");
+	if (off + len > p->size || len > (1u << 30))
+		return api_input_error(L, "probe: %llu bytes at offset %llu are past the end (%llu bytes)",
+				       (unsigned long long)len, (unsigned long long)off, (unsigned long long)p->size);
+	if (p->direct && (off % p->sector || len % p->sector))
+		return api_input_error(L, "probe: offset %llu and length %llu must be multiples of the %u-byte sector (direct)",
+				       (unsigned long long)off, (unsigned long long)len, p->sector);
+	buf = probe_buf(p, len ? len : 1);
+	if (!buf)
+		return api_raise_error(L, IOMOON_RUN_ERROR, "probe: out of memory");
+	if (write)
+		memcpy(buf, s, len);
+	if (lua_toboolean(L, 4))
+		posix_fadvise(p->fd, (off_t)off, (off_t)len, POSIX_FADV_DONTNEED);
+	t0 = clock_ns();
+	r = write ? pwrite(p->fd, buf, len, (off_t)off) : pread(p->fd, buf, len, (off_t)off);
+	if (r >= 0 && write && lua_toboolean(L, 5) && fdatasync(p->fd) < 0)
+		r = -1;
+	t1 = clock_ns();
+	if (r < 0)
+		return api_raise_error(L, IOMOON_RUN_ERROR, strerror(errno));
+	if ((uint64_t)r != len)
+		return api_raise_error(L, IOMOON_RUN_ERROR, write ? "short write" : "short read");
+	lua_pushinteger(L, (lua_Integer)(t1 - t0));
+	return 1;
+}
+
+static int l_probe_read(lua_State *L)
+{
+	return probe_io(L, 0);
+}
+
+static int l_probe_write(lua_State *L)
+{
+	return probe_io(L, 1);
+}
+
+static int l_probe_close(lua_State *L)
+{
+	struct probe *p = luaL_checkudata(L, 1, PROBE_MT);
+
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	free(p->buf);
+	p->buf = NULL;
+	p->cap = 0;
+	return 0;
+}
+
+/* t:probe([{direct=, write=}]) -> probe: a descriptor on t for timed
+ * requests (write: t must be writable, as for t:write). */
+static int l_target_probe(lua_State *L)
+{
+	struct target *t = api_check_target(L, 1);
+	int direct = 0, write = 0, fd;
+	struct probe *p;
+
+	if (lua_istable(L, 2)) {
+		api_check_keys(L, 2, "probe options", (const char *const[]){ "direct", "write", NULL });
+		if (lua_getfield(L, 2, "direct") != LUA_TNIL)
+			direct = api_check_bool(L, -1, "probe options.direct");
+		if (lua_getfield(L, 2, "write") != LUA_TNIL)
+			write = api_check_bool(L, -1, "probe options.write");
+		lua_pop(L, 2);
+	}
+	if (write) {
+		char why[WHY_LEN];
+
+		if (target_may_write(t, why, sizeof(why)) != RC_OK)
+			return api_input_error(L, "probe: %s", why);
+	}
+	p = lua_newuserdatauv(L, sizeof(*p), 0);
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	luaL_setmetatable(L, PROBE_MT);
+	fd = open_target(L, t, direct, write);
+	p->fd = fd;
+	p->direct = direct;
+	p->sector = t->sector;
+	p->mem_align = t->mem_align;
+	p->size = t->size;
+	return 1;
+}
+
 static int l_target_close(lua_State *L)
 {
 	target_free(luaL_checkudata(L, 1, TARGET_MT));
@@ -318,8 +415,12 @@ void api_target_metatable(lua_State *L)
 	static const luaL_Reg target_methods[] = {
 		{ "size", l_target_size }, { "sector", l_target_sector }, { "kind", l_target_kind }, { "path", l_target_path },
 		{ "created", l_target_created }, { "read", l_target_read }, { "write", l_target_write }, { "fsync", l_target_fsync },
-		{ "close", l_target_close }, { NULL, NULL },
+		{ "probe", l_target_probe }, { "close", l_target_close }, { NULL, NULL },
+	};
+	static const luaL_Reg probe_methods[] = {
+		{ "read", l_probe_read }, { "write", l_probe_write }, { "close", l_probe_close }, { NULL, NULL },
 	};
 
 	api_new_metatable(L, TARGET_MT, target_methods, l_target_gc, l_target_tostring);
+	api_new_metatable(L, PROBE_MT, probe_methods, l_probe_close, NULL);
 }

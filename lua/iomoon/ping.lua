@@ -304,13 +304,13 @@ local function summary(label, s, c)
     ftime(s.mdev)))
 end
 
--- One request at byte off of t: its nanoseconds (the system calls only:
--- pread, or pwrite and fdatasync; with -A a one-I/O phase on io_uring, its
--- submission to its completion).
-local function request(t, c, off, data, n)
+-- One request at byte off of t, through its probe p: its nanoseconds (the
+-- system calls only: pread, or pwrite and fdatasync; with -A a one-I/O
+-- phase on io_uring, its submission to its completion).
+local function request(t, p, c, off, data, n)
   local drop = not c.cached
   if c.async then
-    if drop then t:read(off, 0, { drop = true }) end -- length 0: to the end of the file
+    if drop then p:read(off, 0, true) end -- length 0: the cache from off to the end of the file
     local r = iomoon.run { name = "ping", target = t, engine = c.async, qd = 1, workers = 1, bs = c.size,
       read = c.write and 0 or 100, random = 0, region = { offset = off, size = c.size }, ios = 1,
       direct = c.direct and true or false, seed = n }
@@ -318,11 +318,9 @@ local function request(t, c, off, data, n)
   end
   if c.write then
     if #data >= 8 then data = string.pack("<I8", n) .. data:sub(9) end
-    local _, ns = t:write(off, data, { direct = c.direct, sync = not c.cached, drop = drop })
-    return ns
+    return p:write(off, data, drop, not c.cached)
   end
-  local _, ns = t:read(off, c.size, { direct = c.direct, drop = drop })
-  return ns
+  return p:read(off, c.size, drop)
 end
 
 -- len random bytes (incompressible; the first 8 of each write become its
@@ -336,6 +334,7 @@ end
 -- The loop of requests, as ioping's main loop; returns the total statistics.
 local function loop(t, c, label)
   local data = c.write and random_data(c.size) or nil
+  local p = t:probe { direct = c.direct and true or false, write = c.write and true or false }
   local now = iomoon.now()
   local part, total = new_stats(now), new_stats(now)
   local deadline = c.deadline and now + c.deadline
@@ -344,7 +343,7 @@ local function loop(t, c, label)
   while not iomoon.interrupted() do
     n = n + 1
     if not c.linear then woff = math.random(0, slots - 1) * c.size end
-    local ns = request(t, c, c.offset + woff, data, n)
+    local ns = request(t, p, c, c.offset + woff, data, n)
     now = iomoon.now()
     next_at = next_at + c.interval
     if now > next_at then next_at = now end
@@ -371,6 +370,7 @@ local function loop(t, c, label)
     end
   end
   now = iomoon.now()
+  p:close()
   merge(total, part)
   finish(total, now, c.size)
   return total
