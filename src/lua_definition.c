@@ -49,6 +49,7 @@ static void copy_table(lua_State *L, int idx, int depth)
 	lua_newtable(L);
 	if (depth >= DEF_MAX_DEPTH)
 		return;
+	luaL_checkstack(L, 8, "result.definition: the phase table nests too deep");
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
 		int kt = lua_type(L, -2);
