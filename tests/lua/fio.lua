@@ -168,3 +168,11 @@ for _, name in ipairs { "options.fio", "groups.fio" } do
   tap.ok(checked == #ran, "convert %s: every phase checked before the first runs (%d)", name, checked)
   tap.ok(src:find("%-%- ioengine=libaio") ~= nil, "convert %s: fields commented with their fio options", name)
 end
+
+-- ---- fio.json of a result that still has its histograms: all of fio's percentiles ----
+local r = iomoon.run { name = "nul", engine = "null", bs = "4k", ios = 2000 }
+local js = fio.json({ r })
+tap.ok(js:find('"fio version": "iomoon%-') and js:find('"jobname": "nul"') and js:find('"99.500000"')
+  and js:find('"1.000000"'), "fio.json: fio's version field, the job's name, fio's 17 percentiles from the histogram")
+local reads = js:match('"read": {.-"total_ios": (%d+)')
+tap.ok(tonumber(reads) == r.read.ios and r.read.ios > 0, "fio.json: read.total_ios is the result's reads (%s)", reads)
