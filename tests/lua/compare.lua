@@ -36,6 +36,16 @@ tap.ok(r.definition.meta.url == "iscsi://bob@host/iqn.2001-04.com.example:t/1" a
   and r.definition.meta.plain == "a%b@c", "a URL's password is left out of the definition: %s, %s",
   r.definition.meta.url, r.definition.meta.nbd)
 
+-- a meta that nests deep and holds itself: cut, never a loop
+local deep = {}
+local at = deep
+for i = 1, 40 do at.x = { i = i }; at = at.x end
+at.loop = deep
+r = iomoon.run { engine = "sim", bs = "4k", duration = "0.05s", meta = deep }
+local levels, dm = 0, r.definition.meta
+while type(dm.x) == "table" do dm = dm.x; levels = levels + 1 end
+tap.ok(levels == 15 and plain(r.definition), "a meta nested 40 deep, holding itself: cut at 16 levels (%d below meta)", levels)
+
 -- streams, a mix list, a target object, meta: copied; each stream's qd and workers resolved
 local dir = os.getenv("TMPDIR") or "/tmp"
 local path = string.format("%s/iomoon-cmp-%d.dat", dir, math.random(1, 1e9))
