@@ -65,6 +65,21 @@ err=$("$IOMOON" fio t.fio 2>&1 >/dev/null)
 is $? 2 "an unset \${VAR}: exit 2"
 like "$err" "t.fio:2: \\$\\{T_SIZE\\} is not set" "... naming the variable and line"
 
+# ---- ioengine=nbd: the uri is the target, a block device to iomoon's safety rules ----
+if command -v nbdkit >/dev/null; then
+	export IOMOON
+	nbdkit -U - memory 64M --run '"$IOMOON" fio --name=n --ioengine=nbd --uri="$uri" --rw=randwrite --size=8m \
+		--runtime=300ms --time_based --quiet --format none 2>nbd.err; echo $? >nbd.rc;
+		"$IOMOON" fio --name=n --ioengine=nbd --uri="$uri" --rw=randwrite --size=8m --runtime=300ms --time_based \
+		--allow-write --quiet --format json --output nbd.json; echo $? >>nbd.rc'
+	is "$(tr '\n' ' ' <nbd.rc)" "2 0 " "ioengine=nbd: writing needs --allow-write (exit 2), then runs"
+	like "$(cat nbd.err)" "allow-write" "... the refusal names --allow-write"
+	is "$(python3 -c 'import json; p=json.load(open("nbd.json"))["phases"][0]; print(p["engine"], p["write"]["ios"] > 0)')" \
+		"nbd True" "... on engine nbd, writes done"
+else
+	skip "nbdkit is not installed"
+fi
+
 # ---- fio's JSON layout: every key iomoon writes is one fio writes ----
 "$IOMOON" fio --name=k --filename=k.dat --size=8m --rw=randrw --bs=4k --direct=1 --ioengine=libaio --iodepth=4 \
 	--runtime=1 --time_based --fsync=4 --output-format=json --quiet >k-iomoon.json
@@ -107,8 +122,8 @@ PY
 # Each run gives its IOPS from fio's JSON layout (fio's own, or iomoon's fio-json).
 iops() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(j["read"]["iops"] + j["write"]["iops"] for j in d["jobs"]))'; }
 # cmp_iops NAME ROUNDS FIO-ARGS...: alternate fio and iomoon fio with the same arguments; the
-# median of each compared: within 10 %, or 50 % on a machine loaded beyond its cores (where other
-# work takes the CPUs, runs seconds apart differ by more than that: the test says which bound held)
+# median of each compared: within 10 %; on a machine loaded beyond its cores, where other work
+# takes the CPUs and runs a second apart differ threefold, only within a factor of 3 (said so)
 cmp_iops() {
 	local name=$1 rounds=$2 i f m fl ml
 	shift 2
@@ -122,11 +137,14 @@ cmp_iops() {
 import statistics, sys
 name, f, m, load, cores = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()], float(sys.argv[4]), int(sys.argv[5])
 fm, mm = statistics.median(f), statistics.median(m)
-tol = 0.10 if load <= cores else 0.50
 ratio = mm / fm if fm > 0 else 0
-print("# %s: fio %s, iomoon %s IOPS; medians %.0f / %.0f = %.3f; load %.1f on %d cores: bound %d %%" % (
-    name, " ".join("%.0f" % x for x in f), " ".join("%.0f" % x for x in m), fm, mm, ratio, load, cores, tol * 100))
-print("ok" if abs(ratio - 1) <= tol else "off")
+if load <= cores:
+    good, bound = abs(ratio - 1) <= 0.10, "within 10 %"
+else:
+    good, bound = ratio > 0 and 1 / 3 <= ratio <= 3, "LOADED machine: only within a factor of 3"
+print("# %s: fio %s, iomoon %s IOPS; medians %.0f / %.0f = %.3f; load %.1f on %d cores: %s" % (
+    name, " ".join("%.0f" % x for x in f), " ".join("%.0f" % x for x in m), fm, mm, ratio, load, cores, bound))
+print("ok" if good else "off")
 PY
 }
 if command -v fio >/dev/null; then
@@ -135,8 +153,8 @@ if command -v fio >/dev/null; then
 		--format none
 	# the seed's lines as written, then fio's own options that bound the run for both alike
 	for rw in read randwrite; do
-		out=$(cmp_iops "seed 001 --readwrite=$rw" 2 --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 \
-			--name=test --filename=test --bs=4k --iodepth=128 --size=2G --readwrite=$rw --size=256M --runtime=1 --time_based)
+		out=$(cmp_iops "seed 001 --readwrite=$rw" 3 --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 \
+			--name=test --filename=test --bs=4k --iodepth=128 --size=2G --readwrite=$rw --size=256M --runtime=500ms --time_based)
 		printf '%s\n' "$out" | grep '^#'
 		is "$(printf '%s\n' "$out" | tail -1)" ok "seed 001 --readwrite=$rw: IOPS beside fio's, alternated"
 	done

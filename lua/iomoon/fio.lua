@@ -36,6 +36,18 @@ function fio.cli_sections(opts)
   return sections
 end
 
+local USAGE = [[
+usage: iomoon fio JOB.fio... [options] [fio's --OPTION=VALUE...]
+       iomoon fio --name=NAME --filename=FILE --rw=randread --bs=4k ... [options]
+
+  fio's job files and command-line options, run as iomoon phases (doc/import.md)
+  --target PATH          every job's I/O to PATH instead of its filename
+  --skip-unsupported     run without the options iomoon does not take (listed)
+  --format F             table, csv, json, analyzer, markdown, html, fio-json, none
+  --output-format=json   fio's JSON layout (= --format fio-json); --output FILE
+  --quiet  --allow-write  --force
+]]
+
 -- Split args into iomoon's own options (o), fio's ({key, value} in
 -- order) and job files.
 local function split_args(args)
@@ -148,6 +160,10 @@ end
 -- [--format F | --output-format=json] [--output FILE]: fio's jobs run as
 -- iomoon phases, every one checked before the first runs.
 function fio.cli(args, lib)
+  if args[1] == "--help" or args[1] == "-h" then
+    io.stdout:write(USAGE)
+    return 0
+  end
   local o, fopts, files = split_args(args)
   o.format = format_of(o)
   if #files == 0 and #fopts == 0 then

@@ -165,6 +165,9 @@ end
 
 -- fio's filename list: ':' separates files, '\:' is a colon in a name
 local function split_files(s)
+  -- a URL (iscsi://..., with fio's '\:' escapes or without) is one target: its colons are its own
+  local url = s:gsub("\\:", ":")
+  if url:match("^%a[%w+.-]*://") then return { url } end
   local files, cur = {}, {}
   local i = 1
   while i <= #s do
@@ -424,6 +427,18 @@ local function phase_of(ws, from, index)
   return ph
 end
 
+-- The smallest block size of a mix (each spec's bs: a size, a list of
+-- sizes, or of {size, weight}).
+local function smallest_bs(mix)
+  local bs = math.huge
+  for _, m in ipairs(mix) do
+    for _, e in ipairs(type(m.bs) == "table" and m.bs or { m.bs }) do
+      bs = math.min(bs, type(e) == "table" and e[1] or e)
+    end
+  end
+  return bs
+end
+
 -- The pass that reads back what a phase's verifying jobs wrote (fio's
 -- do_verify): every unit of their region, checked.
 local function verify_phase(ws, ph, from)
@@ -431,14 +446,7 @@ local function verify_phase(ws, ph, from)
   for _, w in ipairs(ws) do
     if w.verify_after then
       local s = w.spec
-      local bs = math.huge
-      for _, m in ipairs(s.mix) do
-        local b = type(m.bs) == "table" and (type(m.bs[1]) == "table" and m.bs[1][1] or m.bs[1]) or m.bs
-        if type(m.bs) == "table" then
-          for _, e in ipairs(m.bs) do b = math.min(b, type(e) == "table" and e[1] or e) end
-        end
-        bs = math.min(bs, b)
-      end
+      local bs = smallest_bs(s.mix)
       local v = { name = s.name .. " (verify)", target = s.target, region = s.region, direct = s.direct,
         qd = s.qd, batch = s.batch, workers = s.workers, verify = "crc32c", verify_only = true, bs = bs }
       from[v] = { verify_only = "verify=crc32c, do_verify: fio reads back what it wrote" }

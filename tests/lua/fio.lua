@@ -137,6 +137,16 @@ tap.refuses("x:1: size: missing %(nofile.dat does not exist", function() fio.pha
 tap.refuses("x:3: time_based: runtime: missing", function() fio.phases("[a]\nsize=1m\ntime_based\n", "x") end,
   "time_based without runtime")
 
+-- ---- network engines: nbd's uri=, libiscsi's filename (fio's '\:' escapes, or none) ----
+local nb = fio.phases("[n]\nioengine=nbd\nuri=nbd://127.0.0.1/x\nrw=randread\nsize=8m\n", "n.fio")[1]
+is({ nb.engine, nb.target, nb.bytes, nb.region }, { "nbd", { path = "nbd://127.0.0.1/x" }, 8388608, 8388608 },
+  "ioengine=nbd: the uri is the target, used at its own size; size= is the region and the quota")
+for _, f in ipairs { "iscsi\\://10.0.0.1/iqn.2001-04.com.example:disk/0", "iscsi://10.0.0.1/iqn.2001-04.com.example:disk/0" } do
+  local is1 = fio.phases("[i]\nioengine=libiscsi\nfilename=" .. f .. "\nsize=1m\n", "i.fio")[1]
+  is({ is1.engine, is1.target.path }, { "iscsi", "iscsi://10.0.0.1/iqn.2001-04.com.example:disk/0" },
+    "ioengine=libiscsi: filename=" .. f .. " is the iscsi URL")
+end
+
 -- ---- the command line is a one-job job file ----
 local seed = { "--randrepeat=1", "--ioengine=libaio", "--direct=1", "--gtod_reduce=1", "--name=test", "--filename=test",
   "--bs=4k", "--iodepth=128", "--size=2G", "--readwrite=randwrite" }
