@@ -24,8 +24,14 @@ local function split(l)
   return f
 end
 
+-- IOMeter 1.1's 21 latency bins (after "Segments Retransmitted/Second"):
+-- their lower edges in us; the last, ">= 10 s", is open.
+local BIN_EDGES_US = { 0, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 15e3, 20e3, 30e3, 50e3, 100e3, 200e3, 500e3,
+  1e6, 2e6, 4.7e6, 5e6, 10e6 }
+
 -- A row as a map column name -> text; a name column holding commas (more
--- fields than names) gets the extra fields back.
+-- fields than names) gets the extra fields back. row.bins: the latency
+-- bins' counts, when the sheet has them.
 local function row_of(header, l)
   local f = split(l)
   local extra = #f - #header
@@ -35,7 +41,37 @@ local function row_of(header, l)
   end
   local r = {}
   for i, h in ipairs(header) do r[h] = f[i] or "" end
+  local at = header.bins_at
+  if at then
+    r.bins = {}
+    for k = 1, #BIN_EDGES_US do r.bins[k] = tonumber(f[at + k]) or 0 end
+  end
   return r
+end
+
+--- Latency percentiles (ns) estimated from the bins: the q-th I/O's place
+-- in its bin, linearly between the bin's edges (the open last bin ends at
+-- the maximum, max_ns). nil without bins or counts.
+function results.percentiles(bins, max_ns)
+  if not bins then return nil end
+  local total = 0
+  for _, c in ipairs(bins) do total = total + c end
+  if total <= 0 then return nil end
+  local out = {}
+  for _, q in ipairs({ 0.5, 0.99, 0.999, 0.9999 }) do
+    local want, cum = q * total, 0
+    for k, c in ipairs(bins) do
+      if c > 0 and cum + c >= want then
+        local lo = BIN_EDGES_US[k] * 1e3
+        local hi = BIN_EDGES_US[k + 1] and BIN_EDGES_US[k + 1] * 1e3 or math.max(lo, max_ns)
+        local v = lo + (hi - lo) * (want - cum) / c
+        out[#out + 1] = max_ns > 0 and math.min(v, max_ns) or v
+        break
+      end
+      cum = cum + c
+    end
+  end
+  return out
 end
 
 -- The number in column `name` (the first of several names found), or 0.
@@ -60,8 +96,9 @@ local function side(r, op, seconds)
       max_ns = num(r, "Maximum " .. Op .. " Response Time") * 1e6 } }
 end
 
---- A result table from one row: every field a report needs. IOMeter
--- has no latency percentiles: they are 0 (meta.iometer.percentiles = false).
+--- A result table from one row: every field a report needs. Latency
+-- percentiles are estimated from IOMeter 1.1's latency bins; a sheet
+-- without them has none: 0 (meta.iometer.percentiles = false).
 function results.result(r, name, cpus)
   local ios = num(r, "Read I/Os") + num(r, "Write I/Os")
   local iops = num(r, "IOps")
@@ -71,7 +108,7 @@ function results.result(r, name, cpus)
   if mb == 0 and mib > 0 then mb = mib * 1.048576 end
   local cpu_pct = num(r, "% CPU Utilization")
   local qd = math.tointeger(num(r, "Queue Depth")) or 0
-  return {
+  local res = {
     name = name, iops = iops, mib_per_s = mib, mb_per_s = mb, seconds = seconds, ios = ios,
     bytes = num(r, "Bytes Read") + num(r, "Bytes Written"), errors = math.tointeger(num(r, "Errors")) or 0,
     workers = math.tointeger(num(r, "# Workers")) or 0, qd = qd > 0 and qd or 0, engine = "iometer",
@@ -82,6 +119,9 @@ function results.result(r, name, cpus)
       sys_s = num(r, "% Privileged Time") / 100 * seconds * cpus },
     read = side(r, "read", seconds), write = side(r, "write", seconds),
   }
+  local pct = results.percentiles(r.bins, res.lat.max_ns)
+  if pct then res.lat.p50_ns, res.lat.p99_ns, res.lat.p999_ns, res.lat.p9999_ns = table.unpack(pct) end
+  return res, pct ~= nil
 end
 
 -- The tests of the sheet: { header info, tests = { {rows...}, ... } }.
@@ -104,6 +144,9 @@ local function scan(text, fail)
         fail(i + 1, "expected the 'Target Type,Target Name,... column names after 'Results")
       end
       header = split(header:sub(2))
+      for k, h in ipairs(header) do
+        if h == "Segments Retransmitted/Second" and #header >= k + #BIN_EDGES_US then header.bins_at = k end
+      end
       local rows = {}
       i = i + 2
       while i <= #lines and lines[i]:sub(1, 1) ~= "'" do
@@ -143,7 +186,7 @@ local function phase_of(rows, fail, info)
     end
     name = #names > 0 and table.concat(names, " + ") or "(no access spec)"
   end
-  local p = results.result(all, name, math.max(1, cpus))
+  local p, estimated = results.result(all, name, math.max(1, cpus))
   if #targets > 0 then p.target = #targets == 1 and targets[1] or targets end
   if #workers > 1 then
     p.streams = {}
@@ -155,7 +198,8 @@ local function phase_of(rows, fail, info)
     end
   end
   p.meta = { spec = name, iometer = { workers = p.workers, disks = math.tointeger(num(all, "# Disks")) or 0,
-    qd = p.qd > 0 and p.qd or nil, managers = managers, percentiles = false, version = info.version,
+    qd = p.qd > 0 and p.qd or nil, managers = managers, percentiles = estimated and "estimated from the latency bins"
+      or false, version = info.version,
     test_type = info.test_type, description = info.description } }
   return p, managers[1], cpus
 end

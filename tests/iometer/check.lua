@@ -166,6 +166,20 @@ tap.ok(r4.streams and #r4.streams == 2 and r4.streams[2].name == "Worker 2" and 
   and math.abs(r4.streams[1].iops + r4.streams[2].iops - r4.iops) < 0.01, "WORKER rows: streams, their disks")
 tap.ok(doc.machine.hostname == "VMGUEST" and doc.machine.cores == 2 and doc.iomoon == "IOMeter 1.1.0",
   "the MANAGER and PROCESSOR rows: host and CPUs")
+tap.near(r1.lat.p50_ns, 11e6, 0.01e6, "p50 estimated from the latency bins (40 %% in 5-10 ms, 50 %% in 10-15 ms)")
+tap.ok(r1.lat.p50_ns <= r1.lat.p99_ns and r1.lat.p9999_ns <= r1.lat.max_ns
+  and r1.meta.iometer.percentiles == "estimated from the latency bins", "percentiles ordered, capped at the maximum")
+-- the 2006 layout: "MBps" (binary, no decimal), no latency bins
+local old = iometer.load_results("old.csv", table.concat({ "'Version", "2006.07.27", "'Results",
+  "'Target Type,Target Name,Access Specification Name,# Managers,# Workers,# Disks,IOps,Read IOps,Write IOps,MBps,"
+  .. "Read MBps,Write MBps,Transactions per Second,Average Response Time,Maximum Response Time,Errors,Read I/Os,"
+  .. "Write I/Os,Queue Depth,% CPU Utilization",
+  "ALL,All,512B; 100% Read; 0% random,1,1,1,20000,20000,0,9.765625,9.765625,0,20000,0.05,2.5,0,200000,0,1,12.5",
+  "'End Test" }, "\n"))
+local o1 = old.phases[1]
+tap.ok(o1.name == "512B; 100% Read; 0% random" and o1.iops == 20000 and o1.mib_per_s == 9.765625
+  and math.abs(o1.mb_per_s - 10.24) < 1e-9 and o1.lat.p50_ns == 0 and o1.meta.iometer.percentiles == false
+  and o1.seconds == 10 and old.iomoon == "IOMeter 2006.07.27", "the 2006 layout: MBps binary, no percentiles")
 tap.refuses("no 'Results block", function() iometer.load_results("e.csv", "'Version\n1.1.0\n") end, "a sheet without results")
 
 print("1.." .. tap.n)
