@@ -227,7 +227,9 @@ local function phase_of(model, test, info)
     disks = disks + #x.targets
     seed = seed or x.w.seed
   end
-  local p = { name = table.concat(names, " + "), seed = seed,
+  local name = table.concat(names, " + ")
+  if #name > 120 then name = name:sub(1, 117) .. "..." end -- a phase's name holds 127 bytes (and a suffix)
+  local p = { name = name, seed = seed,
     meta = { spec = names[1], iometer = util.merge(info, { workers = #test, disks = disks,
       qd = uniform and first.qd or nil, worker_names = {} }) } }
   for i, x in ipairs(test) do p.meta.iometer.worker_names[i] = x.w.name end
