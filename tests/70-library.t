@@ -1,6 +1,6 @@
 #!/bin/bash
 # The Lua library (tests/lua/library.lua), every ready suite end to end in
-# every format, ping, the progress line, and the examples.
+# every format, the progress line, and the examples (ping: 73-ping.t).
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/library.lua" "$T" "$TMP"
 
@@ -46,38 +46,7 @@ printf 'BROKEN' | dd of="$F" bs=1 seek=$((5 << 20)) conv=notrunc status=none
 out=$("$IOMOON" suite "$TMP/bad-pass.lua" --target "$F" --quiet 2>&1); is $? 1 "a suite whose verify finds corruption: exit 1"
 like "$out" 'errors? \(read of 1048576 bytes at offset 5242880: Invalid or incomplete multibyte or wide character\)|errors? \(read of 1048576 bytes at offset 5242880' "names the corrupted block's offset"
 
-# ping
-out=$("$IOMOON" ping "$F" -c 3 -i 0.05); ok $? "ping -c 3 exits 0"
-like "$(echo "$out" | sed -n 1p)" "^4 KiB <<< $F \\(file 16 MiB\\): request=1 time=[0-9.]+ (us|ms) \\(warmup\\)$" "ping: ioping's request line, the first a warm-up"
-like "$(echo "$out" | sed -n 2p)" "^4 KiB <<< $F \\(file 16 MiB\\): request=2 time=[0-9.]+ (us|ms)$" "ping: then counted requests"
-like "$out" "--- $F \\(file 16 MiB\\) ioping statistics ---" "ping: ioping's statistics header"
-like "$out" '2 requests completed in [0-9.]+ (us|ms), 8 KiB read, [0-9.]+ (k )?iops, [0-9.]+ (KiB|MiB)/s' "ping: ioping's totals"
-like "$out" 'generated 3 requests in [0-9.]+ ms, 12 KiB, [0-9]+ iops, [0-9.]+ KiB/s' "ping: every request over the wall time, on a line of its own"
-# the two figures agree with the lines printed: time in requests = the sum of the counted requests
-python3 - "$out" <<'PY2'
-import re, sys
-out = sys.argv[1]
-def ns(v, u): return float(v) * {"us": 1e3, "ms": 1e6, "s": 1e9}[u]
-reqs = [ns(v, u) for v, u in re.findall(r"request=[23] time=([0-9.]+) (us|ms)", out)]
-v, u = re.search(r"2 requests completed in ([0-9.]+) (us|ms)", out).groups()
-wall_v, wall_u = re.search(r"generated 3 requests in ([0-9.]+) (ms|s)", out).groups()
-assert abs(ns(v, u) - sum(reqs)) <= 0.02 * sum(reqs) + 200, (ns(v, u), reqs)
-assert ns(wall_v, wall_u) >= 100e6, "two 50 ms gaps at least"
-# mdev as ioping's: the population standard deviation of the counted requests
-m = re.search(r"mdev = .* / .* / .* / ([0-9.]+) (us|ms)", out)
-mean = sum(reqs) / 2
-pop = (sum((x - mean) ** 2 for x in reqs) / 2) ** 0.5
-assert abs(ns(*m.groups()) - pop) <= 0.02 * pop + 200, (ns(*m.groups()), pop)
-PY2
-ok $? "ping: 'completed in' is the time in the counted requests, 'generated in' the wall time, mdev the population deviation"
-err=$("$IOMOON" ping "$F" -S 1k 2>&1); is $? 2 "ping -S smaller than a request: exit 2"
-like "$err" "^iomoon ping: -S: 4096 bytes of requests do not fit in 1024 bytes" "names -S (not -s, not --size)"
-err=$("$IOMOON" ping "$TMP/nothere" 2>&1); is $? 2 "ping of a missing path: exit 2"
-like "$err" "^iomoon ping: $TMP/nothere does not exist" "names the path, not --target"
-like "$out" 'min/avg/max/mdev = [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms) / [0-9.]+ (us|ms)$' "ping: ioping's min/avg/max/mdev"
-err=$("$IOMOON" ping "$F" -c 1 -s 1000 2>&1); is $? 2 "ping -s 1000 with direct I/O: exit 2"
-like "$err" '-s: 1000 is not a multiple of the 512-byte sector' "ping names the size"
-out=$("$IOMOON" ping "$F" -c 1 -s 1000 -C); ok $? "ping -C: cached reads of any size"
+# ping: tests/73-ping.t
 
 # the progress line, on a terminal
 if command -v script >/dev/null; then

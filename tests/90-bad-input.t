@@ -118,7 +118,7 @@ def cli_case():
         ["suite", "quick", "--target", q, "--size", "16m", "--time", "x"],
         ["ping"],
         ["ping", HAVE, "-c", rnd.choice(["1.5", "x", "-1"])],
-        ["ping", HAVE, "-s", rnd.choice(["3000", "0", "1g", "x"])],
+        ["ping", HAVE, "-D", "-s", rnd.choice(["3000", "0", "1g", "x"])],
         ["ping", HAVE, "-i", rnd.choice(["x", "-1s"])],
         ["ping", HAVE, HAVE],
         ["ping", "/dev/null"],
