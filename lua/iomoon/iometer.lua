@@ -216,7 +216,9 @@ local function access_specs(r)
     if not name then name, assign = v, "NONE" end
     name = trim(name)
     if name == "" then r.fail(line, "an access specification without a name") end
-    local spec = { name = name, assign = assign:upper(), line = line, lines = {} }
+    -- the assignment was once written as a number (none, all, disk, network)
+    assign = ({ ["0"] = "NONE", ["1"] = "ALL", ["2"] = "DISK", ["3"] = "NET" })[assign] or assign:upper()
+    local spec = { name = name, assign = assign, line = line, lines = {} }
     local c, cline = r.next()
     if not c or c:sub(1, 1) ~= "'" then
       r.fail(cline or line, "access spec '%s': expected the 'size,%% of size,... comment line", shown(name))
