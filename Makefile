@@ -23,7 +23,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid $(NBD_LIBS) $(ISCSI_LIBS) -lm
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
-            pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium
+            pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium ioping
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
         netblk engine_nbd engine_iscsi \

@@ -184,4 +184,35 @@ like "$out" '2 requests completed in [0-9.]+ (us|ms), 8 KiB read' "-A: ioping's 
 out=$("$IOMOON" ping -count 2 --interval=0 -size 1sector -work-size 1m "$F"); ok $? "long names, one dash or two, and ioping's size suffixes"
 like "$out" '^512 B <<< .*request=2' "-size 1sector is 512 bytes"
 
+# t:probe, what ping's requests go through: one descriptor, timed calls,
+# its checks (a file iomoon did not create is not written; past the end,
+# unaligned direct requests: input errors), and the bytes on disk
+cp "$F" "$TMP/p.dat"
+out=$("$IOMOON" run --format none /dev/stdin "$TMP/p.dat" "$TMP/new.dat" 2>&1 <<'LUA'
+local iomoon = require "iomoon"
+local t = iomoon.target { path = arg[1] }
+local p = t:probe { direct = true }
+local ns = p:read(8192, 4096, true)
+assert(math.type(ns) == "integer" and ns > 0, "a read's time")
+local function err(f) local ok, e = pcall(f); return not ok and (e.msg or tostring(e)) or "no error" end
+print(err(function() p:read(t:size() - 512, 4096) end))
+print(err(function() p:read(100, 4096) end))
+print(err(function() t:probe { write = true } end))
+p:close()
+print(err(function() p:read(0, 512) end))
+local n = iomoon.target { path = arg[2], size = "1m", fill = "zero" }
+local w = n:probe { write = true }
+assert(w:write(4096, ("ab"):rep(2048), true, true) > 0)
+w:close()
+LUA
+)
+ok $? "t:probe: reads and writes, timed"
+like "$out" 'probe: 4096 bytes at offset 16776704 are past the end' "probe: a request past the end is refused, naming it"
+like "$out" 'multiples of the 512-byte sector \(direct\)' "probe: an unaligned direct request is refused"
+like "$out" 'iomoon did not create this file; writing to it needs allow_write' "probe{write=true} on a file iomoon did not create: refused"
+like "$out" 'probe is closed' "a closed probe says so"
+cmp -s "$F" "$TMP/p.dat"; ok $? "the file read is unchanged"
+is "$(dd if="$TMP/new.dat" bs=4096 skip=1 count=1 status=none | md5sum)" "$(python3 -c "import sys; sys.stdout.write('ab' * 2048)" | md5sum)" "probe:write put its bytes at its offset"
+is "$(dd if="$TMP/new.dat" bs=4096 count=1 status=none | tr -d '\0' | wc -c)" 0 "and nothing before it"
+
 done_testing
