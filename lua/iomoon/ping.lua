@@ -205,9 +205,7 @@ end
 -- A name for the temporary file in dir: ioping.tmp with -k, else
 -- ioping.tmp.XXXXXX, a name nothing has.
 local function temp_name(dir, keep)
-  local base = dir:gsub("/+$", "")
-  if base == "" then base = "/" .. "" end
-  local prefix = (base == "/" and "" or base) .. "/ioping.tmp"
+  local prefix = dir:gsub("/+$", "") .. "/ioping.tmp"
   if keep then return prefix end
   local chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
   for _ = 1, 100 do
@@ -253,7 +251,7 @@ local function add(s, c, request, ns)
   if request <= c.warmup then return "warmup" end
   s.valid = s.valid + 1
   s.sum = s.sum + ns
-  s.sum2 = s.sum2 + ns * ns
+  s.sum2 = s.sum2 + (ns + 0.0) * ns -- a double, as ioping's: ns * ns overflows an integer past 3 s
   if ns < s.min then s.min = ns end
   if ns > s.max then s.max = ns end
   if s.valid > 5 then
