@@ -65,6 +65,19 @@ err=$("$IOMOON" fio t.fio 2>&1 >/dev/null)
 is $? 2 "an unset \${VAR}: exit 2"
 like "$err" "t.fio:2: \\$\\{T_SIZE\\} is not set" "... naming the variable and line"
 
+# ---- fio's "--opt value" form; a new --filename created at --size; groups in fio-json ----
+"$IOMOON" fio --name x --filename new.dat --size 1m --bs 8k --rw randread --format json --output x.json --quiet
+is $? 0 "--opt value, as fio's command line takes it"
+is "$(python3 -c 'import json; p=json.load(open("x.json"))["phases"][0]; print(p["mix"][0]["bs"], p["bytes"])')" \
+	"[8192] 1048576" "... --bs 8k, and 1 MiB read (size)"
+is "$(stat -c %s new.dat)" 1048576 "... a new --filename created at --size"
+cp "$T/fio/groups.fio" groups.fio
+"$IOMOON" fio groups.fio --quiet --format json --output g.json
+is $? 0 "a job file of two groups runs"
+is "$("$IOMOON" report g.json --format fio-json | python3 -c 'import json,sys
+print(" ".join("%s:%d:%s" % (j["jobname"], j["groupid"], j["read"]["total_ios"] > 0) for j in json.load(sys.stdin)["jobs"]))')" \
+	"data:0:True log:0:False readback:1:True" "iomoon report --format fio-json: a job per stream, groupid per phase"
+
 # ---- ioengine=nbd: the uri is the target, a block device to iomoon's safety rules ----
 if command -v nbdkit >/dev/null; then
 	export IOMOON
