@@ -8,14 +8,16 @@
 # `iomoon list` of the very binary being completed (0.1 s), so they are
 # always the installed ones.
 
-_iomoon_verbs="run suite quick ping list help"
-_iomoon_formats="table csv json analyzer markdown none"
+_iomoon_verbs="run suite quick ping replay trace report compare rerun fio convert list help"
+_iomoon_formats="table csv json analyzer markdown html fio-json none"
 _iomoon_output_opts="--format --output --quiet"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
 _iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name"
+_iomoon_trace_opts="--trace-format --device --from --to --skip-bad"
+_iomoon_replay_opts="--speed --no-stall --offsets --loop --name"
 _iomoon_ping_opts="--count --interval --size --work-set --warmup --cached -c -i -s -S -a -C"
 # the options that take no value (everything else takes one)
-_iomoon_flags="--quiet --buffered --allow-write --force --cached -C"
+_iomoon_flags="--quiet --buffered --allow-write --force --cached -C --no-stall --skip-bad --skip-unsupported"
 
 # The names in one section (engines, suites) of `BIN list`.
 _iomoon_list() {
@@ -30,7 +32,11 @@ _iomoon_list() {
 _iomoon_opts() {
 	case $1 in
 	run) echo "$_iomoon_output_opts" ;;
-	suite) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
+	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported" ;;
+	replay) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_trace_opts $_iomoon_replay_opts" ;;
+	trace) echo "$_iomoon_trace_opts --format" ;;
+	report | compare) echo "--format --output" ;;
+	rerun) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
 	quick) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_quick_opts" ;;
 	ping) echo "$_iomoon_ping_opts" ;;
 	esac
@@ -115,6 +121,15 @@ _iomoon() {
 		fi ;;
 	quick)
 		COMPREPLY=($(compgen -W "$(_iomoon_opts quick)" -- "$cur")) ;;
+	trace)
+		if ((nargs == 0)) && [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "profile" -- "$cur"))
+		elif [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$(_iomoon_opts trace)" -- "$cur"))
+		else _iomoon_files "$cur"
+		fi ;;
+	replay | report | compare | rerun | fio | convert)
+		if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$(_iomoon_opts "$verb")" -- "$cur"))
+		else _iomoon_files "$cur"
+		fi ;;
 	ping)
 		if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$(_iomoon_opts ping)" -- "$cur"))
 		else _iomoon_files "$cur"

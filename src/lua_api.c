@@ -534,6 +534,37 @@ static int l_duration(lua_State *L)
 	return 1;
 }
 
+/* lat.percentiles: {p, ns} pairs from 0 to 99.9999 %, for curves on a
+ * "nines" axis (HdrHistogram's plot) that survive a JSON file: the tail
+ * goes only as far as the I/Os counted can tell (1 - 1/count), then max. */
+void api_push_percentiles(lua_State *L, const struct hist *h)
+{
+	static const double ps[] = { 0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995,
+				     99.999, 99.9995, 99.9999 };
+	int n = 0;
+
+	lua_createtable(L, 24, 0);
+	for (unsigned i = 0; h->count && i < sizeof(ps) / sizeof(ps[0]); i++) {
+		if (ps[i] > 100.0 * (1.0 - 1.0 / (double)h->count))
+			break;
+		lua_createtable(L, 2, 0);
+		lua_pushnumber(L, ps[i]);
+		lua_rawseti(L, -2, 1);
+		lua_pushinteger(L, (lua_Integer)(ps[i] == 0 ? h->min : hist_percentile(h, ps[i])));
+		lua_rawseti(L, -2, 2);
+		lua_rawseti(L, -2, ++n);
+	}
+	if (h->count) {
+		lua_createtable(L, 2, 0);
+		lua_pushnumber(L, 100);
+		lua_rawseti(L, -2, 1);
+		lua_pushinteger(L, (lua_Integer)h->max);
+		lua_rawseti(L, -2, 2);
+		lua_rawseti(L, -2, ++n);
+	}
+	lua_setfield(L, -2, "percentiles");
+}
+
 /* engines() -> list of {name=, works=, why=} */
 static int l_engines(lua_State *L)
 {

@@ -48,6 +48,8 @@ struct target *api_check_target(lua_State *L, int idx);
 struct target *api_new_target(lua_State *L);
 void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what);
 struct hist *api_push_hist(lua_State *L);
+/* lat.percentiles of h, into the table on top (lua_api.c). */
+void api_push_percentiles(lua_State *L, const struct hist *h);
 
 /* lua_csv.c: the iomoon.csv table */
 void api_push_csv(lua_State *L);

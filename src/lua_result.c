@@ -48,6 +48,7 @@ static void push_lat(lua_State *L, const struct hist *h, int with_hist)
 	if (with_hist) {
 		*api_push_hist(L) = *h;
 		lua_setfield(L, -2, "hist");
+		api_push_percentiles(L, h);
 	}
 }
 
