@@ -23,6 +23,9 @@ usage: iomoon COMMAND [options]
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
+  iomoon fio JOB.fio | --name=N --filename=F --rw=... [--skip-unsupported]   a fio job file or command line
+  iomoon suite FILE.icf --target PATH         an IOMeter configuration file, as it is
+  iomoon convert FILE.icf|JOB.fio             the equivalent Lua suite or plan, on stdout
   iomoon list                                 engines and suites, and what works here
   iomoon help                                 this text
   iomoon --version
@@ -240,7 +243,8 @@ local function target_spec(o, default_size)
   if not o.target then input_error("--target: missing (a file or block device to test, e.g. --target /mnt/test/iomoon.dat)") end
   local size = o.size
   -- stat, never open: opening a FIFO would block
-  if not size and not iomoon.stat(o.target) then size = default_size end
+  -- a URL (an NBD export, an iSCSI LUN) is used at its own size, as a device is
+  if not size and not iomoon.stat(o.target) and not o.target:match("^%a[%w+.-]*://") then size = default_size end
   return { path = o.target, size = size, allow_write = o["allow-write"] or false, force = o.force or false }
 end
 
@@ -357,6 +361,7 @@ function cli.run(args)
   local o, rest = parse_options(args, 1, OUTPUT_OPTS, true)
   local script = rest[1]
   if not script then input_error("give a script (iomoon run SCRIPT.lua [ARGS...])") end
+  if script:match("%.fio$") then return require("iomoon.fio").cli(args, cli.lib) end -- a fio job file
   local chunk, err = loadfile(script)
   if not chunk then
     if not iomoon.stat(script) then input_error("%s: no such file", script) end
@@ -681,8 +686,15 @@ function cli.main(args)
   local cmd = args[1]
   local rest = { table.unpack(args, 2) }
   local handlers = {
-    run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list, ping = cli.ping,
+    run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,
     report = cli.report, compare = cli.compare, rerun = cli.rerun, replay = cli.replay, trace = cli.trace,
+    -- verbs of their own modules, which get the command line's parts (cli.lib)
+    fio = function(a) return require("iomoon.fio").cli(a, cli.lib) end,
+    ping = function(a)
+      if package.searchpath("iomoon.ping", package.path) then return require("iomoon.ping").cli(a, cli.lib) end
+      return cli.ping(a)
+    end,
+    convert = function(a) return require("iomoon.iometer").convert_cli(a, cli.lib) end,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
     io.stdout:write(usage())
@@ -706,5 +718,13 @@ function cli.main(args)
   end
   return rc
 end
+
+-- The command line's parts, for verbs that live in modules of their own
+-- (iomoon.fio, iomoon.iometer): option parsing, targets, reporting.
+cli.lib = {
+  parse_options = parse_options, run_reported = run_reported, target_spec = target_spec,
+  common_overrides = common_overrides, no_stray = no_stray, number_opt = number_opt, with = with,
+  OUTPUT_OPTS = OUTPUT_OPTS, TARGET_OPTS = TARGET_OPTS, OPTION_OF = OPTION_OF, input_error = input_error,
+}
 
 return cli
