@@ -97,6 +97,15 @@ grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupt
 ok $? "interrupted: the phase's row marked interrupted"
 grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
 
+# two runs compared: both on the same charts (iomoon compare --format html)
+for l in 1ms 2ms; do
+	"$IOMOON" run --quiet --format json --output "run-$l.json" /dev/stdin >/dev/null 2>&1 <<LUA
+require("iomoon").run { name = "p", engine = "sim", sim_latency = "$l", bs = "4k", qd = 2, duration = "0.3s", interval = "0.1s" }
+LUA
+done
+"$IOMOON" compare run-1ms.json run-2ms.json --format html --output cmp.html 2>cmp.err
+is $? 0 "compare --format html: exit 0"
+
 # ---- in a browser ----
 case "$IOMOON" in *asan*)
 	skip "browser: not under ASan (the suite's other run loads the pages)"
@@ -112,7 +121,7 @@ fi
 o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=10000)
 cp "$T/html/harness.html" "$TMP/harness.html"
-pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay&long.html'
+pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
@@ -144,6 +153,8 @@ ms=$(get ms)
 is "$(get overlay_paths)" 20 "1,000 phases: the first 20 overlaid"
 check big-overlay 'big.html#all-overlay' 42
 is "$(get overlay_paths)" 1000 "1,000 phases: all overlaid on demand"
+check compare cmp.html 9
+is "$(get overlay_paths)" 2 "compare: the two runs' percentiles on one chart"
 check long long.html 5
 p=$(get iops_points) top=$(get iops_top)
 [ "$p" -ge 1000 ] && [ "$p" -le 2000 ]; ok $? "5,000 intervals: IOPS over time drawn with 1,000 to 2,000 points ($p)"

@@ -408,4 +408,43 @@ function html.render(results, machine, version)
   return table.concat(out)
 end
 
+-- r with another name (its other fields shared, its metatable kept)
+local function renamed(r, name)
+  local c = {}
+  for k, v in pairs(r) do c[k] = v end
+  c.name = name
+  return setmetatable(c, getmetatable(r))
+end
+
+--- Two runs compared (iomoon.compare.document): first the comparison, a
+-- row per phase and figure with both values, the ratio and whether it
+-- differs beyond the runs' spread; then the report of both runs, each
+-- phase of A followed by B's ("NAME [A]", "NAME [B]"), so that the latency
+-- distributions of the two lie on the same chart, and their curves beside.
+function html.render_compare(doc)
+  local compare = require "iomoon.compare"
+  local results = {}
+  for _, p in ipairs(doc.phases) do
+    results[#results + 1] = renamed(p.a, report.visible(p.name) .. " [A]")
+    results[#results + 1] = renamed(p.b, report.visible(p.name) .. " [B]")
+  end
+  local rows, out = compare.rows(doc), {}
+  out[#out + 1] = string.format('<h2>A against B</h2>\n<p>A: %s (%s); B: %s (%s). A difference is marked where it is '
+    .. 'larger than the runs\' spread (doc/reports.md).</p>\n<table class="sum" id="compare">',
+    esc(doc.a.file or "A"), esc(doc.a.hostname or "?"), esc(doc.b.file or "B"), esc(doc.b.hostname or "?"))
+  for i, row in ipairs(rows) do
+    local cells = {}
+    for j, c in ipairs(row) do
+      cells[j] = string.format(i == 1 and "<th>%s</th>" or "<td>%s</td>", esc(c))
+    end
+    out[#out + 1] = string.format("<tr%s>%s</tr>", row[6] == "yes" and ' class="err"' or "", table.concat(cells))
+  end
+  out[#out + 1] = "</table>\n"
+  for _, name in ipairs(doc.only_a) do out[#out + 1] = "<p>only in A: " .. esc(name) .. "</p>\n" end
+  for _, name in ipairs(doc.only_b) do out[#out + 1] = "<p>only in B: " .. esc(name) .. "</p>\n" end
+  local page = html.render(results, doc.a.machine, doc.a.iomoon)
+  local at = page:find("<h2>Summary</h2>", 1, true)
+  return page:sub(1, at - 1) .. table.concat(out) .. page:sub(at)
+end
+
 return html
