@@ -158,16 +158,36 @@ int trace_op_word(const char *s, size_t len)
 
 #define LINES_BUF (1u << 20)
 
-int lines_open(struct lines *r, const char *path, char *why, size_t why_len)
+int trace_open(const char *path, int *fd, char *why, size_t why_len)
 {
 	char sp[256];
+	struct stat st;
 
-	memset(r, 0, sizeof(*r));
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO without a writer must not block */
+	if (*fd < 0) {
 		snprintf(why, why_len, "%s: cannot be read: %s", shown(path, sp, sizeof(sp)), strerror(errno));
 		return RC_FAIL;
 	}
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "%s: not a regular file (a trace is a file, or a directory of blktrace files; "
+			 "not a FIFO, device or socket)", shown(path, sp, sizeof(sp)));
+		close(*fd);
+		*fd = -1;
+		return RC_INPUT;
+	}
+	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	return RC_OK;
+}
+
+int lines_open(struct lines *r, const char *path, char *why, size_t why_len)
+{
+	char sp[256];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = trace_open(path, &r->fd, why, why_len);
+	if (rc)
+		return rc;
 	r->cap = LINES_BUF;
 	r->buf = malloc(r->cap + 1);
 	if (!r->buf) {
@@ -212,8 +232,9 @@ char *lines_next(struct lines *r, size_t *len, int *err, const char *path, char 
 		if (r->eof)
 			return NULL;
 		if (r->start == 0 && r->end == r->cap) {
-			snprintf(why, why_len, "%s: a line longer than %u bytes", shown(path, sp, sizeof(sp)), LINES_BUF);
-			*err = 1;
+			snprintf(why, why_len, "%s: line %llu: longer than %u bytes (is it a trace?)",
+				 shown(path, sp, sizeof(sp)), (unsigned long long)r->line + 1, LINES_BUF);
+			*err = 2;
 			return NULL;
 		}
 		if (lines_fill(r, path, why, why_len)) {
@@ -231,6 +252,7 @@ char *lines_next(struct lines *r, size_t *len, int *err, const char *path, char 
 	*len = (size_t)(nl - s);
 	if (*len && s[*len - 1] == '\r')
 		s[--*len] = 0;
+	r->line++;
 	return s;
 }
 
@@ -277,11 +299,9 @@ static enum trace_format detect(const char *path, const struct trace_opts *o, in
 
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return TRACE_BLKTRACE;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, why_len, "%s: cannot be read: %s", shown(path, sp, sizeof(sp)), strerror(errno));
-		return TRACE_NFORMATS;
-	}
+	n = trace_open(path, &fd, why, why_len);
+	if (n)
+		return n == RC_INPUT ? TRACE_AUTO : TRACE_NFORMATS;
 	n = read(fd, head, sizeof(head) - 1);
 	close(fd);
 	if (n < 0)

@@ -146,15 +146,16 @@ static int blk_file(struct tbuild *b, const char *path)
 	enum { CAP = 1 << 20 };
 	unsigned char *buf = malloc(CAP);
 	size_t have = 0, pos = 0, rec_at = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), sw = -1, rc = RC_OK;
+	int fd, sw = -1, rc = trace_open(path, &fd, b->why, b->why_len);
 	char sp[256];
 
-	if (fd < 0 || !buf) {
-		snprintf(b->why, b->why_len, "%s: cannot be read: %s", shown(path, sp, sizeof(sp)), strerror(errno));
+	if (rc || !buf) {
+		if (!buf)
+			snprintf(b->why, b->why_len, "%s: no memory", shown(path, sp, sizeof(sp)));
 		free(buf);
 		if (fd >= 0)
 			close(fd);
-		return RC_FAIL;
+		return rc ? rc : RC_FAIL;
 	}
 	b->line = 0;
 	b->events = 1;

@@ -42,10 +42,15 @@ struct lines {
 	char *buf;
 	size_t cap, start, end;
 	int eof;
+	uint64_t line;  /* lines returned so far */
 };
+/* Open a trace file for reading (never blocking on a FIFO): RC_OK with
+ * *fd; RC_INPUT when it is not a regular file, RC_FAIL when it cannot be
+ * opened (why written). */
+int trace_open(const char *path, int *fd, char *why, size_t why_len);
 int lines_open(struct lines *r, const char *path, char *why, size_t why_len);
 /* The next line (len in *len), or NULL at the end or on an error (*err set,
- * why written). */
+ * why written: 2 for a line longer than the buffer, an input error). */
 char *lines_next(struct lines *r, size_t *len, int *err, const char *path, char *why, size_t why_len);
 void lines_close(struct lines *r);
 

@@ -162,7 +162,7 @@ int trace_read_iolog(struct tbuild *b, const char *path, int version)
 	if (!s || strncmp(s, version == 2 ? "fio version 2 iolog" : "fio version 3 iolog", 19)) {
 		lines_close(&r);
 		if (err)
-			return RC_FAIL;
+			return err == 2 ? RC_INPUT : RC_FAIL;
 		/* a wrong header is never skipped */
 		snprintf(b->why, b->why_len, "%s: line 1: expected \"fio version %d iolog\" (the first line of a fio "
 			 "iolog)", b->path, version);
@@ -170,12 +170,15 @@ int trace_read_iolog(struct tbuild *b, const char *path, int version)
 	}
 	while ((s = lines_next(&r, &len, &err, path, b->why, b->why_len))) {
 		b->line++;
-		if (!s[strspn(s, " \t")])
+		if (!s[strspn(s, " \t")] && !memchr(s, 0, len))
 			continue;
-		rc = iolog_line(b, s, version, &now);
+		if (memchr(s, 0, len))
+			rc = tb_bad(b, "a NUL byte at column %zu (a text line)", (size_t)((char *)memchr(s, 0, len) - s) + 1);
+		else
+			rc = iolog_line(b, s, version, &now);
 		if (rc)
 			break;
 	}
 	lines_close(&r);
-	return err ? RC_FAIL : rc;
+	return err == 2 ? RC_INPUT : err ? RC_FAIL : rc;
 }

@@ -31,4 +31,21 @@ print(j["read"]["total_ios"] + j["write"]["total_ios"])' 2>/dev/null)
 else
 	skip "fio is not installed"
 fi
+# hostile files: a FIFO without a writer and a device are refused at once
+# (exit 2, no hang); a line over the 1 MiB buffer and a NUL byte are input
+# errors naming their line
+mkfifo "$TMP/fifo"
+for f in "$TMP/fifo" /dev/zero; do
+	err=$(timeout 20 "$IOMOON" trace profile "$f" --trace-format iolog 2>&1 >/dev/null)
+	is "$?" 2 "$f: refused (exit 2), not read"
+	like "$err" "not a regular file" "$f: the message says why"
+done
+{ echo "fio version 3 iolog"; head -c 1100000 /dev/zero | tr '\0' 7; echo; } >"$TMP/long.iolog"
+err=$("$IOMOON" trace profile "$TMP/long.iolog" 2>&1 >/dev/null)
+is "$?" 2 "a line over 1 MiB: exit 2"
+like "$err" "long.iolog: line 2: longer than 1048576 bytes" "the message names line 2"
+printf 'fio version 3 iolog\n0 d read 0 4096\n5 d read 0 4096\0junk\n' >"$TMP/nul.iolog"
+err=$("$IOMOON" trace profile "$TMP/nul.iolog" 2>&1 >/dev/null)
+is "$?" 2 "a NUL byte inside a line: exit 2"
+like "$err" "nul.iolog: line 3: a NUL byte at column 16" "the message names line 3 and the column"
 done_testing
