@@ -15,9 +15,9 @@ _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buf
 _iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name"
 _iomoon_trace_opts="--trace-format --device --from --to --skip-bad"
 _iomoon_replay_opts="--speed --no-stall --offsets --loop --name"
-_iomoon_ping_opts="--count --interval --size --work-set --warmup --cached -c -i -s -S -a -C"
+_iomoon_ping_opts="-c -i -w -s -S -o -p -a -L -W -D -C -A -R -q -k -B --allow-write --force"
 # the options that take no value (everything else takes one)
-_iomoon_flags="--quiet --buffered --allow-write --force --cached -C --no-stall --skip-bad --skip-unsupported"
+_iomoon_flags="--quiet --buffered --allow-write --force --no-stall --skip-bad --skip-unsupported -L -W -D -C -A -R -q -k -B"
 
 # The names in one section (engines, suites) of `BIN list`.
 _iomoon_list() {

@@ -17,7 +17,7 @@ usage: iomoon COMMAND [options]
   iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`)
   iomoon suite NAME|FILE --target PATH [options]   run a bench suite
   iomoon quick --target PATH [options]        one phase from flags, fio-style
-  iomoon ping PATH [-c N] [-i DUR] [-s SIZE] [-S SIZE] [-a N] [-C]   per-request latency, ioping-style
+  iomoon ping [ioping's options] DIR|FILE|DEVICE   per-request latency, as ioping 1.3 measures it
   iomoon report RESULTS.json [--format F] [--output FILE]   a saved run (--format json) rendered again
   iomoon compare A.json B.json [--format F] [--output FILE]  two saved runs, phase by phase
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
@@ -466,26 +466,6 @@ function cli.rerun(args)
   end, nil, targets, check)
 end
 
--- ioping's figures: a time with the unit that suits it
-local function human_time(ns)
-  if ns < 1e6 then return string.format("%.1f us", ns / 1e3) end
-  if ns < 1e7 then return string.format("%.2f ms", ns / 1e6) end
-  if ns < 1e9 then return string.format("%.1f ms", ns / 1e6) end
-  return string.format("%.2f s", ns / 1e9)
-end
-
-local human_size = util.ioping_size
-
--- ioping's rates: "3.15 k iops", "12.3 MiB/s"
-local function human_rate(v)
-  if v >= 1e6 then return string.format("%.2f M", v / 1e6) end
-  if v >= 1e3 then return string.format("%.2f k", v / 1e3) end
-  return string.format("%.0f", v)
-end
-
-local human_bytes_rate = util.ioping_bytes_rate
-
--- ioping's options: the long forms, and their short letters.
 -- The trace-loading options of replay and trace profile.
 local TRACE_OPTS = { ["trace-format"] = "value", device = "value", from = "value", to = "value",
   ["skip-bad"] = "flag" }
@@ -549,109 +529,6 @@ function cli.trace(args)
   return 0
 end
 
-local PING_OPTS = { count = "value", interval = "value", size = "value", ["work-set"] = "value", cached = "flag",
-  warmup = "value" }
-local PING_SHORT = { ["-c"] = "count", ["-i"] = "interval", ["-s"] = "size", ["-S"] = "work-set", ["-a"] = "warmup" }
-
--- The path and options of `iomoon ping`, with ioping's short options.
-local function ping_args(args)
-  local o, rest = parse_options(args, 1, PING_OPTS)
-  local i, path = 1, nil
-  while i <= #rest do
-    local a = rest[i]
-    if PING_SHORT[a] then
-      if rest[i + 1] == nil then input_error("%s needs a value", a) end
-      o[PING_SHORT[a]] = rest[i + 1]
-      i = i + 2
-    elseif a == "-C" then
-      o.cached = true
-      i = i + 1
-    elseif a:match("^%-") then
-      input_error("unknown option %s (-c COUNT, -i INTERVAL, -s SIZE, -S WORKSET, -a WARMUP, -C)", a)
-    else
-      if path then input_error("one path only (got %s and %s)", path, a) end
-      path = a
-      i = i + 1
-    end
-  end
-  if not path then input_error("give a file or device (iomoon ping PATH [-c N] [-i 1s] [-s 4k])") end
-  return path, o
-end
-
--- A value of ping's option `flag` through parse (iomoon.size, iomoon.duration),
--- its error naming the flag.
-local function ping_value(parse, v, flag)
-  local ok, r = pcall(parse, v)
-  if not ok then input_error("%s: %s", flag, type(r) == "table" and (r.what or r.msg) or tostring(r)) end
-  return r
-end
-
---- iomoon ping PATH: per-request latency, as ioping measures it: one
--- direct read at a random aligned offset every interval, its time printed;
--- the first `warmup` requests (1) are shown but not counted, and the
--- closing statistics are ioping's: the requests counted and the time spent
--- in them ("completed in"), then every request and the wall time
--- ("generated ... in").
-function cli.ping(args)
-  local path, o = ping_args(args)
-  local count = number_opt(o, "count", true)
-  if count and count < 0 then input_error("-c: %d is not a count (0 or more; 0: until Ctrl-C, as ioping)", count) end
-  if count == 0 then count = nil end
-  local warmup = number_opt(o, "warmup", true) or 1
-  if warmup < 0 then input_error("-a: %d is not a count >= 0", warmup) end
-  local interval = ping_value(iomoon.duration, o.interval or "1s", "-i")
-  local size = ping_value(iomoon.size, o.size or "4k", "-s")
-  local ok, t = pcall(iomoon.target, { path = path, create = false, fill = false })
-  if not ok then
-    input_error("%s", type(t) == "table" and (t.field == "target.path" and t.what or t.msg) or tostring(t))
-  end
-  local work = o["work-set"] and ping_value(iomoon.size, o["work-set"], "-S")
-  local span = math.min(t:size(), work or t:size())
-  local direct = not o.cached
-  if size == 0 or size > span then
-    input_error("%s: %d bytes of requests do not fit in %d bytes of %s", work and size <= t:size() and "-S" or "-s", size,
-      span, path)
-  end
-  if direct and size % t:sector() ~= 0 then
-    input_error("-s: %d is not a multiple of the %d-byte sector of %s (or use -C for cached reads)", size, t:sector(), path)
-  end
-  local label = string.format("%s (%s %s)", path, t:kind() == "block" and "block device" or "file", human_size(t:size()))
-  local h = iomoon.hist()
-  local start = iomoon.now()
-  local align = direct and t:sector() or 1
-  local slots = (span - size) // align + 1
-  local n = 0
-  iomoon.set_progress(false)
-  while not count or n < count do
-    if iomoon.interrupted() then break end
-    local off = math.random(0, slots - 1) * align
-    local _, ns = t:read(off, size, { direct = direct })
-    n = n + 1
-    if n > warmup then h:record(ns) end
-    print(string.format("%s <<< %s: request=%d time=%s%s", human_size(size), label, n, human_time(ns),
-      n <= warmup and " (warmup)" or ""))
-    io.stdout:flush()
-    if (not count or n < count) and not iomoon.interrupted() then iomoon.sleep(interval / 1e9) end
-  end
-  local wall = iomoon.now() - start
-  local done = h:count()
-  local busy = done > 0 and h:mean() * done or 0
-  print(string.format("\n--- %s ioping statistics ---", label))
-  print(string.format("%d requests completed in %s, %s read, %s iops, %s", done, human_time(busy),
-    human_size(done * size), human_rate(busy > 0 and done / (busy / 1e9) or 0),
-    human_bytes_rate(busy > 0 and done * size / (busy / 1e9) or 0)))
-  print(string.format("generated %d requests in %s, %s, %s iops, %s", n, human_time(wall), human_size(n * size),
-    human_rate(wall > 0 and n / (wall / 1e9) or 0), human_bytes_rate(wall > 0 and n * size / (wall / 1e9) or 0)))
-  if done > 0 then
-    print(string.format("min/avg/max/mdev = %s / %s / %s / %s", human_time(h:min()), human_time(h:mean()),
-      -- mdev as ioping's: the population deviation (n, not n - 1)
-      human_time(h:max()), human_time(h:stdev() * math.sqrt((done - 1) / done))))
-  else
-    print("min/avg/max/mdev = 0 ns / 0 ns / 0 ns / 0 ns")
-  end
-  return 0
-end
-
 function cli.list()
   local engines, auto = iomoon.engines()
   print("engines:")
@@ -690,10 +567,7 @@ function cli.main(args)
     report = cli.report, compare = cli.compare, rerun = cli.rerun, replay = cli.replay, trace = cli.trace,
     -- verbs of their own modules, which get the command line's parts (cli.lib)
     fio = function(a) return require("iomoon.fio").cli(a, cli.lib) end,
-    ping = function(a)
-      if package.searchpath("iomoon.ping", package.path) then return require("iomoon.ping").cli(a, cli.lib) end
-      return cli.ping(a)
-    end,
+    ping = function(a) return require("iomoon.ping").cli(a, cli.lib) end,
     convert = function(a) return require("iomoon.iometer").convert_cli(a, cli.lib) end,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
