@@ -586,6 +586,11 @@ static struct scsi_task *command(struct iscsi_priv *p, struct islot *is)
 	}
 }
 
+static inline uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 /* A slot completed here, failed with err, without going to the target. */
 static void fail_now(struct iscsi_priv *p, struct io_slot *s, int err)
 {
@@ -626,19 +631,24 @@ static int iscsi_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struc
 {
 	struct iscsi_priv *p = e->priv;
 	uint64_t now = clock_ns(), deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : now + timeout_ns;
+	const int wait = p->ndone < min && now < deadline;
 
-	/* send what is queued, take what has come, without waiting */
-	if (!p->dead && p->inflight && drive(p->sn.ctx, 0) < 0)
+	/* send what is queued at once (the socket does not block: what does
+	 * not fit waits for POLLOUT); when there is no waiting to do, take
+	 * what has come */
+	if (!p->dead && p->inflight && (iscsi_which_events(p->sn.ctx) & POLLOUT) &&
+	    iscsi_service(p->sn.ctx, POLLOUT) < 0)
 		p->dead = 1;
-	while (p->ndone < min && p->inflight && now < deadline && !p->dead) {
-		uint64_t until;
-
+	if (!p->dead && p->inflight && !wait && drive(p->sn.ctx, 0) < 0)
+		p->dead = 1;
+	while (p->inflight && !p->dead) {
 		if (!p->progress_ns)
 			p->progress_ns = now;
 		if (now - p->progress_ns > NET_IO_TIMEOUT_NS)
 			return -ETIMEDOUT;
-		until = p->progress_ns + NET_IO_TIMEOUT_NS;
-		if (drive(p->sn.ctx, deadline < until ? deadline : until) < 0)
+		if (p->ndone >= min || now >= deadline)
+			break;
+		if (drive(p->sn.ctx, min64(deadline, p->progress_ns + NET_IO_TIMEOUT_NS)) < 0)
 			p->dead = 1;
 		now = clock_ns();
 	}

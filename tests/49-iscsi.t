@@ -75,21 +75,29 @@ new_lun 1 plain 64M && new_lun 2 thin 16M thin_provisioning=1 && new_lun 3 ro 16
 	TA --op bind --mode target --tid 6 --initiator-name "$IQN:allowed-initiator"
 ok $? "tgtd on 127.0.0.1:$PORT (control port $CPORT): six targets set up"
 P="iscsi://127.0.0.1:$PORT/$IQN"
+# every run in a minute at most: a hang fails a test (status 124), never the suite
+iom() { timeout 60 "$IOMOON" "$@"; }
 
 run_lua() { # run_lua BODY: a script of one phase, its result printed by the body
 	printf 'local iomoon = require "iomoon"\n%s\n' "$1" >"$TMP/s.lua"
-	"$IOMOON" run --format none --quiet "$TMP/s.lua"
+	iom run --format none --quiet "$TMP/s.lua"
 }
 secs() { date +%s.%N; }
 took() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.1f", b - a }'; }
 
-out=$("$IOMOON" list 2>&1)
+out=$(iom list 2>&1)
 like "$out" "iscsi +works" "iomoon list: iscsi works"
 
 # ---- reads, and writes that land in the backing file ----
-out=$("$IOMOON" quick --target "$P:plain/1" --qd 8 --time 0.5 --format json --quiet 2>&1)
+out=$(iom quick --target "$P:plain/1" --qd 8 --time 0.5 --format json --quiet 2>&1)
 like "$out" '"errors": 0,' "4k random reads, qd 8: no errors"
 like "$out" "\"path\": \"$P:plain/1\"" "the result names the LUN by its URL"
+t0=$(secs)
+iom quick --target "$P:plain/1" --qd 1 --time 1 --quiet --format none
+rc=$?
+t=$(took "$t0")
+is "$rc" 0 "a 1 s phase at qd 1 runs (exit 0)"
+ok $(awk -v t="$t" 'BEGIN { exit !(t < 8) }' && echo 0 || echo 1) "and ends on time ($t s): the last I/Os drain"
 
 out=$(run_lua "local r = iomoon.run{ target = { path = '$P:plain/1', allow_write = true }, bs = '64k', read = 0,
 	random = 0, qd = 8, region = '4m', bytes = '4m', pattern = 'offset' }
@@ -150,81 +158,81 @@ like "$out" "does not offer trim" "thick LUN: the message says the server does n
 is "$(md5sum <"$TMP/plain.img")" "$md5" "thick LUN: the backing file is unchanged"
 
 # ---- safety ----
-out=$("$IOMOON" quick --target "$P:plain/1" --read 0 --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:plain/1" --read 0 --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 2 "a write without allow_write is refused, exit 2"
 like "$out" "allow_write" "the message says allow_write"
 is "$(md5sum <"$TMP/plain.img")" "$md5" "and the backing file is unchanged"
 
 md5=$(md5sum <"$TMP/fs.img")
-out=$("$IOMOON" quick --target "$P:fs/1" --read 0 --allow-write --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:fs/1" --read 0 --allow-write --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 2 "a LUN holding ext4: writing with allow_write but not force is refused, exit 2"
 like "$out" "ext4" "the message names the ext4 signature"
 is "$(md5sum <"$TMP/fs.img")" "$md5" "and the backing file is unchanged"
-"$IOMOON" quick --target "$P:fs/1" --read 0 --allow-write --force --ios 50 --quiet --format none 2>&1
+iom quick --target "$P:fs/1" --read 0 --allow-write --force --ios 50 --quiet --format none 2>&1
 is "$?" 0 "with force it writes (exit 0)"
 ok $([ "$(md5sum <"$TMP/fs.img")" != "$md5" ] && echo 0 || echo 1) "and the backing file changed"
 
 md5=$(md5sum <"$TMP/ro.img")
-out=$("$IOMOON" quick --target "$P:ro/1" --read 0 --allow-write --force --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:ro/1" --read 0 --allow-write --force --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 2 "a read-only LUN is refused for writing, exit 2"
 like "$out" "read-only" "the message says read-only"
 is "$(md5sum <"$TMP/ro.img")" "$md5" "and the backing file is unchanged"
-"$IOMOON" quick --target "$P:ro/1" --ios 100 --quiet --format none 2>&1
+iom quick --target "$P:ro/1" --ios 100 --quiet --format none 2>&1
 is "$?" 0 "a read-only LUN reads (exit 0)"
 
 # ---- errors: clear, within seconds ----
 t0=$(secs)
-out=$("$IOMOON" quick --target "$P:nosuch/1" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:nosuch/1" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "a wrong IQN: exit 1 ($(took "$t0") s)"
 like "$out" "Target not found" "a wrong IQN: the target's words"
 t0=$(secs)
-out=$("$IOMOON" quick --target "$P:plain/7" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:plain/7" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "a wrong LUN: exit 1 ($(took "$t0") s)"
 like "$out" "has no LUN 7" "a wrong LUN: the message says there is no LUN 7"
 t0=$(secs)
-out=$("$IOMOON" quick --target "iscsi://127.0.0.1:$((PORT + 1))/$IQN:plain/1" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "iscsi://127.0.0.1:$((PORT + 1))/$IQN:plain/1" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "a port nothing listens on: exit 1 ($(took "$t0") s)"
 like "$out" "Connection refused" "a port nothing listens on: connection refused"
 ok $(awk -v t="$(took "$t0")" 'BEGIN { exit !(t < 5) }' && echo 0 || echo 1) "and it said so within 5 s"
 for u in "iscsi://127.0.0.1:$PORT/$IQN:plain" "iscsi://127.0.0.1:$PORT/$IQN:plain/x" "iscsi:///$IQN:plain/1"; do
-	out=$("$IOMOON" quick --target "$u" --time 0.3 --quiet 2>&1)
+	out=$(iom quick --target "$u" --time 0.3 --quiet 2>&1)
 	rc=$?
 	is "$rc" 2 "a malformed URL ($u): exit 2"
 	like "$out" "not an iSCSI URL" "  the message gives the URL's form"
 done
-out=$("$IOMOON" quick --target "$P:plain/1?target_user=bob&target_password=Hush-77" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:plain/1?target_user=bob&target_password=Hush-77" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 2 "a target password in the URL's query: exit 2"
 ok $(printf '%s' "$out" | grep -q Hush-77 && echo 1 || echo 0) "  and the message does not show it"
 
 # ---- CHAP ----
-"$IOMOON" quick --target "iscsi://alice%Zq9-s3cret-Pw@127.0.0.1:$PORT/$IQN:chap/1" --ios 200 \
+iom quick --target "iscsi://alice%Zq9-s3cret-Pw@127.0.0.1:$PORT/$IQN:chap/1" --ios 200 \
 	--format json --output "$TMP/chap.json" >"$TMP/chap.out" 2>"$TMP/chap.err"
 is "$?" 0 "CHAP: the password in the URL logs in (exit 0)"
 is "$(cat "$TMP/chap.json" "$TMP/chap.out" "$TMP/chap.err" | grep -c 'Zq9-s3cret-Pw')" 0 \
 	"CHAP: the password is nowhere in the JSON report, stdout or stderr"
 like "$(cat "$TMP/chap.json")" "iscsi://alice@127.0.0.1:$PORT/$IQN:chap/1" "CHAP: the report names the LUN without it"
-LIBISCSI_CHAP_USERNAME=alice LIBISCSI_CHAP_PASSWORD=Zq9-s3cret-Pw "$IOMOON" quick --target "$P:chap/1" --ios 100 \
+LIBISCSI_CHAP_USERNAME=alice LIBISCSI_CHAP_PASSWORD=Zq9-s3cret-Pw iom quick --target "$P:chap/1" --ios 100 \
 	--quiet --format none 2>&1
 is "$?" 0 "CHAP: LIBISCSI_CHAP_USERNAME and LIBISCSI_CHAP_PASSWORD log in"
-out=$("$IOMOON" quick --target "iscsi://alice%Wrong-Pw-42@127.0.0.1:$PORT/$IQN:chap/1" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "iscsi://alice%Wrong-Pw-42@127.0.0.1:$PORT/$IQN:chap/1" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "CHAP: a wrong password is exit 1"
 like "$out" "Authentication failure" "CHAP: the message says the login failed"
 ok $(printf '%s' "$out" | grep -q 'Wrong-Pw-42' && echo 1 || echo 0) "CHAP: and does not show the password"
-out=$("$IOMOON" quick --target "$P:chap/1" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:chap/1" --time 0.3 --quiet 2>&1)
 is "$?" 1 "CHAP: no credentials is exit 1"
 
 # ---- the initiator's name ----
-out=$("$IOMOON" quick --target "$P:acl/1" --time 0.3 --quiet 2>&1)
+out=$(iom quick --target "$P:acl/1" --time 0.3 --quiet 2>&1)
 is "$?" 1 "a target open to one initiator name refuses the default name (exit 1)"
-IOMOON_ISCSI_INITIATOR="$IQN:allowed-initiator" "$IOMOON" quick --target "$P:acl/1" --ios 100 --quiet --format none 2>&1
+IOMOON_ISCSI_INITIATOR="$IQN:allowed-initiator" iom quick --target "$P:acl/1" --ios 100 --quiet --format none 2>&1
 is "$?" 0 "IOMOON_ISCSI_INITIATOR names the initiator: the same target lets it in"
 
 # ---- a server killed mid-phase: an error, not a hang ----
