@@ -173,8 +173,7 @@ int replay_prepare(struct replay *rp, const struct phase_spec *sp, struct worklo
 		REFUSE("%s: the trace has no read, write or trim on the devices replayed (%llu records in all)", field,
 		       (unsigned long long)tr->n);
 	/* the next pass starts one mean gap after this one's last record */
-	rp->pass_ns = (uint64_t)((double)(tr->span_ns + (tr->n > 1 ? tr->span_ns / (tr->n - 1) : 1000000)) *
-				 rp->inv_speed);
+	rp->pass_ns = replay_scaled(rp, tr->span_ns + (tr->n > 1 ? tr->span_ns / (tr->n - 1) : 1000000));
 	if (!rp->pass_ns)
 		rp->pass_ns = 1;
 	describe(rp, wl, sizes, counts, nsizes);

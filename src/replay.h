@@ -83,6 +83,16 @@ int replay_prepare(struct replay *rp, const struct phase_spec *sp, struct worklo
 void replay_cursor_init(const struct replay *rp, struct replay_cursor *c, int t, unsigned k, unsigned m,
 			uint64_t region_off, uint64_t region_len, uint64_t align, uint64_t base_ns);
 
+/* A recorded time scaled by the speed, at most REPLAY_NEVER_NS (a tiny
+ * speed must not overflow: such a record is due in centuries, not now). */
+#define REPLAY_NEVER_NS 4000000000000000000ull
+static inline uint64_t replay_scaled(const struct replay *rp, uint64_t t_ns)
+{
+	double x = (double)t_ns * rp->inv_speed;
+
+	return x < (double)REPLAY_NEVER_NS ? (uint64_t)x : REPLAY_NEVER_NS;
+}
+
 /* The offset in the target of record r for cursor c. */
 static inline uint64_t replay_offset(const struct replay *rp, const struct replay_cursor *c,
 				     const struct trace_io *r)
@@ -127,7 +137,7 @@ static inline int replay_next(const struct replay *rp, struct replay_cursor *c, 
 		op->len = r->len;
 		op->spec = 0;
 		op->offset = replay_offset(rp, c, r);
-		*at_ns = c->base_ns + c->pass * rp->pass_ns + (uint64_t)((double)r->t_ns * rp->inv_speed);
+		*at_ns = c->base_ns + c->pass * rp->pass_ns + replay_scaled(rp, r->t_ns);
 		return 1;
 	}
 }

@@ -262,4 +262,11 @@ do
   tap.ok(q.qd == 2, "and the qd given otherwise (%d)", q.qd)
   tap.ok(pcall(iomoon.check, { engine = "sim", region = "64m", replay = timed }), "iomoon.check takes a replay")
 end
+-- ---- a tiny speed puts later records centuries away, not at once ----
+do
+  local two = iomoon.trace.load(iolog("two.log", { { 0, "d", "read", 0, 4096 }, { 1000, "d", "read", 4096, 4096 } }))
+  local r = iomoon.run { name = "tiny speed", engine = "sim", region = "1m", duration = "0.2s",
+                         replay = { trace = two, speed = 1e-300 } }
+  tap.ok(r.replay.ios == 1, "speed 1e-300: only the record at 0 is issued in 0.2 s (%d)", r.replay.ios)
+end
 print("1.." .. tap.n)
