@@ -73,9 +73,18 @@ run: deps
 	mkdir -p scratch
 	./iomoon suite quick --target scratch/iomoon.dat --size 1g
 
+# Tests that hold a measurement to a bound (a rate, a latency, a peer
+# tool's IOPS, a render time) run alone; the others, which wait on I/O and
+# children more than they compute, two at a time.
+TIMED_TESTS := $(addprefix tests/,30-pacing.t 40-phase.t 42-batch.t 43-streams.t 47-trace-profile.t 48-replay.t \
+               50-api.t 70-library.t 73-ping.t 75-reports.t 76-html.t 77-compare.t 78-fio.t 92-flat-memory.t)
+OTHER_TESTS = $(filter-out $(TIMED_TESTS),$(sort $(wildcard tests/*.t)))
+PROVE_ALL = prove $(PROVE_V) -j2 --timer $(OTHER_TESTS) && prove $(PROVE_V) --timer $(TIMED_TESTS)
+
+test: PROVE_V = -v
 test: deps
 	$(MAKE) --no-print-directory iomoon $(UNIT_TESTS)
-	prove -v --timer tests/
+	$(PROVE_ALL)
 
 # The whole suite again on a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report fails the run). The sanitized binary
@@ -89,7 +98,7 @@ test-asan: deps
 	ln -sfn ../lua build-asan/lua
 	ln -sfn ../bench-suites build-asan/bench-suites
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan prove --timer tests/
+	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan sh -c '$(PROVE_ALL)'
 
 # libFuzzer (clang): the unit parsers, and the access-spec parser through an
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
