@@ -11,9 +11,10 @@
  * phase_check holds I/O to; queue() refuses the rest with EINVAL).
  *
  * Nothing waits without a timeout: logging in gives up after
- * NET_CONNECT_TIMEOUT_NS, a short command of inspect or read after
- * NET_IO_TIMEOUT_NS, and I/O in flight with no completion for
- * NET_IO_TIMEOUT_NS fails the engine (ETIMEDOUT). libiscsi's automatic
+ * NET_CONNECT_TIMEOUT_NS; a short command of inspect or read, and I/O in
+ * flight with no completion, after net_io_timeout_ns() (30 s, or
+ * IOMOON_NET_IO_TIMEOUT), the latter failing the engine (ETIMEDOUT), on
+ * every reap, also while a worker drains. libiscsi's automatic
  * reconnection is off: a session the target drops fails its commands
  * (ENOTCONN) and the engine, instead of retrying forever. A SCSI error
  * becomes an errno: a write-protected LUN's writes EROFS, an unsupported
@@ -217,7 +218,7 @@ static void cmd_why(const char *url, struct session *s, const char *cmd, int sta
 		snprintf(what, sizeof(what), "%s: %s (%s)", cmd, scsi_sense_key_str(t->sense.key),
 			 scsi_sense_ascq_str(t->sense.ascq));
 	else if (status == SCSI_STATUS_TIMEOUT)
-		snprintf(what, sizeof(what), "%s: no answer in %llu s", cmd, NET_IO_TIMEOUT_NS / 1000000000ull);
+		snprintf(what, sizeof(what), "%s: no answer in %.0f s", cmd, net_io_timeout_ns() / 1e9);
 	else if (status == SCSI_STATUS_CANCELLED)
 		snprintf(what, sizeof(what), "%s: the connection closed", cmd);
 	else
@@ -306,7 +307,7 @@ static int read_capacity(const char *url, struct session *s, char *why, size_t w
 	int st;
 
 	w_free(s);
-	st = w_wait(s, iscsi_readcapacity16_task(s->ctx, s->lun, wait_done, &s->w), clock_ns() + NET_IO_TIMEOUT_NS);
+	st = w_wait(s, iscsi_readcapacity16_task(s->ctx, s->lun, wait_done, &s->w), clock_ns() + net_io_timeout_ns());
 	if (st != SCSI_STATUS_GOOD) {
 		cmd_why(url, s, "READ CAPACITY 16", st, why, why_len);
 		return RC_FAIL;
@@ -387,7 +388,7 @@ static void inquire_model(struct session *s, struct net_info *ni)
 
 	w_free(s);
 	if (w_wait(s, iscsi_inquiry_task(s->ctx, s->lun, 0, 0, 255, wait_done, &s->w),
-		   clock_ns() + NET_IO_TIMEOUT_NS) == SCSI_STATUS_GOOD &&
+		   clock_ns() + net_io_timeout_ns()) == SCSI_STATUS_GOOD &&
 	    (inq = scsi_datain_unmarshall(s->w.task))) {
 		snprintf(v, sizeof(v), "%s", inq->vendor_identification);
 		snprintf(p, sizeof(p), "%s", inq->product_identification);
@@ -411,7 +412,7 @@ static int write_protected(struct session *s)
 	if (w_wait(s,
 		   iscsi_modesense6_task(s->ctx, s->lun, 1, SCSI_MODESENSE_PC_CURRENT, SCSI_MODEPAGE_RETURN_ALL_PAGES, 0,
 					 255, wait_done, &s->w),
-		   clock_ns() + NET_IO_TIMEOUT_NS) == SCSI_STATUS_GOOD &&
+		   clock_ns() + net_io_timeout_ns()) == SCSI_STATUS_GOOD &&
 	    (ms = scsi_datain_unmarshall(s->w.task)))
 		wp = !!(ms->device_specific_parameter & 0x80);
 	w_free(s);
@@ -432,7 +433,7 @@ static int unmaps(struct session *s)
 	if (w_wait(s,
 		   iscsi_inquiry_task(s->ctx, s->lun, 1, SCSI_INQUIRY_PAGECODE_LOGICAL_BLOCK_PROVISIONING, 255,
 				      wait_done, &s->w),
-		   clock_ns() + NET_IO_TIMEOUT_NS) == SCSI_STATUS_GOOD &&
+		   clock_ns() + net_io_timeout_ns()) == SCSI_STATUS_GOOD &&
 	    (lbp = scsi_datain_unmarshall(s->w.task)))
 		yes = lbp->lbpu;
 	w_free(s);
@@ -474,7 +475,7 @@ static int iscsi_read_sync(const char *url, uint64_t off, void *buf, size_t len,
 	st = w_wait(&s,
 		    iscsi_read16_iov_task(s.ctx, s.lun, off / s.block, (uint32_t)len, (int)s.block, 0, 0, 0, 0, 0,
 					  wait_done, &s.w, &iov, 1),
-		    clock_ns() + NET_IO_TIMEOUT_NS);
+		    clock_ns() + net_io_timeout_ns());
 	if (st != SCSI_STATUS_GOOD) {
 		char cmd[96];
 
@@ -644,11 +645,13 @@ static int iscsi_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struc
 	while (p->inflight && !p->dead) {
 		if (!p->progress_ns)
 			p->progress_ns = now;
-		if (now - p->progress_ns > NET_IO_TIMEOUT_NS)
+		if (now - p->progress_ns > net_io_timeout_ns()) {
+			p->sn.login = -1; /* a server that does not answer gets no logout either */
 			return -ETIMEDOUT;
+		}
 		if (p->ndone >= min || now >= deadline)
 			break;
-		if (drive(p->sn.ctx, min64(deadline, p->progress_ns + NET_IO_TIMEOUT_NS)) < 0)
+		if (drive(p->sn.ctx, min64(deadline, p->progress_ns + net_io_timeout_ns())) < 0)
 			p->dead = 1;
 		now = clock_ns();
 	}

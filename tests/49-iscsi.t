@@ -235,6 +235,18 @@ is "$?" 1 "a target open to one initiator name refuses the default name (exit 1)
 IOMOON_ISCSI_INITIATOR="$IQN:allowed-initiator" iom quick --target "$P:acl/1" --ios 100 --quiet --format none 2>&1
 is "$?" 0 "IOMOON_ISCSI_INITIATOR names the initiator: the same target lets it in"
 
+# ---- a server that stops answering (SIGSTOP): the I/O timeout
+# (IOMOON_NET_IO_TIMEOUT, 2 s here) fails the phase, also while it drains ----
+(sleep 1; kill -STOP "$TGTD_PID") &
+t0=$(secs)
+out=$(IOMOON_NET_IO_TIMEOUT=2 iom quick --target "$P:plain/1" --qd 4 --time 3 --quiet 2>&1)
+rc=$?
+t=$(took "$t0")
+kill -CONT "$TGTD_PID"
+is "$rc" 1 "tgtd stopped 1 s into a 3 s phase: exit 1 (not 124, a hang), after $t s"
+ok $(awk -v t="$t" 'BEGIN { exit !(t < 12) }' && echo 0 || echo 1) "it ended within seconds of the I/O timeout"
+like "$out" "engine iscsi: Connection timed out" "it says the I/O timed out"
+
 # ---- a server killed mid-phase: an error, not a hang ----
 t0=$(secs)
 timeout 60 "$IOMOON" quick --target "$P:plain/1" --qd 8 --time 5s --format json --output "$TMP/kill.json" \
