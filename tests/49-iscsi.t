@@ -26,6 +26,9 @@ TGTD_PID=""
 CPORT=""
 stop_tgtd() { # ours only: by its pid and its control port
 	[ -n "$TGTD_PID" ] || return 0
+	for tid in 1 2 3 4 5 6; do # tgtd ends only when it has no targets
+		tgtadm -C "$CPORT" --lld iscsi --op delete --mode target --tid $tid --force >/dev/null 2>&1
+	done
 	tgtadm -C "$CPORT" --op delete --mode system >/dev/null 2>&1
 	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$TGTD_PID" 2>/dev/null || break; sleep 0.1; done
 	kill -9 "$TGTD_PID" 2>/dev/null
