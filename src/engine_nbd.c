@@ -64,13 +64,19 @@ static int drive(struct nbd_handle *h, uint64_t deadline)
 	return 0;
 }
 
-/* libnbd's last error as why. */
+/* libnbd's last error as why; where libnbd quotes the URL (a URI it
+ * cannot parse), the URL without its password. */
 static void nbd_why(const char *url, const char *what, char *why, size_t why_len)
 {
-	char u[512];
+	const char *e = nbd_get_error() ? nbd_get_error() : "failed", *at;
+	char u[512], m[1024];
 
 	net_redact(url, u, sizeof(u));
-	snprintf(why, why_len, "%s: %s: %s", u, what, nbd_get_error() ? nbd_get_error() : "failed");
+	if (strcmp(u, url) && (at = strstr(e, url))) {
+		snprintf(m, sizeof(m), "%.*s%s%s", (int)(at - e), e, u, at + strlen(url));
+		e = m;
+	}
+	snprintf(why, why_len, "%s: %s: %s", u, what, e);
 }
 
 /* A new handle connected to url within NET_CONNECT_TIMEOUT_NS, or NULL
