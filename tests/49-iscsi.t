@@ -139,6 +139,24 @@ rc=$?
 is "$rc" 1 "crc32c: after 10 bytes of the backing file are overwritten, the verifying phase exits 1"
 like "$out" "$(printf '^128\t1\t1')" "crc32c: one error, counted as corrupt"
 
+# ---- streams, pacing, intervals and a replay, as on a file ----
+out=$(run_lua "local u = '$P:plain/1'
+	local r = iomoon.run { target = { path = u, allow_write = true }, bs = '4k', duration = 1, interval = '250ms',
+		streams = { { bs = '4k', read = 100, qd = 4, region = { offset = '16m', size = '16m' } },
+			{ bs = '4k', read = 0, qd = 2, rate = 400, region = { offset = '32m', size = '16m' } } } }
+	local f = assert(io.open('t.iolog', 'w'))
+	f:write('fio version 3 iolog\\n0 x add\\n0 x open\\n')
+	for i = 1, 150 do
+		f:write(string.format('%d x %s %d 4096\\n', i * 1000, i % 3 == 0 and 'write' or 'read', (i * 7919 % 4000) * 4096))
+	end
+	f:write('150000 x close\\n')
+	f:close()
+	local r2 = iomoon.run { target = { path = u, allow_write = true }, replay = iomoon.trace.load('t.iolog') }
+	print(r.errors, r.streams[1].ios > 100, r.streams[2].ios >= 360 and r.streams[2].ios <= 410, #r.intervals,
+		r2.errors, r2.read.ios, r2.write.ios)" 2>&1)
+is "$out" "$(printf '0\ttrue\ttrue\t4\t0\t100\t50')" \
+	"two streams (reads; writes paced at 400 IOPS), 4 intervals; a 150-record iolog replayed: 100 reads, 50 writes"
+
 # ---- trims ----
 dd if=/dev/urandom of="$TMP/thin.img" bs=1M count=4 conv=notrunc status=none
 before=$(du -k "$TMP/thin.img" | cut -f1)
