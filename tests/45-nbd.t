@@ -158,4 +158,13 @@ out=$("$IOMOON" quick --target 'nbd://alice:s3cr3t@[::1:1/x' --time 0.2 2>&1)
 is $? 2 "a malformed NBD URI with a password: exit 2"
 case "$out" in *s3cr3t*) ok 1 "the password is in no message: $out" ;; *) ok 0 "the password is in no message" ;; esac
 like "$out" "nbd://alice@\\[::1:1/x" "the URL is named without it"
+# iomoon replay on an export: the export at its own size (not cut to the
+# trace's reach, as a new file is), so offsets scale over all of it
+truncate -s 8M scale.img
+serve scale file scale.img
+printf 'fio version 3 iolog\n0 d write 0 4096\n100 d write 397312 4096\n' >scale.iolog
+"$IOMOON" replay scale.iolog --target "$(url scale)" --offsets scale --allow-write --quiet >/dev/null 2>scale.err
+is $? 0 "iomoon replay --offsets scale on an 8 MiB export: exit 0"
+is "$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(any(d[1<<20:]))' scale.img)" True \
+	"its last record landed past the first MiB (scaled over the 8 MiB export)"
 done_testing

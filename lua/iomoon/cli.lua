@@ -499,7 +499,7 @@ function cli.replay(args)
     replay = { trace = tr, speed = number_opt(o, "speed"), no_stall = o["no-stall"] or nil, offsets = o.offsets,
       loop = number_opt(o, "loop", true) },
   }
-  if phase.target and not phase.target.size and not iomoon.stat(o.target) then
+  if phase.target and not phase.target.size and not iomoon.stat(o.target) and not o.target:match("^%a[%w+.-]*://") then
     -- a new file as large as the trace reaches (whole MiB), so offsets land as recorded
     local reach = iomoon.trace.profile(tr).offset_end_bytes
     phase.target.size = math.max(1, (reach + (1 << 20) - 1) >> 20) << 20
