@@ -157,6 +157,24 @@ out=$(run_lua "local u = '$P:plain/1'
 is "$out" "$(printf '0\ttrue\ttrue\t4\t0\t100\t50')" \
 	"two streams (reads; writes paced at 400 IOPS), 4 intervals; a 150-record iolog replayed: 100 reads, 50 writes"
 
+# ---- syncs: SYNCHRONIZE CACHE 16, which tgtd turns into fdatasync(2) of the backing file ----
+if command -v strace >/dev/null; then
+	strace -f -p "$TGTD_PID" -e trace=fdatasync,fsync -o "$TMP/tgtd.strace" 2>/dev/null &
+	spid=$!
+	sleep 0.5
+	out=$(run_lua "local r = iomoon.run { target = { path = '$P:plain/1', allow_write = true }, bs = '4k', read = 0,
+		qd = 1, ios = 120, fsync = 4, region = { offset = '48m', size = '4m' } }
+		print(r.write.ios, r.sync.ios, r.errors)" 2>&1)
+	sleep 0.3
+	kill "$spid"
+	wait "$spid" 2>/dev/null
+	is "$out" "$(printf '120\t30\t0')" "fsync = 4: 120 writes, 30 syncs, no errors"
+	is "$(grep -Ec 'f(data)?sync\(' "$TMP/tgtd.strace")" 30 "and tgtd synced the backing file 30 times"
+else
+	skip "strace not installed"
+	skip "strace not installed"
+fi
+
 # ---- trims ----
 dd if=/dev/urandom of="$TMP/thin.img" bs=1M count=4 conv=notrunc status=none
 before=$(du -k "$TMP/thin.img" | cut -f1)
