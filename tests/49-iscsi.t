@@ -175,6 +175,16 @@ else
 	skip "strace not installed"
 fi
 
+# ---- a SCSI error as an errno: a LUN made read-only mid-phase fails writes with EROFS ----
+(sleep 0.7; TA --op update --mode logicalunit --tid 1 --lun 1 --params readonly=1) &
+out=$(iom quick --target "$P:plain/1" --read 0 --allow-write --qd 4 --time 2 --quiet --format json 2>&1)
+rc=$?
+wait
+TA --op update --mode logicalunit --tid 1 --lun 1 --params readonly=0
+is "$rc" 1 "the LUN made read-only 0.7 s into a writing phase: exit 1"
+out=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["phases"][0]["errors_by_errno"])')
+like "$out" "^\\{'EROFS': [1-4]\\}$" "its writes fail with EROFS (DATA PROTECT), and only those"
+
 # ---- trims ----
 dd if=/dev/urandom of="$TMP/thin.img" bs=1M count=4 conv=notrunc status=none
 before=$(du -k "$TMP/thin.img" | cut -f1)
