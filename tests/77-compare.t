@@ -70,6 +70,32 @@ for case in "bad1.json:bad1\\.json: not JSON at line 1" "bad2.json:bad2\\.json: 
 	err=$("$IOMOON" compare a.json "$file" 2>&1)
 	is $? 2 "compare a.json $file: exit 2"
 done
+# hostile values in a results file: exit 2 naming the field, never a Lua traceback
+python3 -c '
+import json
+def bad(name, f):
+    d = json.load(open("a.json")); f(d["phases"][0]); json.dump(d, open(name, "w"))
+bad("bad5.json", lambda p: p.update(errors=1e308))
+bad("bad6.json", lambda p: p.update(intervals=[1, 2]))
+bad("bad7.json", lambda p: p["intervals"][0].update(len_s="x"))
+bad("bad8.json", lambda p: p.update(ios="x"))
+d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
+open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))'
+for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0 or more is needed\\)" \
+	"bad6.json:phases\\[1\\]\\.intervals\\[1\\] is a number \\(an object is needed\\)" \
+	"bad7.json:phases\\[1\\]\\.intervals\\[1\\]\\.len_s is a string \\(a number is needed\\)" \
+	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)"; do
+	file=${case%%:*} want=${case#*:}
+	for fmt in table html; do
+		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)
+		like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon report: $file: $want" \
+			"report $file --format $fmt: exit 2, one line naming the field"
+		[ ! -e out.$fmt ]; ok $? "report $file --format $fmt: no output file created"
+	done
+	err=$("$IOMOON" compare "$file" a.json 2>&1)
+	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon compare: $file: $want" \
+		"compare $file a.json: exit 2, one line naming the field"
+done
 err=$("$IOMOON" report a.json --format nosuch 2>&1)
 is $? 2 "report --format nosuch: exit 2"
 like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"

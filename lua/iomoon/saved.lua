@@ -64,6 +64,7 @@ local function parser(s, fail)
     local n = t and tonumber(t)
     if n and not t:find("[.eE]") then n = math.tointeger(n) or n end -- 12 stays an integer, as it was written
     if not n then err("a bad number") end
+    if n == math.huge or n == -math.huge then err("a number too large for a double") end
     p.i = p.i + #t
     return n
   end
@@ -166,6 +167,37 @@ local function at(t, path)
   return t
 end
 
+-- A number as a message shows it (%g: 1e+308, not 309 digits).
+local function number_text(v)
+  return math.type(v) == "float" and string.format("%g", v) or tostring(v)
+end
+
+-- Fields a phase may lack but, when it has them, compare and the charts
+-- compute with: ios, and each interval's figures.
+local IV_FIELDS = { "t_s", "len_s", "iops", "mb_per_s", "p50_ns", "p99_ns", "max_ns" }
+
+-- The first thing wrong with r's optional fields, or nil.
+local function optional_problem(r, where)
+  if r.ios ~= nil and type(r.ios) ~= "number" then
+    return string.format("%s.ios is a %s (a number is needed)", where, type(r.ios))
+  end
+  local ivs = r.intervals
+  if ivs == nil then return nil end
+  if type(ivs) ~= "table" or getmetatable(ivs) == OBJECT and next(ivs) ~= nil then
+    return where .. ".intervals is not a list"
+  end
+  for i, iv in ipairs(ivs) do
+    if type(iv) ~= "table" then
+      return string.format("%s.intervals[%d] is a %s (an object is needed)", where, i, type(iv))
+    end
+    for _, k in ipairs(IV_FIELDS) do
+      if iv[k] ~= nil and type(iv[k]) ~= "number" then
+        return string.format("%s.intervals[%d].%s is a %s (a number is needed)", where, i, k, type(iv[k]))
+      end
+    end
+  end
+end
+
 -- The first thing wrong with phase r (a result read back), or nil.
 local function phase_problem(r, where)
   if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
@@ -179,6 +211,11 @@ local function phase_problem(r, where)
   if type(r.target) ~= "string" and type(r.target) ~= "table" then
     return where .. ".target is missing (a path or a list of paths is needed)"
   end
+  if not math.tointeger(r.errors) or r.errors < 0 then
+    return string.format("%s.errors is %s (a whole number of 0 or more is needed)", where, number_text(r.errors))
+  end
+  local opt = optional_problem(r, where)
+  if opt then return opt end
   if r.streams ~= nil then
     if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
     for i, st in ipairs(r.streams) do
