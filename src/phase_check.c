@@ -157,12 +157,21 @@ static int check_engine(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
+/* Must I/O on tg be in whole sectors? Under direct I/O; and on a LUN or
+ * export always (its protocol moves whole blocks). Why, for messages. */
+static int whole_sectors(const struct phase_spec *sp, const struct target *tg, const char **why_so)
+{
+	*why_so = tg->net ? "a LUN or export moves whole blocks" : "direct=true";
+	return sp->direct || tg->net;
+}
+
 /* A spec's sizes and region on target tg (f: "phase." or "phase.mix[2].";
  * len: the phase's region on tg). */
 static int check_spec_geometry(const struct phase_spec *sp, const struct wl_spec *s, const struct target *tg,
 			       uint64_t len, const char *f, char *why, size_t why_len)
 {
-	const int direct = sp->direct;
+	const char *so;
+	const int direct = whole_sectors(sp, tg, &so);
 
 	for (unsigned j = 0; j < s->nbs; j++) {
 		unsigned long long bs = s->bs[j].bytes;
@@ -171,22 +180,22 @@ static int check_spec_geometry(const struct phase_spec *sp, const struct wl_spec
 			REFUSE("%sbs: %llu bytes is larger than the region (%llu bytes of %s)", f, bs,
 			       (unsigned long long)len, tg->path);
 		if (direct && bs % tg->sector)
-			REFUSE("%sbs: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f, bs, tg->sector,
-			       tg->path);
+			REFUSE("%sbs: %llu is not a multiple of the %u-byte sector of %s (%s)", f, bs, tg->sector,
+			       tg->path, so);
 		if (s->region_len && bs > s->region_len)
 			REFUSE("%sbs: %llu bytes is larger than the spec's region (%llu bytes)", f, bs,
 			       (unsigned long long)s->region_len);
 	}
 	if (direct && s->align % tg->sector)
-		REFUSE("%salign: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
-		       (unsigned long long)s->align, tg->sector, tg->path);
+		REFUSE("%salign: %llu is not a multiple of the %u-byte sector of %s (%s)", f,
+		       (unsigned long long)s->align, tg->sector, tg->path, so);
 	if (s->region_len && s->region_off + s->region_len > tg->size)
 		REFUSE("%sregion: offset %llu + size %llu runs past the end of %s (%llu bytes)", f,
 		       (unsigned long long)s->region_off, (unsigned long long)s->region_len, tg->path,
 		       (unsigned long long)tg->size);
 	if (s->region_len && direct && s->region_off % tg->sector)
-		REFUSE("%sregion.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)", f,
-		       (unsigned long long)s->region_off, tg->sector, tg->path);
+		REFUSE("%sregion.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", f,
+		       (unsigned long long)s->region_off, tg->sector, tg->path, so);
 	return RC_OK;
 }
 
@@ -198,14 +207,15 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 	for (unsigned t = 0; t < sp->ntargets; t++) {
 		const struct target *tg = sp->targets[t];
 		uint64_t len = phase_region_len(sp, t);
+		const char *so;
 
 		if (sp->region_off >= tg->size || sp->region_off + len > tg->size)
 			REFUSE("%s.region: offset %llu + size %llu runs past the end of %s (%llu bytes)", rs->path,
 			       (unsigned long long)sp->region_off, (unsigned long long)len, tg->path,
 			       (unsigned long long)tg->size);
-		if (sp->direct && sp->region_off % tg->sector)
-			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (direct=true)", rs->path,
-			       (unsigned long long)sp->region_off, tg->sector, tg->path);
+		if (whole_sectors(sp, tg, &so) && sp->region_off % tg->sector)
+			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", rs->path,
+			       (unsigned long long)sp->region_off, tg->sector, tg->path, so);
 		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
 			char f[64];
 

@@ -69,9 +69,10 @@ static int check_record(const struct replay *rp, const struct phase_spec *sp, ui
 		REFUSE("%s: %s is %u bytes, larger than %s (%llu bytes)", field, rec, r->len,
 		       r->len > max_bs ? "the largest I/O iomoon issues" : "the phase's region on the target",
 		       (unsigned long long)(r->len > max_bs ? max_bs : len));
-	if (sp->direct && (r->len % tg->sector || r->offset % tg->sector))
-		REFUSE("%s: %s, offset %llu length %u, is not in whole %u-byte sectors of %s (direct=true; give "
-		       "direct=false)", field, rec, (unsigned long long)r->offset, r->len, tg->sector, tg->path);
+	if ((sp->direct || tg->net) && (r->len % tg->sector || r->offset % tg->sector))
+		REFUSE("%s: %s, offset %llu length %u, is not in whole %u-byte sectors of %s (%s)", field, rec,
+		       (unsigned long long)r->offset, r->len, tg->sector, tg->path,
+		       tg->net ? "a LUN or export moves whole blocks" : "direct=true; give direct=false");
 	if (rp->offsets == REPLAY_EXACT && r->offset + r->len > len)
 		REFUSE("%s: %s, offset %llu + length %u, runs past the phase's region on %s (%llu bytes; give "
 		       "offsets = \"wrap\" or \"scale\", or a larger region)", field, rec, (unsigned long long)r->offset,

@@ -102,6 +102,10 @@ like "$out" "read-only" "it says the server offers it read-only"
 "$IOMOON" quick --target "$(url ro)" --time 0.2 --quiet >/dev/null 2>&1
 is $? 0 "reading the read-only export works"
 
+out=$("$IOMOON" quick --target "$(url file)" --bs 1000 --buffered --time 0.2 2>&1)
+is $? 2 "a 1000-byte block on an export, even buffered: exit 2 (not an EINVAL mid-phase)"
+like "$out" "--bs: 1000 is not a multiple of the 512-byte sector .*a LUN or export moves whole blocks" "it says an export moves whole blocks"
+
 # ---- failures are clear and quick ----
 out=$(timeout 30 "$IOMOON" quick --target nbd://127.0.0.1:1/ --time 0.2 2>&1)
 is $? 1 "connection refused: exit 1"
