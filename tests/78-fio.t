@@ -65,6 +65,37 @@ err=$("$IOMOON" fio t.fio 2>&1 >/dev/null)
 is $? 2 "an unset \${VAR}: exit 2"
 like "$err" "t.fio:2: \\$\\{T_SIZE\\} is not set" "... naming the variable and line"
 
+# ---- hostile job files: exit 2 with one line naming the file (and line), no traceback, no hang ----
+mkdir dir.fio && mkfifo fifo.fio
+for verb in fio convert run; do
+	err=$("$IOMOON" $verb dir.fio 2>&1 >/dev/null)
+	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon $verb: dir\.fio: is a directory, not a job file" \
+		"$verb of a directory as the job file: exit 2, one line"
+	err=$(timeout 10 "$IOMOON" $verb fifo.fio 2>&1 >/dev/null)
+	like "$?:$err" "^2:iomoon $verb: fifo\.fio: is a fifo, not a job file" "$verb of a FIFO as the job file: exit 2 at once"
+done
+printf '[j]\nfilename=big.dat\nsize=1m\nbs=99999999999999999999\n' >big.fio
+err=$("$IOMOON" fio big.fio 2>&1 >/dev/null)
+like "$?:$err" "^2:iomoon fio: big\.fio:4: bs: '99999999999999999999' is too large" "a size past 64 bits: exit 2 naming the line"
+err=$("$IOMOON" fio --name=x --filename=big.dat --size=1m --numjobs=99999999999999999999 2>&1 >/dev/null)
+like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon fio: command line: --numjobs: '99999999999999999999' is too large" \
+	"a count past 64 bits: exit 2, one line, no traceback"
+err=$("$IOMOON" fio --name=x --filename=big.dat --size=0x10000000000000000 2>&1 >/dev/null)
+like "$?:$err" "^2:iomoon fio: command line: --size: '0x10000000000000000' is too large" "a hexadecimal size past 64 bits: exit 2"
+[ ! -e big.dat ]; ok $? "... nothing created"
+python3 -c "
+print('[global]\nsize=1m\nrw=read\nfilename=grp.dat\nruntime=200ms\ntime_based\n')
+for i in range(3): print('[a_rather_long_job_name_as_people_write_them_%02d_xxxx]' % i)
+for i in range(20): print('[j%d]%s' % (i, '\\nstonewall' if i == 0 else ''))" >names.fio
+err=$("$IOMOON" fio names.fio 2>&1 >/dev/null)
+like "$?:$err" "^2:iomoon fio: phase\.streams: 20 streams \(give 1 to 16\) \(names\.fio, phase 2 of 2: group 2: j0 \+ j1" \
+	"a phase that does not check: exit 2 naming the job file and the phase"
+[ ! -e grp.dat ]; ok $? "... nothing created"
+head -n 10 names.fio >names3.fio
+"$IOMOON" fio names3.fio --quiet --format json --output names3.json
+is "$?:$(python3 -c 'import json; n = json.load(open("names3.json"))["phases"][0]["name"]; print(len(n), n[-3:])')" "0:118 ..." \
+	"a group whose names add up past 127 bytes runs, its name cut to 118 (room for ' (verify)')"
+
 # ---- fio's "--opt value" form; a new --filename created at --size; groups in fio-json ----
 "$IOMOON" fio --name x --filename new.dat --size 1m --bs 8k --rw randread --format json --output x.json --quiet
 is $? 0 "--opt value, as fio's command line takes it"

@@ -97,9 +97,19 @@ local function format_of(o)
   return o.format
 end
 
+-- path as messages show it (control bytes escaped)
+local function shown(path)
+  return require("iomoon.report").visible(path)
+end
+
+-- The text of the job file at path: a regular file (a directory or a FIFO
+-- is refused before it is opened: reading a FIFO would wait for a writer).
 local function read_file(path)
+  local st, why = iomoon.stat(path)
+  if not st then input_error("%s: cannot read the job file (%s)", shown(path), why) end
+  if st.kind ~= "file" then input_error("%s: is a %s, not a job file", shown(path), st.kind) end
   local f, err = io.open(path, "rb")
-  if not f then input_error("%s: cannot read the job file (%s)", path, err) end
+  if not f then input_error("%s: cannot read the job file (%s)", shown(path), shown(err)) end
   local text = f:read("a")
   f:close()
   return text
@@ -171,7 +181,7 @@ function fio.cli(args, lib)
   end
   local sources = {}
   for _, f in ipairs(files) do
-    if not iomoon.stat(f) then input_error("%s: no such job file", f) end
+    if not iomoon.stat(f) then input_error("%s: no such job file", shown(f)) end
     sources[#sources + 1] = { path = f }
   end
   if #fopts > 0 then sources[#sources + 1] = { sections = fio.cli_sections(fopts), name = "command line" } end
@@ -187,7 +197,16 @@ function fio.cli(args, lib)
   return lib.run_reported("iomoon fio: ", o, function()
     for _, p in ipairs(phases) do iomoon.run(p) end
   end, nil, targets, function()
-    for _, p in ipairs(phases) do iomoon.check(p) end
+    local from = #files > 0 and table.concat(files, ", ") or "command line"
+    for i, p in ipairs(phases) do
+      local ok, e = pcall(iomoon.check, p)
+      if not ok then -- the phase's place in the jobs, as a mistake in the file is named
+        if type(e) == "table" and type(e.msg) == "string" then
+          e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, shown(from), i, #phases, shown(p.name))
+        end
+        error(e, 0)
+      end
+    end
   end)
 end
 

@@ -147,7 +147,12 @@ function job.size(s, kb_base, what)
   kb_base = kb_base or 1024
   local num, suf = tostring(s):lower():match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
   local hex = tostring(s):match("^%s*0[xX](%x+)%s*$")
-  if hex then return tonumber(hex, 16) end
+  local too_large = "%s: '%s' is too large (at most 8 EiB - 1, 0x7fffffffffffffff)"
+  if hex then
+    local v = tonumber(hex, 16) -- wraps past 64 bits
+    if #hex:gsub("^0+", "") > 16 or v < 0 then input_error(too_large, what, s) end
+    return v
+  end
   if not num then input_error("%s: '%s' is not a size (4k, 64k, 1m, 2g; fio's units)", what, s) end
   local pow, mult = 0, kb_base
   if suf ~= "" and suf ~= "b" then
@@ -161,7 +166,9 @@ function job.size(s, kb_base, what)
   if num:find("%.") then
     input_error("%s: '%s' has a fraction (fio reads whole numbers only: 1536, or 1536k for 1.5m)", what, s)
   end
-  return math.tointeger(tonumber(num) * mult ^ pow)
+  local v = math.tointeger(tonumber(num) * mult ^ pow)
+  if not v then input_error(too_large, what, s) end
+  return v
 end
 
 local TIME_US = { us = 1, usec = 1, ms = 1000, msec = 1000, s = 1e6, sec = 1e6, m = 60e6, min = 60e6,

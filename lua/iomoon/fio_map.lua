@@ -376,6 +376,16 @@ local function workload(j, ctx, from)
   return { spec = spec, ph = ph, verify_after = verify_after, stonewall = stone, job = j }
 end
 
+-- A name iomoon makes up cut to leave `room` bytes of the 127 a phase's
+-- name holds (" (verify)" is added to some), at a UTF-8 character's start.
+local function fit_name(name, room)
+  local max = 127 - room
+  if #name <= max then return name end
+  local cut = max - 3
+  while cut > 0 and (name:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return name:sub(1, cut) .. "..."
+end
+
 -- Streams that name one file share its target table (the largest size
 -- any of them asks), as the core wants one file given once.
 local function share_targets(ws)
@@ -423,7 +433,7 @@ local function phase_of(ws, from, index)
   local names = {}
   ph.streams = {}
   for i, w in ipairs(ws) do ph.streams[i] = w.spec; names[i] = w.spec.name end
-  ph.name = string.format("group %d: %s", index, table.concat(names, " + "))
+  ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
   return ph
 end
 
@@ -447,7 +457,7 @@ local function verify_phase(ws, ph, from)
     if w.verify_after then
       local s = w.spec
       local bs = smallest_bs(s.mix)
-      local v = { name = s.name .. " (verify)", target = s.target, region = s.region, direct = s.direct,
+      local v = { name = fit_name(s.name, #" (verify)") .. " (verify)", target = s.target, region = s.region, direct = s.direct,
         qd = s.qd, batch = s.batch, workers = s.workers, verify = "crc32c", verify_only = true, bs = bs }
       from[v] = { verify_only = "verify=crc32c, do_verify: fio reads back what it wrote" }
       specs[#specs + 1] = v
