@@ -429,7 +429,7 @@ static struct trace *result_trace(lua_State *L, int res)
 		t0 = start[i - 1] < t0 ? start[i - 1] : t0;
 	}
 	for (lua_Integer i = 0; i < n; i++)
-		t->io[i].t_ns = (uint64_t)(start[i] - t0);
+		t->io[i].t_ns = (uint64_t)start[i] - (uint64_t)t0; /* exact, whatever the signs */
 	t->n = (uint64_t)n;
 	lua_pop(L, 7);
 	if (trace_seal(t, why, sizeof(why)) != RC_OK)

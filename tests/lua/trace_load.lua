@@ -234,4 +234,12 @@ do
   end, "a result without trace = N")
   tap.refuses("trace.save: a number is neither a trace", function() iomoon.trace.save(42, dir .. "/n") end, "42")
 end
+do -- start_ns from one end of the integers to the other: the span kept whole (no signed overflow)
+  local res = { target = "x", trace = { start_ns = { math.mininteger, math.maxinteger }, op = { "read", "write" },
+    offset = { 0, 4096 }, len = { 4096, 4096 }, worker = { 0, 0 } } }
+  local n = iomoon.trace.save(res, dir .. "/wide.csv", "csv")
+  local f = assert(io.open(dir .. "/wide.csv")); local s = f:read("a"); f:close()
+  tap.ok(n == 2 and s:find("\n18446744073709551615,write,4096,4096,x\n", 1, true) ~= nil,
+    "start_ns from mininteger to maxinteger: the second record 2^64 - 1 ns after the first")
+end
 print("1.." .. tap.n)
