@@ -139,7 +139,7 @@ static int csv_time(const struct trace_columns *c, const char *s, uint64_t *ns)
 	d = strtod(s, &dend);
 	if (dend == s || *dend || !(d >= 0) || d * c->time_ns > 1.8e19)
 		return -1;
-	*ns = (uint64_t)llround(d * c->time_ns);
+	*ns = (uint64_t)(d * c->time_ns + 0.5); /* llround stops at INT64_MAX */
 	return 0;
 }
 

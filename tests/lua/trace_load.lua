@@ -242,4 +242,10 @@ do -- start_ns from one end of the integers to the other: the span kept whole (n
   tap.ok(n == 2 and s:find("\n18446744073709551615,write,4096,4096,x\n", 1, true) ~= nil,
     "start_ns from mininteger to maxinteger: the second record 2^64 - 1 ns after the first")
 end
+do -- a decimal CSV time past INT64_MAX ns keeps its value (llround capped it at 2^63)
+  local f = assert(io.open(dir .. "/bigt.csv", "w"))
+  f:write("t,op,off,len\n0,R,0,4096\n17000000000000000000.0,R,4096,4096\n"); f:close()
+  local t = iomoon.trace.load(dir .. "/bigt.csv", { columns = { time = "t", op = "op", offset = "off", len = "len" } })
+  tap.ok(math.abs(t.span_s - 1.7e10) < 1, "a time of 1.7e19 ns read as 1.7e10 s (%.6g)", t.span_s)
+end
 print("1.." .. tap.n)
