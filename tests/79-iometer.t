@@ -103,4 +103,31 @@ ok $? "iomoon compare results.csv new.json"
 is "$(cut -d, -f1 "$TMP/cmp.csv" | sort -u | grep -c 'Max Throughput-100%Read\|RealLife\|Max Throughput-50%Read\|Random-8k')" 4 \
 	"the four tests matched by access specification name"
 grep -q '^"Max Throughput-100%Read","IOPS","6380",' "$TMP/cmp.csv"; ok $? "A's IOPS is the sheet's"
+
+# ---- hostile files: exit 2 with one line naming the file and line, nothing written ----
+# a results.csv row cut short, a cell that is no number, one past a double
+H="'Target Type,Target Name,Access Specification Name,# Managers,# Workers,# Disks,IOps,Read IOps,Write IOps,MiBps (Binary),MBps (Decimal),Average Response Time,Maximum Response Time,Errors,Bytes Read,Bytes Written,Read I/Os,Write I/Os,Queue Depth,% CPU Utilization"
+for case in "short:ALL,All,4K,1,1:short\\.csv:5: a row of 5 fields where the column names are 20" \
+	"word:ALL,All,4K,1,1,1,abc,1,0,1,1,1,1,0,1,0,1,0,1,1:word\\.csv:5: column 'IOps': 'abc' is not a number" \
+	"inf:ALL,All,4K,1,1,1,1,1,0,1,1,1e999,1,0,1,0,1,0,1,1:inf\\.csv:5: column 'Average Response Time': '1e999' is not a number"; do
+	name=${case%%:*} rest=${case#*:}
+	printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" "${rest%%:*}" >$name.csv
+	err=$("$IOMOON" report $name.csv --format html --output $name.html 2>&1)
+	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon report: ${rest#*:}" "results.csv with a broken row ($name): exit 2 naming the line and column"
+	[ ! -e $name.html ]; ok $? "... no report written"
+done
+# Queue Depth Cycling past 10,000 tests is refused, not cut silently
+sed "s/^\t1          8          2          EXPONENTIAL$/\t1 100000 1 LINEAR/" "$D/cycling.icf" >many.icf
+if ! cmp -s many.icf "$D/cycling.icf"; then
+	err=$("$IOMOON" convert many.icf 2>&1 >many.lua)
+	is "$?:$err" "2:iomoon convert: many.icf: the cycling makes more than 10000 tests" "a cycle of 100,000 queue depths: exit 2"
+else
+	skip "cycling.icf has no queue depth cycle line to change"
+fi
+# a value the suite's file set is named as its field, not as an option that was not given
+printf 'return { name = "s", phases = { { engine = "sim", bs = "4k", qd = 5000, duration = "0.1s" } } }\n' >qd.lua
+err=$("$IOMOON" suite ./qd.lua --engine sim 2>&1)
+like "$?:$err" "^2:iomoon suite: phase\\.qd: 5000 is out of range" "a suite's own qd: named phase.qd (no --qd was given)"
+err=$("$IOMOON" suite ./qd.lua --engine sim --qd 9999 2>&1)
+like "$?:$err" "^2:iomoon suite: --qd: 9999 is out of range" "--qd given: named --qd"
 done_testing

@@ -354,7 +354,13 @@ function cli.suite(args)
   local phases
   return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
     { { path = opts.target and opts.target.path }, { path = s.file, input = "the suite file" } },
-    function() phases = suite.check(s, opts) end) -- every phase, before the first runs
+    function() -- every phase, before the first runs
+      local ok, e = pcall(suite.check, s, opts)
+      local opt = not ok and type(e) == "table" and e.field and OPTION_OF[e.field]
+      if opt and o[opt:sub(3)] == nil then e.field = nil end -- the suite's own value: its field, not an option
+      if not ok then error(e, 0) end
+      phases = e
+    end)
 end
 
 function cli.run(args)

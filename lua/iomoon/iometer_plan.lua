@@ -133,7 +133,7 @@ end
 
 local function queue_depths(q)
   local out, v, k = {}, q.start, 1
-  while v <= q["end"] and #out < MAX_TESTS do
+  while v <= q["end"] and #out <= MAX_TESTS do -- one past the cap: refused below, never cut silently
     out[#out + 1] = v
     v = next_value(q, v, k)
     k = k + 1

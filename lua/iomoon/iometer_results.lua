@@ -39,7 +39,7 @@ local function row_of(header, l)
     f[3] = table.concat(f, ",", 3, 3 + extra)
     for _ = 1, extra do table.remove(f, 4) end
   end
-  local r = {}
+  local r = { fields = #f, columns = #header }
   for i, h in ipairs(header) do r[h] = f[i] or "" end
   local at = header.bins_at
   if at then
@@ -74,11 +74,20 @@ function results.percentiles(bins, max_ns)
   return out
 end
 
--- The number in column `name` (the first of several names found), or 0.
+-- The number in column `name` (the first of several names found), or 0
+-- when the sheet has none of them. A cell that holds something else than
+-- a finite number is an input error naming its line and column (r.fail).
 local function num(r, ...)
   for i = 1, select("#", ...) do
-    local v = tonumber(r[(select(i, ...))] or "")
-    if v then return v end
+    local name = select(i, ...)
+    local text = r[name]
+    if text and text ~= "" then
+      local v = tonumber(text)
+      if v and v == v and v ~= math.huge and v ~= -math.huge then return v end
+      if r.fail then
+        r.fail(r.line, "column '%s': '%s' is not a number (a finite decimal is needed)", shown(name), shown(text))
+      end
+    end
   end
   return 0
 end
@@ -150,7 +159,10 @@ local function scan(text, fail)
       local rows = {}
       i = i + 2
       while i <= #lines and lines[i]:sub(1, 1) ~= "'" do
-        if lines[i] ~= "" then rows[#rows + 1] = row_of(header, lines[i]); rows[#rows].line = i end
+        if lines[i] ~= "" then
+          rows[#rows + 1] = row_of(header, lines[i])
+          rows[#rows].line, rows[#rows].fail = i, fail
+        end
         i = i + 1
       end
       tests[#tests + 1] = rows
@@ -167,6 +179,9 @@ local function phase_of(rows, fail, info)
   local all, workers, targets, managers, cpus = nil, {}, {}, {}, 0
   for _, r in ipairs(rows) do
     local ty = r["Target Type"]:upper()
+    if (ty == "ALL" or ty == "WORKER") and r.fields < r.columns then
+      fail(r.line, "a row of %d fields where the column names are %d (a row cut short)", r.fields, r.columns)
+    end
     if ty == "ALL" then all = all or r
     elseif ty == "MANAGER" then managers[#managers + 1] = r["Target Name"]
     elseif ty == "PROCESSOR" then cpus = cpus + 1
