@@ -288,7 +288,8 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 		char no[WHY_LEN];
 
 		if (target_can_trim(sp->targets[t], no, sizeof(no)) != RC_OK)
-			REFUSE("%s.mix: trims %s, which cannot discard: %s", rs->path, sp->targets[t]->path, no);
+			REFUSE("%s.%s: trims %s, which cannot discard: %s", rs->path, sp->replay ? "replay" : "mix",
+			       sp->targets[t]->path, no);
 	}
 	if (wl_trims(&rs->wl) && sp->verify != VERIFY_NONE)
 		REFUSE("%s.verify: with trims (a trimmed range holds no data to check: verify in a phase without "

@@ -52,4 +52,23 @@ like "$out" "400 I/Os over 0.200 s" "iomoon trace profile: the I/Os and the span
 like "$out" "read 75.0 %, write 25.0 %" "iomoon trace profile: the op shares"
 out=$("$IOMOON" trace profil "$TMP/t.log" 2>&1)
 is $? 2 "iomoon trace profil: exit 2"
+# a trace that trims, on a file system that cannot punch holes (ramfs): the
+# replay is named (not a mix the phase does not have), nothing is created
+mkdir -p "$TMP/ramfs"
+if mount -t ramfs ramfs "$TMP/ramfs" 2>/dev/null; then
+	printf 'fio version 3 iolog\n0 d write 0 65536\n10 d trim 0 8192\n' >"$TMP/trim.log"
+	out=$("$IOMOON" run /dev/stdin 2>&1 <<LUA
+local iomoon = require "iomoon"
+iomoon.run { target = { path = "$TMP/ramfs/t.dat", size = "1m", fill = false }, direct = false,
+  replay = iomoon.trace.load("$TMP/trim.log") }
+LUA
+)
+	is $? 2 "a trimming trace on ramfs: exit 2"
+	like "$out" "phase.replay: trims .*cannot discard" "the message names phase.replay"
+	[ ! -e "$TMP/ramfs/t.dat" ]
+	ok $? "no target created on ramfs"
+	umount "$TMP/ramfs"
+else
+	skip "ramfs cannot be mounted here"
+fi
 done_testing
