@@ -269,4 +269,6 @@ do
                          replay = { trace = two, speed = 1e-300 } }
   tap.ok(r.replay.ios == 1, "speed 1e-300: only the record at 0 is issued in 0.2 s (%d)", r.replay.ios)
 end
+refused("phase.replay.speed: 10000000.0 is not a speed %(give a number above 0, at most 1000000", { replay = { trace = tr, speed = 1e7 } },
+  "a speed over the largest, which the message names")
 print("1.." .. tap.n)
