@@ -285,10 +285,12 @@ int trace_read_csv(struct tbuild *b, const char *path, enum trace_format f)
 	b->line = 0;
 	while (rc == RC_OK && (s = lines_next(&lr, &len, &err, path, b->why, b->why_len))) {
 		b->line++;
-		if (!s[strspn(s, " \t")] && !memchr(s, 0, len))
+		const char *nul = memchr(s, 0, len);
+
+		if (!nul && !s[strspn(s, " \t")])
 			continue;
-		if (memchr(s, 0, len)) {
-			rc = tb_bad(b, "a NUL byte at column %zu (a text line)", (size_t)((char *)memchr(s, 0, len) - s) + 1);
+		if (nul) {
+			rc = tb_bad(b, "a NUL byte at column %zu (a text line)", (size_t)(nul - s) + 1);
 		} else if (parse_line(&p, &r, s, len)) {
 			snprintf(b->why, b->why_len, "%s: no memory", b->path);
 			rc = RC_FAIL;

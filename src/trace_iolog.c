@@ -170,10 +170,12 @@ int trace_read_iolog(struct tbuild *b, const char *path, int version)
 	}
 	while ((s = lines_next(&r, &len, &err, path, b->why, b->why_len))) {
 		b->line++;
-		if (!s[strspn(s, " \t")] && !memchr(s, 0, len))
+		const char *nul = memchr(s, 0, len);
+
+		if (!nul && !s[strspn(s, " \t")])
 			continue;
-		if (memchr(s, 0, len))
-			rc = tb_bad(b, "a NUL byte at column %zu (a text line)", (size_t)((char *)memchr(s, 0, len) - s) + 1);
+		if (nul)
+			rc = tb_bad(b, "a NUL byte at column %zu (a text line)", (size_t)(nul - s) + 1);
 		else
 			rc = iolog_line(b, s, version, &now);
 		if (rc)
