@@ -432,7 +432,11 @@ static struct trace *result_trace(lua_State *L, int res)
 		t->io[i].t_ns = (uint64_t)start[i] - (uint64_t)t0; /* exact, whatever the signs */
 	t->n = (uint64_t)n;
 	lua_pop(L, 7);
-	if (trace_seal(t, why, sizeof(why)) != RC_OK)
+	int rc = trace_seal(t, why, sizeof(why));
+
+	if (rc == RC_INPUT)
+		api_input_error(L, "trace.save: %s", why);
+	else if (rc != RC_OK)
 		luaL_error(L, "trace.save: %s", why);
 	return t;
 }

@@ -37,6 +37,9 @@ int tb_push(struct tbuild *b, uint64_t t_ns, unsigned op, uint64_t off, uint64_t
 	struct trace *t = b->t;
 	struct trace_io *io;
 
+	if (off + len < off || off + len > (uint64_t)INT64_MAX) /* Lua's integers hold what is below */
+		return tb_bad(b, "offset %llu + length %llu ends past 2^63 bytes (no device is that large)",
+			      (unsigned long long)off, (unsigned long long)len);
 	if (t->n == b->cap) {
 		uint64_t cap = b->cap ? b->cap + b->cap / 2 : 4096;
 		void *p = realloc(t->io, cap * sizeof(*t->io));
@@ -441,6 +444,11 @@ static int finish(struct tbuild *b)
 			t->dev_end[r->dev] = r->offset + r->len;
 	}
 	t->span_ns = t->io[k - 1].t_ns;
+	if (t->span_ns > (uint64_t)INT64_MAX) {
+		snprintf(b->why, b->why_len, "%s: the records span %.0f s, more than 2^63 ns (292 years: a time is "
+			 "wrong, or give from/to)", b->path, (double)t->span_ns / 1e9);
+		return RC_INPUT;
+	}
 	b->cap = k;
 	struct trace_io *p = realloc(t->io, k * sizeof(*t->io));
 	if (p)
