@@ -48,6 +48,19 @@ struct target *api_check_target(lua_State *L, int idx);
 struct target *api_new_target(lua_State *L);
 void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what);
 struct hist *api_push_hist(lua_State *L);
+/* t[k] = v for the table on top of the stack. */
+static inline void api_set_int(lua_State *L, const char *k, uint64_t v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static inline void api_set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
 /* lat.percentiles of h, into the table on top (lua_api.c). */
 void api_push_percentiles(lua_State *L, const struct hist *h);
 

@@ -21,30 +21,20 @@
  * that loops short phases for days runs in flat memory. */
 static int keep_results;
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-	lua_pushinteger(L, (lua_Integer)v);
-	lua_setfield(L, -2, k);
-}
 
-static void set_num(lua_State *L, const char *k, double v)
-{
-	lua_pushnumber(L, v);
-	lua_setfield(L, -2, k);
-}
 
 static void push_lat(lua_State *L, const struct hist *h, int with_hist)
 {
 	lua_createtable(L, 0, 10);
-	set_int(L, "min_ns", h->count ? h->min : 0);
-	set_num(L, "mean_ns", hist_mean(h));
-	set_int(L, "max_ns", h->max);
-	set_num(L, "stdev_ns", hist_stdev(h));
-	set_int(L, "p50_ns", hist_percentile(h, 50));
-	set_int(L, "p90_ns", hist_percentile(h, 90));
-	set_int(L, "p99_ns", hist_percentile(h, 99));
-	set_int(L, "p999_ns", hist_percentile(h, 99.9));
-	set_int(L, "p9999_ns", hist_percentile(h, 99.99));
+	api_set_int(L, "min_ns", h->count ? h->min : 0);
+	api_set_num(L, "mean_ns", hist_mean(h));
+	api_set_int(L, "max_ns", h->max);
+	api_set_num(L, "stdev_ns", hist_stdev(h));
+	api_set_int(L, "p50_ns", hist_percentile(h, 50));
+	api_set_int(L, "p90_ns", hist_percentile(h, 90));
+	api_set_int(L, "p99_ns", hist_percentile(h, 99));
+	api_set_int(L, "p999_ns", hist_percentile(h, 99.9));
+	api_set_int(L, "p9999_ns", hist_percentile(h, 99.99));
 	if (with_hist) {
 		*api_push_hist(L) = *h;
 		lua_setfield(L, -2, "hist");
@@ -54,11 +44,11 @@ static void push_lat(lua_State *L, const struct hist *h, int with_hist)
 
 static void push_rates(lua_State *L, uint64_t ios, uint64_t bytes, double secs)
 {
-	set_int(L, "ios", ios);
-	set_int(L, "bytes", bytes);
-	set_num(L, "iops", secs > 0 ? (double)ios / secs : 0);
-	set_num(L, "mb_per_s", secs > 0 ? (double)bytes / secs / 1e6 : 0);
-	set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
+	api_set_int(L, "ios", ios);
+	api_set_int(L, "bytes", bytes);
+	api_set_num(L, "iops", secs > 0 ? (double)ios / secs : 0);
+	api_set_num(L, "mb_per_s", secs > 0 ? (double)bytes / secs / 1e6 : 0);
+	api_set_num(L, "mib_per_s", secs > 0 ? (double)bytes / secs / 1048576.0 : 0);
 }
 
 /* The rate a paced phase asked for over its measured time: the I/Os its
@@ -126,26 +116,26 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 		}
 		lua_setfield(L, -3, "bs_weight_pct");
 		lua_setfield(L, -2, "bs");
-		set_num(L, "read_pct", pct_of_one(s->read_thr));
-		set_num(L, "random_pct", pct_of_one(s->random_thr));
-		set_int(L, "align", s->align);
-		set_num(L, "weight_pct", pct_of_one(s->cum - prev));
+		api_set_num(L, "read_pct", pct_of_one(s->read_thr));
+		api_set_num(L, "random_pct", pct_of_one(s->random_thr));
+		api_set_int(L, "align", s->align);
+		api_set_num(L, "weight_pct", pct_of_one(s->cum - prev));
 		prev = s->cum;
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "mix");
 	lua_pushstring(L, rs->dist);
 	lua_setfield(L, -2, "dist");
-	set_int(L, "seed", sp->seed);
-	set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
-	set_int(L, "quota_ios", sp->ios);
-	set_int(L, "quota_bytes", sp->bytes);
+	api_set_int(L, "seed", sp->seed);
+	api_set_num(L, "duration_s", (double)sp->duration_ns / 1e9);
+	api_set_int(L, "quota_ios", sp->ios);
+	api_set_int(L, "quota_bytes", sp->bytes);
 	if (sp->batch == BATCH_AUTO)
 		lua_pushstring(L, "auto");
 	else
 		lua_pushinteger(L, (lua_Integer)sp->batch);
 	lua_setfield(L, -2, "batch");
-	set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
+	api_set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 	lua_pushstring(L, open_sync_name(sp));
 	lua_setfield(L, -2, "open_sync");
 }
@@ -214,7 +204,7 @@ static void push_sync_kind(lua_State *L, const struct phase_spec *ph)
 	}
 	lua_pushstring(L, call ? call : "none");
 	lua_setfield(L, -2, "call");
-	set_int(L, "every", every);
+	api_set_int(L, "every", every);
 }
 
 
@@ -263,10 +253,10 @@ static void push_setup(lua_State *L, const struct phase_spec *sp, const struct p
 	lua_setfield(L, -2, "engine_features");
 	lua_pushboolean(L, sp->direct);
 	lua_setfield(L, -2, "direct");
-	set_int(L, "workers", sp->workers); /* with streams: all of theirs */
-	set_int(L, "qd", qd);               /* with streams: the largest of theirs */
-	set_int(L, "qd_max", r->total.max_inflight);
-	set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
+	api_set_int(L, "workers", sp->workers); /* with streams: all of theirs */
+	api_set_int(L, "qd", qd);               /* with streams: the largest of theirs */
+	api_set_int(L, "qd_max", r->total.max_inflight);
+	api_set_num(L, "ramp_s", (double)sp->ramp_ns / 1e9);
 }
 
 /* Rates and latencies: of both op types together (all: the merged latency
@@ -281,7 +271,7 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	struct hist svc_all = c->op[OP_READ].svc;
 
 	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds); /* trims move no data */
-	set_num(L, "seconds", r->seconds);
+	api_set_num(L, "seconds", r->seconds);
 	for (int op = 0; op < OP_NTYPES; op++) {
 		if (!has[op])
 			continue;
@@ -293,7 +283,7 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 			push_lat(L, &c->op[op].svc, 0);
 			lua_setfield(L, -2, "svc");
 		}
-		set_int(L, "errors", c->op[op].errors);
+		api_set_int(L, "errors", c->op[op].errors);
 		if (op == OP_TRIM) {
 			lua_pushstring(L, trim_how(&rs->sp));
 			lua_setfield(L, -2, "how");
@@ -312,8 +302,8 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	lua_setfield(L, -2, "svc");
 	if (!rs->pace.nseg)
 		return;
-	set_num(L, "rate_iops", rs->pace.seg[0].iops);
-	set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
+	api_set_num(L, "rate_iops", rs->pace.seg[0].iops);
+	api_set_num(L, "rate_asked_iops", asked_rate(&rs->pace, r->seconds));
 	lua_pushstring(L, rs->pace.seg[0].poisson ? "poisson" : "fixed");
 	lua_setfield(L, -2, "rate_arrival");
 }
@@ -321,9 +311,9 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 static void push_cpu(lua_State *L, const struct cpu_use *cpu)
 {
 	lua_createtable(L, 0, 3);
-	set_num(L, "user_s", cpu->user_s);
-	set_num(L, "sys_s", cpu->sys_s);
-	set_num(L, "util_pct", cpu->util_pct);
+	api_set_num(L, "user_s", cpu->user_s);
+	api_set_num(L, "sys_s", cpu->sys_s);
+	api_set_num(L, "util_pct", cpu->util_pct);
 	lua_setfield(L, -2, "cpu");
 }
 
@@ -351,7 +341,7 @@ static void push_errors_by_errno(lua_State *L, const struct counters *c, int whi
 		lua_getfield(L, -1, n);
 		have = (uint64_t)lua_tointeger(L, -1); /* nil: 0 */
 		lua_pop(L, 1);
-		set_int(L, n, have + ec->n);
+		api_set_int(L, n, have + ec->n);
 	}
 	lua_setfield(L, -2, "errors_by_errno");
 }
@@ -364,15 +354,15 @@ static void push_first_error(lua_State *L, const struct first_error *e)
 	lua_createtable(L, 0, 5);
 	lua_pushstring(L, opname[e->op]);
 	lua_setfield(L, -2, "op");
-	set_int(L, "offset", e->offset);
-	set_int(L, "len", e->len);
-	set_int(L, "errno", (uint64_t)e->err);
+	api_set_int(L, "offset", e->offset);
+	api_set_int(L, "len", e->len);
+	api_set_int(L, "errno", (uint64_t)e->err);
 	if (verify_err_name(e->err)) {
 		lua_pushstring(L, verify_err_name(e->err));
 		lua_setfield(L, -2, "kind");
-		set_int(L, "unit_offset", e->unit_offset);
-		set_int(L, "expected", e->expected);
-		set_int(L, "found", e->found);
+		api_set_int(L, "unit_offset", e->unit_offset);
+		api_set_int(L, "expected", e->expected);
+		api_set_int(L, "found", e->found);
 		verify_message(msg, sizeof(msg), e->err, e->len, e->offset, e->unit_offset, e->expected, e->found);
 	} else if (e->err) {
 		snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: %s", opname[e->op], e->len,
@@ -391,7 +381,7 @@ static void push_errors(lua_State *L, const struct phase_result *r)
 {
 	const struct counters *c = &r->total;
 
-	set_int(L, "errors", c->op[0].errors + c->op[1].errors + c->op[2].errors + c->op[3].errors);
+	api_set_int(L, "errors", c->op[0].errors + c->op[1].errors + c->op[2].errors + c->op[3].errors);
 	push_errors_by_errno(L, c, -1);
 	for (int op = 0; op < OP_NTYPES; op++) {
 		if (lua_getfield(L, -1, opname[op]) == LUA_TTABLE) /* trim and sync: when there */
@@ -427,17 +417,17 @@ static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t 
 		const struct interval *iv = &r->intervals[i];
 
 		lua_createtable(L, 0, 10);
-		set_num(L, "t_s", iv->t_s);
-		set_num(L, "len_s", iv->len_s);
-		set_int(L, "ios", iv->ios[0] + iv->ios[1] + iv->ios[2]);
-		set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1] + iv->ios[2]) / iv->len_s);
-		set_num(L, "read_iops", (double)iv->ios[0] / iv->len_s);
-		set_num(L, "write_iops", (double)iv->ios[1] / iv->len_s);
-		set_num(L, "trim_iops", (double)iv->ios[2] / iv->len_s);
-		set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
-		set_int(L, "p50_ns", iv->p50_ns);
-		set_int(L, "p99_ns", iv->p99_ns);
-		set_int(L, "max_ns", iv->max_ns < max_ns ? iv->max_ns : max_ns);
+		api_set_num(L, "t_s", iv->t_s);
+		api_set_num(L, "len_s", iv->len_s);
+		api_set_int(L, "ios", iv->ios[0] + iv->ios[1] + iv->ios[2]);
+		api_set_num(L, "iops", (double)(iv->ios[0] + iv->ios[1] + iv->ios[2]) / iv->len_s);
+		api_set_num(L, "read_iops", (double)iv->ios[0] / iv->len_s);
+		api_set_num(L, "write_iops", (double)iv->ios[1] / iv->len_s);
+		api_set_num(L, "trim_iops", (double)iv->ios[2] / iv->len_s);
+		api_set_num(L, "mb_per_s", (double)(iv->bytes[0] + iv->bytes[1]) / iv->len_s / 1e6);
+		api_set_int(L, "p50_ns", iv->p50_ns);
+		api_set_int(L, "p99_ns", iv->p99_ns);
+		api_set_int(L, "max_ns", iv->max_ns < max_ns ? iv->max_ns : max_ns);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "intervals");
@@ -483,10 +473,10 @@ static void push_sizes(lua_State *L, const struct batch_sizes *b, const char *fi
 			last = k + 1;
 		}
 	lua_createtable(L, 0, 5);
-	set_int(L, "count", n);
-	set_int(L, "ios", b->ios);
-	set_num(L, "mean", n ? (double)b->ios / (double)n : 0);
-	set_int(L, "max", b->max);
+	api_set_int(L, "count", n);
+	api_set_int(L, "ios", b->ios);
+	api_set_num(L, "mean", n ? (double)b->ios / (double)n : 0);
+	api_set_int(L, "max", b->max);
 	lua_createtable(L, (int)last, 0);
 	for (unsigned k = 0; k < last; k++) {
 		lua_pushinteger(L, (lua_Integer)b->hist[k]);
@@ -511,9 +501,9 @@ static void push_specs(lua_State *L, const struct run_state *rs, const struct ph
 			continue;
 		lua_createtable(L, 0, 10);
 		push_rates(L, st->ios[OP_READ] + st->ios[OP_WRITE] + st->ios[OP_TRIM], st->bytes, r->seconds);
-		set_int(L, "read_ios", st->ios[OP_READ]);
-		set_int(L, "write_ios", st->ios[OP_WRITE]);
-		set_int(L, "trim_ios", st->ios[OP_TRIM]);
+		api_set_int(L, "read_ios", st->ios[OP_READ]);
+		api_set_int(L, "write_ios", st->ios[OP_WRITE]);
+		api_set_int(L, "trim_ios", st->ios[OP_TRIM]);
 		push_lat(L, &st->lat, 0);
 		lua_setfield(L, -2, "lat");
 		lua_setfield(L, -2, rs->spec_name[i]);
@@ -541,7 +531,7 @@ static void push_streams(lua_State *L, const struct run_state *rs, const struct 
 		v->specs = sr->specs;
 		v->replay = sr->replay;
 		api_push_result(L, rs->stream[i], v);
-		set_int(L, "stream", i + 1);
+		api_set_int(L, "stream", i + 1);
 		api_seal_result(L);
 		lua_rawseti(L, -2, i + 1);
 	}
@@ -564,7 +554,7 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	push_intervals(L, r, all.max);
 	if (rs->sp.trace_max)
 		push_trace(L, r);
-	set_int(L, "batch_used", r->batch.bound);
+	api_set_int(L, "batch_used", r->batch.bound);
 	push_sizes(L, &r->batch.submit, "submit_sizes");
 	push_sizes(L, &r->batch.reap, "reap_sizes");
 	if (rs->sp.per_spec && !rs->nstreams)

@@ -13,17 +13,7 @@
 
 static const char *const op_name[OP_NTYPES] = { "read", "write", "trim", "sync" };
 
-static void set_num(lua_State *L, const char *k, double v)
-{
-	lua_pushnumber(L, v);
-	lua_setfield(L, -2, k);
-}
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-	lua_pushinteger(L, (lua_Integer)v);
-	lua_setfield(L, -2, k);
-}
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -38,13 +28,13 @@ static void push_sizes(lua_State *L, const struct tp_sizes *s, const char *k)
 	lua_createtable(L, (int)s->n, 0);
 	for (unsigned i = 0; i < s->n; i++) {
 		lua_createtable(L, 0, 2);
-		set_int(L, "bytes", s->size[i].bytes);
-		set_num(L, "pct", pct(s->size[i].n, s->total));
+		api_set_int(L, "bytes", s->size[i].bytes);
+		api_set_num(L, "pct", pct(s->size[i].n, s->total));
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, k);
 	snprintf(f, sizeof(f), "%s_other_pct", k);
-	set_num(L, f, pct(s->other, s->total));
+	api_set_num(L, f, pct(s->other, s->total));
 }
 
 /* The counts every level shares: n, iops, op shares, bytes, sequential
@@ -55,37 +45,37 @@ static void push_counts(lua_State *L, const struct tp_counts *c)
 	double span = (double)(c->last_ns - c->first_ns) / 1e9;
 	char f[32];
 
-	set_int(L, "n", c->n);
-	set_num(L, "span_s", span);
-	set_num(L, "iops", span > 0 ? (double)(c->n - 1) / span : 0);
+	api_set_int(L, "n", c->n);
+	api_set_num(L, "span_s", span);
+	api_set_num(L, "iops", span > 0 ? (double)(c->n - 1) / span : 0);
 	for (unsigned op = 0; op < OP_NTYPES; op++) {
 		snprintf(f, sizeof(f), "%s_pct", op_name[op]);
-		set_num(L, f, pct(c->n_op[op], c->n));
+		api_set_num(L, f, pct(c->n_op[op], c->n));
 		snprintf(f, sizeof(f), "%ss", op_name[op]);
-		set_int(L, f, c->n_op[op]);
+		api_set_int(L, f, c->n_op[op]);
 	}
-	set_int(L, "bytes_read", c->bytes_op[OP_READ]);
-	set_int(L, "bytes_written", c->bytes_op[OP_WRITE]);
-	set_int(L, "bytes_trimmed", c->bytes_op[OP_TRIM]);
-	set_num(L, "seq_pct", pct(seq, data));
+	api_set_int(L, "bytes_read", c->bytes_op[OP_READ]);
+	api_set_int(L, "bytes_written", c->bytes_op[OP_WRITE]);
+	api_set_int(L, "bytes_trimmed", c->bytes_op[OP_TRIM]);
+	api_set_num(L, "seq_pct", pct(seq, data));
 	for (unsigned op = 0; op < OP_NDATA; op++) {
 		snprintf(f, sizeof(f), "%s_seq_pct", op_name[op]);
-		set_num(L, f, pct(c->seq_op[op], c->n_op[op]));
+		api_set_num(L, f, pct(c->seq_op[op], c->n_op[op]));
 	}
-	set_int(L, "offset_min_bytes", data ? c->lo : 0);
-	set_int(L, "offset_end_bytes", data ? c->hi : 0);
-	set_int(L, "extent_bytes", data ? c->hi - c->lo : 0);
+	api_set_int(L, "offset_min_bytes", data ? c->lo : 0);
+	api_set_int(L, "offset_end_bytes", data ? c->hi : 0);
+	api_set_int(L, "extent_bytes", data ? c->hi - c->lo : 0);
 }
 
 static void push_gaps(lua_State *L, const struct trace_profile *p)
 {
 	lua_createtable(L, 0, 6);
-	set_int(L, "n", p->gaps);
-	set_num(L, "mean_ns", p->gap_mean_ns);
-	set_num(L, "cv", p->gap_cv);
-	set_int(L, "p50_ns", p->gap_p50_ns);
-	set_int(L, "p99_ns", p->gap_p99_ns);
-	set_int(L, "max_ns", p->gap_max_ns);
+	api_set_int(L, "n", p->gaps);
+	api_set_num(L, "mean_ns", p->gap_mean_ns);
+	api_set_num(L, "cv", p->gap_cv);
+	api_set_int(L, "p50_ns", p->gap_p50_ns);
+	api_set_int(L, "p99_ns", p->gap_p99_ns);
+	api_set_int(L, "max_ns", p->gap_max_ns);
 	lua_setfield(L, -2, "gap");
 	lua_pushstring(L, p->arrival);
 	lua_setfield(L, -2, "arrival");
@@ -99,7 +89,7 @@ static void push_timeline(lua_State *L, const struct trace_profile *p)
 		lua_rawseti(L, -2, b + 1);
 	}
 	lua_setfield(L, -2, "iops_over_time");
-	set_num(L, "interval_s", p->bucket_s);
+	api_set_num(L, "interval_s", p->bucket_s);
 }
 
 static void push_hot(lua_State *L, const struct trace_profile *p)
@@ -112,8 +102,8 @@ static void push_hot(lua_State *L, const struct trace_profile *p)
 	lua_createtable(L, (int)p->nzones, 0);
 	for (unsigned z = 0; z < p->nzones; z++) {
 		lua_createtable(L, 0, 2);
-		set_num(L, "access_pct", p->zone[z].access_pct);
-		set_num(L, "region_pct", p->zone[z].region_pct);
+		api_set_num(L, "access_pct", p->zone[z].access_pct);
+		api_set_num(L, "region_pct", p->zone[z].region_pct);
 		lua_rawseti(L, -2, z + 1);
 	}
 	lua_setfield(L, -2, "zones");
@@ -123,10 +113,10 @@ static void push_hot(lua_State *L, const struct trace_profile *p)
 		lua_rawseti(L, -2, c + 1);
 	}
 	lua_setfield(L, -2, "cells_pct");
-	set_int(L, "ios", p->cell_total);
+	api_set_int(L, "ios", p->cell_total);
 	lua_pushboolean(L, p->cells_random);
 	lua_setfield(L, -2, "random_only");
-	set_num(L, "misplaced_pct", p->fit_error_pct);
+	api_set_num(L, "misplaced_pct", p->fit_error_pct);
 	lua_setfield(L, -2, "hot");
 }
 

@@ -134,17 +134,7 @@ void read_replay(lua_State *L, int v, struct run_state *rs, const char *field)
 	rs->sp.replay = rp;
 }
 
-static void set_num(lua_State *L, const char *k, double v)
-{
-	lua_pushnumber(L, v);
-	lua_setfield(L, -2, k);
-}
 
-static void set_int(lua_State *L, const char *k, uint64_t v)
-{
-	lua_pushinteger(L, (lua_Integer)v);
-	lua_setfield(L, -2, k);
-}
 
 /* result.replay: how faithfully the trace's times were kept, and how it
  * was played. A phase with streams merges every replaying stream's. */
@@ -153,30 +143,30 @@ void api_push_replay(lua_State *L, const struct run_state *rs, const struct repl
 	const struct replay *rp = rs->sp.replay ? rs->sp.replay : NULL;
 
 	lua_createtable(L, 0, 16);
-	set_int(L, "ios", st->ios);
-	set_int(L, "late_ios", st->late);
-	set_int(L, "late_ns", REPLAY_LATE_NS);
-	set_int(L, "lag_p50_ns", st->ios ? hist_percentile(&st->lag, 50) : 0);
-	set_int(L, "lag_p99_ns", st->ios ? hist_percentile(&st->lag, 99) : 0);
-	set_int(L, "lag_p999_ns", st->ios ? hist_percentile(&st->lag, 99.9) : 0);
-	set_int(L, "lag_max_ns", st->ios ? st->lag.max : 0);
-	set_num(L, "lag_mean_ns", st->ios ? (double)st->lag.sum / (double)st->ios : 0);
-	set_num(L, "on_time_pct", st->ios ? 100.0 * (double)(st->ios - st->late) / (double)st->ios : 0);
-	set_num(L, "span_s", (double)(st->last_ns - st->first_ns) / 1e9);
+	api_set_int(L, "ios", st->ios);
+	api_set_int(L, "late_ios", st->late);
+	api_set_int(L, "late_ns", REPLAY_LATE_NS);
+	api_set_int(L, "lag_p50_ns", st->ios ? hist_percentile(&st->lag, 50) : 0);
+	api_set_int(L, "lag_p99_ns", st->ios ? hist_percentile(&st->lag, 99) : 0);
+	api_set_int(L, "lag_p999_ns", st->ios ? hist_percentile(&st->lag, 99.9) : 0);
+	api_set_int(L, "lag_max_ns", st->ios ? st->lag.max : 0);
+	api_set_num(L, "lag_mean_ns", st->ios ? (double)st->lag.sum / (double)st->ios : 0);
+	api_set_num(L, "on_time_pct", st->ios ? 100.0 * (double)(st->ios - st->late) / (double)st->ios : 0);
+	api_set_num(L, "span_s", (double)(st->last_ns - st->first_ns) / 1e9);
 	if (rp) {
-		set_num(L, "recorded_span_s", (double)rp->tr->span_ns / 1e9);
-		set_num(L, "speed", rp->speed);
+		api_set_num(L, "recorded_span_s", (double)rp->tr->span_ns / 1e9);
+		api_set_num(L, "speed", rp->speed);
 		lua_pushboolean(L, rp->no_stall);
 		lua_setfield(L, -2, "no_stall");
 		lua_pushstring(L, rp->offsets == REPLAY_EXACT ? "exact" : rp->offsets == REPLAY_WRAP ? "wrap" : "scale");
 		lua_setfield(L, -2, "offsets");
-		set_int(L, "loop", rp->loops);
+		api_set_int(L, "loop", rp->loops);
 		lua_pushstring(L, rp->tr->path);
 		lua_setfield(L, -2, "trace");
 		lua_pushstring(L, trace_format_name(rp->tr->format));
 		lua_setfield(L, -2, "format");
-		set_int(L, "records", rp->tr->n);
-		set_int(L, "skipped", rp->tr->skipped);
+		api_set_int(L, "records", rp->tr->n);
+		api_set_int(L, "skipped", rp->tr->skipped);
 	}
 	lua_setfield(L, -2, "replay");
 }

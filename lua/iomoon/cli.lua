@@ -605,6 +605,7 @@ cli.lib = {
   parse_options = parse_options, run_reported = run_reported, target_spec = target_spec,
   common_overrides = common_overrides, no_stray = no_stray, number_opt = number_opt, with = with,
   OUTPUT_OPTS = OUTPUT_OPTS, TARGET_OPTS = TARGET_OPTS, OPTION_OF = OPTION_OF, input_error = input_error,
+  emit = emit,
 }
 
 return cli

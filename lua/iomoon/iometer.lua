@@ -305,15 +305,7 @@ function iometer.convert_cli(args, lib)
   else
     lib.input_error("%s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
   end
-  local report = require "iomoon.report"
-  local out = o.output and report.check_output(o.output, { file }) or "-"
-  if out == "-" then
-    io.stdout:write(text)
-    io.stdout:flush()
-  else
-    report.write_atomic(out, text)
-  end
-  return 0
+  return lib.emit(o, text, { file })
 end
 
 --- An IOMeter results.csv read as a saved run (iomoon.saved.load's shape).
