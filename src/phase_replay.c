@@ -53,7 +53,7 @@ static void read_devices(lua_State *L, int v, struct replay *rp, const char *fie
 		api_input_error(L, "%s: a %s is not a map of devices (give { [\"device\"] = target number, ... })", field,
 				luaL_typename(L, v));
 	for (unsigned d = 0; d < tr->ndevs; d++)
-		rp->target_of[d] = REPLAY_NONE;
+		rp->target_of[d] = REPLAY_UNMAPPED;
 	lua_pushnil(L);
 	while (lua_next(L, v)) {
 		const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
@@ -72,6 +72,10 @@ static void read_devices(lua_State *L, int v, struct replay *rp, const char *fie
 			rp->target_of[d] = (int16_t)(api_check_int(L, -1, f, 1, PHASE_MAX_TARGETS) - 1);
 		lua_pop(L, 1);
 	}
+	for (unsigned d = 0; d < tr->ndevs; d++) /* a device left out by mistake would drop its records unseen */
+		if (rp->target_of[d] == REPLAY_UNMAPPED)
+			api_input_error(L, "%s: device %s of the trace is not in it (map it to a target number, or to false "
+					"to leave it out)", field, tr->devs[d]);
 	rp->mapped = 1;
 }
 

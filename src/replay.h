@@ -35,6 +35,7 @@ enum replay_offsets {
 
 #define REPLAY_EVERY (-2) /* target_of: the one device goes to every target */
 #define REPLAY_NONE (-1)  /* target_of: the device is not replayed */
+#define REPLAY_UNMAPPED (-3) /* target_of, while phase.replay.devices is read: not named yet */
 
 struct replay {
 	const struct trace *tr;

@@ -201,6 +201,9 @@ do
   tap.refuses("has 2 devices.*replay.devices", function()
     iomoon.run { target = t1, replay = two }
   end, "a two-device trace on one target without a map")
+  tap.refuses("replay.devices: device sdb of the trace is not in it %(map it to a target number, or to false", function()
+    iomoon.run { target = { t1, t2 }, replay = { trace = two, devices = { sda = 1 } } }
+  end, "a map that leaves a device out without saying false")
   tap.refuses("'sdc' is not a device of the trace", function()
     iomoon.run { target = { t1, t2 }, replay = { trace = two, devices = { sdc = 1 } } }
   end, "a map naming a device the trace does not have")
