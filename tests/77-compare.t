@@ -79,12 +79,15 @@ bad("bad5.json", lambda p: p.update(errors=1e308))
 bad("bad6.json", lambda p: p.update(intervals=[1, 2]))
 bad("bad7.json", lambda p: p["intervals"][0].update(len_s="x"))
 bad("bad8.json", lambda p: p.update(ios="x"))
+bad("bad10.json", lambda p: p.update(ramp_s="x"))
+bad("hist.json", lambda p: p["read"]["lat"].update(hist={}))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))'
 for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0 or more is needed\\)" \
 	"bad6.json:phases\\[1\\]\\.intervals\\[1\\] is a number \\(an object is needed\\)" \
 	"bad7.json:phases\\[1\\]\\.intervals\\[1\\]\\.len_s is a string \\(a number is needed\\)" \
-	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)"; do
+	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)" \
+	"bad10.json:phases\\[1\\]\\.ramp_s is a string \\(a number is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)
@@ -96,6 +99,8 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon compare: $file: $want" \
 		"compare $file a.json: exit 2, one line naming the field"
 done
+"$IOMOON" report hist.json --format fio-json >hist.fio.json 2>hist.err
+is "$?:$(cat hist.err)" "0:" "fio-json of a file whose latency carries a \"hist\" object: no traceback (a file has no histogram)"
 err=$("$IOMOON" report a.json --format nosuch 2>&1)
 is $? 2 "report --format nosuch: exit 2"
 like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"

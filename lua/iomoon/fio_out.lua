@@ -124,6 +124,7 @@ local function lat_block(l, n, with_pct, h)
     stddev = raw(l, "stdev_ns") or 0, N = n }
   local pct = object {}
   h = h or raw(l, "hist")
+  if type(h) ~= "userdata" then h = nil end -- a live result's histogram; a file read back has none
   if n > 0 and h ~= nil then
     for _, p in ipairs(FIO_PCT) do pct[string.format("%.6f", p)] = h:percentile(p) end
   elseif n > 0 then

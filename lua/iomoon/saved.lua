@@ -176,10 +176,22 @@ end
 -- compute with: ios, and each interval's figures.
 local IV_FIELDS = { "t_s", "len_s", "iops", "mb_per_s", "p50_ns", "p99_ns", "max_ns" }
 
+-- Fields a phase may lack, and the type they need when it has them
+-- (fio-json computes with them).
+local OPTIONAL = { { "ios", "number" }, { "ramp_s", "number" }, { "trim", "table" }, { "sync", "table" },
+  { "sync.ios", "number" }, { "svc", "table" } }
+for _, op in ipairs({ "trim.", "read.", "write." }) do
+  for _, f in ipairs({ "ios", "bytes", "iops" }) do OPTIONAL[#OPTIONAL + 1] = { op .. f, "number" } end
+  OPTIONAL[#OPTIONAL + 1] = { op .. "svc", "table" }
+end
+
 -- The first thing wrong with r's optional fields, or nil.
 local function optional_problem(r, where)
-  if r.ios ~= nil and type(r.ios) ~= "number" then
-    return string.format("%s.ios is a %s (a number is needed)", where, type(r.ios))
+  for _, o in ipairs(OPTIONAL) do
+    local v = at(r, o[1])
+    if v ~= nil and type(v) ~= o[2] then
+      return string.format("%s.%s is a %s (a %s is needed)", where, o[1], type(v), o[2])
+    end
   end
   local ivs = r.intervals
   if ivs == nil then return nil end
