@@ -212,6 +212,14 @@ import json; d = json.load(open("a.json")); del d["phases"][0]["definition"]; js
 err=$("$IOMOON" rerun bad6.json 2>&1)
 is $? 2 "rerun of a file without definitions: exit 2"
 like "$err" "bad6\\.json: phase 1 \\('p1'\\) has no definition" "rerun without a definition: says so"
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][0]["definition"]["streams"] = [1]; json.dump(d, open("bad7s.json", "w"))'
+for extra in "" "--target $TMP/f7.dat"; do
+	err=$("$IOMOON" rerun bad7s.json $extra --format json --output r7.json 2>&1)
+	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon rerun: phase\\.streams\\[1\\]: a number is not a stream" \
+		"rerun of a definition whose stream is a number ${extra:+(with --target)}: exit 2 naming it, no traceback"
+done
+[ ! -e r7.json ] && [ ! -e "$TMP/f7.dat" ]; ok $? "... nothing written"
 
 # a replay: the trace object is saved as its file, format and record count, and loaded again
 python3 - "$TMP/t.log" <<'PY'

@@ -453,7 +453,7 @@ function cli.rerun(args)
   end
   for _, p in ipairs(phases) do
     add(p.target)
-    for _, st in ipairs(type(p.streams) == "table" and p.streams or {}) do add(st.target) end
+    for _, st in ipairs(type(p.streams) == "table" and p.streams or {}) do add(type(st) == "table" and st.target) end
   end
   local function check()
     for i, p in ipairs(phases) do
