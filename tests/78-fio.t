@@ -91,6 +91,12 @@ err=$("$IOMOON" fio names.fio 2>&1 >/dev/null)
 like "$?:$err" "^2:iomoon fio: phase\.streams: 20 streams \(give 1 to 16\) \(names\.fio, phase 2 of 2: group 2: j0 \+ j1" \
 	"a phase that does not check: exit 2 naming the job file and the phase"
 [ ! -e grp.dat ]; ok $? "... nothing created"
+# a ${VAR} holding a newline stays inside its comment in the converted plan (it was a line of code there)
+printf '[j]\ndescription=${EVIL}\nrw=read\nsize=1m\nfilename=inj.dat\n' >env.fio
+EVIL=$'a\nio.open("PWNED", "w")\n' "$IOMOON" convert env.fio >env.lua
+is "$?:$(grep -c '^io.open' env.lua)" "0:0" "convert: a newline from \${VAR} does not end the comment"
+"$IOMOON" run --quiet --format none env.lua
+[ ! -e PWNED ] && [ -e inj.dat ]; ok $? "... running the plan runs the job, and nothing else"
 head -n 10 names.fio >names3.fio
 "$IOMOON" fio names3.fio --quiet --format json --output names3.json
 is "$?:$(python3 -c 'import json; n = json.load(open("names3.json"))["phases"][0]["name"]; print(len(n), n[-3:])')" "0:118 ..." \

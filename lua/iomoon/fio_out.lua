@@ -58,7 +58,7 @@ local function lua_of(v, ind, from)
   end
   local lines = { "{" }
   for _, k in ipairs(keys) do
-    local note = notes and notes[k]
+    local note = notes and notes[k] and notes[k]:gsub("[%c]", "?") -- ${VAR} may hold a newline: one comment line
     lines[#lines + 1] = inner .. k .. " = " .. lua_of(v[k], inner, from) .. "," .. (note and (" -- " .. note) or "")
   end
   lines[#lines + 1] = ind .. "}"
