@@ -124,6 +124,13 @@ if ! cmp -s many.icf "$D/cycling.icf"; then
 else
 	skip "cycling.icf has no queue depth cycle line to change"
 fi
+# a file name with a newline stays inside the converted suite's comments (it was a line of code there)
+f=$'x\nio.open("PWNED", "w")\n.icf'
+cp "$D/cycling.icf" "$f"
+"$IOMOON" convert "$f" >nl.lua
+is "$?:$(grep -c '^io.open' nl.lua)" "0:0" "convert: a newline in the file's name does not end a comment"
+"$IOMOON" suite ./nl.lua --engine sim --time 0.05 --quiet --format none
+[ ! -e PWNED ]; ok $? "... running the suite runs nothing else"
 # a value the suite's file set is named as its field, not as an option that was not given
 printf 'return { name = "s", phases = { { engine = "sim", bs = "4k", qd = 5000, duration = "0.1s" } } }\n' >qd.lua
 err=$("$IOMOON" suite ./qd.lua --engine sim 2>&1)

@@ -78,7 +78,8 @@ end
 local function header(pl, path, out)
   local s = pl.setup
   local TT = require("iomoon.iometer").TEST_TYPES
-  local function c(fmt, ...) out[#out + 1] = "-- " .. string.format(fmt, ...) end
+  -- one comment line: a control byte in a name or path (a newline, or a CR, which Lua also ends a line at) is '?'
+  local function c(fmt, ...) out[#out + 1] = "-- " .. string.format(fmt, ...):gsub("%c", "?") end
   c("%s: converted by `iomoon convert` from %s (IOMeter Version %s).", pl.name, pl.file, pl.version)
   c("Run it: iomoon suite THIS.lua --target PATH%s", #pl.target_names > 1 and ",PATH... (one per target below)" or "")
   c("(or --engine sim without a target, to try it).")
