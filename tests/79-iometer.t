@@ -131,6 +131,10 @@ cp "$D/cycling.icf" "$f"
 is "$?:$(grep -c '^io.open' nl.lua)" "0:0" "convert: a newline in the file's name does not end a comment"
 "$IOMOON" suite ./nl.lua --engine sim --time 0.05 --quiet --format none
 [ ! -e PWNED ]; ok $? "... running the suite runs nothing else"
+# a CR inside a worker's or target's name (Lua ends a comment there too) stays in its comment
+sed 's/^\tWorker 1$/\tW\rio.open("PWNED", "w")/; s/^\tsdb$/\tsdb\rio.open("PWNED", "w")/' "$D/workers.icf" >cr.icf
+"$IOMOON" convert cr.icf >cr.lua
+is "$?:$(grep -c $'\r' cr.icf):$(grep -c $'\r' cr.lua)" "0:2:0" "convert: a CR in a worker's or target's name is not written into the suite"
 # a value the suite's file set is named as its field, not as an option that was not given
 printf 'return { name = "s", phases = { { engine = "sim", bs = "4k", qd = 5000, duration = "0.1s" } } }\n' >qd.lua
 err=$("$IOMOON" suite ./qd.lua --engine sim 2>&1)

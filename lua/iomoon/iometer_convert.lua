@@ -42,14 +42,14 @@ convert.value = value
 local function names_of(list, names)
   local out = {}
   for i, k in ipairs(list) do out[i] = names[k] end
-  return table.concat(out, ", ")
+  return (table.concat(out, ", "):gsub("%c", "?")) -- for a comment: a CR would end it
 end
 
 -- The lines of one phase template, commented.
 local function phase_lines(p, names, out)
   local m = p.meta.iometer
   out[#out + 1] = string.format("      -- test %d: access spec %d of each worker (%s), %d worker%s, %d disk%s%s", m.test,
-    m.access_index, table.concat(m.worker_names, ", "), m.workers, m.workers == 1 and "" or "s", m.disks,
+    m.access_index, table.concat(m.worker_names, ", "):gsub("%c", "?"), m.workers, m.workers == 1 and "" or "s", m.disks,
     m.disks == 1 and "" or "s", m.qd and ", QD " .. m.qd or "")
   out[#out + 1] = "      { name = " .. value(p.name) .. ","
   local function field(k, v, comment)
