@@ -220,6 +220,11 @@ for extra in "" "--target $TMP/f7.dat"; do
 		"rerun of a definition whose stream is a number ${extra:+(with --target)}: exit 2 naming it, no traceback"
 done
 [ ! -e r7.json ] && [ ! -e "$TMP/f7.dat" ]; ok $? "... nothing written"
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][0]["definition"] = "x"; json.dump(d, open("bad8s.json", "w"))'
+err=$("$IOMOON" rerun bad8s.json 2>&1)
+like "$?:$err" "^2:iomoon rerun: bad8s\\.json: phases\\[1\\]\\.definition is a string \\(an object is needed" \
+	"rerun of a definition that is a string: says so (not 'has no definition')"
 
 # a replay: the trace object is saved as its file, format and record count, and loaded again
 python3 - "$TMP/t.log" <<'PY'

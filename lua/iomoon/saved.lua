@@ -350,6 +350,10 @@ function saved.phases(doc, o)
   local phases = {}
   for i, r in ipairs(doc.phases) do
     local where = string.format("phase %d ('%s')", i, visible(r.name))
+    if r.definition ~= nil and type(r.definition) ~= "table" then
+      errors.input("%s: phases[%d].definition is a %s (an object is needed: the phase as it ran)", visible(doc.file), i,
+        type(r.definition))
+    end
     if type(r.definition) ~= "table" then
       errors.input("%s: %s has no definition (written by an iomoon that did not keep one; run it from its script)",
         visible(doc.file), where)
