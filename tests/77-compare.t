@@ -82,12 +82,14 @@ bad("bad8.json", lambda p: p.update(ios="x"))
 bad("bad10.json", lambda p: p.update(ramp_s="x"))
 bad("hist.json", lambda p: p["read"]["lat"].update(hist={}))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
-open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))'
+open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
+d = json.load(open("a.json")); d["iomoon"] = {"a": 1}; json.dump(d, open("bad11.json", "w"))'
 for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0 or more is needed\\)" \
 	"bad6.json:phases\\[1\\]\\.intervals\\[1\\] is a number \\(an object is needed\\)" \
 	"bad7.json:phases\\[1\\]\\.intervals\\[1\\]\\.len_s is a string \\(a number is needed\\)" \
 	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)" \
-	"bad10.json:phases\\[1\\]\\.ramp_s is a string \\(a number is needed\\)"; do
+	"bad10.json:phases\\[1\\]\\.ramp_s is a string \\(a number is needed\\)" \
+	"bad11.json:\"iomoon\" is a table \\(the version that wrote the file, a string, is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)

@@ -263,6 +263,9 @@ function saved.load(path)
   if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
     fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")
   end
+  if type(doc.iomoon) ~= "string" and type(doc.iomoon) ~= "number" then
+    fail("\"iomoon\" is a %s (the version that wrote the file, a string, is needed)", type(doc.iomoon))
+  end
   if getmetatable(doc.phases) == OBJECT and next(doc.phases) ~= nil then fail("\"phases\" is not a list") end
   for i, r in ipairs(doc.phases) do
     local p = phase_problem(r, string.format("phases[%d]", i))
