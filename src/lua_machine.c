@@ -20,6 +20,7 @@
 #include "lua_api.h"
 #include "lua_int.h"
 #include "lua_repro.h"
+#include "netblk.h"
 
 /* The first line of file path, trimmed, into buf; 0, or -1 when unread. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -154,11 +155,15 @@ static void push_target(lua_State *L, const char *path)
 	struct statfs fs;
 
 	lua_createtable(L, 0, 8);
-	set_str(L, "path", path);
 	if (strstr(path, "://")) { /* a network block device (nbd://): its engine knows it */
+		char r[1024];
+
+		net_redact(path, r, sizeof(r)); /* a machine description never carries a password */
+		set_str(L, "path", r);
 		set_str(L, "kind", "network");
 		return;
 	}
+	set_str(L, "path", path);
 	if (stat(path, &st) < 0) {
 		set_str(L, "kind", "missing");
 		return;

@@ -267,4 +267,8 @@ is "$out" "$(nproc) True True True True $("$IOMOON" --version | cut -d' ' -f2) T
 os=$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)
 is "$(python3 -c 'import json; print(json.load(open("f.json"))["machine"]["os"])')" "$os" "machine: os is PRETTY_NAME of /etc/os-release"
 
+# a URL given to iomoon.machine keeps no password (as a definition keeps none)
+printf 'for _, t in ipairs(require("iomoon").machine({ "nbd://u:pw@h/x", "iscsi://user%%%%secret@h/iqn.x/0" }).targets) do print(t.path) end\n' >m.lua
+is "$("$IOMOON" run m.lua | tr '\n' ' ')" "nbd://u@h/x iscsi://user@h/iqn.x/0 " "iomoon.machine: a URL's password is left out"
+
 done_testing
