@@ -80,6 +80,7 @@ bad("bad6.json", lambda p: p.update(intervals=[1, 2]))
 bad("bad7.json", lambda p: p["intervals"][0].update(len_s="x"))
 bad("bad8.json", lambda p: p.update(ios="x"))
 bad("bad10.json", lambda p: p.update(ramp_s="x"))
+bad("bad12.json", lambda p: p.update(target=[1]))
 bad("hist.json", lambda p: p["read"]["lat"].update(hist={}))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
@@ -89,7 +90,8 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	"bad7.json:phases\\[1\\]\\.intervals\\[1\\]\\.len_s is a string \\(a number is needed\\)" \
 	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)" \
 	"bad10.json:phases\\[1\\]\\.ramp_s is a string \\(a number is needed\\)" \
-	"bad11.json:\"iomoon\" is a table \\(the version that wrote the file, a string, is needed\\)"; do
+	"bad11.json:\"iomoon\" is a table \\(the version that wrote the file, a string, is needed\\)" \
+	"bad12.json:phases\\[1\\]\\.target\\[1\\] is a number \\(a path is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)

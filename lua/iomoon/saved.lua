@@ -223,6 +223,16 @@ local function phase_problem(r, where)
   if type(r.target) ~= "string" and type(r.target) ~= "table" then
     return where .. ".target is missing (a path or a list of paths is needed)"
   end
+  if type(r.target) == "table" then
+    if getmetatable(r.target) == OBJECT and next(r.target) ~= nil then
+      return where .. ".target is an object (a path or a list of paths is needed)"
+    end
+    for i, t in ipairs(r.target) do
+      if type(t) ~= "string" then
+        return string.format("%s.target[%d] is a %s (a path is needed)", where, i, type(t))
+      end
+    end
+  end
   if not math.tointeger(r.errors) or r.errors < 0 then
     return string.format("%s.errors is %s (a whole number of 0 or more is needed)", where, number_text(r.errors))
   end
