@@ -203,7 +203,18 @@ print("# %s: fio %s, iomoon %s IOPS; medians %.0f / %.0f = %.3f; load %.1f on %d
 print("ok" if good else "off")
 PY
 }
-if command -v fio >/dev/null; then
+case "$IOMOON" in
+*asan*) asan=1 ;;
+*) asan=0 ;;
+esac
+if [ "$asan" = 1 ]; then
+	# a sanitized iomoon spends several times the CPU per I/O: its IOPS beside fio's say
+	# nothing (the suite's other pass, on the real binary, compares them)
+	for n in "seed 001 --readwrite=read" "seed 001 --readwrite=randwrite" "the seed's line prints iomoon's table" \
+		"... a row named as fio's job" "a disk-bound job file"; do
+		skip "$n: IOPS beside fio's are compared on the real binary, not under ASan"
+	done
+elif command -v fio >/dev/null; then
 	# iomoon creates the file (so both may write it), then fio and iomoon take turns on it
 	"$IOMOON" fio --name=mk --filename=test --size=256M --rw=read --bs=1m --runtime=100ms --time_based --quiet \
 		--format none
