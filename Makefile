@@ -18,20 +18,25 @@ LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 # (make deps installs them); without one, `iomoon list` says why it is off.
 NBD_LIBS   := $(shell pkg-config --libs libnbd 2>/dev/null)
 ISCSI_LIBS := $(shell pkg-config --libs libiscsi 2>/dev/null)
-NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid $(NBD_LIBS) $(ISCSI_LIBS) -lm -pthread
+# Many hosts (cluster.h): MPI, when Open MPI's library is there (make deps
+# installs it); without it `iomoon list` says how this iomoon was built.
+MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
+MPI_CFLAGS := $(if $(MPI_LIBS),-DHAVE_MPI $(shell pkg-config --cflags ompi-c 2>/dev/null))
+NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI) $(MPI_CFLAGS)
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid $(NBD_LIBS) $(ISCSI_LIBS) $(MPI_LIBS) -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
-            pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium ioping
+            pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium ioping \
+            libopenmpi-dev openmpi-bin
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
         netblk engine_nbd engine_iscsi \
-        engine_uring target stats worker phase csv verify genmap outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_profile
+        engine_uring target stats worker phase cluster cluster_phase csv verify genmap outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_profile
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).
 BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv \
-           lua_trace lua_trace_profile lua_definition lua_machine phase_replay
+           lua_trace lua_trace_profile lua_definition lua_machine phase_replay lua_cluster
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) $(BINDING) main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
@@ -43,6 +48,8 @@ all: iomoon
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(BUILD)
 	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
+
+$(BUILD)/cluster_phase.o: src/cluster_end.c
 
 iomoon $(BUILD)/iomoon: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)

@@ -8,6 +8,7 @@
  * is allowed.
  */
 #include "lua_api.h"
+#include "lua_cluster.h"
 #include "protect.h"
 #include "shown.h"
 #include "lua_int.h"
@@ -490,6 +491,8 @@ static int l_write_atomic(lua_State *L)
 	const char *s = luaL_checklstring(L, 2, &len);
 	char why[WHY_LEN];
 
+	if (!api_cluster_writes())
+		return 0; /* in a cluster, rank 0 writes the reports */
 	if (outfile_write_atomic(path, s, len, why, sizeof(why)) < 0)
 		return api_raise_error(L, IOMOON_RUN_ERROR, why);
 	return 0;
@@ -657,6 +660,8 @@ int luaopen_iomoon(lua_State *L)
 	lua_setfield(L, -2, "csv");
 	lua_trace_open(L);
 	lua_setfield(L, -2, "trace");
+	api_push_cluster_table(L);
+	lua_setfield(L, -2, "cluster");
 	lua_pushstring(L, IOMOON_VERSION);
 	lua_setfield(L, -2, "version");
 	lua_createtable(L, 0, 1);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lua_api.h"
+#include "lua_cluster.h"
 #include "lua_int.h"
 #include "lua_phase.h"
 #include "phase.h"
@@ -109,6 +110,8 @@ static struct run_state *check_phase(lua_State *L)
 	if (!rs->name[0])
 		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)phases_run + 1);
 	rc = phase_check(rs, why, sizeof(why));
+	if (rc == RC_OK)
+		rc = api_cluster_split(rs, why, sizeof(why));
 	if (rc == RC_INPUT)
 		api_raise_error(L, IOMOON_INPUT_ERROR, why);
 	if (rc != RC_OK)
@@ -162,8 +165,59 @@ static void carry_meta(lua_State *L, const struct run_state *rs)
 	lua_pop(L, 2);
 }
 
+static int check_fn(lua_State *L)
+{
+	check_phase(L);
+	lua_settop(L, 2);
+	return 1;
+}
+
+static int materialize_fn(lua_State *L)
+{
+	materialize_targets(L, lua_touserdata(L, 1));
+	return 0;
+}
+
+/* In a cluster, call fn(arg) protected: an error it raises is this rank's
+ * part of the agreement at point p, not a longjmp past the other ranks;
+ * every rank then raises the agreed error (after `undo`, when given).
+ * Returns fn's one result, or nothing when it returns none. */
+static void agreed_call(lua_State *L, enum cluster_point p, lua_CFunction fn, int narg, struct run_state *rs,
+			void (*undo)(struct run_state *))
+{
+	char why[WHY_LEN] = "", out[WHY_LEN];
+	int rc = RC_OK, top = lua_gettop(L) - narg;
+
+	lua_pushcfunction(L, fn);
+	lua_insert(L, top + 1);
+	if (lua_pcall(L, narg, LUA_MULTRET, 0) != LUA_OK) {
+		int input = 0;
+
+		if (lua_getmetatable(L, -1)) {
+			luaL_getmetatable(L, IOMOON_INPUT_ERROR);
+			input = lua_rawequal(L, -1, -2);
+			lua_pop(L, 2);
+		}
+
+		if (lua_istable(L, -1) && lua_getfield(L, -1, "msg") == LUA_TSTRING)
+			snprintf(why, sizeof(why), "%s", lua_tostring(L, -1));
+		else
+			snprintf(why, sizeof(why), "%s", luaL_tolstring(L, lua_istable(L, -2) ? -2 : -1, NULL));
+		lua_settop(L, top);
+		rc = input ? RC_INPUT : RC_FAIL;
+	}
+	rc = api_cluster_agree(p, p == CLUSTER_CHECK && rc == RC_OK ? lua_touserdata(L, -1) : rs, rc, why, out,
+			       sizeof(out));
+	if (rc == RC_OK)
+		return;
+	if (undo && rs)
+		undo(rs);
+	api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
+}
+
 /* iomoon.run(phase): check the phase (input errors), create what its
- * option-table targets ask for, run it, and return the result table. */
+ * option-table targets ask for, run it, and return the result table.
+ * In a cluster each step is agreed on by every rank (lua_cluster.h). */
 int api_run(lua_State *L)
 {
 	struct run_state *rs;
@@ -174,11 +228,24 @@ int api_run(lua_State *L)
 
 	if (run_interrupted || phase_interrupt) /* a stop asked between phases too */
 		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
-	rs = check_phase(L);
+	if (cluster_on()) {
+		lua_settop(L, 1);
+		lua_pushvalue(L, 1);
+		agreed_call(L, CLUSTER_CHECK, check_fn, 1, NULL, NULL);
+		rs = lua_touserdata(L, 2);
+		rs->self = 2;
+	} else {
+		rs = check_phase(L);
+	}
 	sp = &rs->sp;
 	if (progress_on && isatty(2))
 		sp->progress = progress_cb;
-	materialize_targets(L, rs);
+	if (cluster_on()) {
+		lua_pushlightuserdata(L, rs);
+		agreed_call(L, CLUSTER_CREATE, materialize_fn, 1, rs, unlink_created);
+	} else {
+		materialize_targets(L, rs);
+	}
 	rc = phase_run(sp, &res, why, sizeof(why));
 	if (sp->progress)
 		fprintf(stderr, "\r\033[K");

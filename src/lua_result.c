@@ -10,6 +10,7 @@
 
 #include "hist.h"
 #include "lua_api.h"
+#include "lua_cluster.h"
 #include "lua_int.h"
 #include "lua_phase.h"
 #include "lua_repro.h"
@@ -563,6 +564,7 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 		push_streams(L, rs, r);
 	if (r->replay)
 		api_push_replay(L, rs, r->replay); /* phase_replay.c */
+	api_push_cluster_result(L, r); /* lua_cluster.c: clustered phases only */
 	if (!strcmp(rs->path, "phase")) /* the phase's own (its table at rs->table), not a stream's */
 		api_push_definition(L, rs, r->engine);
 }

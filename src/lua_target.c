@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "lua_api.h"
+#include "lua_cluster.h"
 #include "engine.h"
 #include "lua_int.h"
 #include "rc.h"
@@ -40,7 +41,7 @@ void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *w
 	snprintf(f, sizeof(f), "%s.path", what);
 	if (lua_getfield(L, idx, "path") != LUA_TSTRING)
 		api_input_error(L, "%s: missing or not a string (a file or block device path)", f);
-	o->path = lua_tostring(L, -1);
+	o->path = api_expand_path(L, lua_tostring(L, -1)); /* {rank}, {host} */
 	snprintf(f, sizeof(f), "%s.size", what);
 	if (lua_getfield(L, idx, "size") != LUA_TNIL) {
 		o->size = api_check_size(L, -1, f);

@@ -20,6 +20,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "cluster.h"
 #include "lua_api.h"
 #include "phase.h"
 
@@ -153,6 +154,17 @@ static void find_datadir(char *out, size_t len)
 	snprintf(out, len, "%s/lua", IOMOON_DATADIR);
 }
 
+/* os.exit, in a cluster: the exit agreement first (cluster_finish), so
+ * that the other ranks are told and none waits for this one forever. */
+static int cluster_exit(lua_State *L)
+{
+	int code = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1) : (int)luaL_optinteger(L, 1, 0);
+
+	fflush(stdout);
+	cluster_finish(code);
+	exit(code);
+}
+
 static int traceback(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
@@ -166,9 +178,14 @@ static int traceback(lua_State *L)
 int main(int argc, char **argv)
 {
 	char luadir[PATH_MAX];
+	char why[512];
 	lua_State *L;
 	int rc;
 
+	if (cluster_init(&argc, &argv, why, sizeof(why))) {
+		fprintf(stderr, "iomoon: %s\n", why);
+		return 2;
+	}
 	install_signals();
 	find_datadir(luadir, sizeof(luadir));
 	L = luaL_newstate();
@@ -179,6 +196,12 @@ int main(int argc, char **argv)
 	iomoon_lua_setup(L, luadir);
 	snprintf(lib_source, sizeof(lib_source), "@%s", luadir);
 	main_L = L;
+	if (cluster_on()) {
+		lua_getglobal(L, "os");
+		lua_pushcfunction(L, cluster_exit);
+		lua_setfield(L, -2, "exit");
+		lua_pop(L, 1);
+	}
 
 	lua_pushcfunction(L, traceback);
 	lua_getglobal(L, "require");
@@ -194,6 +217,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iomoon: cannot load the Lua library from %s (set IOMOON_LUA_PATH): %s\n", luadir,
 			lua_tostring(L, -1));
 		lua_close(L);
+		cluster_finish(2);
 		return 2;
 	}
 	lua_getfield(L, -1, "main");
@@ -205,10 +229,12 @@ int main(int argc, char **argv)
 	if (lua_pcall(L, 1, 1, 1) != LUA_OK) {
 		fprintf(stderr, "iomoon: internal error: %s\n", lua_tostring(L, -1));
 		lua_close(L);
+		cluster_finish(2);
 		return 2;
 	}
 	rc = finish_stdout((int)lua_tointeger(L, -1));
 	main_L = NULL;
 	lua_close(L);
+	cluster_finish(rc);
 	return rc;
 }

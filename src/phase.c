@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cluster_phase.h"
 #include "genmap.h"
 #include "rc.h"
 #include "replay.h"
@@ -79,9 +80,10 @@ static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 	}
 }
 
-/* An interval from two snapshots. `scratch` holds the delta histograms. */
+/* An interval from two snapshots. `scratch` holds the delta histograms;
+ * `both` (when not NULL) gets the interval's histogram of all ops. */
 static void interval_make(struct interval *iv, const struct snapshot *a, const struct snapshot *b,
-			  struct hist *scratch, double t_s, double len_s)
+			  struct hist *scratch, double t_s, double len_s, struct hist *both_out)
 {
 	struct hist both;
 
@@ -98,6 +100,8 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->p50_ns = hist_percentile(&both, 50);
 	iv->p99_ns = hist_percentile(&both, 99);
 	iv->max_ns = both.count ? both.max : 0;
+	if (both_out)
+		*both_out = both;
 }
 
 /* Append iv to a list of *n intervals (*cap allocated); RC_FAIL when out
@@ -138,6 +142,10 @@ void phase_result_free(struct phase_result *res)
 	}
 	free(res->replay);
 	res->replay = NULL;
+	if (res->cluster)
+		free(res->cluster->hosts);
+	free(res->cluster);
+	res->cluster = NULL;
 	free(res->specs);
 	res->specs = NULL;
 	free(res->streams);
@@ -310,6 +318,7 @@ struct sampler {
 	uint64_t prev_tick_ns;   /* the end of the last interval made */
 	struct interval **list;  /* where its intervals go (*nlist of them, cap allocated) */
 	unsigned *nlist, cap;
+	struct hist *both;       /* in a cluster: the last interval's histogram */
 };
 
 /* One workload of a running phase: the phase's own, or one stream's. */
@@ -339,6 +348,9 @@ struct runner {
 	uint64_t next_progress, prog_ios, prog_bytes, prog_ns;
 	uint64_t stopped_ns;     /* when a signal stopped the phase */
 	struct cpu_mark cpu_a, cpu_b;
+	struct cluster_phase *cp; /* run by every rank of a cluster (else NULL) */
+	int remote_stop;          /* stopped because another rank did */
+	int64_t realtime_ns;      /* the realtime clock at the start */
 };
 
 /* A unit's per-target (or per-worker slice) workloads; RC_INPUT with why. */
@@ -381,6 +393,8 @@ static int unit_alloc(struct runner *r, unsigned i, struct worker *first)
 				   .nlist = &u->res->nintervals };
 	u->smp.prev = malloc(sizeof(*u->smp.prev));
 	u->smp.cur = malloc(sizeof(*u->smp.cur));
+	if (cluster_on() && !(u->smp.both = malloc(sizeof(*u->smp.both))))
+		return RC_FAIL;
 	return u->smp.prev && u->smp.cur ? RC_OK : RC_FAIL;
 }
 
@@ -428,6 +442,8 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 	r->scratch = malloc(sizeof(*r->scratch));
 	if (sp->nstreams && (r->res->streams = calloc(sp->nstreams, sizeof(*r->res->streams))))
 		r->res->nstreams = sp->nstreams;
+	if (cluster_on() && !(r->all.both = malloc(sizeof(*r->all.both))))
+		rc = RC_FAIL;
 	if (!r->w || !r->all.prev || !r->all.cur || !r->scratch || r->res->nstreams != sp->nstreams)
 		rc = RC_FAIL;
 	for (unsigned i = 0; i < r->nu && rc == RC_OK; at += r->u[i++].sp->workers)
@@ -448,14 +464,13 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 	return rc;
 }
 
-/* Start the threads, wait until each has set its engine up, set the
- * phase's clock and say go. RC_FAIL with why when a thread could not start
- * or an engine could not be set up: the started threads then stop at once. */
+/* Start the threads and wait until each has set its engine up. RC_FAIL
+ * with why when a thread could not start or an engine could not be set
+ * up: the started threads then stop at once when told to go. */
 static int start_workers(struct runner *r, char *why, size_t why_len)
 {
 	const struct phase_spec *sp = r->sp;
 	struct phase_shared *sh = &r->sh;
-	int failed;
 
 	for (; r->started < sp->workers; r->started++) {
 		if (pthread_create(&r->w[r->started].thread, NULL, worker_main, &r->w[r->started])) {
@@ -476,15 +491,43 @@ static int start_workers(struct runner *r, char *why, size_t why_len)
 		}
 	/* decided before go: once the workers run, an error of theirs (on_error
 	 * = "stop") sets stop too, and that is a result, not a failed start */
-	failed = sh->stop;
-	sh->t_start_ns = clock_ns();
+	return sh->stop ? RC_FAIL : RC_OK;
+}
+
+/* In a cluster, every rank's set-up so far (rc, why) is agreed on: a
+ * failure on any rank fails the phase on all, with that rank's message.
+ * Then, when all are ready, the barrier every rank's clock starts from. */
+static int cluster_start(struct runner *r, int rc, char *why, size_t why_len)
+{
+	struct cluster_answer a;
+
+	if (!cluster_on())
+		return rc;
+	if (cluster_agree(CLUSTER_START, rc, why, NULL, &a)) {
+		snprintf(why, why_len, "%s", a.failed_rank >= 0 ? a.msg : "the ranks lost step before the start");
+		return a.failed_rank >= 0 && a.rc != RC_OK ? a.rc : RC_FAIL;
+	}
+	r->cp = cluster_phase_new(r->sp, r->res);
+	return RC_OK;
+}
+
+/* Set the phase's clock and say go (stop first, when rc is a failure). */
+static void go(struct runner *r, int rc)
+{
+	const struct phase_spec *sp = r->sp;
+	struct phase_shared *sh = &r->sh;
+
+	if (rc != RC_OK)
+		sh->stop = 1;
+	/* in a cluster every rank's clock starts as it leaves the barrier */
+	sh->t_start_ns = r->cp ? cluster_barrier(&r->realtime_ns) : clock_ns();
+	cluster_phase_started(r->cp, r->realtime_ns);
 	sh->measure_ns = sh->t_start_ns + sp->ramp_ns;
 	sh->end_ns = sp->duration_ns ? sh->measure_ns + sp->duration_ns : UINT64_MAX;
 	pthread_mutex_lock(&sh->lock);
 	sh->go = 1;
 	pthread_cond_broadcast(&sh->cond);
 	pthread_mutex_unlock(&sh->lock);
-	return failed ? RC_FAIL : RC_OK;
 }
 
 /* A signal arrived: stop the workers and say so in the result. */
@@ -514,7 +557,7 @@ static void sampler_tick(struct sampler *m, struct hist *scratch, uint64_t measu
 	struct interval iv;
 
 	interval_make(&iv, m->prev, m->cur, scratch, (double)(now - measure_ns) / 1e9,
-		      (double)(now - m->prev_tick_ns) / 1e9);
+		      (double)(now - m->prev_tick_ns) / 1e9, m->both);
 	if (push_interval(m->list, m->nlist, &m->cap, &iv) == RC_OK) {
 		struct snapshot *t = m->prev;
 
@@ -534,7 +577,7 @@ static int sampler_last(struct sampler *m, struct hist *scratch, uint64_t measur
 	struct interval iv;
 
 	interval_make(&iv, m->prev, m->cur, scratch, (double)(end - measure_ns) / 1e9,
-		      end > m->prev_tick_ns ? (double)(end - m->prev_tick_ns) / 1e9 : 0);
+		      end > m->prev_tick_ns ? (double)(end - m->prev_tick_ns) / 1e9 : 0, m->both);
 	if (end <= m->prev_tick_ns) {
 		/* the last tick came at the end: what workers recorded after its
 		 * snapshot (completed by the end) still belongs to it */
@@ -590,6 +633,31 @@ static void measure_begin(struct runner *r)
 	r->ramping = 0;
 }
 
+/* In a cluster: the interval just made, for the merge. */
+static void made(struct runner *r)
+{
+	const struct hist *both[PHASE_MAX_STREAMS + 1] = { r->all.both };
+
+	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
+		both[i + 1] = r->u[i].smp.both;
+	cluster_phase_made(r->cp, both);
+}
+
+/* In a cluster: a round of the stop protocol, and what it says. */
+static void cluster_round(struct runner *r, int done)
+{
+	const struct cluster_local l = { .stop = r->sh.stop && !r->remote_stop && !r->res->interrupted,
+					 .interrupted = r->res->interrupted, .done = done };
+	int bits = cluster_phase_poll(r->cp, &l);
+
+	if ((bits & CLUSTER_INTERRUPT) && !r->res->interrupted)
+		mark_interrupted(r);
+	if ((bits & CLUSTER_STOP) && !__atomic_load_n(&r->sh.stop, __ATOMIC_RELAXED)) {
+		r->remote_stop = 1;
+		__atomic_store_n(&r->sh.stop, 1, __ATOMIC_RELAXED);
+	}
+}
+
 /* An interval ends at now when a tick is due and the phase has not ended. */
 static void tick(struct runner *r)
 {
@@ -607,6 +675,7 @@ static void tick(struct runner *r)
 	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
+	made(r);
 	r->next_tick += step;
 	while (r->next_tick <= now)
 		r->next_tick += step;
@@ -661,11 +730,14 @@ static void sample(struct runner *r)
 		if (r->ramping && (r->now >= sh->measure_ns || r->res->interrupted))
 			measure_begin(r);
 		r->now = wait_workers(sh, r->started,
-				      min_u64(min_u64(r->next_tick, r->next_progress), r->now + INTERRUPT_POLL_NS));
+				      min_u64(min_u64(r->next_tick, r->next_progress),
+					      r->now + (r->cp ? CLUSTER_POLL_NS : INTERRUPT_POLL_NS)));
 		if (!r->ramping)
 			tick(r);
 		if (r->sp->progress && r->now >= r->next_progress)
 			progress(r);
+		if (r->cp)
+			cluster_round(r, 0);
 	}
 	if (r->ramping)
 		measure_begin(r);
@@ -781,6 +853,8 @@ static void collect(struct runner *r)
 	keep = sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, -1);
 	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
 		sampler_last(&r->u[u].smp, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, keep);
+	if (keep)
+		made(r);
 	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
 	if (r->sp->trace_max)
 		gather_trace(r);
@@ -802,11 +876,13 @@ static void runner_free(struct runner *r)
 		free(u->wls);
 		free(u->smp.prev);
 		free(u->smp.cur);
+		free(u->smp.both);
 	}
 	if (r->w)
 		free_workers(r->w, r->sp->workers);
 	free(r->all.prev);
 	free(r->all.cur);
+	free(r->all.both);
 	free(r->scratch);
 }
 
@@ -819,14 +895,23 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	counters_init(&res->total);
 	res->engine = sp->engine->name;
 	rc = runner_setup(&r, why, why_len);
-	if (rc == RC_OK) {
+	if (rc == RC_OK)
 		rc = start_workers(&r, why, why_len);
-		if (rc == RC_OK)
-			sample(&r);
-		for (unsigned i = 0; i < r.started; i++)
-			pthread_join(r.w[i].thread, NULL);
-		if (rc == RC_OK)
-			collect(&r);
+	rc = cluster_start(&r, rc, why, why_len);
+	if (r.started)
+		go(&r, rc);
+	if (rc == RC_OK)
+		sample(&r);
+	for (unsigned i = 0; i < r.started; i++)
+		pthread_join(r.w[i].thread, NULL);
+	if (rc == RC_OK) {
+		collect(&r);
+		if (r.cp) {
+			const struct cluster_local l = { .stop = r.sh.stop && !r.remote_stop && !res->interrupted,
+							 .interrupted = res->interrupted, .done = 1 };
+
+			cluster_phase_end(r.cp, &l, r.sh.measure_ns);
+		}
 	}
 	runner_free(&r);
 	if (rc != RC_OK)

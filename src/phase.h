@@ -144,6 +144,29 @@ struct stream_result {
 	struct replay_stats *replay; /* the stream's replay, when it has one */
 };
 
+/* One rank's own figures in a clustered phase (result.hosts). */
+struct cluster_host {
+	char host[64];
+	uint32_t rank;
+	int failed, interrupted;
+	uint64_t ios, bytes, errors;
+	double seconds;
+	uint64_t p50_ns, p99_ns, max_ns;
+	char error[192];
+};
+
+/* How a clustered phase went as a cluster (result.cluster). */
+struct cluster_result {
+	unsigned ranks;
+	uint64_t start_skew_ns;   /* spread of the ranks' realtime clocks at the start */
+	int stopped_by;           /* the lowest rank that stopped for its own reason; -1: none */
+	uint64_t rounds;          /* rounds of the stop and interval protocol */
+	uint64_t end_bytes;       /* the end reduction's payload, per rank */
+	uint64_t end_ns;          /* the end reduction's time on this rank */
+	uint64_t interval_bytes;  /* each interval's payload, per rank */
+	struct cluster_host *hosts; /* ranks of them, by rank */
+};
+
 struct phase_result {
 	struct counters total;  /* every stream's, merged */
 	double seconds;
@@ -162,6 +185,7 @@ struct phase_result {
 	struct stream_result *streams;
 	struct spec_stats *specs; /* per access spec, when per_spec (none with streams) */
 	struct replay_stats *replay; /* every replaying worker's, merged (NULL: none replays) */
+	struct cluster_result *cluster; /* run by every rank of a cluster: merged (NULL: one host) */
 };
 
 /* A phase's workloads: its streams, or the phase itself when it has none. */

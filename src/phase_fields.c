@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "lua_cluster.h"
 #include "lua_int.h"
 #include "lua_phase.h"
 #include "phase_read.h"
@@ -309,7 +310,8 @@ static void read_one_target(lua_State *L, int v, struct run_state *rs, unsigned 
 		return;
 	}
 	if (lua_type(L, v) == LUA_TSTRING) {
-		*o = (struct target_opts){ .what = what, .path = lua_tostring(L, v), .create = 0, .fill = FILL_NONE };
+		*o = (struct target_opts){ .what = what, .path = api_expand_path(L, lua_tostring(L, v)), .create = 0,
+					   .fill = FILL_NONE };
 	} else if (lua_istable(L, v)) {
 		api_target_opts(L, v, o, what);
 		lua_pop(L, 1); /* the path string: the phase table keeps it alive */

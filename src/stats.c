@@ -14,19 +14,26 @@ void counters_init(struct counters *c)
 	}
 }
 
+/* Does error a come before b? In time, then by rank (ranks merge their
+ * errors in any order, and all must keep the same ones). */
+static int before(const struct first_error *a, const struct first_error *b)
+{
+	return a->at_ns < b->at_ns || (a->at_ns == b->at_ns && a->rank < b->rank);
+}
+
 /* Keep e among the earliest STATS_FIRST_ERRORS errors, in time order. */
 static void keep_first(struct counters *c, const struct first_error *e)
 {
 	unsigned i = c->nfirst;
 
 	if (i == STATS_FIRST_ERRORS) {
-		if (e->at_ns >= c->first_errors[i - 1].at_ns)
+		if (!before(e, &c->first_errors[i - 1]))
 			return;
 		i--;
 	} else {
 		c->nfirst++;
 	}
-	while (i > 0 && c->first_errors[i - 1].at_ns > e->at_ns) {
+	while (i > 0 && before(e, &c->first_errors[i - 1])) {
 		c->first_errors[i] = c->first_errors[i - 1];
 		i--;
 	}

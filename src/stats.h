@@ -50,6 +50,7 @@ struct first_error {
 	int err;          /* errno; 0 for a short transfer */
 	int64_t res;
 	uint64_t at_ns;   /* when it completed: orders errors across workers */
+	uint32_t rank;    /* the cluster rank that saw it (0 on one host) */
 	uint64_t unit_offset, expected, found; /* verification failures */
 };
 

@@ -1,0 +1,247 @@
+/* cluster.c - MPI set-up, ranks and hosts, agreements (cluster.h).
+ *
+ * An agreement is one MPI_Allreduce of a small vector under MPI_MAX (a
+ * minimum travels as a maximum of negated values), then, when some rank
+ * failed or is leaving, one MPI_Bcast of that rank's code and message:
+ * two collectives whose shape is the same at every point, so ranks at
+ * different points still meet, see that they differ, and say so.
+ */
+#include "cluster.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "rc.h"
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int on;
+static unsigned rank, ranks = 1;
+static char host[CLUSTER_HOST_LEN];
+static int finished;
+
+int cluster_on(void)
+{
+	return on;
+}
+
+unsigned cluster_rank(void)
+{
+	return rank;
+}
+
+unsigned cluster_ranks(void)
+{
+	return ranks;
+}
+
+const char *cluster_host(void)
+{
+	if (!host[0] && gethostname(host, sizeof(host) - 1))
+		snprintf(host, sizeof(host), "localhost");
+	return host;
+}
+
+/* Launched by mpirun? Open MPI's launcher (ORTE or PRRTE) sets these. */
+static int launched(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK");
+}
+
+#ifdef HAVE_MPI
+
+const char *cluster_build(void)
+{
+	static char s[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0;
+
+	MPI_Get_library_version(v, &len);
+	v[strcspn(v, ",\n")] = 0;
+	snprintf(s, sizeof(s), "mpi (%s): run under mpirun for many hosts", v);
+	return s;
+}
+
+int cluster_init(int *argc, char ***argv, char *why, size_t why_len)
+{
+	int provided = 0, r = 0, n = 1;
+
+	cluster_host();
+	if (!launched())
+		return 0;
+	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+		snprintf(why, why_len, "MPI_Init_thread failed under mpirun");
+		return -1;
+	}
+	if (provided < MPI_THREAD_FUNNELED) {
+		snprintf(why, why_len, "MPI gives no MPI_THREAD_FUNNELED support (got level %d)", provided);
+		MPI_Finalize();
+		return -1;
+	}
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Comm_size(MPI_COMM_WORLD, &n);
+	rank = (unsigned)r;
+	ranks = (unsigned)n;
+	on = 1;
+	if (rank) {
+		const char *all = getenv("IOMOON_ALL_RANKS");
+		int fd;
+
+		if (!(all && !strcmp(all, "1")) && (fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+			fflush(stdout);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+void cluster_finish(int rc)
+{
+	struct cluster_answer a;
+
+	if (!on || finished)
+		return;
+	finished = 1;
+	fflush(stdout);
+	/* every rank leaves together: a rank still running phases meets this
+	 * one's exit at its next agreement, fails there, and ends its script */
+	while (cluster_agree(CLUSTER_EXIT, rc, "", NULL, &a) && a.diverged)
+		;
+	MPI_Finalize();
+}
+
+#define AGREE_FIXED 4
+#define AGREE_LEN (AGREE_FIXED + 2 * CLUSTER_SHAPE)
+
+/* The speaker's code and message, from the rank that says them. */
+struct speech {
+	int code;
+	char msg[CLUSTER_MSG_LEN];
+};
+
+int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cluster_shape *shape,
+		  struct cluster_answer *ans)
+{
+	int64_t v[AGREE_LEN] = { 0 }, m[AGREE_LEN];
+	struct speech s = { 0 };
+	int speaker;
+
+	memset(ans, 0, sizeof(*ans));
+	ans->failed_rank = ans->exiting_rank = ans->shape_field = -1;
+	if (!on) {
+		if (rc == RC_OK)
+			return 0;
+		ans->failed_rank = 0;
+		ans->rc = rc;
+		snprintf(ans->msg, sizeof(ans->msg), "%s", why);
+		return 1;
+	}
+	v[0] = p;
+	v[1] = -(int64_t)p;
+	v[2] = p != CLUSTER_EXIT && rc != RC_OK ? (int64_t)(ranks - rank) : 0;
+	v[3] = p == CLUSTER_EXIT ? (int64_t)(ranks - rank) : 0;
+	for (int i = 0; shape && i < CLUSTER_SHAPE; i++) {
+		v[AGREE_FIXED + 2 * i] = shape->v[i];
+		v[AGREE_FIXED + 2 * i + 1] = -shape->v[i];
+	}
+	MPI_Allreduce(v, m, AGREE_LEN, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	ans->diverged = m[0] != -m[1];
+	ans->failed_rank = m[2] ? (int)(ranks - m[2]) : -1;
+	ans->exiting_rank = ans->diverged && m[3] ? (int)(ranks - m[3]) : -1;
+	for (int i = 0; !ans->diverged && shape && i < CLUSTER_SHAPE; i++)
+		if (m[AGREE_FIXED + 2 * i] != -m[AGREE_FIXED + 2 * i + 1]) {
+			ans->shape_field = i;
+			break;
+		}
+	speaker = ans->failed_rank >= 0 ? ans->failed_rank : ans->exiting_rank;
+	if (speaker >= 0) {
+		if ((unsigned)speaker == rank) {
+			s.code = rc;
+			snprintf(s.msg, sizeof(s.msg), "%s (on rank %u of %u, host %s)", why ? why : "", rank, ranks,
+				 cluster_host());
+		}
+		MPI_Bcast(&s, (int)sizeof(s), MPI_BYTE, speaker, MPI_COMM_WORLD);
+		if (ans->failed_rank >= 0) {
+			ans->rc = s.code;
+			memcpy(ans->msg, s.msg, sizeof(ans->msg));
+		} else {
+			ans->exit_code = s.code;
+		}
+	}
+	return ans->failed_rank >= 0 || ans->diverged || ans->shape_field >= 0;
+}
+
+uint64_t cluster_barrier(int64_t *realtime_ns)
+{
+	struct timespec ts;
+	uint64_t t;
+
+	if (on)
+		MPI_Barrier(MPI_COMM_WORLD);
+	t = clock_ns();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return t;
+}
+
+#else /* !HAVE_MPI */
+
+const char *cluster_build(void)
+{
+	return "off: built without MPI (install libopenmpi-dev and rebuild; make deps does)";
+}
+
+int cluster_init(int *argc, char ***argv, char *why, size_t why_len)
+{
+	(void)argc;
+	(void)argv;
+	cluster_host();
+	if (launched()) {
+		snprintf(why, why_len, "launched by mpirun, but this iomoon was built without MPI "
+			 "(install libopenmpi-dev and rebuild; make deps does)");
+		return -1;
+	}
+	return 0;
+}
+
+void cluster_finish(int rc)
+{
+	(void)rc;
+	finished = 1;
+}
+
+int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cluster_shape *shape,
+		  struct cluster_answer *ans)
+{
+	(void)p;
+	(void)shape;
+	memset(ans, 0, sizeof(*ans));
+	ans->failed_rank = ans->exiting_rank = ans->shape_field = -1;
+	if (rc == RC_OK)
+		return 0;
+	ans->failed_rank = 0;
+	ans->rc = rc;
+	snprintf(ans->msg, sizeof(ans->msg), "%s", why);
+	return 1;
+}
+
+uint64_t cluster_barrier(int64_t *realtime_ns)
+{
+	struct timespec ts;
+	uint64_t t = clock_ns();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*realtime_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return t;
+}
+
+#endif

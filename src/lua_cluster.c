@@ -1,0 +1,235 @@
+/* lua_cluster.c - the cluster in Lua: iomoon.cluster, {rank} and {host}
+ * in target paths, iomoon.run's agreements (every rank checks its phase,
+ * an input error on any stops all with that rank's message), what a
+ * phase counts split across ranks, and result.cluster / result.hosts.
+ */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "lua_api.h"
+#include "lua_cluster.h"
+#include "lua_int.h"
+#include "lua_phase.h"
+
+#define PATHS_KEY "iomoon.cluster_paths"
+
+/* iomoon.cluster: { rank, ranks, host, on, build }, pushed. */
+void api_push_cluster_table(lua_State *L)
+{
+	lua_createtable(L, 0, 5);
+	lua_pushinteger(L, cluster_rank());
+	lua_setfield(L, -2, "rank");
+	lua_pushinteger(L, cluster_ranks());
+	lua_setfield(L, -2, "ranks");
+	lua_pushstring(L, cluster_host());
+	lua_setfield(L, -2, "host");
+	lua_pushboolean(L, cluster_on());
+	lua_setfield(L, -2, "on");
+	lua_pushstring(L, cluster_build());
+	lua_setfield(L, -2, "build");
+}
+
+/* s with every {rank} and {host} replaced, pushed. */
+static void push_expanded(lua_State *L, const char *s)
+{
+	luaL_Buffer b;
+
+	luaL_buffinit(L, &b);
+	while (*s) {
+		if (!strncmp(s, "{rank}", 6)) {
+			char n[16];
+
+			snprintf(n, sizeof(n), "%u", cluster_rank());
+			luaL_addstring(&b, n);
+			s += 6;
+		} else if (!strncmp(s, "{host}", 6)) {
+			luaL_addstring(&b, cluster_host());
+			s += 6;
+		} else {
+			luaL_addchar(&b, *s++);
+		}
+	}
+	luaL_pushresult(&b);
+}
+
+const char *api_expand_path(lua_State *L, const char *path)
+{
+	const char *kept;
+
+	if (!strstr(path, "{rank}") && !strstr(path, "{host}"))
+		return path;
+	/* kept in a registry table (path -> itself): the string a target
+	 * points to lives as long as the state; one entry per distinct path */
+	if (lua_getfield(L, LUA_REGISTRYINDEX, PATHS_KEY) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_setfield(L, LUA_REGISTRYINDEX, PATHS_KEY);
+	}
+	push_expanded(L, path);
+	lua_pushvalue(L, -1);
+	if (lua_rawget(L, -3) != LUA_TSTRING) {
+		lua_pop(L, 1);
+		lua_pushvalue(L, -1);
+		lua_pushvalue(L, -1);
+		lua_rawset(L, -4);
+		lua_rawget(L, -2);
+	}
+	kept = lua_tostring(L, -1);
+	lua_pop(L, 3);
+	return kept;
+}
+
+/* The shape every rank's phase must share, and what each value is. */
+static const char *const shape_names[CLUSTER_SHAPE] = {
+	"name", "streams", "duration", "ramp", "interval", "access specs (named)", "replay", "ios/bytes",
+};
+
+static int64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (int64_t)(h >> 1);
+}
+
+static void shape_of(const struct run_state *rs, struct cluster_shape *sh)
+{
+	const struct phase_spec *sp = &rs->sp;
+	int64_t specs = 0, replay = 0;
+
+	for (unsigned i = 0; i < phase_nstreams(sp); i++) {
+		specs = specs * 31 + (phase_stream(sp, i)->per_spec ? phase_stream(sp, i)->wl->nspecs : 0);
+		replay = replay * 2 + (phase_stream(sp, i)->replay != NULL);
+	}
+	*sh = (struct cluster_shape){ { hash_str(rs->name), sp->nstreams, (int64_t)sp->duration_ns, (int64_t)sp->ramp_ns,
+					(int64_t)sp->interval_ns, specs, replay,
+					(int64_t)(sp->ios != 0) * 2 + (sp->bytes != 0) } };
+}
+
+/* Split what the phase counts for the whole cluster (ios, bytes, rates)
+ * across the ranks, and give each rank its own random sequence. RC_INPUT
+ * with why when a quota is smaller than the ranks. */
+static int split_one(struct phase_spec *sp, struct pace *pace, const char *path, char *why, size_t why_len)
+{
+	const unsigned n = cluster_ranks(), me = cluster_rank();
+
+	if ((sp->ios && sp->ios < n) || (sp->bytes && sp->bytes < n)) {
+		snprintf(why, why_len, "%s.%s: %llu cannot be split over %u ranks (the phase's quota is the cluster's; "
+			 "give at least one per rank)", path, sp->ios ? "ios" : "bytes",
+			 (unsigned long long)(sp->ios ? sp->ios : sp->bytes), n);
+		return RC_INPUT;
+	}
+	if (sp->ios)
+		sp->ios = sp->ios / n + (me < sp->ios % n);
+	if (sp->bytes)
+		sp->bytes = sp->bytes / n + (me < sp->bytes % n);
+	for (unsigned i = 0; pace && i < pace->nseg; i++)
+		pace->seg[i].iops /= n;
+	sp->seed ^= 0x9e3779b97f4a7c15ull * (me + 1);
+	return RC_OK;
+}
+
+int api_cluster_split(struct run_state *rs, char *why, size_t why_len)
+{
+	if (!cluster_on())
+		return RC_OK;
+	if (split_one(&rs->sp, &rs->pace, rs->path, why, why_len))
+		return RC_INPUT;
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		if (split_one(&rs->stream[i]->sp, &rs->stream[i]->pace, rs->stream[i]->path, why, why_len))
+			return RC_INPUT;
+	return RC_OK;
+}
+
+int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
+		      size_t out_len)
+{
+	struct cluster_shape sh;
+	struct cluster_answer a;
+
+	if (!cluster_on())
+		return RC_OK;
+	if (rs)
+		shape_of(rs, &sh);
+	if (!cluster_agree(p, rc, why, rs ? &sh : NULL, &a))
+		return RC_OK;
+	if (a.failed_rank >= 0) {
+		snprintf(out, out_len, "%s", a.msg);
+		return a.rc == RC_INPUT ? RC_INPUT : RC_FAIL;
+	}
+	if (a.diverged && a.exiting_rank >= 0)
+		snprintf(out, out_len, "rank %d ended its script (exit status %d) while this rank started phase '%s' "
+			 "(every rank must run the same phases)", a.exiting_rank, a.exit_code, rs ? rs->name : "?");
+	else if (a.diverged)
+		snprintf(out, out_len, "the ranks are at different points of phase '%s' (every rank must run the same "
+			 "phases)", rs ? rs->name : "?");
+	else
+		snprintf(out, out_len, "phase '%s': the ranks' phases differ in their %s (every rank must run the "
+			 "same phases; targets, workers, qd and the mix may differ)", rs ? rs->name : "?",
+			 shape_names[a.shape_field]);
+	return RC_INPUT;
+}
+
+/* One rank's figures, pushed. */
+static void push_host(lua_State *L, const struct cluster_host *h)
+{
+	lua_createtable(L, 0, 13);
+	api_set_int(L, "rank", h->rank);
+	lua_pushstring(L, h->host);
+	lua_setfield(L, -2, "host");
+	api_set_int(L, "ios", h->ios);
+	api_set_num(L, "iops", h->seconds > 0 ? (double)h->ios / h->seconds : 0);
+	api_set_num(L, "mb_per_s", h->seconds > 0 ? (double)h->bytes / h->seconds / 1e6 : 0);
+	api_set_int(L, "bytes", h->bytes);
+	api_set_num(L, "seconds", h->seconds);
+	api_set_int(L, "p50_ns", h->p50_ns);
+	api_set_int(L, "p99_ns", h->p99_ns);
+	api_set_int(L, "max_ns", h->max_ns);
+	api_set_int(L, "errors", h->errors);
+	lua_pushboolean(L, h->failed);
+	lua_setfield(L, -2, "failed");
+	lua_pushboolean(L, h->interrupted);
+	lua_setfield(L, -2, "interrupted");
+	if (h->failed) {
+		lua_pushstring(L, h->error);
+		lua_setfield(L, -2, "error");
+	}
+}
+
+void api_push_cluster_result(lua_State *L, const struct phase_result *r)
+{
+	const struct cluster_result *c = r->cluster;
+
+	if (!c)
+		return;
+	lua_createtable(L, 0, 8);
+	api_set_int(L, "ranks", c->ranks);
+	api_set_int(L, "start_skew_ns", c->start_skew_ns);
+	if (c->stopped_by >= 0)
+		api_set_int(L, "stopped_by", (uint64_t)c->stopped_by);
+	api_set_int(L, "rounds", c->rounds);
+	api_set_int(L, "end_bytes", c->end_bytes);
+	api_set_int(L, "end_ns", c->end_ns);
+	api_set_int(L, "interval_bytes", c->interval_bytes);
+	lua_setfield(L, -2, "cluster");
+	lua_createtable(L, (int)c->ranks, 0);
+	for (unsigned i = 0; c->hosts && i < c->ranks; i++) {
+		push_host(L, &c->hosts[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "hosts");
+}
+
+/* iomoon.write_atomic's gate: ranks but 0 write no report unless
+ * IOMOON_ALL_RANKS=1 (their standard output is /dev/null too). */
+int api_cluster_writes(void)
+{
+	const char *all = getenv("IOMOON_ALL_RANKS");
+
+	return cluster_rank() == 0 || (all && !strcmp(all, "1"));
+}

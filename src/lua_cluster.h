@@ -1,0 +1,30 @@
+/* lua_cluster.h - the cluster in Lua (lua_cluster.c, cluster.h). */
+#ifndef IOMOON_LUA_CLUSTER_H
+#define IOMOON_LUA_CLUSTER_H
+
+#include <lua.h>
+
+#include "cluster.h"
+#include "phase.h"
+
+struct run_state;
+
+/* iomoon.cluster, pushed. */
+void api_push_cluster_table(lua_State *L);
+/* path with {rank} and {host} replaced (path itself when it has neither);
+ * the string lives as long as L. */
+const char *api_expand_path(lua_State *L, const char *path);
+/* In a cluster: a checked phase's quotas and rates split across ranks
+ * (RC_INPUT with why when they cannot be); else nothing. */
+int api_cluster_split(struct run_state *rs, char *why, size_t why_len);
+/* In a cluster: agree at point p on this rank's rc (why) and phase (rs,
+ * or NULL). RC_OK when every rank goes on; else RC_INPUT or RC_FAIL,
+ * the same on every rank, with the same message in out. */
+int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
+		      size_t out_len);
+/* result.cluster and result.hosts into the result on top (clustered only). */
+void api_push_cluster_result(lua_State *L, const struct phase_result *r);
+/* May this rank write reports (iomoon.write_atomic)? */
+int api_cluster_writes(void);
+
+#endif
