@@ -339,6 +339,7 @@ end
 local function row_class(r, stream)
   local cls = {}
   if stream and stream ~= "All" then cls[#cls + 1] = "stream" end
+  if report.is_host(r) then cls[#cls + 1] = "stream host" end
   if opt(r, "failed") or (num(opt(r, "errors")) or 0) > 0 then cls[#cls + 1] = "bad"
   elseif opt(r, "interrupted") then cls[#cls + 1] = "intr"
   elseif report.rate_met(r) == false then cls[#cls + 1] = "rate" end
@@ -362,6 +363,38 @@ local function summary(results, out)
     end
   end
   out[#out + 1] = "</tbody></table></div>\n"
+end
+
+-- ns as text: ns below 10 us, else us, ms or s
+local function duration(ns)
+  if ns < 1e4 then return string.format("%.0f ns", ns) end
+  if ns < 1e7 then return string.format("%.1f &micro;s", ns / 1e3) end
+  if ns < 1e10 then return string.format("%.1f ms", ns / 1e6) end
+  return string.format("%.1f s", ns / 1e9)
+end
+
+--- What the page says of a run on several hosts (MPI), as HTML, or "" when
+-- no phase has `cluster`: the number of ranks (the range when phases
+-- differ) and the largest skew between the ranks' measurement starts, and
+-- the phases a rank stopped.
+function html.cluster_note(results)
+  local lo, hi, skew, stopped = nil, nil, nil, {}
+  for _, r in ipairs(results) do
+    local c = opt(r, "cluster")
+    local n = num(opt(c, "ranks"))
+    if n then lo, hi = math.min(lo or n, n), math.max(hi or n, n) end
+    local sk = num(opt(c, "start_skew_ns"))
+    if sk then skew = math.max(skew or sk, sk) end
+    local by = num(opt(c, "stopped_by"))
+    if by then stopped[#stopped + 1] = string.format("%s by rank %.0f", esc(opt(r, "name")), by) end
+  end
+  if not lo then return "" end
+  local s = string.format('<p id="cluster">Run under MPI on <b>%s rank%s</b>', lo == hi and string.format("%.0f", lo)
+    or string.format("%.0f to %.0f", lo, hi), hi == 1 and "" or "s")
+  if skew then s = s .. string.format("; start skew between the ranks' measurement starts: %s%s", duration(skew),
+    #results > 1 and " (the largest of the phases)" or "") end
+  if #stopped > 0 then s = s .. '; <span class="mark">stopped: ' .. table.concat(stopped, ", ") .. "</span>" end
+  return s .. ". Each phase shows a row per host (\"PHASE / rank N (HOST)\") above its total.</p>\n"
 end
 
 local function counts(results)
@@ -396,7 +429,7 @@ function html.render(results, machine, version)
     string.format("<h1>iomoon report</h1>\n<p>measured by iomoon %s%s, written %s: %s</p>\n", esc(version),
       version ~= iomoon.version and " (shown by iomoon " .. esc(iomoon.version) .. ")" or "",
       os.date("!%Y-%m-%d %H:%M UTC"), counts(results)),
-    '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
+    html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
   summary(results, out)
   out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'
   out[#out + 1] = table.concat(kv_rows(machine_of(machine, results), "", {}, 0))

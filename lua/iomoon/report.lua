@@ -13,6 +13,20 @@ local report = {}
 
 local function ms(ns) return (ns or 0) / 1e6 end
 
+-- v / (scale or 1) in format f, or "-" when v is not a number (a figure a
+-- host's row does not have)
+local function fig(f, v, scale)
+  if type(v) ~= "number" then return "-" end
+  return string.format(f, v / (scale or 1))
+end
+
+-- n as a whole number ("%d" for an integer or an integral float, else %.0f:
+-- a count read back from a file may be a huge float)
+local function whole(n)
+  local i = math.tointeger(n)
+  return i and string.format("%d", i) or string.format("%.0f", n)
+end
+
 -- t[k], or nil where reading it raises (a strict result table) or t is not a table
 local function opt(t, k)
   if type(t) ~= "table" then return nil end
@@ -74,8 +88,9 @@ function report.marks(r)
   if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
   if (r.errors or 0) > 0 then
     local first = opt(r, "first_error")
-    m[#m + 1] = string.format("%d error%s (%s)", r.errors, r.errors == 1 and "" or "s",
-      visible(opt(first, "message") or ""))
+    -- a host's row has no first error of its own: the count alone
+    local why = (first ~= nil or not report.is_host(r)) and " (" .. visible(opt(first, "message") or "") .. ")" or ""
+    m[#m + 1] = string.format("%s error%s%s", whole(r.errors), r.errors == 1 and "" or "s", why)
   end
   local met, asked = report.rate_met(r)
   if met == false then
@@ -85,12 +100,13 @@ function report.marks(r)
 end
 
 --- The columns of the table format: header, width, formatter.
+-- A figure a host's row may lack is shown as "-" (report.rows).
 report.columns = {
-  { "Latency ms", 10, function(r) return string.format("%.3f", ms(r.lat.mean_ns)) end },
-  { "Avg iops", 10, function(r) return string.format("%.0f", r.iops) end },
-  { "Avg MiB/s", 10, function(r) return string.format("%.2f", r.mib_per_s) end },
-  { "cpu load", 8, function(r) return string.format("%.0f%%", r.cpu.util_pct) end },
-  { "p99 ms", 9, function(r) return string.format("%.3f", ms(r.lat.p99_ns)) end },
+  { "Latency ms", 10, function(r) return fig("%.3f", r.lat.mean_ns, 1e6) end },
+  { "Avg iops", 10, function(r) return fig("%.0f", r.iops) end },
+  { "Avg MiB/s", 10, function(r) return fig("%.2f", r.mib_per_s) end },
+  { "cpu load", 8, function(r) return fig("%.0f%%", r.cpu.util_pct) end },
+  { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
 }
 
 local function status(r)
@@ -98,23 +114,75 @@ local function status(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
+local HOST = {} -- metatable of a host's row result (report.host_result)
+
+--- Whether r is a host's row result (report.host_result).
+function report.is_host(r)
+  return getmetatable(r) == HOST
+end
+
+-- v when it is a number, else nil
+local function number(v) return type(v) == "number" and v or nil end
+
+--- One rank's figures (an entry of result.hosts) as a row's result, named
+-- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
+-- p50, p99 and max latency, CPU, errors, failed, error and interrupted.
+-- It holds nothing else (no read/write split, no target, no p99.9): a
+-- figure the host does not have reads as nil, never as the cluster's.
+function report.host_result(h, name)
+  local bytes, seconds = number(opt(h, "bytes")), number(opt(h, "seconds"))
+  local mib
+  if bytes and seconds then mib = seconds > 0 and bytes / seconds / 1048576 or 0 end
+  local err = opt(h, "error")
+  return setmetatable({
+    name = name, ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
+    mib_per_s = mib, bytes = bytes, seconds = seconds, errors = number(opt(h, "errors")),
+    failed = opt(h, "failed") == true, interrupted = opt(h, "interrupted") == true,
+    error = err ~= nil and tostring(err) or nil,
+    lat = { mean_ns = number(opt(h, "mean_ns")), p50_ns = number(opt(h, "p50_ns")), p99_ns = number(opt(h, "p99_ns")),
+      max_ns = number(opt(h, "max_ns")) },
+    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
+  }, HOST)
+end
+
+-- a host entry's rank: its own when a whole number, else its place - 1
+local function rank_of(h, i)
+  local r = math.tointeger(opt(h, "rank"))
+  return r or i - 1
+end
+
 --- The rows one result makes in every report, as IOMeter shows each worker
 -- and then "All": a phase without streams is one row, the result itself; a
 -- phase with streams is one row per stream, named "PHASE / STREAM" (the
 -- phase's name, " / ", the stream's), then the phase's total row under the
--- phase's own name. Each row is {result =, phase =, stream =}: `result`
--- reads as the stream's result (or the phase's), with the row's name;
--- `stream` is the stream's number on a stream row, "All" on the total row
--- of a phase with streams, nil without streams.
+-- phase's own name. A phase run on several hosts (`hosts`, under MPI, with
+-- more than one entry) has, after its stream rows, one row per host named
+-- "PHASE / rank N (HOST)", reading that host's own figures
+-- (report.host_result), before its total. Each row is {result =, phase =,
+-- stream =, host =, rank =}: `result` reads as the stream's result (or the
+-- host's, or the phase's), with the row's name; `stream` is the stream's
+-- number on a stream row, "All" on the total row (and the host rows) of a
+-- phase with streams, nil without streams; `host` is the host's name (shown
+-- escaped) on a host row, "All" on the other rows of a phase run on several
+-- hosts, nil otherwise; `rank` the host's rank on a host row.
 function report.rows(r)
-  local streams = opt(r, "streams")
-  if type(streams) ~= "table" or #streams == 0 then return { { result = r } } end
-  local rows = {}
+  local streams, hosts = opt(r, "streams"), opt(r, "hosts")
+  if type(streams) ~= "table" then streams = {} end
+  if type(hosts) ~= "table" or #hosts < 2 then hosts = nil end
+  if #streams == 0 and not hosts then return { { result = r } } end
+  local rows, all = {}, #streams > 0 and "All" or nil
+  local on = hosts and "All" or nil
   for i, s in ipairs(streams) do
     local name = string.format("%s / %s", tostring(r.name), tostring(opt(s, "name")))
-    rows[i] = { result = setmetatable({ name = name }, { __index = s }), phase = r.name, stream = opt(s, "stream") or i }
+    rows[i] = { result = setmetatable({ name = name }, { __index = s }), phase = r.name, stream = opt(s, "stream") or i,
+      host = on }
   end
-  rows[#rows + 1] = { result = r, phase = r.name, stream = "All" }
+  for i, h in ipairs(hosts or {}) do
+    local rank, host = rank_of(h, i), visible(opt(h, "host") or "?")
+    local name = string.format("%s / rank %d (%s)", tostring(r.name), rank, host)
+    rows[#rows + 1] = { result = report.host_result(h, name), phase = r.name, stream = all, host = host, rank = rank }
+  end
+  rows[#rows + 1] = { result = r, phase = r.name, stream = all, host = on }
   return rows
 end
 
@@ -257,27 +325,81 @@ report.csv_stream_columns = {
   { "Stream", function(row) return row.stream or "" end },
 }
 
+--- The columns a CSV report gains, after the stream columns, when one of
+-- its phases ran on several hosts (report.rows): the host's name and rank
+-- on a host's row, "All" and "" on the phase's other rows, "" and "" on the
+-- rows of a phase run on one host.
+report.csv_host_columns = {
+  { "Host", function(row) return row.host or "" end },
+  { "Rank", function(row) return row.rank or "" end },
+}
+
+-- "" for a figure a host does not have, else f(v)
+local function host_fig(f, key, scale)
+  return function(r)
+    local v = key:find("%.") and opt(r[key:match("^[^.]+")], key:match("[^.]+$")) or r[key]
+    return type(v) == "number" and string.format(f, v / (scale or 1)) or ""
+  end
+end
+
+--- The CSV columns a host's row fills (report.host_result), by header: the
+-- figures each rank reports; every other cell of a host's row is "" (the
+-- host has no read/write split, no p99.9, ...: never the cluster's figure).
+report.csv_host_cells = {
+  ["Access Specification Name"] = function(r) return r.name end,
+  ["IOps"] = host_fig("%.2f", "iops"), ["MBps (Binary)"] = host_fig("%.2f", "mib_per_s"),
+  ["MBps (Decimal)"] = host_fig("%.2f", "mb_per_s"),
+  ["Average Response Time"] = host_fig("%.4f", "lat.mean_ns", 1e6),
+  ["Maximum Response Time"] = host_fig("%.4f", "lat.max_ns", 1e6),
+  ["Errors"] = function(r) return r.errors and whole(r.errors) or "" end,
+  ["% CPU Utilization"] = host_fig("%.2f", "cpu.util_pct"),
+  ["% User Time"] = function(r) return r.seconds and r.cpu.user_s and string.format("%.2f", pct_of(r, r.cpu.user_s)) or "" end,
+  ["% Privileged Time"] = function(r) return r.seconds and r.cpu.sys_s and string.format("%.2f", pct_of(r, r.cpu.sys_s)) or "" end,
+  ["Seconds"] = host_fig("%.3f", "seconds"),
+  ["p50 Response Time (ms)"] = host_fig("%.4f", "lat.p50_ns", 1e6),
+  ["p99 Response Time (ms)"] = host_fig("%.4f", "lat.p99_ns", 1e6),
+  ["Interrupted"] = function(r) return r.interrupted and "yes" or "no" end,
+  ["Failed"] = function(r) return r.failed and "yes" or "no" end,
+}
+
+-- a column's cell for result r: a host's row fills only report.csv_host_cells
+local function csv_cell(c, r)
+  if not report.is_host(r) then return c[2](r) end
+  local f = report.csv_host_cells[c[1]]
+  return f and f(r) or ""
+end
+
 --- The CSV rows (header first) of a list of results, as lists of strings:
 -- one row per report.rows row. The header is IOMeter's columns and
 -- iomoon's (report.csv_columns), then report.csv_op_columns when a row
 -- trims or syncs, then report.csv_stream_columns when a result has
--- streams; without them, exactly as before they existed.
+-- streams, then report.csv_host_columns when a result ran on several
+-- hosts; without them, exactly as before they existed.
 function report.csv_rows(results)
   local list = all_rows(results)
-  local streams, ops = #list > #results, false
-  for _, lr in ipairs(list) do ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil end
+  local streams, hosts, ops = false, false, false
+  for _, lr in ipairs(list) do
+    ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil
+    streams, hosts = streams or lr.stream ~= nil, hosts or lr.host ~= nil
+  end
   local rows = { {} }
-  local function add(row, cols, arg)
-    for _, c in ipairs(cols) do row[#row + 1] = arg and csv_safe(c[2](arg)) or c[1] end
+  local function add(row, cols, arg, cellf)
+    for _, c in ipairs(cols) do
+      local v
+      if arg ~= nil then v = cellf and cellf(c, arg) or not cellf and c[2](arg) or nil end
+      row[#row + 1] = arg and csv_safe(v) or c[1]
+    end
   end
   add(rows[1], report.csv_columns)
   if ops then add(rows[1], report.csv_op_columns) end
   if streams then add(rows[1], report.csv_stream_columns) end
+  if hosts then add(rows[1], report.csv_host_columns) end
   for _, lr in ipairs(list) do
     local row = {}
-    add(row, report.csv_columns, lr.result)
-    if ops then add(row, report.csv_op_columns, lr.result) end
+    add(row, report.csv_columns, lr.result, csv_cell)
+    if ops then add(row, report.csv_op_columns, lr.result, csv_cell) end
     if streams then add(row, report.csv_stream_columns, lr) end
+    if hosts then add(row, report.csv_host_columns, lr) end
     rows[#rows + 1] = row
   end
   return rows
@@ -318,10 +440,14 @@ end
 
 --- All results as Analyzer blocks, a blank line between them; a phase
 -- with streams gives a block per stream (its access spec named "PHASE /
--- STREAM") and then its total's block (report.rows).
+-- STREAM") and then its total's block (report.rows). A phase run on
+-- several hosts gives its total's block only: the Analyzer's lines need
+-- the read/write split, which a host's figures do not have.
 function report.analyzer_string(results)
   local parts = {}
-  for i, row in ipairs(all_rows(results)) do parts[i] = report.analyzer_block(row.result) end
+  for _, row in ipairs(all_rows(results)) do
+    if not report.is_host(row.result) then parts[#parts + 1] = report.analyzer_block(row.result) end
+  end
   return table.concat(parts, "\n")
 end
 
@@ -333,16 +459,17 @@ end
 
 --- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
 -- cpu load, errors, and a status (ok, or report.marks); a phase with
--- streams is a row per stream and then its total (report.rows).
+-- streams or hosts is a row per stream and per host and then its total
+-- (report.rows); a figure a host does not have is "-".
 function report.markdown(results)
   local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |",
     "|---|---:|---:|---:|---:|---:|---:|---|" }
   for _, row in ipairs(all_rows(results)) do
     local r = row.result
     local m = report.marks(r)
-    out[#out + 1] = string.format("| %s | %.0f | %.2f | %.3f | %.3f | %.0f%% | %d | %s |", md_cell(r.name), r.iops,
-      r.mib_per_s, ms(r.lat.mean_ns), ms(r.lat.p99_ns), r.cpu.util_pct, r.errors or 0,
-      #m > 0 and md_cell(table.concat(m, "; ")) or "ok")
+    out[#out + 1] = string.format("| %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(r.name), fig("%.0f", r.iops),
+      fig("%.2f", r.mib_per_s), fig("%.3f", r.lat.mean_ns, 1e6), fig("%.3f", r.lat.p99_ns, 1e6),
+      fig("%.0f%%", r.cpu.util_pct), whole(r.errors or 0), #m > 0 and md_cell(table.concat(m, "; ")) or "ok")
   end
   return table.concat(out, "\n") .. "\n"
 end

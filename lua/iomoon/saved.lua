@@ -210,6 +210,53 @@ local function optional_problem(r, where)
   end
 end
 
+-- What each entry of a phase's `hosts` (one rank's figures, under MPI) may
+-- hold, and the type it needs when it has it.
+local HOST_FIELDS = { rank = "number", host = "string", ios = "number", iops = "number", mb_per_s = "number",
+  bytes = "number", seconds = "number", p50_ns = "number", p99_ns = "number", max_ns = "number", mean_ns = "number",
+  util_pct = "number", user_s = "number", sys_s = "number", errors = "number", failed = "boolean",
+  interrupted = "boolean", error = "string" }
+local CLUSTER_FIELDS = { "ranks", "start_skew_ns", "stopped_by", "rounds", "end_bytes", "end_ns", "interval_bytes" }
+
+-- whether v is a list (a JSON array, or an empty object)
+local function is_list(v)
+  return type(v) == "table" and not (getmetatable(v) == OBJECT and next(v) ~= nil)
+end
+
+-- The first thing wrong with r's `hosts` and `cluster` (a run under MPI),
+-- or nil: hosts a list of objects whose known fields have their types, a
+-- rank and an error count whole numbers of 0 or more; cluster an object of
+-- numbers.
+local function cluster_problem(r, where)
+  if r.hosts ~= nil then
+    if not is_list(r.hosts) then return where .. ".hosts is not a list (one object per rank is needed)" end
+    for i, h in ipairs(r.hosts) do
+      local at_i = string.format("%s.hosts[%d]", where, i)
+      if type(h) ~= "table" or is_list(h) and next(h) ~= nil then
+        return string.format("%s is a %s (an object is needed)", at_i, type(h) == "table" and "list" or type(h))
+      end
+      for k, t in pairs(HOST_FIELDS) do
+        if h[k] ~= nil and type(h[k]) ~= t then
+          return string.format("%s.%s is a %s (a %s is needed)", at_i, k, type(h[k]), t)
+        end
+      end
+      for _, k in ipairs({ "rank", "errors" }) do
+        if h[k] ~= nil and (not math.tointeger(h[k]) or h[k] < 0) then
+          return string.format("%s.%s is %s (a whole number of 0 or more is needed)", at_i, k, number_text(h[k]))
+        end
+      end
+    end
+  end
+  if r.cluster == nil then return nil end
+  if type(r.cluster) ~= "table" or getmetatable(r.cluster) ~= OBJECT then return where .. ".cluster is not an object" end
+  for _, k in ipairs(CLUSTER_FIELDS) do
+    local v = r.cluster[k]
+    if v ~= nil and type(v) ~= "number" then
+      return string.format("%s.cluster.%s is a %s (a number is needed)", where, k, type(v))
+    end
+  end
+end
+
 -- The first thing wrong with phase r (a result read back), or nil.
 local function phase_problem(r, where)
   if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
@@ -236,7 +283,7 @@ local function phase_problem(r, where)
   if not math.tointeger(r.errors) or r.errors < 0 then
     return string.format("%s.errors is %s (a whole number of 0 or more is needed)", where, number_text(r.errors))
   end
-  local opt = optional_problem(r, where)
+  local opt = optional_problem(r, where) or cluster_problem(r, where)
   if opt then return opt end
   if r.streams ~= nil then
     if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
