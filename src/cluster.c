@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "phase.h"
 #include "rc.h"
 
 #ifdef HAVE_MPI
@@ -114,6 +115,12 @@ void cluster_finish(int rc)
 	fflush(stdout);
 	/* every rank leaves together: a rank still running phases meets this
 	 * one's exit at its next agreement, fails there, and ends its script */
+	if (phase_interrupt) {
+		/* mpirun was signalled: it sends SIGTERM to every rank, then
+		 * SIGKILL a second later; the reports are written, and a rank in
+		 * MPI_Finalize would wait for that SIGKILL (Open MPI 4.1) */
+		return;
+	}
 	while (cluster_agree(CLUSTER_EXIT, rc, "", NULL, &a) && a.diverged)
 		;
 	MPI_Finalize();

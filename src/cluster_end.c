@@ -225,6 +225,10 @@ static void own_figures(const struct phase_result *res, struct cluster_host *me)
 	me->p50_ns = hist_percentile(&all, 50);
 	me->p99_ns = hist_percentile(&all, 99);
 	me->max_ns = all.count ? all.max : 0;
+	me->mean_ns = hist_mean(&all);
+	me->util_pct = res->cpu.util_pct;
+	me->user_s = res->cpu.user_s;
+	me->sys_s = res->cpu.sys_s;
 	snprintf(me->error, sizeof(me->error), "%.*s", (int)sizeof(me->error) - 1, res->failed ? res->error : "");
 }
 

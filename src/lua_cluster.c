@@ -69,14 +69,15 @@ const char *api_expand_path(lua_State *L, const char *path)
 		lua_pushvalue(L, -1);
 		lua_setfield(L, LUA_REGISTRYINDEX, PATHS_KEY);
 	}
-	push_expanded(L, path);
-	lua_pushvalue(L, -1);
-	if (lua_rawget(L, -3) != LUA_TSTRING) {
-		lua_pop(L, 1);
-		lua_pushvalue(L, -1);
-		lua_pushvalue(L, -1);
-		lua_rawset(L, -4);
-		lua_rawget(L, -2);
+	push_expanded(L, path);                   /* T E */
+	lua_pushvalue(L, -1);                     /* T E E */
+	if (lua_rawget(L, -3) != LUA_TSTRING) {   /* T E V */
+		lua_pop(L, 1);                    /* T E */
+		lua_pushvalue(L, -1);             /* T E E */
+		lua_pushvalue(L, -1);             /* T E E E */
+		lua_rawset(L, -4);                /* T E: T[E] = E */
+		lua_pushvalue(L, -1);             /* T E E */
+		lua_rawget(L, -3);                /* T E V */
 	}
 	kept = lua_tostring(L, -1);
 	lua_pop(L, 3);
@@ -111,12 +112,11 @@ static void shape_of(const struct run_state *rs, struct cluster_shape *sh)
 					(int64_t)(sp->ios != 0) * 2 + (sp->bytes != 0) } };
 }
 
-/* Split what the phase counts for the whole cluster (ios, bytes, rates)
- * across the ranks, and give each rank its own random sequence. RC_INPUT
- * with why when a quota is smaller than the ranks. */
-static int split_one(struct phase_spec *sp, struct pace *pace, const char *path, char *why, size_t why_len)
+/* A quota of the phase's (ios, bytes) is the cluster's: RC_INPUT with
+ * why when it is smaller than the ranks. */
+static int check_quota(const struct phase_spec *sp, const char *path, char *why, size_t why_len)
 {
-	const unsigned n = cluster_ranks(), me = cluster_rank();
+	const unsigned n = cluster_ranks();
 
 	if ((sp->ios && sp->ios < n) || (sp->bytes && sp->bytes < n)) {
 		snprintf(why, why_len, "%s.%s: %llu cannot be split over %u ranks (the phase's quota is the cluster's; "
@@ -124,13 +124,6 @@ static int split_one(struct phase_spec *sp, struct pace *pace, const char *path,
 			 (unsigned long long)(sp->ios ? sp->ios : sp->bytes), n);
 		return RC_INPUT;
 	}
-	if (sp->ios)
-		sp->ios = sp->ios / n + (me < sp->ios % n);
-	if (sp->bytes)
-		sp->bytes = sp->bytes / n + (me < sp->bytes % n);
-	for (unsigned i = 0; pace && i < pace->nseg; i++)
-		pace->seg[i].iops /= n;
-	sp->seed ^= 0x9e3779b97f4a7c15ull * (me + 1);
 	return RC_OK;
 }
 
@@ -138,12 +131,47 @@ int api_cluster_split(struct run_state *rs, char *why, size_t why_len)
 {
 	if (!cluster_on())
 		return RC_OK;
-	if (split_one(&rs->sp, &rs->pace, rs->path, why, why_len))
-		return RC_INPUT;
-	for (unsigned i = 0; i < rs->nstreams; i++)
-		if (split_one(&rs->stream[i]->sp, &rs->stream[i]->pace, rs->stream[i]->path, why, why_len))
+	for (unsigned i = 0; i <= rs->nstreams; i++) {
+		struct run_state *w = i ? rs->stream[i - 1] : rs;
+
+		if (check_quota(&w->sp, w->path, why, why_len))
 			return RC_INPUT;
+		w->sp.rate_share = cluster_ranks(); /* rates: the workers of every rank share them */
+	}
 	return RC_OK;
+}
+
+/* This rank's share of a quota of the cluster's (0: none). */
+static uint64_t share(uint64_t q)
+{
+	const unsigned n = cluster_ranks(), me = cluster_rank();
+
+	return q ? q / n + (me < q % n) : 0;
+}
+
+void api_cluster_apply(struct run_state *rs, struct cluster_saved *saved)
+{
+	for (unsigned i = 0; cluster_on() && i <= rs->nstreams; i++) {
+		struct phase_spec *sp = i ? &rs->stream[i - 1]->sp : &rs->sp;
+
+		saved->ios[i] = sp->ios;
+		saved->bytes[i] = sp->bytes;
+		saved->seed[i] = sp->seed;
+		sp->ios = share(sp->ios);
+		sp->bytes = share(sp->bytes);
+		sp->seed ^= 0x9e3779b97f4a7c15ull * (cluster_rank() + 1); /* offsets and arrivals of its own */
+	}
+}
+
+void api_cluster_restore(struct run_state *rs, const struct cluster_saved *saved)
+{
+	for (unsigned i = 0; cluster_on() && i <= rs->nstreams; i++) {
+		struct phase_spec *sp = i ? &rs->stream[i - 1]->sp : &rs->sp;
+
+		sp->ios = saved->ios[i];
+		sp->bytes = saved->bytes[i];
+		sp->seed = saved->seed[i];
+	}
 }
 
 int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
@@ -178,7 +206,7 @@ int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, 
 /* One rank's figures, pushed. */
 static void push_host(lua_State *L, const struct cluster_host *h)
 {
-	lua_createtable(L, 0, 13);
+	lua_createtable(L, 0, 18);
 	api_set_int(L, "rank", h->rank);
 	lua_pushstring(L, h->host);
 	lua_setfield(L, -2, "host");
@@ -190,6 +218,10 @@ static void push_host(lua_State *L, const struct cluster_host *h)
 	api_set_int(L, "p50_ns", h->p50_ns);
 	api_set_int(L, "p99_ns", h->p99_ns);
 	api_set_int(L, "max_ns", h->max_ns);
+	api_set_num(L, "mean_ns", h->mean_ns);
+	api_set_num(L, "util_pct", h->util_pct);
+	api_set_num(L, "user_s", h->user_s);
+	api_set_num(L, "sys_s", h->sys_s);
 	api_set_int(L, "errors", h->errors);
 	lua_pushboolean(L, h->failed);
 	lua_setfield(L, -2, "failed");

@@ -14,9 +14,20 @@ void api_push_cluster_table(lua_State *L);
 /* path with {rank} and {host} replaced (path itself when it has neither);
  * the string lives as long as L. */
 const char *api_expand_path(lua_State *L, const char *path);
-/* In a cluster: a checked phase's quotas and rates split across ranks
- * (RC_INPUT with why when they cannot be); else nothing. */
+/* In a cluster: what a checked phase counts for the cluster (ios, bytes,
+ * rates) is shared by the ranks: RC_INPUT with why when a quota cannot be
+ * split; rates are split from here on (phase_spec.rate_share). */
 int api_cluster_split(struct run_state *rs, char *why, size_t why_len);
+
+/* The fields apply changes for the run, kept to be put back. */
+struct cluster_saved {
+	uint64_t ios[PHASE_MAX_STREAMS + 1], bytes[PHASE_MAX_STREAMS + 1], seed[PHASE_MAX_STREAMS + 1];
+};
+/* In a cluster, for the run only: this rank's share of the quotas, and
+ * its own random sequence (offsets, arrivals); the result shows the
+ * phase as asked (restore). */
+void api_cluster_apply(struct run_state *rs, struct cluster_saved *saved);
+void api_cluster_restore(struct run_state *rs, const struct cluster_saved *saved);
 /* In a cluster: agree at point p on this rank's rc (why) and phase (rs,
  * or NULL). RC_OK when every rank goes on; else RC_INPUT or RC_FAIL,
  * the same on every rank, with the same message in out. */

@@ -223,6 +223,7 @@ int api_run(lua_State *L)
 	struct run_state *rs;
 	struct phase_spec *sp;
 	struct phase_result res;
+	struct cluster_saved saved;
 	char why[WHY_LEN] = "";
 	int rc;
 
@@ -246,7 +247,9 @@ int api_run(lua_State *L)
 	} else {
 		materialize_targets(L, rs);
 	}
+	api_cluster_apply(rs, &saved);
 	rc = phase_run(sp, &res, why, sizeof(why));
+	api_cluster_restore(rs, &saved);
 	if (sp->progress)
 		fprintf(stderr, "\r\033[K");
 	if (rc == RC_INPUT) {

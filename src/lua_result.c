@@ -372,6 +372,12 @@ static void push_first_error(lua_State *L, const struct first_error *e)
 		snprintf(msg, sizeof(msg), "%s of %u bytes at offset %llu: short, %lld bytes done", opname[e->op],
 			 e->len, (unsigned long long)e->offset, (long long)e->res);
 	}
+	if (cluster_on()) { /* which host saw it */
+		size_t n = strlen(msg);
+
+		snprintf(msg + n, sizeof(msg) - n, " (rank %u)", e->rank);
+		api_set_int(L, "rank", e->rank);
+	}
 	lua_pushstring(L, msg);
 	lua_setfield(L, -2, "message");
 }

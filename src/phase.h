@@ -132,6 +132,9 @@ struct phase_spec {
 	const struct phase_spec *streams[PHASE_MAX_STREAMS];
 	/* phase.replay: a trace played back instead of the mix and pacing */
 	const struct replay *replay;
+	/* in a cluster: the ranks the phase's rates are shared by (each
+	 * worker paces rate / (workers x rate_share)); 0 or 1: this host alone */
+	unsigned rate_share;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */
@@ -152,6 +155,8 @@ struct cluster_host {
 	uint64_t ios, bytes, errors;
 	double seconds;
 	uint64_t p50_ns, p99_ns, max_ns;
+	double mean_ns;
+	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
 	char error[192];
 };
 

@@ -316,7 +316,7 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 	l->freeq[k] = l->freeq[--l->nfree];
 	if (l->paced) {
 		s->intended_ns = l->ps->next_ns;
-		pace_advance(l->pace, l->ps, l->measure, l->sp->workers, l->prng);
+		pace_advance(l->pace, l->ps, l->measure, l->sp->workers * (l->sp->rate_share ? l->sp->rate_share : 1), l->prng);
 	}
 	wl_next(l->w->wl, l->st, &s->op);
 	if (l->verifying && overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
@@ -674,7 +674,7 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 	}
 	l->ps->next_ns = 0;
 	if (l->paced)
-		pace_start(l->pace, l->ps, l->measure, l->now, sp->workers, l->prng);
+		pace_start(l->pace, l->ps, l->measure, l->now, sp->workers * (sp->rate_share ? sp->rate_share : 1), l->prng);
 	l->sync_every = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 	l->nsyncq = 0;
 	memset(l->since, 0, l->qd * sizeof(*l->since));

@@ -1,0 +1,270 @@
+#!/bin/bash
+# Many hosts under MPI (doc/cluster.md), on this one machine: mpirun starts
+# 2 or 4 ranks of the real binary. Every rank must return the same merged
+# result; merged counts are the sum of the ranks', merged percentiles those
+# of the union of every rank's per-I/O records; find_max takes the same
+# path on every rank; {rank} targets are files of their own; an input
+# error on one rank stops all with one message, before anything is made;
+# a rank that stops (on_error = "stop"), is killed, or leaves its script
+# early ends the others within the stated bound, never a hang.
+# Run once, outside the ASan pass (Open MPI's own allocations are not
+# ours to check): the sanitized build skips it.
+. "$(dirname "$0")/lib.sh"
+PIDS=""
+stop_all() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	cleanup
+}
+trap stop_all EXIT
+cd "$TMP" || exit 1
+
+case "$IOMOON" in *asan*)
+	skip "MPI runs: not under ASan (Open MPI's allocations are not ours)"
+	done_testing
+	exit 0
+esac
+if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^  mpi '; then
+	skip "mpirun or MPI support missing (make deps installs libopenmpi-dev and openmpi-bin)"
+	done_testing
+	exit 0
+fi
+ok 0 "iomoon list: built with MPI"
+
+# mpi N ARGS...: iomoon under mpirun with N ranks, bounded in time
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() {
+	local n=$1
+	shift
+	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n "$n" "$IOMOON" "$@"
+}
+
+# ---- one host: nothing changes; iomoon.cluster says rank 0 of 1 ----
+out=$("$IOMOON" run /dev/stdin 2>&1 <<'LUA'
+local iomoon = require "iomoon"
+local c = iomoon.cluster
+local r = iomoon.run { engine = "sim", bs = "4k", qd = 1, duration = "0.1s", target = nil }
+print(c.rank, c.ranks, c.on, rawget(r, "cluster") == nil, rawget(r, "hosts") == nil)
+LUA
+)
+like "$out" $'0\t1\tfalse\ttrue\ttrue' "without mpirun: rank 0 of 1, no cluster fields in the result"
+
+# ---- two ranks: the merge is exact and the same on every rank ----
+cat >merge.lua <<'LUA'
+local iomoon = require "iomoon"
+local json = require "iomoon.json"
+local rank = iomoon.cluster.rank
+local r = iomoon.run { name = "merge", engine = "sim", sim_latency = "200us", bs = "4k", qd = 8, workers = 2,
+  rate = 4000, duration = "2s", interval = "0.25s", trace = 100000 }
+local f = assert(io.open(string.format("lat.%d", rank), "w"))
+for _, v in ipairs(r.trace.lat_ns) do f:write(v, "\n") end
+f:close()
+r.trace = nil
+f = assert(io.open(string.format("res.%d.json", rank), "w"))
+f:write(json.encode(r))
+f:close()
+LUA
+mpi 2 run merge.lua >merge.out 2>merge.err
+ok $? "mpirun -n 2: a rate-paced phase runs on both ranks"
+python3 - >py.out 2>&1 <<'PY'
+import json, math
+res = [json.load(open("res.%d.json" % i)) for i in range(2)]
+lat = [int(x) for i in range(2) for x in open("lat.%d" % i)]
+def strip(r):
+    r = dict(r)
+    for k in ("cluster",):  # end_ns is each rank's own time
+        r[k] = {a: b for a, b in r[k].items() if a != "end_ns"}
+    return r
+print("same", json.dumps(strip(res[0]), sort_keys=True) == json.dumps(strip(res[1]), sort_keys=True))
+r = res[0]
+print("ios", r["ios"], sum(h["ios"] for h in r["hosts"]), sum(iv["ios"] for iv in r["intervals"]), len(lat))
+# the histogram's answer for the union of every I/O: nearest rank, the
+# middle of its bucket (7 sub-bucket bits), kept within min..max
+def bucket(v):
+    if v < 128: return v, 1
+    e = v.bit_length() - 1
+    w = 1 << (e - 7)
+    return (v >> (e - 7)) << (e - 7), w
+def pct(vals, p):
+    s = sorted(vals)
+    k = max(1, math.ceil(p / 100 * len(s)))
+    lo, w = bucket(s[k - 1])
+    return min(max(lo + (w - 1) // 2, s[0]), s[-1])
+print("p50", r["lat"]["p50_ns"], pct(lat, 50))
+print("p99", r["lat"]["p99_ns"], pct(lat, 99))
+print("p999", r["lat"]["p999_ns"], pct(lat, 99.9))
+print("max", r["lat"]["max_ns"], max(lat))
+print("hosts", [h["rank"] for h in r["hosts"]], r["cluster"]["ranks"])
+print("iops", round(r["iops"]), [round(h["iops"]) for h in r["hosts"]])
+print("skew", r["cluster"]["start_skew_ns"])
+PY
+cat py.out
+like "$(cat py.out)" "same True" "every rank returns the same merged result (byte for byte in JSON)"
+read -r _ ios hsum isum nlat <<<"$(grep '^ios' py.out)"
+ok $([ "$ios" = "$hsum" ] && [ "$ios" = "$isum" ] && [ "$ios" = "$nlat" ]; echo $?) \
+	"merged ios $ios = the ranks' ($hsum) = the intervals' ($isum) = the I/Os recorded ($nlat)"
+for p in p50 p99 p999 max; do
+	read -r _ got want <<<"$(grep "^$p " py.out)"
+	is "$got" "$want" "merged $p = the $p of the union of both ranks' I/Os"
+done
+like "$(grep '^hosts' py.out)" "hosts \[0, 1\] 2" "result.hosts: one entry per rank, in order"
+read -r _ iops h0 h1 <<<"$(grep '^iops' py.out | tr -d '[],')"
+ok $([ "$iops" -ge 3800 ] && [ "$iops" -le 4200 ]; echo $?) "rate = 4000 is the cluster's: $iops IOPS in all"
+ok $([ "$h0" -ge 1900 ] && [ "$h0" -le 2100 ] && [ "$h1" -ge 1900 ] && [ "$h1" -le 2100 ]; echo $?) \
+	"split across the ranks: $h0 and $h1 IOPS"
+read -r _ skew <<<"$(grep '^skew' py.out)"
+ok $([ "$skew" -lt 50000000 ]; echo $?) "start skew measured: $skew ns (one host: under 50 ms)"
+is "$(grep -c '^Test name' merge.out)" 1 "only rank 0 prints the table"
+
+# ---- four ranks, streams, {rank} targets, --output by rank 0 ----
+cat >four.lua <<'LUA'
+local iomoon = require "iomoon"
+local json = require "iomoon.json"
+local rank = iomoon.cluster.rank
+local r = iomoon.run { name = "four", engine = "psync", duration = "1s", interval = "0.2s",
+  streams = {
+    { name = "reads", target = { path = "data.{rank}", size = "4m" }, bs = "4k", random = 100 },
+    { name = "writes", target = { path = "w.{host}.{rank}", size = "2m", allow_write = true }, bs = "8k", read = 0 },
+  } }
+local f = assert(io.open(string.format("four.%d.json", rank), "w"))
+f:write(json.encode({ ios = r.ios, hosts = #r.hosts, s1 = r.streams[1].ios, s2 = r.streams[2].ios,
+  iv = #r.intervals, ivs = (function() local n = 0 for _, i in ipairs(r.intervals) do n = n + i.ios end return n end)(),
+  s1iv = (function() local n = 0 for _, i in ipairs(r.streams[1].intervals) do n = n + i.ios end return n end)(),
+  hsum = (function() local n = 0 for _, h in ipairs(r.hosts) do n = n + h.ios end return n end)(),
+  target = r.streams[1].target }))
+f:close()
+LUA
+mpi 4 run --output four.csv --format csv four.lua >four.out 2>four.err
+ok $? "mpirun -n 4: a phase of two streams runs"
+python3 - >py4.out <<'PY'
+import json
+rs = [json.load(open("four.%d.json" % i)) for i in range(4)]
+same = all({k: v for k, v in r.items() if k != "target"} == {k: v for k, v in rs[0].items() if k != "target"} for r in rs)
+r = rs[0]
+print("same", same)
+print("sums", r["ios"] == r["hsum"] == r["ivs"] == r["s1"] + r["s2"], r["s1"] == r["s1iv"], r["hosts"])
+print("targets", " ".join(r["target"] if isinstance(r["target"], str) else r["target"][0] for r in rs))
+PY
+like "$(cat py4.out)" "same True" "4 ranks: the same merged figures on every rank"
+like "$(cat py4.out)" "sums True True 4" "4 ranks: ios = the hosts' = the intervals' = the streams'; a stream's intervals add up"
+for i in 0 1 2 3; do
+	ok $([ "$(stat -c %s data.$i)" = 4194304 ] && [ -f "w.$(hostname).$i" ]; echo $?) "{rank} and {host}: rank $i has files of its own"
+done
+like "$(cat py4.out)" "targets .*data.0 .*data.1 .*data.2 .*data.3" "each rank's result names its own target"
+ok $(grep -q '"four / reads"' four.csv || grep -q 'four / reads' four.csv; echo $?) "--output written (by rank 0)"
+ok $([ ! -s four.out ]; echo $?) "with --output, nothing on standard output"
+
+# ---- find_max follows one path on every rank ----
+cat >fm.lua <<'LUA'
+local iomoon = require "iomoon"
+local plan = require "iomoon.plan"
+local rank = iomoon.cluster.rank
+local out = plan.find_max { phase = { engine = "sim", sim_latency = "100us", bs = "4k", qd = 2, duration = "0.2s" },
+  bound = "20ms", from = 2000, max = 64000, tolerance = 0.25 }
+local f = assert(io.open("fm." .. rank, "w"))
+f:write(tostring(out.asked_iops), " ", tostring(out.iops), " ", #out.probes)
+for _, p in ipairs(out.probes) do f:write(" ", p.iops, p.ok and "+" or "-") end
+f:close()
+LUA
+mpi 2 run fm.lua >fm.out 2>fm.err
+ok $? "find_max under mpirun -n 2"
+echo "# rank 0: $(cat fm.0)"
+ok $([ -s fm.0 ] && cmp -s fm.0 fm.1; echo $?) "find_max: the same probes, answer and decisions on both ranks"
+read -r _ _ nprobes _ <fm.0
+ok $([ "${nprobes:-0}" -ge 3 ]; echo $?) "find_max made $nprobes probes (a search, not one refusal)"
+
+# ---- an input error on one rank: one message, exit 2, nothing made ----
+cat >bad.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { engine = "psync", target = { path = "made.{rank}", size = "1m" }, bs = "4k",
+  qd = iomoon.cluster.rank == 1 and 0 or 1, duration = "0.2s" }
+LUA
+mpi 2 run bad.lua >bad.out 2>bad.err
+is $? 2 "an input error on rank 1: exit status 2"
+cat bad.err | head -5 | sed 's/^/# /'
+is "$(grep -c 'phase.qd' bad.err)" 1 "the message is printed once"
+like "$(cat bad.err)" "phase.qd: .*rank 1 of 2" "it names the field and the rank"
+ok $([ ! -e made.0 ] && [ ! -e made.1 ]; echo $?) "no target created on any rank"
+
+cat >shape.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { engine = "sim", bs = "4k", duration = iomoon.cluster.rank == 0 and "0.2s" or "0.3s" }
+LUA
+mpi 2 run shape.lua >shape.out 2>shape.err
+is $? 2 "ranks running phases of different durations: exit 2"
+like "$(cat shape.err)" "differ in their duration" "the error says what differs"
+
+# ---- a rank that leaves its script early ----
+cat >early.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { name = "one", engine = "sim", bs = "4k", duration = "0.2s" }
+if iomoon.cluster.rank == 1 then return end
+iomoon.run { name = "two", engine = "sim", bs = "4k", duration = "0.2s" }
+LUA
+mpi 2 run early.lua >early.out 2>early.err
+rc=$?
+ok $([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; echo $?) "rank 1 left early: the run fails (exit $rc), no hang"
+like "$(cat early.err)" "rank 1 ended its script" "rank 0 says which rank left"
+
+# ---- on_error = "stop" on one rank stops all within the bound ----
+if command -v nbdkit >/dev/null && "$IOMOON" list 2>/dev/null | grep -Eq '^  nbd +works'; then
+	nbdkit --unix "$TMP/err.sock" --pidfile "$TMP/err.pid" --filter=error memory 16M error-rate=100% error=EIO
+	for _ in $(seq 50); do [ -s "$TMP/err.pid" ] && break; sleep 0.1; done
+	PIDS="$PIDS $(cat "$TMP/err.pid")"
+	cat >stop.lua <<LUA
+local iomoon = require "iomoon"
+local json = require "iomoon.json"
+local rank = iomoon.cluster.rank
+local p = { name = "stop", bs = "4k", qd = 1, duration = "30s", on_error = "stop" }
+if rank == 1 then p.target = "nbd+unix:///?socket=$TMP/err.sock" else p.engine = "sim" end
+local r = iomoon.run(p)
+local f = assert(io.open("stop." .. rank, "w"))
+f:write(json.encode({ stopped_by = r.cluster.stopped_by, errors = r.errors, seconds = r.seconds,
+  first = r.first_error and r.first_error.rank, msg = r.first_error and r.first_error.message,
+  h1 = r.hosts[2].errors, h0 = r.hosts[1].ios }))
+f:close()
+LUA
+	start=$(date +%s%N)
+	mpi 2 run stop.lua >stop.out 2>stop.err
+	rc=$?
+	took=$((($(date +%s%N) - start) / 1000000))
+	echo "# rank 0 saw: $(cat stop.0 2>/dev/null)"
+	ok $([ "$rc" -ne 124 ] && [ "$took" -lt 10000 ]; echo $?) "an I/O error on rank 1 with on_error=stop ends a 30 s phase on every rank in ${took} ms"
+	like "$(cat stop.0)" '"first":1' "the first error is rank 1's"
+	like "$(cat stop.0)" '"stopped_by":1' "result.cluster.stopped_by names rank 1"
+	like "$(cat stop.0)" '"h1":[1-9]' "result.hosts[2] counts rank 1's errors"
+	ok $(cmp -s stop.0 stop.1; echo $?) "both ranks return the same result"
+else
+	skip "nbdkit missing: the on_error=stop case needs its error filter"
+fi
+
+# ---- a rank killed mid-phase ----
+cat >kill.lua <<'LUA'
+local iomoon = require "iomoon"
+local f = assert(io.open("/proc/self/stat")); local pid = f:read("n"); f:close()
+f = assert(io.open("pid." .. iomoon.cluster.rank, "w")); f:write(pid); f:close()
+iomoon.run { name = "long", engine = "sim", bs = "4k", qd = 1, duration = "60s" }
+LUA
+rm -f pid.0 pid.1
+mpi 2 run kill.lua >kill.out 2>kill.err &
+mp=$!
+for _ in $(seq 100); do [ -s pid.1 ] && break; sleep 0.1; done
+sleep 1
+start=$(date +%s%N)
+kill -9 "$(cat pid.1)"
+wait $mp
+rc=$?
+took=$((($(date +%s%N) - start) / 1000000))
+ok $([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 10000 ]; echo $?) \
+	"rank 1 killed (kill -9): the run ends with exit $rc in ${took} ms (the bound: 10 s)"
+for _ in $(seq 50); do kill -0 "$(cat pid.0)" 2>/dev/null || break; sleep 0.1; done
+ok $(! kill -0 "$(cat pid.0)" 2>/dev/null; echo $?) "no rank is left running (5 s after)"
+
+# ---- what other ranks print: nothing, unless asked ----
+cat >say.lua <<'LUA'
+print("hello from " .. require("iomoon").cluster.rank)
+LUA
+is "$(mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 " "ranks but 0 are silent"
+is "$(IOMOON_ALL_RANKS=1 mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 hello from 1 " \
+	"IOMOON_ALL_RANKS=1: every rank speaks"
+
+done_testing
