@@ -115,14 +115,13 @@ void cluster_finish(int rc)
 	fflush(stdout);
 	/* every rank leaves together: a rank still running phases meets this
 	 * one's exit at its next agreement, fails there, and ends its script */
-	if (phase_interrupt) {
-		/* mpirun was signalled: it sends SIGTERM to every rank, then
-		 * SIGKILL a second later; the reports are written, and a rank in
-		 * MPI_Finalize would wait for that SIGKILL (Open MPI 4.1) */
-		return;
-	}
 	while (cluster_agree(CLUSTER_EXIT, rc, "", NULL, &a) && a.diverged)
 		;
+	/* every rank is past its reports: a rank that exits now (non-zero)
+	 * makes mpirun kill the others, so none may leave before */
+	if (phase_interrupt)
+		return; /* mpirun was signalled: it kills every rank a second after
+			 * its SIGTERM, and MPI_Finalize would wait for that (Open MPI 4.1) */
 	MPI_Finalize();
 }
 

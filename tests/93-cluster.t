@@ -259,6 +259,28 @@ ok $([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 10000 ]; echo $?) \
 for _ in $(seq 50); do kill -0 "$(cat pid.0)" 2>/dev/null || break; sleep 0.1; done
 ok $(! kill -0 "$(cat pid.0)" 2>/dev/null; echo $?) "no rank is left running (5 s after)"
 
+# ---- SIGINT to mpirun: a complete partial report ----
+cat >long.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { name = "first", engine = "sim", bs = "4k", qd = 2, duration = "0.3s" }
+iomoon.run { name = "long", engine = "sim", bs = "4k", qd = 2, duration = "30s" }
+iomoon.run { name = "never", engine = "sim", bs = "4k", qd = 2, duration = "1s" }
+LUA
+mpi 2 run --output int.json --format json long.lua >int.out 2>int.err &
+mp=$!
+for _ in $(seq 100); do grep -q '"first"' int.json 2>/dev/null && break; sleep 0.1; done
+sleep 1
+start=$(date +%s%N)
+kill -INT $mp
+wait $mp
+rc=$?
+took=$((($(date +%s%N) - start) / 1000000))
+ok $([ "$rc" = 1 ] && [ "$took" -lt 5000 ]; echo $?) "SIGINT to mpirun: exit $rc in ${took} ms (mpirun's SIGTERM comes after 1 s)"
+python3 -c "
+import json; d = json.load(open('int.json'))
+print(' '.join('%s:%s:%d' % (p['name'], p['interrupted'], len(p['hosts'])) for p in d['phases']))" >int.py 2>&1
+is "$(cat int.py)" "first:False:2 long:True:2" "rank 0 wrote the report: the interrupted phase merged from both ranks, no later phase"
+
 # ---- what other ranks print: nothing, unless asked ----
 cat >say.lua <<'LUA'
 print("hello from " .. require("iomoon").cluster.rank)
