@@ -271,7 +271,7 @@ mp=$!
 for _ in $(seq 100); do grep -q '"first"' int.json 2>/dev/null && break; sleep 0.1; done
 sleep 1
 start=$(date +%s%N)
-pkill -INT -f "mpirun.*long.lua"
+pkill -INT -x -P "$(pgrep -f "^timeout .*long.lua" | head -1)" mpirun # mpirun itself, once (a second SIGINT kills at once)
 wait $mp
 rc=$?
 took=$((($(date +%s%N) - start) / 1000000))
