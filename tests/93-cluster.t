@@ -23,7 +23,7 @@ case "$IOMOON" in *asan*)
 	done_testing
 	exit 0
 esac
-if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^  mpi '; then
+if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
 	skip "mpirun or MPI support missing (make deps installs libopenmpi-dev and openmpi-bin)"
 	done_testing
 	exit 0

@@ -542,8 +542,7 @@ function cli.list()
     print(string.format("  %-9s %s%s", e.name, e.works and "works" or ("unavailable: " .. e.why),
       e.name == auto and "  (auto picks this)" or ""))
   end
-  print("many hosts:")
-  print("  " .. iomoon.cluster.build)
+  print("many hosts: " .. iomoon.cluster.build)
   print("suites:")
   for _, n in ipairs(suite.list()) do
     local ok, s = pcall(suite.load, n)
