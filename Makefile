@@ -53,6 +53,7 @@ $(BUILD)/cluster_phase.o: src/cluster_end.c
 
 iomoon $(BUILD)/iomoon: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
+	@echo "$@: built with$(if $(NBD_LIBS),, no) nbd,$(if $(ISCSI_LIBS),, no) iscsi,$(if $(MPI_LIBS),, no) MPI (many hosts)$(if $(and $(NBD_LIBS),$(ISCSI_LIBS),$(MPI_LIBS)),, - make deps installs what is missing)"
 
 $(BUILD)/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
 	$(CC) $(ALL_CFLAGS) -Isrc -Itests/unit -o $@ $< $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)
