@@ -101,14 +101,16 @@ static int64_t hash_str(const char *s)
 static void shape_of(const struct run_state *rs, struct cluster_shape *sh)
 {
 	const struct phase_spec *sp = &rs->sp;
-	int64_t specs = 0, replay = 0;
+	uint64_t specs = 1469598103934665603ull; /* FNV-1a of every unit's count: no two lists alike */
+	int64_t replay = 0;
 
 	for (unsigned i = 0; i < phase_nstreams(sp); i++) {
-		specs = specs * 31 + (phase_stream(sp, i)->per_spec ? phase_stream(sp, i)->wl->nspecs : 0);
+		specs = (specs ^ (phase_stream(sp, i)->per_spec ? phase_stream(sp, i)->wl->nspecs : 0)) * 1099511628211ull;
+		specs = (specs ^ 0xff) * 1099511628211ull; /* the end of this unit's count */
 		replay = replay * 2 + (phase_stream(sp, i)->replay != NULL);
 	}
 	*sh = (struct cluster_shape){ { hash_str(rs->name), sp->nstreams, (int64_t)sp->duration_ns, (int64_t)sp->ramp_ns,
-					(int64_t)sp->interval_ns, specs, replay,
+					(int64_t)sp->interval_ns, (int64_t)(specs >> 1), replay,
 					(int64_t)(sp->ios != 0) * 2 + (sp->bytes != 0) } };
 }
 

@@ -289,4 +289,20 @@ is "$(mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 " "rank
 is "$(IOMOON_ALL_RANKS=1 mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 hello from 1 " \
 	"IOMOON_ALL_RANKS=1: every rank speaks"
 
+# ---- named specs per stream: counts that hashed alike (1,0 and 0,31) are told apart ----
+cat >specs.lua <<'LUA'
+local iomoon = require "iomoon"
+local function named(n)
+  local m = {}
+  for i = 1, n do m[i] = { name = "s" .. i, bs = "4k", weight = i == 1 and 100 - 3 * (n - 1) or 3 } end
+  return m
+end
+local a, b = { name = "a", qd = 1, bs = "4k" }, { name = "b", qd = 1, bs = "4k" }
+if iomoon.cluster.rank == 0 then a = { name = "a", qd = 1, mix = named(1) } else b = { name = "b", qd = 1, mix = named(31) } end
+iomoon.run { name = "specs", engine = "sim", duration = "0.2s", streams = { a, b } }
+LUA
+mpi 2 run specs.lua >specs.out 2>specs.err
+is $? 2 "named specs differing per stream (1+0 on rank 0, 0+31 on rank 1): exit 2, not a reduction of two layouts"
+like "$(cat specs.err)" "differ in their access specs" "the error says the named specs differ"
+
 done_testing
