@@ -86,9 +86,9 @@ static void iv_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 			b->ios[op] += a->ios[op];
 			b->bytes[op] += a->bytes[op];
 		}
-		b->count += a->count;
 		if (a->count && (!b->count || a->min < b->min))
 			b->min = a->min;
+		b->count += a->count;
 		if (a->max > b->max)
 			b->max = a->max;
 		for (unsigned i = 0; i < HIST_BUCKETS; i++)
@@ -97,6 +97,7 @@ static void iv_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 }
 
 static MPI_Op iv_mpi_op = MPI_OP_NULL;
+static MPI_Comm hd_comm, iv_comm; /* the rounds', the intervals' */
 
 /* The local intervals of unit u. */
 static struct interval *local_list(const struct cluster_phase *cp, unsigned u, unsigned *n)
@@ -131,10 +132,15 @@ struct cluster_phase *cluster_phase_new(const struct phase_spec *sp, struct phas
 	cp->cap = calloc(cp->nu, sizeof(*cp->cap));
 	if (!cp->list || !cp->nlist || !cp->cap)
 		abort();
-	if (iv_mpi_op == MPI_OP_NULL)
+	if (iv_mpi_op == MPI_OP_NULL) {
+		/* made once, by every rank at its first phase, and kept: a
+		 * communicator costs a collective to make */
 		MPI_Op_create(iv_op, 1, &iv_mpi_op);
-	MPI_Comm_dup(MPI_COMM_WORLD, &cp->hd_comm);
-	MPI_Comm_dup(MPI_COMM_WORLD, &cp->iv_comm);
+		MPI_Comm_dup(MPI_COMM_WORLD, &hd_comm);
+		MPI_Comm_dup(MPI_COMM_WORLD, &iv_comm);
+	}
+	cp->hd_comm = hd_comm;
+	cp->iv_comm = iv_comm;
 	MPI_Type_contiguous((int)(sizeof(struct iv_pay) * cp->nu), MPI_BYTE, &cp->iv_type);
 	MPI_Type_commit(&cp->iv_type);
 	return cp;
@@ -165,11 +171,8 @@ void cluster_phase_free(struct cluster_phase *cp)
 	}
 	if (cp->hd_active)
 		MPI_Wait(&cp->hd_req, MPI_STATUS_IGNORE);
-	if (cp->list) {
+	if (cp->list)
 		MPI_Type_free(&cp->iv_type);
-		MPI_Comm_free(&cp->hd_comm);
-		MPI_Comm_free(&cp->iv_comm);
-	}
 	for (unsigned u = 0; cp->list && u < cp->nu; u++)
 		free(cp->list[u]);
 	free(cp->list);

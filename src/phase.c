@@ -658,6 +658,23 @@ static void cluster_round(struct runner *r, int done)
 	}
 }
 
+/* In a cluster, interval k ends at measure + k x interval on every rank
+ * (the ranks' k-th intervals are merged): each due tick is made and named
+ * by that time, a late sampler's missed ones nearly empty, never one long
+ * interval in their place. */
+static void cluster_ticks(struct runner *r)
+{
+	for (; r->next_tick <= r->now && r->next_tick <= r->sh.end_ns; r->next_tick += r->sp->interval_ns) {
+		take_all(r);
+		sampler_tick(&r->all, r->scratch, r->sh.measure_ns, r->next_tick);
+		for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
+			sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, r->next_tick);
+		made(r);
+	}
+	if (r->next_tick > r->sh.end_ns)
+		r->next_tick = UINT64_MAX;
+}
+
 /* An interval ends at now when a tick is due and the phase has not ended. */
 static void tick(struct runner *r)
 {
@@ -665,6 +682,10 @@ static void tick(struct runner *r)
 
 	if (now < r->next_tick)
 		return;
+	if (r->cp) {
+		cluster_ticks(r);
+		return;
+	}
 	if (now > r->sh.end_ns) {
 		/* past the end, draining: no more ticks (the last, partial
 		 * interval is made after the join) */
@@ -675,7 +696,6 @@ static void tick(struct runner *r)
 	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
-	made(r);
 	r->next_tick += step;
 	while (r->next_tick <= now)
 		r->next_tick += step;

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "claims.h"
+#include "cluster.h"
 #include "engine.h"
 #include "netblk.h"
 #include "phase.h"
@@ -683,7 +684,8 @@ static int create_file(struct target *t, const struct target_opts *o, char *why,
 	shown(t->path, p, sizeof(p));
 	if (fd < 0 && errno == EEXIST) {
 		snprintf(why, why_len, "%s.path: %s appeared after it was checked (something else made it, so it is "
-			 "not iomoon's); nothing was written", W, p);
+			 "not iomoon's); nothing was written%s", W, p,
+			 cluster_ranks() > 1 ? " (ranks on one host that create the same path: put {rank} in it)" : "");
 		return RC_INPUT;
 	}
 	if (fd < 0 || fstat(fd, &st) < 0) {

@@ -281,6 +281,32 @@ import json; d = json.load(open('int.json'))
 print(' '.join('%s:%s:%d' % (p['name'], p['interrupted'], len(p['hosts'])) for p in d['phases']))" >int.py 2>&1
 is "$(cat int.py)" "first:False:2 long:True:2" "rank 0 wrote the report: the interrupted phase merged from both ranks, no later phase"
 
+# ---- a rank whose sampler stalls: the k-th intervals still cover the same time ----
+cat >stall.lua <<'LUA'
+local iomoon = require "iomoon"
+local f = assert(io.open("/proc/self/stat")); local pid = f:read("n"); f:close()
+f = assert(io.open("spid." .. iomoon.cluster.rank, "w")); f:write(pid); f:close()
+local r = iomoon.run { name = "stall", engine = "sim", bs = "4k", rate = 2000, duration = "2s", interval = "0.1s" }
+local back, short, sum = 0, 0, 0
+for i, iv in ipairs(r.intervals) do
+  if i > 1 and iv.t_s <= r.intervals[i - 1].t_s then back = back + 1 end
+  if iv.len_s < 0.099 or iv.len_s > 0.101 then short = short + 1 end
+  sum = sum + iv.ios
+end
+f = assert(io.open("stall." .. iomoon.cluster.rank, "w"))
+f:write(#r.intervals, " ", back, " ", short, " ", sum == r.ios and "sum" or "nosum")
+f:close()
+LUA
+rm -f spid.0 spid.1
+mpi 2 run stall.lua >stall.out 2>stall.err &
+mp=$!
+for _ in $(seq 100); do [ -s spid.1 ] && break; sleep 0.1; done
+sleep 0.6
+kill -STOP "$(cat spid.1)"; sleep 0.5; kill -CONT "$(cat spid.1)"
+wait $mp
+ok $? "rank 1 stopped for 0.5 s mid-phase: the phase still ends well"
+is "$(cat stall.0 2>/dev/null)" "20 0 0 sum" "20 intervals of 0.1 s in time order, adding up to the total (intervals, going back, off length)"
+
 # ---- what other ranks print: nothing, unless asked ----
 cat >say.lua <<'LUA'
 print("hello from " .. require("iomoon").cluster.rank)
