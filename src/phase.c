@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "cluster_phase.h"
 #include "genmap.h"
+#include "phase_sample.h"
 #include "rc.h"
 #include "replay.h"
 #include "rng.h"
@@ -35,11 +36,6 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
-
-struct snapshot {
-	struct hist h[OP_NDATA];
-	uint64_t bytes[OP_NDATA];
-};
 
 /* Wait on the handshake until `deadline_ns` or every started worker has
  * finished; returns the time. Woken by the workers' last broadcast. */
@@ -65,60 +61,6 @@ static unsigned finished(struct phase_shared *sh)
 	n = sh->finished;
 	pthread_mutex_unlock(&sh->lock);
 	return n;
-}
-
-/* The counts of n running workers now, per op type: histograms and bytes. */
-static void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
-{
-	for (int op = 0; op < OP_NDATA; op++) {
-		hist_init(&s->h[op]);
-		s->bytes[op] = 0;
-		for (unsigned i = 0; i < n; i++) {
-			hist_add_live(&s->h[op], &w[i].c.op[op].lat);
-			s->bytes[op] += stats_bytes(&w[i].c.op[op]);
-		}
-	}
-}
-
-/* An interval from two snapshots. `scratch` holds the delta histograms;
- * `both` (when not NULL) gets the interval's histogram of all ops. */
-static void interval_make(struct interval *iv, const struct snapshot *a, const struct snapshot *b,
-			  struct hist *scratch, double t_s, double len_s, struct hist *both_out)
-{
-	struct hist both;
-
-	memset(iv, 0, sizeof(*iv));
-	iv->t_s = t_s;
-	iv->len_s = len_s;
-	hist_init(&both);
-	for (int op = 0; op < OP_NDATA; op++) {
-		hist_delta(scratch, &b->h[op], &a->h[op]);
-		iv->ios[op] = scratch->count;
-		iv->bytes[op] = b->bytes[op] - a->bytes[op];
-		hist_merge(&both, scratch);
-	}
-	iv->p50_ns = hist_percentile(&both, 50);
-	iv->p99_ns = hist_percentile(&both, 99);
-	iv->max_ns = both.count ? both.max : 0;
-	if (both_out)
-		*both_out = both;
-}
-
-/* Append iv to a list of *n intervals (*cap allocated); RC_FAIL when out
- * of memory. */
-static int push_interval(struct interval **list, unsigned *n, unsigned *cap, const struct interval *iv)
-{
-	if (*n == *cap) {
-		unsigned ncap = *cap ? *cap * 2 : 64;
-		struct interval *p = realloc(*list, ncap * sizeof(*p));
-
-		if (!p)
-			return RC_FAIL;
-		*list = p;
-		*cap = ncap;
-	}
-	(*list)[(*n)++] = *iv;
-	return RC_OK;
 }
 
 static void free_workers(struct worker *w, unsigned n)
@@ -154,58 +96,6 @@ void phase_result_free(struct phase_result *res)
 	res->streams = NULL;
 	res->intervals = NULL;
 	res->trace = NULL;
-}
-
-/* Are the workers of a target given slices of its region? */
-static int sliced(const struct phase_spec *sp)
-{
-	return sp->verify == VERIFY_CRC && sp->workers > sp->ntargets && phase_writes(sp);
-}
-
-/* Worker i's slice of its target's region [*off, *off + *len): whole
- * units and alignments, the same size for every worker of the target. */
-static void slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint64_t *len)
-{
-	const unsigned nt = sp->ntargets, t = i % nt, n = sp->workers / nt + (t < sp->workers % nt);
-	uint64_t g = sp->verify_unit ? sp->verify_unit : 512, s;
-
-	for (unsigned k = 0; k < sp->wl->nspecs; k++)
-		if (sp->wl->spec[k].align > g)
-			g = sp->wl->spec[k].align;
-	s = *len / n / g * g;
-	*off += s * (i / nt);
-	*len = s;
-}
-
-uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)
-{
-	return sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
-}
-
-int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
-{
-	if (!sliced(sp))
-		return RC_OK;
-	for (unsigned k = 0; k < sp->wl->nspecs; k++)
-		if (sp->wl->spec[k].region_len) {
-			snprintf(why, why_len, "phase.workers: %u workers writing with verification share %u target(s), "
-				 "so each gets a slice of the region, but spec %u has a region of its own (give one "
-				 "worker per target)", sp->workers, sp->ntargets, k + 1);
-			return RC_INPUT;
-		}
-	for (unsigned i = 0; i < sp->workers && i < sp->ntargets * 2; i++) {
-		uint64_t off = sp->region_off, len = phase_region_len(sp, i % sp->ntargets);
-
-		slice_of(sp, i, &off, &len);
-		if (len < wl_max_bs(sp->wl)) {
-			snprintf(why, why_len, "phase.workers: %u workers writing with verification get a slice of "
-				 "the region each, %llu bytes, less than a block of %llu (give fewer workers or a "
-				 "larger region)", sp->workers, (unsigned long long)len,
-				 (unsigned long long)wl_max_bs(sp->wl));
-			return RC_INPUT;
-		}
-	}
-	return RC_OK;
 }
 
 /* Before the first write: a phase writing without crc32c marks the
@@ -307,20 +197,6 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	return RC_OK;
 }
 
-/* Everything phase_run holds while a phase runs: what the workers share,
- * the workers, and the sampler's state (snapshots, ticks, progress). */
-/* Intervals of a set of workers, from snapshots of their counters: the
- * phase's (all workers), or a stream's (its own). */
-struct sampler {
-	struct worker *w;
-	unsigned n;
-	struct snapshot *prev, *cur;
-	uint64_t prev_tick_ns;   /* the end of the last interval made */
-	struct interval **list;  /* where its intervals go (*nlist of them, cap allocated) */
-	unsigned *nlist, cap;
-	struct hist *both;       /* in a cluster: the last interval's histogram */
-};
-
 /* One workload of a running phase: the phase's own, or one stream's. */
 struct unit {
 	const struct phase_spec *sp;
@@ -331,6 +207,8 @@ struct unit {
 	struct sampler smp;           /* its own snapshots */
 };
 
+/* Everything phase_run holds while a phase runs: what the workers share,
+ * the workers, and the sampler's state (snapshots, ticks, progress). */
 struct runner {
 	const struct phase_spec *sp; /* the phase: its time, and all its workers */
 	struct phase_result *res;
@@ -360,12 +238,12 @@ static int prepare_workloads(struct unit *u, char *why, size_t why_len)
 
 	if (phase_check_slices(sp, why, why_len))
 		return RC_INPUT;
-	for (unsigned i = 0; i < (sliced(sp) ? sp->workers : sp->ntargets); i++) {
+	for (unsigned i = 0; i < (phase_sliced(sp) ? sp->workers : sp->ntargets); i++) {
 		u->wls[i] = *sp->wl;
 		u->wls[i].region_off = sp->region_off;
 		u->wls[i].region_len = phase_region_len(sp, i % sp->ntargets);
-		if (sliced(sp))
-			slice_of(sp, i, &u->wls[i].region_off, &u->wls[i].region_len);
+		if (phase_sliced(sp))
+			phase_slice_of(sp, i, &u->wls[i].region_off, &u->wls[i].region_len);
 		if (wl_prepare(&u->wls[i], why, why_len) < 0)
 			return RC_INPUT;
 	}
@@ -382,7 +260,7 @@ static int unit_alloc(struct runner *r, unsigned i, struct worker *first)
 	u->w = first;
 	for (unsigned t = 0; t < PHASE_MAX_TARGETS; t++)
 		u->fds[t] = -1;
-	u->wls = calloc(sliced(sp) ? sp->workers : sp->ntargets, sizeof(*u->wls));
+	u->wls = calloc(phase_sliced(sp) ? sp->workers : sp->ntargets, sizeof(*u->wls));
 	if (!u->wls)
 		return RC_FAIL;
 	if (!r->sp->nstreams)
@@ -414,7 +292,7 @@ static int unit_setup(struct runner *r, struct unit *u, char *why, size_t why_le
 		wk->id = i;
 		wk->sh = &r->sh;
 		wk->spec = sp;
-		wk->wl = &u->wls[sliced(sp) ? i : i % sp->ntargets];
+		wk->wl = &u->wls[phase_sliced(sp) ? i : i % sp->ntargets];
 		wk->fd = u->fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];
 		counters_init(&wk->c);
@@ -536,62 +414,6 @@ static void mark_interrupted(struct runner *r)
 	__atomic_store_n(&r->sh.stop, 1, __ATOMIC_RELAXED);
 	r->res->interrupted = 1;
 	r->stopped_ns = clock_ns();
-}
-
-/* Start a sampler's first interval at t0 from zero counts: workers count
- * nothing before measure_ns, and what they count from then (before this
- * thread wakes) belongs to the first interval. */
-static void sampler_begin(struct sampler *m, uint64_t t0)
-{
-	for (int op = 0; op < OP_NDATA; op++) {
-		hist_init(&m->prev->h[op]);
-		m->prev->bytes[op] = 0;
-	}
-	m->prev_tick_ns = t0;
-}
-
-/* The sampler's interval from its last tick to now (t: since measure_ns),
- * from its cur snapshot (take_all). */
-static void sampler_tick(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t now)
-{
-	struct interval iv;
-
-	interval_make(&iv, m->prev, m->cur, scratch, (double)(now - measure_ns) / 1e9,
-		      (double)(now - m->prev_tick_ns) / 1e9, m->both);
-	if (push_interval(m->list, m->nlist, &m->cap, &iv) == RC_OK) {
-		struct snapshot *t = m->prev;
-
-		m->prev = m->cur;
-		m->cur = t;
-		m->prev_tick_ns = now;
-	}
-}
-
-/* The last, partial interval up to end, from its cur snapshot (take_all):
- * kept when keep says so, or (keep < 0: the phase's sampler decides) when
- * it saw any I/O or lasted a tenth of an interval. Returns the decision,
- * for the streams' samplers to follow. */
-static int sampler_last(struct sampler *m, struct hist *scratch, uint64_t measure_ns, uint64_t end,
-			uint64_t interval_ns, int keep)
-{
-	struct interval iv;
-
-	interval_make(&iv, m->prev, m->cur, scratch, (double)(end - measure_ns) / 1e9,
-		      end > m->prev_tick_ns ? (double)(end - m->prev_tick_ns) / 1e9 : 0, m->both);
-	if (end <= m->prev_tick_ns) {
-		/* the last tick came at the end: what workers recorded after its
-		 * snapshot (completed by the end) still belongs to it */
-		for (int op = 0; *m->nlist && op < OP_NDATA; op++) {
-			(*m->list)[*m->nlist - 1].ios[op] += iv.ios[op];
-			(*m->list)[*m->nlist - 1].bytes[op] += iv.bytes[op];
-		}
-		return 0;
-	}
-	if (keep < 0)
-		keep = iv.ios[0] + iv.ios[1] + iv.ios[2] || end - m->prev_tick_ns >= interval_ns / 10;
-	if (keep)
-		push_interval(m->list, m->nlist, &m->cap, &iv);
-	return keep;
 }
 
 /* Every sampler's cur snapshot, one reading of each worker: each stream's

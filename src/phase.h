@@ -223,6 +223,10 @@ static inline int phase_writes(const struct phase_spec *sp)
  * slices work, else RC_INPUT with why (too small, or a spec region of its
  * own). */
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
+/* Are the workers of a target given slices of its region? */
+int phase_sliced(const struct phase_spec *sp);
+/* Worker i's slice of its target's region [*off, *off + *len). */
+void phase_slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint64_t *len);
 /* The bytes of the phase's region on target t (all of it past region_off
  * when the phase gives no region size). */
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);
