@@ -28,6 +28,19 @@ static unsigned rank, ranks = 1;
 static char host[CLUSTER_HOST_LEN];
 static int finished;
 
+/* The answer of an agreement this rank makes alone: its own failure. */
+static int local_answer(int rc, const char *why, struct cluster_answer *ans)
+{
+	memset(ans, 0, sizeof(*ans));
+	ans->failed_rank = ans->exiting_rank = ans->shape_field = -1;
+	if (rc == RC_OK)
+		return 0;
+	ans->failed_rank = 0;
+	ans->rc = rc;
+	snprintf(ans->msg, sizeof(ans->msg), "%s", why);
+	return 1;
+}
+
 int cluster_on(void)
 {
 	return on;
@@ -141,16 +154,10 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 	struct speech s = { 0 };
 	int speaker;
 
+	if (!on)
+		return local_answer(rc, why, ans);
 	memset(ans, 0, sizeof(*ans));
 	ans->failed_rank = ans->exiting_rank = ans->shape_field = -1;
-	if (!on) {
-		if (rc == RC_OK)
-			return 0;
-		ans->failed_rank = 0;
-		ans->rc = rc;
-		snprintf(ans->msg, sizeof(ans->msg), "%s", why);
-		return 1;
-	}
 	v[0] = p;
 	v[1] = -(int64_t)p;
 	v[2] = p != CLUSTER_EXIT && rc != RC_OK ? (int64_t)(ranks - rank) : 0;
@@ -230,14 +237,7 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 {
 	(void)p;
 	(void)shape;
-	memset(ans, 0, sizeof(*ans));
-	ans->failed_rank = ans->exiting_rank = ans->shape_field = -1;
-	if (rc == RC_OK)
-		return 0;
-	ans->failed_rank = 0;
-	ans->rc = rc;
-	snprintf(ans->msg, sizeof(ans->msg), "%s", why);
-	return 1;
+	return local_answer(rc, why, ans);
 }
 
 uint64_t cluster_barrier(int64_t *realtime_ns)

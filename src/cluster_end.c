@@ -64,17 +64,6 @@ static void head_merge(struct end_head *b, const struct end_head *a)
 		b->failed = a->failed;
 }
 
-static void replay_stats_merge(struct replay_stats *t, const struct replay_stats *f)
-{
-	if (f->ios && (!t->ios || f->first_ns < t->first_ns))
-		t->first_ns = f->first_ns;
-	if (f->ios && f->last_ns > t->last_ns)
-		t->last_ns = f->last_ns;
-	hist_merge(&t->lag, &f->lag);
-	t->ios += f->ios;
-	t->late += f->late;
-}
-
 /* The operator: inout += in, section by section. */
 static void end_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 {

@@ -651,13 +651,7 @@ static void replay_merge(struct replay_stats **to, const struct worker *w, unsig
 			hist_init(&(*to)->lag);
 		if (!(t = *to))
 			return;
-		if (f->ios && (!t->ios || f->first_ns < t->first_ns))
-			t->first_ns = f->first_ns;
-		if (f->ios && f->last_ns > t->last_ns)
-			t->last_ns = f->last_ns;
-		hist_merge(&t->lag, &f->lag);
-		t->ios += f->ios;
-		t->late += f->late;
+		replay_stats_merge(t, f);
 	}
 }
 

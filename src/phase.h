@@ -69,6 +69,10 @@ struct replay_stats {
 	uint64_t first_ns, last_ns;
 };
 
+/* to += from, exactly (the first and last submissions: the earliest and
+ * the latest of both). */
+void replay_stats_merge(struct replay_stats *to, const struct replay_stats *from);
+
 /* phase.batch = "auto" (the default): the worker finds the bound on one
  * submission from what the device does (batch.c, doc/performance.md). */
 #define BATCH_AUTO 0

@@ -116,3 +116,14 @@ int sampler_last(struct sampler *m, struct hist *scratch, uint64_t measure_ns, u
 	return keep;
 }
 
+
+void replay_stats_merge(struct replay_stats *t, const struct replay_stats *f)
+{
+	if (f->ios && (!t->ios || f->first_ns < t->first_ns))
+		t->first_ns = f->first_ns;
+	if (f->ios && f->last_ns > t->last_ns)
+		t->last_ns = f->last_ns;
+	hist_merge(&t->lag, &f->lag);
+	t->ios += f->ios;
+	t->late += f->late;
+}
