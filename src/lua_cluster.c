@@ -120,10 +120,11 @@ static int check_quota(const struct phase_spec *sp, const char *path, char *why,
 {
 	const unsigned n = cluster_ranks();
 
-	if ((sp->ios && sp->ios < n) || (sp->bytes && sp->bytes < n)) {
+	/* the last rank's part is the smallest; 0 would mean no quota at all */
+	if ((sp->ios && sp->ios < n) || (sp->bytes && !phase_bytes_part(sp, sp->bytes, n, n - 1))) {
 		snprintf(why, why_len, "%s.%s: %llu cannot be split over %u ranks (the phase's quota is the cluster's; "
-			 "give at least one per rank)", path, sp->ios ? "ios" : "bytes",
-			 (unsigned long long)(sp->ios ? sp->ios : sp->bytes), n);
+			 "give at least one %s per rank)", path, sp->ios ? "ios" : "bytes",
+			 (unsigned long long)(sp->ios ? sp->ios : sp->bytes), n, sp->ios ? "I/O" : "block");
 		return RC_INPUT;
 	}
 	return RC_OK;
@@ -160,7 +161,7 @@ void api_cluster_apply(struct run_state *rs, struct cluster_saved *saved)
 		saved->bytes[i] = sp->bytes;
 		saved->seed[i] = sp->seed;
 		sp->ios = share(sp->ios);
-		sp->bytes = share(sp->bytes);
+		sp->bytes = sp->bytes ? phase_bytes_part(sp, sp->bytes, cluster_ranks(), cluster_rank()) : 0;
 		sp->seed ^= 0x9e3779b97f4a7c15ull * (cluster_rank() + 1); /* offsets and arrivals of its own */
 	}
 }

@@ -176,7 +176,7 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	}
 	/* quotas split evenly, the remainder to the first workers */
 	wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
-	wk->bytes_quota = sp->bytes ? sp->bytes / sp->workers + (i < sp->bytes % sp->workers) : UINT64_MAX;
+	wk->bytes_quota = sp->bytes ? phase_bytes_part(sp, sp->bytes, sp->workers, i) : UINT64_MAX;
 	/* split as the quotas are: the records add up to trace_max */
 	wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
 	if (sp->per_spec && !(wk->specs = specs_new(sp->wl->nspecs))) {

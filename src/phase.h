@@ -227,6 +227,11 @@ static inline int phase_writes(const struct phase_spec *sp)
  * slices work, else RC_INPUT with why (too small, or a spec region of its
  * own). */
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
+/* Part i of n of a byte quota q: whole blocks when every I/O of the phase
+ * has one size that divides q (12k over 2 at 4k: 8k and 4k, 3 I/Os in
+ * all, not 2 + 2), else bytes as evenly as they go; the parts add up to q. */
+uint64_t phase_bytes_part(const struct phase_spec *sp, uint64_t q, unsigned n, unsigned i);
+
 /* Are the workers of a target given slices of its region? */
 int phase_sliced(const struct phase_spec *sp);
 /* Worker i's slice of its target's region [*off, *off + *len). */

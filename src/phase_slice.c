@@ -1,5 +1,6 @@
-/* phase_slice.c - the regions of a phase's targets, and the slices of
- * them that workers writing with crc32c verification each get (phase.h). */
+/* phase_slice.c - the regions of a phase's targets, the slices of them
+ * that workers writing with crc32c verification each get, and the parts
+ * of a byte quota (phase.h). */
 #include <stdio.h>
 
 #include "phase.h"
@@ -56,3 +57,12 @@ int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 	return RC_OK;
 }
 
+
+uint64_t phase_bytes_part(const struct phase_spec *sp, uint64_t q, unsigned n, unsigned i)
+{
+	const uint64_t bs = wl_min_bs(sp->wl);
+
+	if (bs > 1 && bs == wl_max_bs(sp->wl) && q % bs == 0)
+		return (q / bs / n + (i < q / bs % n)) * bs;
+	return q / n + (i < q % n);
+}

@@ -307,6 +307,27 @@ wait $mp
 ok $? "rank 1 stopped for 0.5 s mid-phase: the phase still ends well"
 is "$(cat stall.0 2>/dev/null)" "20 0 0 sum" "20 intervals of 0.1 s in time order, adding up to the total (intervals, going back, off length)"
 
+# ---- quotas are the cluster's, split in whole blocks ----
+cat >quota.lua <<'LUA'
+local iomoon = require "iomoon"
+local out = {}
+for _, b in ipairs { "12k", "20k" } do
+  local r = iomoon.run { name = "q" .. b, engine = "sim", bs = "4k", bytes = b, duration = "5s" }
+  out[#out + 1] = string.format("%s:%d:%d", b, r.ios, r.read.bytes)
+end
+local r = iomoon.run { name = "qios", engine = "sim", bs = "4k", ios = 7, workers = 2, duration = "5s" }
+out[#out + 1] = "ios7:" .. r.ios .. ":" .. r.hosts[1].ios .. "+" .. r.hosts[2].ios
+local f = assert(io.open("quota." .. iomoon.cluster.rank, "w")); f:write(table.concat(out, " ")); f:close()
+LUA
+mpi 2 run quota.lua >quota.out 2>quota.err
+is "$(cat quota.0 2>/dev/null)" "12k:3:12288 20k:5:20480 ios7:7:4+3" "bytes and ios quotas: the cluster's, exactly (3 and 5 blocks of 4k; 7 I/Os as 4 + 3)"
+cat >quota1.lua <<'LUA'
+require("iomoon").run { engine = "sim", bs = "4k", bytes = "4k", duration = "1s" }
+LUA
+mpi 2 run quota1.lua >quota1.out 2>quota1.err
+is $? 2 "a byte quota of one block over two ranks: exit 2"
+like "$(cat quota1.err)" "phase.bytes: 4096 cannot be split over 2 ranks" "the error says so"
+
 # ---- what other ranks print: nothing, unless asked ----
 cat >say.lua <<'LUA'
 print("hello from " .. require("iomoon").cluster.rank)

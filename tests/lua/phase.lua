@@ -11,6 +11,12 @@ local r = iomoon.run { target = t, bs = "4k", random = 100, workers = 3, qd = 7,
 tap.ok(r.ios == 12345, "ios = 12345 over 3 workers x qd 7: exactly %d", r.ios)
 r = iomoon.run { target = t, bs = "4k", random = 0, bytes = "4m", qd = 5 }
 tap.ok(r.ios == 1024 and r.bytes == 4194304, "bytes = 4m at 4k: exactly %d I/Os, %d bytes", r.ios, r.bytes)
+-- split across workers in whole blocks: 12k over 2 workers is 3 I/Os, not 2 + 2
+for _, c in ipairs { { "12k", 2, 3 }, { "20k", 3, 5 }, { "4k", 2, 1 } } do
+  r = iomoon.run { target = t, bs = "4k", random = 0, bytes = c[1], workers = c[2], qd = 1, duration = "10s" }
+  tap.ok(r.ios == c[3] and r.bytes == c[3] * 4096, "bytes = %s over %d workers: %d I/Os (got %d, %d bytes)",
+    c[1], c[2], c[3], r.ios, r.bytes)
+end
 r = iomoon.run { target = t, bs = "4k", random = 100, ios = 2, workers = 4 }
 tap.ok(r.ios == 2, "ios = 2 with 4 workers: exactly %d (idle workers do nothing)", r.ios)
 
