@@ -191,18 +191,17 @@ static void agreed_call(lua_State *L, enum cluster_point p, lua_CFunction fn, in
 	lua_pushcfunction(L, fn);
 	lua_insert(L, top + 1);
 	if (lua_pcall(L, narg, LUA_MULTRET, 0) != LUA_OK) {
+		const int err = lua_gettop(L); /* iomoon's error table, or any value */
 		int input = 0;
 
-		if (lua_getmetatable(L, -1)) {
+		if (lua_getmetatable(L, err)) {
 			luaL_getmetatable(L, IOMOON_INPUT_ERROR);
 			input = lua_rawequal(L, -1, -2);
-			lua_pop(L, 2);
 		}
-
-		if (lua_istable(L, -1) && lua_getfield(L, -1, "msg") == LUA_TSTRING)
+		if (lua_istable(L, err) && lua_getfield(L, err, "msg") == LUA_TSTRING)
 			snprintf(why, sizeof(why), "%s", lua_tostring(L, -1));
 		else
-			snprintf(why, sizeof(why), "%s", luaL_tolstring(L, lua_istable(L, -2) ? -2 : -1, NULL));
+			snprintf(why, sizeof(why), "%s", luaL_tolstring(L, err, NULL));
 		lua_settop(L, top);
 		rc = input ? RC_INPUT : RC_FAIL;
 	}
