@@ -116,9 +116,14 @@ static void shape_of(const struct run_state *rs, struct cluster_shape *sh)
 
 /* A quota of the phase's (ios, bytes) is the cluster's: RC_INPUT with
  * why when it is smaller than the ranks. */
-static int check_quota(const struct phase_spec *sp, const char *path, char *why, size_t why_len)
+static int check_quota(const struct run_state *rs, char *why, size_t why_len)
 {
+	const struct phase_spec *sp = &rs->sp;
+	const char *path = rs->path;
 	const unsigned n = cluster_ranks();
+
+	if (rs->bytes_own)
+		return RC_OK; /* verify_only's own region: each rank reads all of its own */
 
 	/* the last rank's part is the smallest; 0 would mean no quota at all */
 	if ((sp->ios && sp->ios < n) || (sp->bytes && !phase_bytes_part(sp, sp->bytes, n, n - 1))) {
@@ -137,7 +142,7 @@ int api_cluster_split(struct run_state *rs, char *why, size_t why_len)
 	for (unsigned i = 0; i <= rs->nstreams; i++) {
 		struct run_state *w = i ? rs->stream[i - 1] : rs;
 
-		if (check_quota(&w->sp, w->path, why, why_len))
+		if (check_quota(w, why, why_len))
 			return RC_INPUT;
 		w->sp.rate_share = cluster_ranks(); /* rates: the workers of every rank share them */
 	}
@@ -155,13 +160,15 @@ static uint64_t share(uint64_t q)
 void api_cluster_apply(struct run_state *rs, struct cluster_saved *saved)
 {
 	for (unsigned i = 0; cluster_on() && i <= rs->nstreams; i++) {
-		struct phase_spec *sp = i ? &rs->stream[i - 1]->sp : &rs->sp;
+		struct run_state *w = i ? rs->stream[i - 1] : rs;
+		struct phase_spec *sp = &w->sp;
 
 		saved->ios[i] = sp->ios;
 		saved->bytes[i] = sp->bytes;
 		saved->seed[i] = sp->seed;
 		sp->ios = share(sp->ios);
-		sp->bytes = sp->bytes ? phase_bytes_part(sp, sp->bytes, cluster_ranks(), cluster_rank()) : 0;
+		if (!w->bytes_own)
+			sp->bytes = sp->bytes ? phase_bytes_part(sp, sp->bytes, cluster_ranks(), cluster_rank()) : 0;
 		sp->seed ^= 0x9e3779b97f4a7c15ull * (cluster_rank() + 1); /* offsets and arrivals of its own */
 	}
 }

@@ -317,6 +317,7 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 		if (phase_region_len(sp, t) < len)
 			len = phase_region_len(sp, t);
 	sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
+	rs->bytes_own = 1;
 	sp->duration_ns = 0;
 	return RC_OK;
 }

@@ -352,4 +352,18 @@ mpi 2 run specs.lua >specs.out 2>specs.err
 is $? 2 "named specs differing per stream (1+0 on rank 0, 0+31 on rank 1): exit 2, not a reduction of two layouts"
 like "$(cat specs.err)" "differ in their access specs" "the error says the named specs differ"
 
+# ---- verify_only reads every rank's whole region (its default bytes are each rank's own) ----
+cat >vonly.lua <<'LUA'
+local iomoon = require "iomoon"
+local t = { path = "v.{rank}", size = "1m" }
+iomoon.run { name = "w", target = t, bs = "4k", qd = 4, verify = "crc32c", read = 0, random = 0, bytes = "2m" }
+if iomoon.cluster.rank == 1 then -- spoil rank 1's last block
+  local f = assert(io.open("v.1", "r+b")); f:seek("set", 1048576 - 4096); f:write(string.rep("x", 4096)); f:close()
+end
+local r = iomoon.run { name = "r", target = t, bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
+print(r.ios, r.hosts[1].ios, r.hosts[2].ios, r.hosts[2].errors)
+LUA
+is "$(mpi 2 run vonly.lua 2>vonly.err | tail -1)" $'512\t256\t256\t1' \
+	"verify_only under mpirun: each rank reads all of its own region, rank 1's spoiled last block is found"
+
 done_testing
