@@ -9,6 +9,7 @@
 #include "cluster.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "clock.h"
 #include "phase.h"
 #include "rc.h"
+#include "shown.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -71,6 +73,8 @@ static int launched(void)
 
 #ifdef HAVE_MPI
 
+static int err_kept; /* a rank but 0: its standard error kept in a memfd (last_said) */
+
 const char *cluster_build(void)
 {
 	static char s[MPI_MAX_LIBRARY_VERSION_STRING + 64];
@@ -109,26 +113,59 @@ int cluster_init(int *argc, char ***argv, char *why, size_t why_len)
 		int fd;
 
 		if (!(all && !strcmp(all, "1")) && (fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+			int mem = memfd_create("iomoon-stderr", MFD_CLOEXEC);
+
 			fflush(stdout);
 			dup2(fd, 1);
-			dup2(fd, 2);
+			dup2(mem >= 0 ? mem : fd, 2);
+			err_kept = mem >= 0;
 			close(fd);
+			if (mem >= 0)
+				close(mem);
 		}
 	}
 	return 0;
 }
 
+/* The last message this rank wrote to its kept standard error: its last
+ * line that is not part of a stack traceback, shown on one line; or "". */
+static void last_said(char *out, size_t len)
+{
+	char buf[2048];
+	off_t end = err_kept ? lseek(2, 0, SEEK_END) : -1;
+	ssize_t n = 0;
+	char *line, *said = NULL;
+
+	out[0] = 0;
+	fflush(stderr);
+	if (end > 0)
+		n = pread(2, buf, sizeof(buf) - 1, end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	for (line = strtok(buf, "\r\n"); line; line = strtok(NULL, "\r\n"))
+		if (line[0] != '\t' && strcmp(line, "stack traceback:"))
+			said = line;
+	if (said)
+		shown(said, out, len);
+}
+
 void cluster_finish(int rc)
 {
 	struct cluster_answer a;
+	char why[CLUSTER_MSG_LEN / 2];
 
 	if (!on || finished)
 		return;
 	finished = 1;
 	fflush(stdout);
+	if (rc)
+		last_said(why, sizeof(why));
+	else
+		why[0] = 0;
 	/* every rank leaves together: a rank still running phases meets this
 	 * one's exit at its next agreement, fails there, and ends its script */
-	while (cluster_agree(CLUSTER_EXIT, rc, "", NULL, &a) && a.diverged)
+	while (cluster_agree(CLUSTER_EXIT, rc, why, NULL, &a) && a.diverged)
 		;
 	/* every rank is past its reports: a rank that exits now (non-zero)
 	 * makes mpirun kill the others, so none may leave before */
@@ -179,8 +216,11 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 	if (speaker >= 0) {
 		if ((unsigned)speaker == rank) {
 			s.code = rc;
-			snprintf(s.msg, sizeof(s.msg), "%s (on rank %u of %u, host %s)", why ? why : "", rank, ranks,
-				 cluster_host());
+			if (p == CLUSTER_EXIT) /* what it last said, if anything */
+				snprintf(s.msg, sizeof(s.msg), "%s", why ? why : "");
+			else
+				snprintf(s.msg, sizeof(s.msg), "%s (on rank %u of %u, host %s)", why ? why : "", rank,
+					 ranks, cluster_host());
 		}
 		MPI_Bcast(&s, (int)sizeof(s), MPI_BYTE, speaker, MPI_COMM_WORLD);
 		if (ans->failed_rank >= 0) {
@@ -188,6 +228,7 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 			memcpy(ans->msg, s.msg, sizeof(ans->msg));
 		} else {
 			ans->exit_code = s.code;
+			memcpy(ans->msg, s.msg, sizeof(ans->msg));
 		}
 	}
 	return ans->failed_rank >= 0 || ans->diverged || ans->shape_field >= 0;

@@ -51,9 +51,11 @@ struct cluster_answer {
 
 /* Initialise MPI when launched by mpirun (OMPI_COMM_WORLD_SIZE or
  * PMIX_RANK set); else nothing. 0, or -1 with why. Ranks but 0 send
- * their standard output and error to /dev/null unless IOMOON_ALL_RANKS=1:
- * what they have to say (an error, a failure) reaches rank 0 through the
- * agreements and the merged result. */
+ * their standard output to /dev/null and their standard error to memory
+ * unless IOMOON_ALL_RANKS=1: what they have to say (an error, a failure)
+ * reaches rank 0 through the agreements and the merged result; the last
+ * message of a rank that ends its script early goes with the exit
+ * agreement. */
 int cluster_init(int *argc, char ***argv, char *why, size_t why_len);
 /* The exit agreement (until every rank is at its exit), then MPI_Finalize. */
 void cluster_finish(int rc);

@@ -201,8 +201,9 @@ int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, 
 		return a.rc == RC_INPUT ? RC_INPUT : RC_FAIL;
 	}
 	if (a.diverged && a.exiting_rank >= 0)
-		snprintf(out, out_len, "rank %d ended its script (exit status %d) while this rank started phase '%s' "
-			 "(every rank must run the same phases)", a.exiting_rank, a.exit_code, rs ? rs->name : "?");
+		snprintf(out, out_len, "rank %d ended its script (exit status %d%s%s) while this rank started phase '%s' "
+			 "(every rank must run the same phases)", a.exiting_rank, a.exit_code, a.msg[0] ? ": " : "",
+			 a.msg, rs ? rs->name : "?");
 	else if (a.diverged)
 		snprintf(out, out_len, "the ranks are at different points of phase '%s' (every rank must run the same "
 			 "phases)", rs ? rs->name : "?");

@@ -366,4 +366,14 @@ LUA
 is "$(mpi 2 run vonly.lua 2>vonly.err | tail -1)" $'512\t256\t256\t1' \
 	"verify_only under mpirun: each rank reads all of its own region, rank 1's spoiled last block is found"
 
+# ---- a rank whose script fails says why: its message reaches rank 0, control bytes shown ----
+cat >early2.lua <<'LUA'
+local iomoon = require "iomoon"
+if iomoon.cluster.rank == 1 then error("no such table on this host: \027[31mx") end
+iomoon.run { name = "a", engine = "sim", bs = "4k", duration = "0.1s" }
+LUA
+mpi 2 run early2.lua >early2.out 2>early2.err
+like "$(head -1 early2.err)" 'rank 1 ended its script \(exit status 2: iomoon: early2.lua:2: no such table on this host: \\x1b\[31mx\)' \
+	"rank 1's own error message reaches rank 0, on one line, its control bytes shown"
+
 done_testing
