@@ -75,6 +75,12 @@ static int launched(void)
 
 static int err_kept; /* a rank but 0: its standard error kept in a memfd (last_said) */
 
+/* The speaker's code and message, from the rank that says them. */
+struct speech {
+	int code;
+	char msg[CLUSTER_MSG_LEN];
+};
+
 const char *cluster_build(void)
 {
 	static char s[MPI_MAX_LIBRARY_VERSION_STRING + 64];
@@ -150,6 +156,26 @@ static void last_said(char *out, size_t len)
 		shown(said, out, len);
 }
 
+/* Every rank at its exit: rank 0 says the lowest other rank that ends
+ * with a failure, and its last message (its standard error is not seen). */
+static void exit_report(int rc, const char *why)
+{
+	int64_t v = rc ? (int64_t)(ranks - rank) : 0, m = 0;
+	struct speech s = { 0 };
+
+	MPI_Allreduce(&v, &m, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	if (!m || ranks - m == 0)
+		return;
+	if (ranks - m == rank) {
+		s.code = rc;
+		snprintf(s.msg, sizeof(s.msg), "%s", why);
+	}
+	MPI_Bcast(&s, (int)sizeof(s), MPI_BYTE, (int)(ranks - m), MPI_COMM_WORLD);
+	if (!rank)
+		fprintf(stderr, "iomoon: rank %u ended its script with exit status %d%s%s\n", (unsigned)(ranks - m),
+			s.code, s.msg[0] ? ": " : "", s.msg);
+}
+
 void cluster_finish(int rc)
 {
 	struct cluster_answer a;
@@ -167,6 +193,7 @@ void cluster_finish(int rc)
 	 * one's exit at its next agreement, fails there, and ends its script */
 	while (cluster_agree(CLUSTER_EXIT, rc, why, NULL, &a) && a.diverged)
 		;
+	exit_report(rc, why);
 	/* every rank is past its reports: a rank that exits now (non-zero)
 	 * makes mpirun kill the others, so none may leave before */
 	if (phase_interrupt)
@@ -178,11 +205,6 @@ void cluster_finish(int rc)
 #define AGREE_FIXED 4
 #define AGREE_LEN (AGREE_FIXED + 2 * CLUSTER_SHAPE)
 
-/* The speaker's code and message, from the rank that says them. */
-struct speech {
-	int code;
-	char msg[CLUSTER_MSG_LEN];
-};
 
 int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cluster_shape *shape,
 		  struct cluster_answer *ans)

@@ -376,4 +376,13 @@ mpi 2 run early2.lua >early2.out 2>early2.err
 like "$(head -1 early2.err)" 'rank 1 ended its script \(exit status 2: iomoon: early2.lua:2: no such table on this host: \\x1b\[31mx\)' \
 	"rank 1's own error message reaches rank 0, on one line, its control bytes shown"
 
+cat >late.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { name = "a", engine = "sim", bs = "4k", duration = "0.1s" }
+if iomoon.cluster.rank == 1 then error("failed after the last phase") end
+LUA
+mpi 2 run late.lua >late.out 2>late.err
+like "$(head -1 late.err)" '^iomoon: rank 1 ended its script with exit status 2: iomoon: late.lua:3: failed after the last phase$' \
+	"a rank failing after the last phase: rank 0 says which and why"
+
 done_testing
