@@ -33,7 +33,7 @@ enum cluster_point {
 
 /* What ranks must have in common to run a phase together: differences
  * are an input error naming the first field that differs. */
-#define CLUSTER_SHAPE 8
+#define CLUSTER_SHAPE 9
 struct cluster_shape {
 	int64_t v[CLUSTER_SHAPE];
 };

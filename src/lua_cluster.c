@@ -87,6 +87,7 @@ const char *api_expand_path(lua_State *L, const char *path)
 /* The shape every rank's phase must share, and what each value is. */
 static const char *const shape_names[CLUSTER_SHAPE] = {
 	"name", "streams", "duration", "ramp", "interval", "access specs (named)", "replay", "ios/bytes",
+	"rate or schedule",
 };
 
 static int64_t hash_str(const char *s)
@@ -95,6 +96,26 @@ static int64_t hash_str(const char *s)
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return (int64_t)(h >> 1);
+}
+
+/* FNV-1a of every workload's rate or schedule (the cluster's: split
+ * across the ranks, so every rank must pace the same way). */
+static int64_t pacing_of(const struct phase_spec *sp)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (unsigned i = 0; i < phase_nstreams(sp); i++) {
+		const struct pace *p = phase_stream(sp, i)->pace;
+		unsigned n = p ? p->nseg : 0;
+
+		h = (h ^ n) * 1099511628211ull;
+		for (unsigned k = 0; k < n; k++) {
+			h = (h ^ p->seg[k].end_ns) * 1099511628211ull;
+			h = (h ^ (uint64_t)(p->seg[k].iops * 1000.0)) * 1099511628211ull;
+			h = (h ^ (uint64_t)p->seg[k].poisson) * 1099511628211ull;
+		}
+	}
 	return (int64_t)(h >> 1);
 }
 
@@ -111,7 +132,7 @@ static void shape_of(const struct run_state *rs, struct cluster_shape *sh)
 	}
 	*sh = (struct cluster_shape){ { hash_str(rs->name), sp->nstreams, (int64_t)sp->duration_ns, (int64_t)sp->ramp_ns,
 					(int64_t)sp->interval_ns, (int64_t)(specs >> 1), replay,
-					(int64_t)(sp->ios != 0) * 2 + (sp->bytes != 0) } };
+					(int64_t)(sp->ios != 0) * 2 + (sp->bytes != 0), pacing_of(sp) } };
 }
 
 /* A quota of the phase's (ios, bytes) is the cluster's: RC_INPUT with

@@ -385,4 +385,13 @@ mpi 2 run late.lua >late.out 2>late.err
 like "$(head -1 late.err)" '^iomoon: rank 1 ended its script with exit status 2: iomoon: late.lua:3: failed after the last phase$' \
 	"a rank failing after the last phase: rank 0 says which and why"
 
+# ---- a rate is the cluster's: a rate on one rank only is a shape that differs ----
+cat >rate1.lua <<'LUA'
+local iomoon = require "iomoon"
+iomoon.run { name = "p", engine = "sim", bs = "4k", qd = 2, rate = iomoon.cluster.rank == 0 and 1000 or nil, duration = "0.2s" }
+LUA
+mpi 2 run rate1.lua >rate1.out 2>rate1.err
+is $? 2 "rate on rank 0 only: exit 2 (not rank 0 paced at 500 and results that differ by rank)"
+like "$(head -1 rate1.err)" "phase 'p': the ranks' phases differ in their rate or schedule" "the error says the rates differ"
+
 done_testing
