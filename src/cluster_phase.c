@@ -102,10 +102,6 @@ static MPI_Comm hd_comm, iv_comm; /* the rounds', the intervals' */
 /* The local intervals of unit u. */
 static struct interval *local_list(const struct cluster_phase *cp, unsigned u, unsigned *n)
 {
-	if (!cp->sp->nstreams) {
-		*n = cp->res->nintervals;
-		return cp->res->intervals;
-	}
 	if (!u) {
 		*n = cp->res->nintervals;
 		return cp->res->intervals;

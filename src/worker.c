@@ -180,6 +180,7 @@ struct loop {
 	const struct pace *pace;
 	const struct engine_ops *ops;
 	unsigned qd;
+	unsigned pacers;      /* the workers sharing the rate: this phase's, x the ranks of a cluster */
 	int paced, think, stamping, verifying, strict, autob;
 	int plain;            /* no pacing, think, burst nor verification */
 	uint64_t now, measure, end, seq, wake;
@@ -316,7 +317,7 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 	l->freeq[k] = l->freeq[--l->nfree];
 	if (l->paced) {
 		s->intended_ns = l->ps->next_ns;
-		pace_advance(l->pace, l->ps, l->measure, l->sp->workers * (l->sp->rate_share ? l->sp->rate_share : 1), l->prng);
+		pace_advance(l->pace, l->ps, l->measure, l->pacers, l->prng);
 	}
 	wl_next(l->w->wl, l->st, &s->op);
 	if (l->verifying && overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
@@ -673,8 +674,9 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 		l->ready_at[i] = 0;
 	}
 	l->ps->next_ns = 0;
+	l->pacers = sp->workers * (sp->rate_share ? sp->rate_share : 1);
 	if (l->paced)
-		pace_start(l->pace, l->ps, l->measure, l->now, sp->workers * (sp->rate_share ? sp->rate_share : 1), l->prng);
+		pace_start(l->pace, l->ps, l->measure, l->now, l->pacers, l->prng);
 	l->sync_every = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 	l->nsyncq = 0;
 	memset(l->since, 0, l->qd * sizeof(*l->since));

@@ -185,6 +185,18 @@ is "$(grep -c 'phase.qd' bad.err)" 1 "the message is printed once"
 like "$(cat bad.err)" "phase.qd: .*rank 1 of 2" "it names the field and the rank"
 ok $([ ! -e made.0 ] && [ ! -e made.1 ]; echo $?) "no target created on any rank"
 
+# an error that is not iomoon's own (a metatable of the script's) is told as it is
+cat >meta.lua <<'LUA'
+local iomoon = require "iomoon"
+local p = { engine = "sim", bs = "4k", duration = "0.2s" }
+if iomoon.cluster.rank == 1 then
+  setmetatable(p, { __index = function(_, k) if k == "qd" then error("boom from a metatable") end end })
+end
+iomoon.run(p)
+LUA
+mpi 2 run meta.lua >meta.out 2>meta.err
+like "$(head -1 meta.err)" "boom from a metatable \(on rank 1 of 2" "a rank's own Lua error in the check: its message, named by rank"
+
 cat >shape.lua <<'LUA'
 local iomoon = require "iomoon"
 iomoon.run { engine = "sim", bs = "4k", duration = iomoon.cluster.rank == 0 and "0.2s" or "0.3s" }
