@@ -266,15 +266,40 @@ static unsigned take(struct nbd_priv *p, struct io_slot **done, unsigned max)
 	return n;
 }
 
+/* The connection is gone (the server died or closed it): libnbd retires
+ * every command in flight with ENOTCONN, and refuses new ones so. Those
+ * are the connection's failures, not the device's answers: hand out what
+ * the server answered, then fail the engine, so the phase ends named
+ * "engine nbd: ..." whichever saw the death first, the poll or a callback
+ * (before, a death seen by the callbacks came out as I/O errors). */
+static int dead_reap(struct nbd_priv *p, struct io_slot **done, unsigned max)
+{
+	unsigned n = 0;
+
+	while (p->ndone && n < max) {
+		struct io_slot *s = p->done[p->head];
+
+		p->head = (p->head + 1) % p->qd;
+		p->ndone--;
+		if (s->res != -ENOTCONN)
+			done[n++] = s;
+	}
+	return n ? (int)n : -ENOTCONN;
+}
+
 static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
 {
 	struct nbd_priv *p = e->priv;
 	uint64_t now = clock_ns(), deadline = timeout_ns == UINT64_MAX ? UINT64_MAX : now + timeout_ns;
 	int r;
 
+	if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
+		return dead_reap(p, done, max);
 	/* what the socket has now, without waiting */
 	if ((r = drive(p->h, 0)) < 0)
 		return r;
+	if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
+		return dead_reap(p, done, max);
 	for (;;) {
 		if (!p->progress_ns)
 			p->progress_ns = now;
@@ -288,7 +313,7 @@ static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 										   : p->progress_ns + net_io_timeout_ns())) < 0)
 			return r;
 		if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
-			return p->ndone ? (int)take(p, done, max) : -ENOTCONN;
+			return dead_reap(p, done, max);
 		now = clock_ns();
 	}
 	if (p->ndone)
