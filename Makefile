@@ -88,11 +88,15 @@ TIMED_TESTS := $(addprefix tests/,30-pacing.t 40-phase.t 42-batch.t 43-streams.t
                50-api.t 70-library.t 73-ping.t 75-reports.t 76-html.t 77-compare.t 78-fio.t 92-flat-memory.t)
 OTHER_TESTS = $(filter-out $(TIMED_TESTS),$(sort $(wildcard tests/*.t)))
 PROVE_ALL = prove $(PROVE_V) -j2 --timer $(OTHER_TESTS) && prove $(PROVE_V) --timer $(TIMED_TESTS)
+# The suite runs with a TMPDIR of its own, and fails if it leaves anything
+# there: a mount, a loop device, a server, a temporary directory.
+RUN_TESTS = t=$$(mktemp -d "$${TMPDIR:-/tmp}/iomoon-make-test.XXXXXX") && (export TMPDIR=$$t; $(PROVE_ALL)); \
+	rc=$$?; tests/leftovers.sh "$$t" || rc=1; exit $$rc
 
 test: PROVE_V = -v
 test: deps
 	$(MAKE) --no-print-directory iomoon $(UNIT_TESTS)
-	$(PROVE_ALL)
+	@$(RUN_TESTS)
 
 # The whole suite again on a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report fails the run). The sanitized binary
@@ -106,7 +110,7 @@ test-asan: deps
 	ln -sfn ../lua build-asan/lua
 	ln -sfn ../bench-suites build-asan/bench-suites
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan sh -c '$(PROVE_ALL)'
+	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan sh -c '$(RUN_TESTS)'
 
 # libFuzzer (clang): the unit parsers, and the access-spec parser through an
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.

@@ -167,7 +167,7 @@ refused 'streams = { { bs = "4k", read = 0 }, { bs = "4k", read = 100, fdatasync
 # a file system that does not punch holes: ramfs (no fallocate at all)
 mkdir -p "$TMP/ram"
 if mount -t ramfs none "$TMP/ram" 2>/dev/null; then
-	trap 'umount "$TMP/ram" 2>/dev/null; cleanup' EXIT
+	MOUNTS="$MOUNTS $TMP/ram"
 	head -c 1M /dev/urandom >"$TMP/ram/f.dat"
 	touch -d 2020-01-01 "$TMP/ram/f.dat"
 	sum=$(md5sum <"$TMP/ram/f.dat")
@@ -178,7 +178,7 @@ if mount -t ramfs none "$TMP/ram" 2>/dev/null; then
 	like "$err" 'phase\.mix: trims .*f\.dat, which cannot discard: .*not one known to punch holes' "names why"
 	is "$(md5sum <"$TMP/ram/f.dat") $(stat -c %Y "$TMP/ram/f.dat")" "$sum $(date -d 2020-01-01 +%s)" \
 		"the file is unchanged, not even its time"
-	umount "$TMP/ram"
+	umount_wait "$TMP/ram"
 else
 	skip "no ramfs mount here"
 	skip "no ramfs mount here"

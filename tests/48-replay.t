@@ -56,6 +56,7 @@ is $? 2 "iomoon trace profil: exit 2"
 # replay is named (not a mix the phase does not have), nothing is created
 mkdir -p "$TMP/ramfs"
 if mount -t ramfs ramfs "$TMP/ramfs" 2>/dev/null; then
+	MOUNTS="$MOUNTS $TMP/ramfs"
 	printf 'fio version 3 iolog\n0 d write 0 65536\n10 d trim 0 8192\n' >"$TMP/trim.log"
 	out=$("$IOMOON" run /dev/stdin 2>&1 <<LUA
 local iomoon = require "iomoon"
@@ -67,7 +68,7 @@ LUA
 	like "$out" "phase.replay: trims .*cannot discard" "the message names phase.replay"
 	[ ! -e "$TMP/ramfs/t.dat" ]
 	ok $? "no target created on ramfs"
-	umount "$TMP/ramfs"
+	umount_wait "$TMP/ramfs"
 else
 	skip "ramfs cannot be mounted here"
 fi

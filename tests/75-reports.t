@@ -4,7 +4,6 @@
 # format, and errors and unmet rates shown in every format.
 . "$(dirname "$0")/lib.sh"
 TINY="$TMP/tiny"
-trap 'umount "$TINY" 2>/dev/null; cleanup' EXIT
 mkdir "$TMP/lua"
 lua_tap "$T/lua/reports.lua" "$T" "$TMP/lua"
 
@@ -15,6 +14,7 @@ SIM=(--engine sim --target "$F" --size 1m --quiet)
 # ---- a full filesystem: the previous report stays, exit 1, no temporary ----
 mkdir -p "$TINY"
 if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
+	MOUNTS="$MOUNTS $TINY"
 	# phase one's report fits; then the filesystem fills up; phase two's does not
 	cat >"$TMP/two.lua" <<'LUA'
 local iomoon = require "iomoon"
@@ -64,7 +64,7 @@ LUA
 	is "$(grep '^temporaries:' "$TMP/row.out")" "temporaries:	0" "csv.writer: the temporary file is removed when a row fails, before close"
 	like "$(grep '^close:' "$TMP/row.out")" 'close:	false	.*No space left on device' "csv.writer: close raises the failure again"
 	is "$(cat "$TINY/w.csv")" "$(printf 'old\r\n')" "csv.writer: after a failed row, the previous file is kept"
-	umount "$TINY"
+	umount_wait "$TINY"
 else
 	for i in $(seq 28); do skip "cannot mount a tmpfs"; done
 fi

@@ -14,8 +14,6 @@ cleanup_all() {
 }
 trap cleanup_all EXIT
 have_loop() { losetup -f >/dev/null 2>&1; }
-# io_uring lets go of its files a moment after iomoon exits: retry a busy umount
-umount_wait() { for i in $(seq 50); do umount "$1" 2>/dev/null && return 0; sleep 0.1; done; umount "$1"; }
 xattr() { python3 -c "import os,sys; print(os.getxattr(sys.argv[1], 'user.iomoon').decode())" "$1" 2>/dev/null; }
 
 # 1. ext4 plus a stale bfs superblock in sector 0: libblkid's safe probe is

@@ -127,7 +127,7 @@ if command -v mkfs.ext4 >/dev/null && truncate -s 64m fs.img && mkfs.ext4 -q -F 
 	LOOPS="$LOOPS $L"
 	mkdir mnt
 	if mount "$L" mnt 2>/dev/null; then
-		trap 'umount "$TMP/mnt" 2>/dev/null; cleanup' EXIT
+		MOUNTS="$MOUNTS $TMP/mnt"
 		cat >bw.lua <<'LUA'
 local iomoon = require "iomoon"
 local r = iomoon.run { target = { path = "mnt/f.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", direct = false, verify = "crc32c" }

@@ -9,7 +9,19 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/iomoon-test.XXXXXX")
 # verification states (genmap.h) go under $TMP too, never to /var/lib/iomoon
 export IOMOON_STATE_DIR="$TMP/state"
 LOOPS=""
+MOUNTS=""   # mount points a test made: unmounted before its loop devices go
+# umount_wait DIR: unmount, waiting up to 10 s while it is busy (io_uring
+# lets go of a process's files only a moment after the process has exited).
+umount_wait() {
+	local i=0
+	while mountpoint -q "$1" 2>/dev/null; do
+		umount "$1" 2>/dev/null && return 0
+		i=$((i + 1)); [ "$i" -ge 100 ] && { echo "# could not unmount $1" >&2; return 1; }
+		sleep 0.1
+	done
+}
 cleanup() {
+	for m in $MOUNTS; do umount_wait "$m"; done
 	for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$TMP"
 }
