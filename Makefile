@@ -39,7 +39,7 @@ BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_r
            lua_trace lua_trace_profile lua_definition lua_machine phase_replay lua_cluster
 OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) $(BINDING) main))
 CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
-UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls
+UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
 .PHONY: all deps run test test-asan fuzz bench man install uninstall clean
 all: iomoon
@@ -61,6 +61,10 @@ $(BUILD)/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
 $(BUILD)/deny_syscalls: tests/unit/deny_syscalls.c
 	@mkdir -p $(BUILD)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+$(BUILD)/aio_eagain.so: tests/unit/aio_eagain.c
+	@mkdir -p $(BUILD)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
 # Install whatever of DEB_PKGS is missing: apt-get as root, else say how.
 deps:
@@ -104,7 +108,7 @@ test: deps
 # source tree.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 test-asan: deps
-	$(MAKE) --no-print-directory iomoon build/deny_syscalls
+	$(MAKE) --no-print-directory iomoon build/deny_syscalls build/aio_eagain.so
 	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" build-asan/iomoon \
 	  $(patsubst build/%,build-asan/%,$(UNIT_TESTS))
 	ln -sfn ../lua build-asan/lua

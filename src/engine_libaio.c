@@ -8,12 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* io_submit's -EAGAIN with nothing in flight is retried this many times,
+ * 1 ms apart, before it is the I/O's error: bounded, never a spin. */
+#define AIO_EAGAIN_TRIES 100
 
 struct aio_priv {
 	io_context_t ctx;
 	int fd;
 	int datasync;           /* OP_SYNC is fdatasync */
 	unsigned qd, npending;
+	unsigned inflight;      /* submitted, not yet reaped */
 	struct iocb *iocbs;     /* one per slot */
 	struct iocb **pending;
 	struct io_event *events;
@@ -93,22 +99,37 @@ static void aio_queue(struct engine *e, struct io_slot *s)
 	p->pending[p->npending++] = cb;
 }
 
+/* Submit what is queued. -EAGAIN (the kernel short of resources) while
+ * I/Os are in flight leaves the rest queued for the next call, after the
+ * reap has freed some; with none in flight it is retried, bounded. */
 static int aio_submit(struct engine *e)
 {
 	struct aio_priv *p = e->priv;
-	unsigned off = 0;
+	unsigned off = 0, tries = 0;
+	int r = 0;
 
 	while (off < p->npending) {
-		int r = io_submit(p->ctx, (long)(p->npending - off), p->pending + off);
-
-		if (r == -EINTR || r == -EAGAIN)
+		r = io_submit(p->ctx, (long)(p->npending - off), p->pending + off);
+		if (r > 0) {
+			off += (unsigned)r;
+			p->inflight += (unsigned)r;
 			continue;
-		if (r < 0)
-			return r;
-		off += (unsigned)r;
+		}
+		if (r == -EINTR)
+			continue;
+		if (r == 0) /* nothing taken: as short of resources */
+			r = -EAGAIN;
+		if (r != -EAGAIN || p->inflight > 0 || ++tries > AIO_EAGAIN_TRIES)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
 	}
-	p->npending = 0;
-	return 0;
+	if (off == p->npending) {
+		p->npending = 0;
+		return 0;
+	}
+	memmove(p->pending, p->pending + off, (p->npending - off) * sizeof(*p->pending));
+	p->npending -= off;
+	return r == -EAGAIN && p->inflight > 0 ? 0 : r; /* else the rest goes after the reap */
 }
 
 static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
@@ -126,11 +147,14 @@ static int aio_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 	}
 	if (max > p->qd)
 		max = p->qd;
+	if (min > p->inflight) /* what -EAGAIN left queued cannot complete yet */
+		min = p->inflight;
 	do
 		r = io_getevents(p->ctx, min, max, p->events, tsp);
 	while (r == -EINTR);
 	if (r < 0)
 		return r;
+	p->inflight -= (unsigned)r;
 	for (int i = 0; i < r; i++) {
 		struct io_slot *s = p->events[i].data;
 		long res = (long)p->events[i].res;

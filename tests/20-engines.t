@@ -100,6 +100,27 @@ fi
 out=$("$DENY" io_uring_setup,io_setup -- "$IOMOON" quick --target "$F" --time 0.2 --format json --quiet)
 like "$out" '"engine": "psync"' "auto falls back to psync without io_uring and libaio"
 
+# libaio's io_submit short of resources (EAGAIN, from an LD_PRELOAD shim):
+# with I/Os in flight the rest waits for the next reap and the phase does
+# all its I/Os; with none in flight it is retried a bounded time, then the
+# phase fails saying why (it used to spin for ever, deaf to signals)
+SHIM="${UNIT_DIR:-$ROOT/build}/aio_eagain.so"
+case "$IOMOON" in *asan*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" ;; esac
+if kernel_has libaio; then
+	out=$(AIO_EAGAIN=half LD_PRELOAD="$SHIM" timeout -k 1 20 "$IOMOON" quick --engine libaio --target "$F" --size 8m --qd 8 \
+		--ios 2000 --format json --quiet 2>&1)
+	is "$?:$(printf '%s' "$out" | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["ios"], p["errors"])' 2>&1)" \
+		"0:2000 0" "libaio: io_submit refusing every other call, taking one iocb of the rest: all 2000 I/Os, no error"
+	t0=$(date +%s%N)
+	out=$(AIO_EAGAIN=always LD_PRELOAD="$SHIM" timeout -k 1 20 "$IOMOON" quick --engine libaio --target "$F" --size 8m --qd 8 \
+		--ios 2000 --format json --quiet 2>&1); rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	is "$rc" 1 "libaio: io_submit always short of resources: the phase fails (exit 1, not 124 from timeout), in ${ms} ms"
+	like "$out" '"error": "engine libaio: Resource temporarily unavailable"' "and says why"
+else
+	skip "libaio does not work on this kernel"; skip "libaio does not work on this kernel"; skip "libaio does not work on this kernel"
+fi
+
 # a block device: size and sector from the kernel; writes need allow_write
 if L=$(losetup -f --show "$TMP/libaio.dat" 2>/dev/null); then
 	LOOPS="$LOOPS $L"
