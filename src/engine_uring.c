@@ -60,6 +60,15 @@ static void uring_exit(struct engine *e)
 	e->priv = NULL;
 }
 
+/* Append name to the comma-separated list in buf when on. */
+static void add_feature(char *buf, size_t len, int on, const char *name)
+{
+	size_t n = strlen(buf);
+
+	if (on)
+		snprintf(buf + n, len - n, "%s%s", n ? "," : "", name);
+}
+
 static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len)
 {
 	struct uring_priv *p = calloc(1, sizeof(*p));
@@ -114,14 +123,13 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, cfg->qd) == 0;
 		free(iov);
 	}
-	snprintf(p->features, sizeof(p->features), "%s%s%s%s%s%s%s",
-		 p->fixed_file ? "fixed-file" : "",
-		 p->fixed_file && p->fixed_bufs ? "," : "",
-		 p->fixed_bufs ? "fixed-buffers" : "",
-		 p->ring_fd ? ",ring-fd" : "",
-		 params.flags & IORING_SETUP_SQPOLL ? ",sqpoll" : "",
-		 params.flags & IORING_SETUP_IOPOLL ? ",iopoll" : "",
-		 p->defer ? ",defer-taskrun" : "");
+	p->features[0] = '\0';
+	add_feature(p->features, sizeof(p->features), p->fixed_file, "fixed-file");
+	add_feature(p->features, sizeof(p->features), p->fixed_bufs, "fixed-buffers");
+	add_feature(p->features, sizeof(p->features), p->ring_fd, "ring-fd");
+	add_feature(p->features, sizeof(p->features), params.flags & IORING_SETUP_SQPOLL, "sqpoll");
+	add_feature(p->features, sizeof(p->features), params.flags & IORING_SETUP_IOPOLL, "iopoll");
+	add_feature(p->features, sizeof(p->features), p->defer, "defer-taskrun");
 	e->features = p->features;
 	return 0;
 }
