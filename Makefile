@@ -86,10 +86,10 @@ run: deps
 	./iomoon suite quick --target scratch/iomoon.dat --size 1g
 
 # Tests that hold a measurement to a bound (a rate, a latency, a peer
-# tool's IOPS, a render time) run alone; the others, which wait on I/O and
-# children more than they compute, two at a time.
-TIMED_TESTS := $(addprefix tests/,30-pacing.t 40-phase.t 42-batch.t 43-streams.t 47-trace-profile.t 48-replay.t \
-               50-api.t 70-library.t 73-ping.t 75-reports.t 76-html.t 77-compare.t 78-fio.t 92-flat-memory.t)
+# tool's IOPS, a render time) say so in their second line ("# test: timed")
+# and run alone; the others, which wait on I/O and children more than they
+# compute, two at a time.
+TIMED_TESTS := $(shell grep -l '^\# test: timed' tests/*.t)
 OTHER_TESTS = $(filter-out $(TIMED_TESTS),$(sort $(wildcard tests/*.t)))
 PROVE_ALL = prove $(PROVE_V) -j2 --timer $(OTHER_TESTS) && prove $(PROVE_V) --timer $(TIMED_TESTS)
 # The suite runs with a TMPDIR of its own, and fails if it leaves anything

@@ -104,7 +104,7 @@ like "$out" '"engine": "psync"' "auto falls back to psync without io_uring and l
 # with I/Os in flight the rest waits for the next reap and the phase does
 # all its I/Os; with none in flight it is retried a bounded time, then the
 # phase fails saying why (it used to spin for ever, deaf to signals)
-SHIM="${UNIT_DIR:-$ROOT/build}/aio_eagain.so"
+SHIM="$ROOT/build/aio_eagain.so"
 case "$IOMOON" in *asan*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" ;; esac
 if kernel_has libaio; then
 	out=$(AIO_EAGAIN=half LD_PRELOAD="$SHIM" timeout -k 1 20 "$IOMOON" quick --engine libaio --target "$F" --size 8m --qd 8 \

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # Phases and their bad input: see tests/lua/phase.lua.
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/phase.lua" "$T" "$TMP"

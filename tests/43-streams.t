@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # Streams: what each stream did (tests/lua/streams.lua: its own file, its
 # own rate, the phase as the exact merge), bad input refused before
 # anything is created, and reports with a row per stream and the total.

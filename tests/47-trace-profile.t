@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # iomoon.trace.profile, to_phase and print_profile on traces the test
 # writes (tests/lua/trace_profile.lua); the synthetic phase run on sim and
 # on a file gives the trace's read share and IOPS.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # The Lua library (tests/lua/library.lua), every ready suite end to end in
 # every format, the progress line, and the examples (ping: 73-ping.t).
 . "$(dirname "$0")/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # iomoon ping against Debian's ioping 1.3 (issue 18): the same command lines
 # on the same file and directory, alternated; the same request counts, line
 # shapes and raw fields, average latency within 25 % (medians of three

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # The HTML report (doc/reports.md): one self-contained file (no network, the
 # data block cannot be ended by a name), the summary marks errors,
 # interrupted phases and unmet rates, and in a real browser (Debian's

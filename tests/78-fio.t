@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # fio's job files and command lines run by iomoon (`iomoon fio`, `iomoon run
 # JOB.fio`; doc/import.md): the phases field by field (tests/lua/fio.lua),
 # refusals, safety, fio's JSON layout read with fio's own field names, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # Memory stays flat with the number of phases: nothing is kept per result
 # unless a script or a report asks (iomoon.keep_results, --output). Peak
 # RSS of 2,000 one-I/O phases against 200, as /usr/bin/time measures it.
