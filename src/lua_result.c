@@ -211,22 +211,13 @@ static void push_sync_kind(lua_State *L, const struct phase_spec *ph)
 
 /* Who ran what where: name, target(s), engine, workers and queue depth. */
 /* target: the path, or a list of the paths of every workload (the phase's
- * streams', each once). */
+ * streams', each once: phase_targets, whose places the trace's records
+ * name). */
 static void push_targets(lua_State *L, const struct phase_spec *ph)
 {
-	const struct target *seen[PHASE_MAX_TARGETS * PHASE_MAX_STREAMS];
-	unsigned n = 0;
+	const struct target *seen[PHASE_MAX_WORKERS];
+	const unsigned n = phase_targets(ph, seen);
 
-	for (unsigned k = 0; k < phase_nstreams(ph); k++)
-		for (unsigned i = 0; i < phase_stream(ph, k)->ntargets; i++) {
-			const struct target *t = phase_stream(ph, k)->targets[i];
-			unsigned j = 0;
-
-			while (j < n && seen[j] != t && !(seen[j]->kind == TARGET_NONE && t->kind == TARGET_NONE))
-				j++; /* (none), the nowhere of null and sim, once */
-			if (j == n)
-				seen[n++] = t;
-		}
 	if (n == 1) {
 		lua_pushstring(L, seen[0]->path);
 	} else {
@@ -443,10 +434,10 @@ static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t 
 /* trace: one array per column, a row per kept I/O. */
 static void push_trace(lua_State *L, const struct phase_result *r)
 {
-	static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker" };
+	static const char *const cols[] = { "start_ns", "submit_ns", "lat_ns", "op", "offset", "len", "worker", "target" };
 
-	lua_createtable(L, 0, 7);
-	for (int k = 0; k < 7; k++) {
+	lua_createtable(L, 0, 8);
+	for (int k = 0; k < 8; k++) {
 		lua_createtable(L, (int)r->ntrace, 0);
 		for (uint64_t i = 0; i < r->ntrace; i++) {
 			const struct trace_rec *t = &r->trace[i];
@@ -458,7 +449,8 @@ static void push_trace(lua_State *L, const struct phase_result *r)
 			case 3: lua_pushstring(L, opname[t->op]); break;
 			case 4: lua_pushinteger(L, (lua_Integer)t->offset); break;
 			case 5: lua_pushinteger(L, t->len); break;
-			default: lua_pushinteger(L, t->worker); break;
+			case 6: lua_pushinteger(L, t->worker); break;
+			default: lua_pushinteger(L, t->target + 1); break; /* from 1, as result.target's list */
 			}
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}

@@ -362,40 +362,60 @@ static void result_devices(lua_State *L, int res, struct trace *t)
 }
 
 /* Record i (from 1) of the columns pushed at top-4 .. top (start_ns, op,
- * offset, len, worker) into r; times still signed (rebased by the caller). */
+ * offset, len, target) into r; times still signed (rebased by the
+ * caller). A target is a place in result.target, from 1 (ndevs of them);
+ * without the column (nil at the top) every record is on the one. */
 static void result_record(lua_State *L, lua_Integer i, struct trace_io *r, int64_t *start, unsigned ndevs)
 {
-	int isint[4], op;
+	int isint[3], op, has_target = !lua_isnil(L, -1), istarget = 1;
 	size_t len;
 	const char *ops;
-	lua_Integer v[4];
+	lua_Integer v[3], target = 1;
 
-	lua_rawgeti(L, -5, i);
-	lua_rawgeti(L, -5, i);
-	lua_rawgeti(L, -5, i);
-	lua_rawgeti(L, -5, i);
-	lua_rawgeti(L, -5, i);
+	for (int k = 0; k < 4; k++)
+		lua_rawgeti(L, -5, i); /* each push brings the next column to -5 */
+	if (has_target)
+		lua_rawgeti(L, -5, i);
+	else
+		lua_pushnil(L);
 	v[0] = lua_tointegerx(L, -5, &isint[0]);
 	ops = lua_tolstring(L, -4, &len);
 	v[1] = lua_tointegerx(L, -3, &isint[1]);
 	v[2] = lua_tointegerx(L, -2, &isint[2]);
-	v[3] = lua_tointegerx(L, -1, &isint[3]);
+	if (has_target)
+		target = lua_tointegerx(L, -1, &istarget);
 	op = ops ? trace_op_word(ops, len) : -1;
-	if (!isint[0] || !isint[1] || !isint[2] || !isint[3] || op < 0 || v[1] < 0 || v[2] < 0 || v[2] > UINT32_MAX ||
-	    v[3] < 0)
+	if (!isint[0] || !isint[1] || !isint[2] || !istarget || op < 0 || v[1] < 0 || v[2] < 0 || v[2] > UINT32_MAX)
 		api_input_error(L, "trace.save: result.trace record %lld is not a record (start_ns, op, offset, len, "
-				"worker)", (long long)i);
+				"target)", (long long)i);
+	if (target < 1 || target > (lua_Integer)ndevs)
+		api_input_error(L, "trace.save: result.trace record %lld has target %lld, not a place in result.target "
+				"(1 to %u)", (long long)i, (long long)target, ndevs);
 	lua_pop(L, 5);
 	*start = v[0];
 	*r = (struct trace_io){ .offset = (uint64_t)v[1], .len = (uint32_t)v[2], .op = (uint8_t)op,
-				.dev = (uint16_t)((uint64_t)v[3] % ndevs) };
+				.dev = (uint16_t)(target - 1) };
+}
+
+/* result.trace.target (trace table at idx) pushed, n long; nil when the
+ * result has one target and no such column. */
+static void target_column(lua_State *L, int idx, lua_Integer n, unsigned ndevs)
+{
+	if (lua_getfield(L, idx, "target") == LUA_TNIL && ndevs == 1)
+		return;
+	if (!lua_istable(L, -1))
+		api_input_error(L, "trace.save: result.trace.target is missing (the result has %u targets: a result of "
+				"a phase run with trace = N says where each record went)", ndevs);
+	if ((lua_Integer)lua_rawlen(L, -1) != n)
+		api_input_error(L, "trace.save: result.trace's columns differ in length (target)");
 }
 
 /* The result table at res as a new trace (a trace object on the stack
- * owns it, so an error frees it). */
+ * owns it, so an error frees it). Each record's device is the target its
+ * I/O went to (result.trace.target: a place in result.target). */
 static struct trace *result_trace(lua_State *L, int res)
 {
-	static const char *const cols[] = { "start_ns", "op", "offset", "len", "worker" };
+	static const char *const cols[] = { "start_ns", "op", "offset", "len" };
 	struct trace *t = calloc(1, sizeof(*t));
 	lua_Integer n = 0;
 	int64_t *start, t0 = INT64_MAX;
@@ -410,13 +430,14 @@ static struct trace *result_trace(lua_State *L, int res)
 	lua_pushliteral(L, "trace");
 	if (lua_rawget(L, res) != LUA_TTABLE)
 		api_input_error(L, "trace.save: the result has no trace records (run the phase with trace = N)");
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 4; k++) {
 		lua_Integer m = trace_column(L, -1 - k, cols[k]);
 
 		if (k && m != n)
 			api_input_error(L, "trace.save: result.trace's columns differ in length (%s)", cols[k]);
 		n = m;
 	}
+	target_column(L, -5, n, t->ndevs);
 	if (!n)
 		api_input_error(L, "trace.save: the result has no trace records (run the phase with trace = N)");
 	t->io = malloc((size_t)n * sizeof(*t->io));

@@ -295,6 +295,7 @@ static int unit_setup(struct runner *r, struct unit *u, char *why, size_t why_le
 		wk->wl = &u->wls[phase_sliced(sp) ? i : i % sp->ntargets];
 		wk->fd = u->fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];
+		wk->trace_target = (uint8_t)phase_target_index(r->sp, wk->target);
 		counters_init(&wk->c);
 		if ((rc = worker_buffers(sp, wk, i, why, why_len)) != RC_OK)
 			return rc;

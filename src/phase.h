@@ -55,8 +55,9 @@ struct trace_rec {
 	uint64_t lat_ns;
 	uint64_t offset;
 	uint32_t len;
-	uint16_t worker;
+	uint16_t worker;    /* its worker, numbered within its stream */
 	uint8_t op;
+	uint8_t target;     /* where it went: its place in phase_targets (result.target) */
 };
 
 /* How faithfully a replay (phase.replay, replay.h) kept the trace's
@@ -231,6 +232,14 @@ int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
  * has one size that divides q (12k over 2 at 4k: 8k and 4k, 3 I/Os in
  * all, not 2 + 2), else bytes as evenly as they go; the parts add up to q. */
 uint64_t phase_bytes_part(const struct phase_spec *sp, uint64_t q, unsigned n, unsigned i);
+
+/* The phase's targets, each once, in the order its streams name them
+ * (result.target, and the target of each trace record): n of them into
+ * out (PHASE_MAX_WORKERS at most: every target has a worker). The null and
+ * sim engines' nowhere (TARGET_NONE) is one target however often named. */
+unsigned phase_targets(const struct phase_spec *ph, const struct target **out);
+/* The place of target t in phase_targets(ph). */
+unsigned phase_target_index(const struct phase_spec *ph, const struct target *t);
 
 /* Are the workers of a target given slices of its region? */
 int phase_sliced(const struct phase_spec *sp);

@@ -1,6 +1,7 @@
-/* phase_slice.c - the regions of a phase's targets, the slices of them
- * that workers writing with crc32c verification each get, and the parts
- * of a byte quota (phase.h). */
+/* phase_slice.c - the targets of a phase (each once, over its streams),
+ * their regions, the slices of them that workers writing with crc32c
+ * verification each get, and the parts of a byte quota (phase.h). */
+#include <assert.h>
 #include <stdio.h>
 
 #include "phase.h"
@@ -65,4 +66,40 @@ uint64_t phase_bytes_part(const struct phase_spec *sp, uint64_t q, unsigned n, u
 	if (bs > 1 && bs == wl_max_bs(sp->wl) && q % bs == 0)
 		return (q / bs / n + (i < q / bs % n)) * bs;
 	return q / n + (i < q % n);
+}
+
+/* Is t the same target as u (the nowhere of null and sim is one)? */
+static int same_target(const struct target *t, const struct target *u)
+{
+	return t == u || (t->kind == TARGET_NONE && u->kind == TARGET_NONE);
+}
+
+unsigned phase_targets(const struct phase_spec *ph, const struct target **out)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < phase_nstreams(ph); k++)
+		for (unsigned i = 0; i < phase_stream(ph, k)->ntargets; i++) {
+			const struct target *t = phase_stream(ph, k)->targets[i];
+			unsigned j = 0;
+
+			while (j < n && !same_target(out[j], t))
+				j++;
+			assert(j < PHASE_MAX_WORKERS); /* phase_check: at most that many workers, one a target at least */
+			if (j == n && n < PHASE_MAX_WORKERS)
+				out[n++] = t;
+		}
+	return n;
+}
+
+unsigned phase_target_index(const struct phase_spec *ph, const struct target *t)
+{
+	const struct target *all[PHASE_MAX_WORKERS];
+	const unsigned n = phase_targets(ph, all);
+
+	for (unsigned j = 0; j < n; j++)
+		if (same_target(all[j], t))
+			return j;
+	assert(0 && "a target of the phase is in phase_targets");
+	return 0;
 }

@@ -373,6 +373,7 @@ static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
 		t->len = s->op.len;
 		t->worker = (uint16_t)w->id;
 		t->op = s->op.op;
+		t->target = w->trace_target;
 	}
 	if (w->specs && counting && s->res == (int64_t)s->op.len && s->op.op != OP_SYNC) {
 		struct spec_stats *st = &w->specs[s->op.spec];

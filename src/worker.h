@@ -45,6 +45,7 @@ struct worker {
 	struct spec_stats *specs;  /* per access spec, when the phase has named specs */
 	struct replay_stats *replay; /* its replay's lag, when it replays a trace */
 	uint64_t ntrace, trace_max;
+	uint8_t trace_target;      /* its target's place in phase_targets, for its trace records */
 	struct batch_stats batch; /* submissions and reaps by size */
 	int init_failed, engine_failed;
 	char error[256];

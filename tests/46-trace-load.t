@@ -4,6 +4,42 @@
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/trace_load.lua" "$T" "$TMP"
 
+# a saved trace of a phase with streams puts each record on the file its
+# I/O went to (tests/lua/trace_targets.lua): checked record by record here,
+# replayed onto the files, and each file replayed alone from the command
+# line is created no larger than the file it was recorded on
+mkdir "$TMP/tt"
+lua_tap "$T/lua/trace_targets.lua" "$T" "$TMP/tt"
+for f in data1:224 data2:96 wal1:32 wal2:16; do
+	"$IOMOON" replay "$TMP/tt/saved.0.csv" --device "$TMP/tt/${f%%:*}.0.dat" --target "$TMP/tt/re.${f%%:*}" \
+		--format none --quiet 2>"$TMP/re.err"
+	ok $? "iomoon replay of ${f%%:*}'s records alone"
+	size=$(stat -c %s "$TMP/tt/re.${f%%:*}" 2>/dev/null)
+	ok $([ "${size:-0}" -gt 0 ] && [ "${size:-0}" -le $((${f#*:} * 1048576)) ]; echo $?) \
+		"  creates a file no larger than ${f%%:*} (${f#*:} MiB): ${size:-no} bytes"
+	rm -f "$TMP/tt/re.${f%%:*}"
+done
+# and under mpirun, each rank its own files ({rank} in the paths): not
+# under ASan (Open MPI's allocations are not ours), as tests/93-cluster.t
+case "$IOMOON" in *asan*) mpi_ok="" ;; *) mpi_ok=1 ;; esac
+if [ -n "$mpi_ok" ] && command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
+	mkdir "$TMP/mpi"
+	OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none \
+		--quiet "$T/lua/trace_targets.lua" "$T" "$TMP/mpi" >"$TMP/mpi.out" 2>&1
+	ok $? "mpirun -n 2: each rank saves and replays its own trace"
+	for rank in 0 1; do
+		good=$(grep -c '^ok ' "$TMP/mpi/tap.$rank" 2>/dev/null)
+		bad=$(grep -c '^not ok ' "$TMP/mpi/tap.$rank" 2>/dev/null)
+		ok $([ "${good:-0}" -eq 9 ] && [ "${bad:-1}" -eq 0 ]; echo $?) \
+			"rank $rank: its saved records on its own files, record by record ($good of 9 checks hold)"
+		grep '^not ok ' "$TMP/mpi/tap.$rank" 2>/dev/null | sed 's/^/# /'
+	done
+	[ -s "$TMP/mpi/tap.0" ] || sed 's/^/# /' "$TMP/mpi.out"
+else
+	skip "mpirun, MPI support, or a build outside ASan missing"
+fi
+
 # a malformed line through the command line: exit 2, one line naming it
 python3 "$T/trace_gen.py" iolog3 "$TMP/bad.iolog" --n 20 --bad 8
 echo 'require("iomoon").trace.load(arg[1])' >"$TMP/load.lua"
