@@ -63,11 +63,16 @@ struct trace_rec {
 /* How faithfully a replay (phase.replay, replay.h) kept the trace's
  * times: the lag of every record issued (its submission after its
  * recorded, scaled time), how many were late (over REPLAY_LATE_NS), the
- * first and the last submission (ns since measurement began). */
+ * first and the last submission (ns since measurement began); and what
+ * was never issued: missed, the records due (their time before the
+ * replay ended for their worker) that were not issued; planned, the
+ * records the replay would issue to its end, every pass (meaningful
+ * only when no worker loops endlessly: endless counts those that do). */
 struct replay_stats {
 	struct hist lag;
 	uint64_t ios, late;
 	uint64_t first_ns, last_ns;
+	uint64_t missed, planned, endless;
 };
 
 /* to += from, exactly (the first and last submissions: the earliest and

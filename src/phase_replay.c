@@ -140,22 +140,31 @@ void read_replay(lua_State *L, int v, struct run_state *rs, const char *field)
 
 
 
-/* result.replay: how faithfully the trace's times were kept, and how it
- * was played. A phase with streams merges every replaying stream's. */
+/* result.replay: how faithfully the trace's times were kept, what was
+ * never issued (missed: due; cut: not due), and how it was played
+ * (doc/replay.md). on_time_pct is of the records due. A phase with
+ * streams merges every replaying stream's. */
 void api_push_replay(lua_State *L, const struct run_state *rs, const struct replay_stats *st)
 {
 	const struct replay *rp = rs->sp.replay ? rs->sp.replay : NULL;
 
-	lua_createtable(L, 0, 16);
+	const uint64_t due = st->ios + st->missed, planned = st->endless ? 0 : st->planned;
+
+	lua_createtable(L, 0, 24);
 	api_set_int(L, "ios", st->ios);
+	api_set_int(L, "planned_ios", planned);
+	api_set_int(L, "due_ios", due);
+	api_set_int(L, "on_time_ios", st->ios - st->late);
 	api_set_int(L, "late_ios", st->late);
+	api_set_int(L, "missed_ios", st->missed);
+	api_set_int(L, "cut_ios", planned > due ? planned - due : 0);
 	api_set_int(L, "late_ns", REPLAY_LATE_NS);
 	api_set_int(L, "lag_p50_ns", st->ios ? hist_percentile(&st->lag, 50) : 0);
 	api_set_int(L, "lag_p99_ns", st->ios ? hist_percentile(&st->lag, 99) : 0);
 	api_set_int(L, "lag_p999_ns", st->ios ? hist_percentile(&st->lag, 99.9) : 0);
 	api_set_int(L, "lag_max_ns", st->ios ? st->lag.max : 0);
 	api_set_num(L, "lag_mean_ns", st->ios ? (double)st->lag.sum / (double)st->ios : 0);
-	api_set_num(L, "on_time_pct", st->ios ? 100.0 * (double)(st->ios - st->late) / (double)st->ios : 0);
+	api_set_num(L, "on_time_pct", due ? 100.0 * (double)(st->ios - st->late) / (double)due : 0);
 	api_set_num(L, "span_s", (double)(st->last_ns - st->first_ns) / 1e9);
 	if (rp) {
 		api_set_num(L, "recorded_span_s", (double)rp->tr->span_ns / 1e9);

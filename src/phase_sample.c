@@ -126,4 +126,7 @@ void replay_stats_merge(struct replay_stats *t, const struct replay_stats *f)
 	hist_merge(&t->lag, &f->lag);
 	t->ios += f->ios;
 	t->late += f->late;
+	t->missed += f->missed;
+	t->planned = t->planned > UINT64_MAX - f->planned ? UINT64_MAX : t->planned + f->planned;
+	t->endless += f->endless;
 }

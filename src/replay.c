@@ -199,4 +199,53 @@ void replay_cursor_init(const struct replay *rp, struct replay_cursor *c, int t,
 		if (goes_to(rp, d, (unsigned)t))
 			mine += rp->nrec[d];
 	c->n = mine > k ? rp->tr->n : 0;
+	c->mine = mine;
+	c->per_pass = mine / m + (k < mine % m);
+}
+
+uint64_t replay_planned(const struct replay *rp, const struct replay_cursor *c)
+{
+	uint64_t n;
+
+	if (!rp->loops)
+		return 0;
+	return __builtin_mul_overflow(c->per_pass, rp->loops, &n) ? UINT64_MAX : n;
+}
+
+/* At the end of cursor c's pass (nothing of its target left in it): the
+ * passes after it whose last record is due before until_ns, skipped (c
+ * then ends the last of them); how many. */
+static uint64_t skip_passes(const struct replay *rp, struct replay_cursor *c, uint64_t until_ns)
+{
+	const uint64_t last = replay_scaled(rp, rp->tr->span_ns), next = c->pass + 1;
+	uint64_t p;
+
+	if (until_ns <= c->base_ns || until_ns - c->base_ns <= last)
+		return 0;
+	p = (until_ns - c->base_ns - last - 1) / rp->pass_ns; /* the last pass wholly due */
+	if (rp->loops && p >= rp->loops)
+		p = rp->loops - 1;
+	if (p < next)
+		return 0;
+	c->pass = p;
+	return p - next + 1;
+}
+
+uint64_t replay_due_left(const struct replay *rp, struct replay_cursor *c, uint64_t until_ns)
+{
+	uint64_t n = 0, at, skipped;
+	struct wl_op op;
+
+	if (!c->n)
+		return 0;
+	for (;;) {
+		if (c->seen == c->mine) { /* the pass holds no more of its target's */
+			c->i = c->n;
+			skipped = skip_passes(rp, c, until_ns);
+			n = __builtin_mul_overflow(skipped, c->per_pass, &at) || n > UINT64_MAX - at ? UINT64_MAX : n + at;
+		}
+		if (!replay_next(rp, c, &op, &at) || at >= until_ns)
+			return n;
+		n += n < UINT64_MAX;
+	}
 }

@@ -60,6 +60,8 @@ struct replay_cursor {
 	uint64_t i, n;         /* the next record, and the trace's records */
 	uint64_t pass;         /* passes done */
 	uint64_t seen;         /* records of its target seen in this pass */
+	uint64_t mine;         /* records of its target in a pass */
+	uint64_t per_pass;     /* of them, its own (its share) */
 	unsigned share, nshare; /* it takes record k of its target when k % nshare == share */
 	int target;
 	uint64_t region_off, region_len, align;
@@ -83,6 +85,16 @@ int replay_prepare(struct replay *rp, const struct phase_spec *sp, struct worklo
  * starting at base_ns (a worker the trace gives nothing: c->n 0). */
 void replay_cursor_init(const struct replay *rp, struct replay_cursor *c, int t, unsigned k, unsigned m,
 			uint64_t region_off, uint64_t region_len, uint64_t align, uint64_t base_ns);
+
+/* The records cursor c issues to the replay's end, every pass
+ * (UINT64_MAX at most); 0 when it loops until the phase ends. */
+uint64_t replay_planned(const struct replay *rp, const struct replay_cursor *c);
+
+/* Of the records cursor c has still to issue, how many are due before
+ * until_ns (their time earlier); c moves past them. The passes wholly due
+ * are counted, not walked, so a short trace looped through a long phase
+ * costs no more than two passes. Not for no_stall (no record has a time). */
+uint64_t replay_due_left(const struct replay *rp, struct replay_cursor *c, uint64_t until_ns);
 
 /* A recorded time scaled by the speed, at most REPLAY_NEVER_NS (a tiny
  * speed must not overflow: such a record is due in centuries, not now). */

@@ -637,6 +637,23 @@ static inline void run(struct loop *l)
 	}
 }
 
+/* After the loop, what of its replay this worker never issued: the
+ * records due before the phase ended for it (its end, a stop, or a
+ * failure: l->end, or now when earlier) are missed; none when it ended on
+ * its quota (the rest lie past what the phase asked for) or ignores the
+ * times (no_stall). And the records it would have issued to the end. */
+static void replay_end(struct loop *l)
+{
+	struct replay_stats *st = l->w->replay;
+	const uint64_t until = min64(l->end, l->now);
+
+	st->planned = replay_planned(l->rp, l->rc);
+	st->endless = !l->rp->loops;
+	if (l->rp_over || l->rp->no_stall || l->n_ios >= l->w->ios_quota || l->n_bytes >= l->w->bytes_quota)
+		return;
+	st->missed = (l->rp_have && l->rp_at < until) + replay_due_left(l->rp, l->rc, until);
+}
+
 /* The loop's state as the worker starts, after the barrier. Fields are
  * set one by one (not by an initializer): the compiler then keeps them in
  * registers, which the instructions per I/O of `make bench` show. */
@@ -731,6 +748,8 @@ void *worker_main(void *arg)
 		l.rc = &rc;
 		loop_init(&l, w, strict);
 		run(&l);
+		if (l.rp)
+			replay_end(&l);
 	}
 	if (w->engine.priv)
 		w->spec->engine->exit(&w->engine);

@@ -6,7 +6,76 @@
 . "$(dirname "$0")/lib.sh"
 mkdir "$TMP/lua"
 lua_tap "$T/lua/replay.lua" "$T" "$TMP/lua"
+lua_tap "$T/lua/replay_cut.lua" "$T" "$TMP/lua"
 cd "$TMP" || exit 1
+
+# ---- a replay cut short says so in every report format ----
+# a dense trace (2000 records within 0.25 s) on a device too slow for it
+# (sim: 1 ms an I/O, one at a time), cut by the duration at half of it;
+# and the same trace replayed to its end, which says nothing of the kind
+python3 - "$TMP/dense.log" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("fio version 3 iolog\n0 d add\n0 d open\n")
+    for i in range(2000):
+        f.write("%d d read %d 4096\n" % (i * 125, (i % 1000) * 4096))
+PY
+cat >"$TMP/cut.lua" <<LUA
+local iomoon = require "iomoon"
+local t = iomoon.trace.load("$TMP/dense.log")
+iomoon.run { name = "cut", engine = "sim", sim_latency = "1ms", qd = 1, duration = "0.125s", replay = t }
+iomoon.run { name = "whole", engine = "sim", sim_latency = "10us", qd = 64, replay = t }
+LUA
+"$IOMOON" run --format json --output "$TMP/cut.json" "$TMP/cut.lua" >/dev/null 2>"$TMP/cut.err"
+is $? 0 "a cut replay and a whole one, saved as JSON"
+got=$(python3 - "$TMP/cut.json" <<'PY'
+import json, sys
+c, w = json.load(open(sys.argv[1]))["phases"]
+r = c["replay"]
+ok = (r["due_ios"] == 1000 and r["cut_ios"] == 1000 and r["missed_ios"] == 1000 - r["ios"] > 0
+      and r["planned_ios"] == 2000 and abs(r["on_time_pct"] - 100.0 * r["on_time_ios"] / 1000) < 1e-9)
+line = "replay cut: %d of 2000 records (missed %d, cut 1000)" % (r["ios"], r["missed_ios"])
+print(ok, c.get("replay_cut") == line, w["replay"]["missed_ios"], w["replay"]["cut_ios"], "replay_cut" in w)
+print(line)
+PY
+)
+line=$(printf '%s\n' "$got" | sed -n 2p)
+is "$(printf '%s\n' "$got" | sed -n 1p)" "True True 0 0 False" \
+	"JSON: 1000 due of 2000, 1000 cut, the rest missed, on_time_pct of the due; '$line'; the whole one: 0 missed, 0 cut"
+for f in table csv markdown html analyzer json; do
+	out=$("$IOMOON" report "$TMP/cut.json" --format $f 2>&1)
+	n=$(printf '%s\n' "$out" | grep -c "replay cut: ")
+	printf '%s\n' "$out" | grep -qF "$line"
+	ok $([ $? -eq 0 ] && [ "$n" -ge 1 ]; echo $?) "iomoon report --format $f of the saved JSON: '$line'"
+	case $f in table | markdown | analyzer) is "$n" 1 "  $f: on the cut phase only, not on the one run to its end" ;; esac
+done
+out=$("$IOMOON" report "$TMP/cut.json" --format csv)
+is "$(printf '%s\n' "$out" | python3 -c 'import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+print([(r["Replay Records"], r["Replay Due"], r["Replay Cut"], r["Replay Status"] != "") for r in rows])')" \
+	"[('2000', '1000', '1000', True), ('2000', '2000', '0', False)]" "CSV: the replay columns of both phases"
+out=$("$IOMOON" run "$TMP/cut.lua" 2>&1)
+like "$out" "cut .*replay cut: [0-9]+ of 2000 records \(missed [0-9]+, cut 1000\)" \
+	"iomoon run: the table says it as the phase ends"
+# under mpirun every rank replays the whole trace: the ranks' figures add up
+case "$IOMOON" in *asan*) mpi_ok="" ;; *) mpi_ok=1 ;; esac
+if [ -n "$mpi_ok" ] && command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
+	cat >"$TMP/mpicut.lua" <<LUA
+local iomoon = require "iomoon"
+local r = iomoon.run { name = "cut", engine = "sim", sim_latency = "1ms", qd = 1, duration = "0.125s",
+  replay = iomoon.trace.load("$TMP/dense.log") }
+local rp = r.replay
+if iomoon.cluster.rank == 0 then
+  print(rp.planned_ios, rp.due_ios, rp.cut_ios, rp.ios + rp.missed_ios == rp.due_ios and rp.missed_ios > 0)
+end
+LUA
+	out=$(OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run \
+		--format none --quiet "$TMP/mpicut.lua" 2>&1)
+	is "$out" $'4000\t2000\t2000\ttrue' "mpirun -n 2: 4000 planned, 2000 due, 2000 cut, the rest missed, over both ranks"
+else
+	skip "mpirun, MPI support, or a build outside ASan missing"
+fi
 
 # ---- iomoon replay: every flag reaches the result ----
 python3 - "$TMP/t.log" <<'PY'

@@ -79,9 +79,27 @@ function report.rate_met(r)
   return iops >= 0.99 * asked or (asked - iops) * seconds <= 1 + slack, asked
 end
 
+--- For a replay that ended before its trace did (fewer records issued
+-- than the replay would issue to its end, result.replay.planned_ios):
+-- "replay cut: 192 of 2000 records (missed 1808, cut 0)", the records
+-- issued of those planned, then those due and never issued and those
+-- not due when the phase ended (doc/replay.md); else nil (no replay, one
+-- that ran to its end, or one that loops until the phase ends).
+function report.replay_cut(r)
+  local rp = opt(r, "replay")
+  local ios, planned = opt(rp, "ios"), opt(rp, "planned_ios")
+  if type(ios) ~= "number" or type(planned) ~= "number" or planned <= 0 or ios >= planned then return nil end
+  local function count(k)
+    local v = opt(rp, k)
+    return type(v) == "number" and whole(v) or "?"
+  end
+  return string.format("replay cut: %s of %s records (missed %s, cut %s)", whole(ios), whole(planned),
+    count("missed_ios"), count("cut_ios"))
+end
+
 --- What is wrong with a result, as a list of short texts (empty when
 -- nothing is): interrupted, FAILED, errors with the first message, an
--- unmet open-loop rate.
+-- unmet open-loop rate, a replay cut short (report.replay_cut).
 function report.marks(r)
   local m = {}
   if r.interrupted then m[#m + 1] = "interrupted" end
@@ -96,6 +114,7 @@ function report.marks(r)
   if met == false then
     m[#m + 1] = string.format("rate not met: %.0f of %.0f IOPS", r.iops or 0, asked)
   end
+  m[#m + 1] = report.replay_cut(r)
   return m
 end
 
@@ -334,6 +353,33 @@ report.csv_host_columns = {
   { "Rank", function(row) return row.rank or "" end },
 }
 
+-- a cell of result.replay's field k: "" on a row without a replay
+local function replay_cell(k, f)
+  return function(r)
+    local v = opt(opt(r, "replay"), k)
+    if type(v) ~= "number" then return "" end
+    return f and string.format(f, v) or whole(v)
+  end
+end
+
+--- The columns a CSV report gains, after all the others, when one of its
+-- rows replays a trace (result.replay, doc/replay.md): the records the
+-- replay would issue to its end (0: it loops until the phase ends), due,
+-- issued, on time, late, missed (due, never issued), cut (not due), the
+-- on-time share of those due, and report.replay_cut's line ("" when the
+-- replay was not cut); all "" on a row without a replay.
+report.csv_replay_columns = {
+  { "Replay Records", replay_cell("planned_ios") },
+  { "Replay Due", replay_cell("due_ios") },
+  { "Replay Issued", replay_cell("ios") },
+  { "Replay On Time", replay_cell("on_time_ios") },
+  { "Replay Late", replay_cell("late_ios") },
+  { "Replay Missed", replay_cell("missed_ios") },
+  { "Replay Cut", replay_cell("cut_ios") },
+  { "Replay On Time %", replay_cell("on_time_pct", "%.2f") },
+  { "Replay Status", function(r) return report.replay_cut(r) or "" end },
+}
+
 -- "" for a figure a host does not have, else f(v)
 local function host_fig(f, key, scale)
   return function(r)
@@ -374,13 +420,15 @@ end
 -- iomoon's (report.csv_columns), then report.csv_op_columns when a row
 -- trims or syncs, then report.csv_stream_columns when a result has
 -- streams, then report.csv_host_columns when a result ran on several
--- hosts; without them, exactly as before they existed.
+-- hosts, then report.csv_replay_columns when a row replays a trace;
+-- without them, exactly as before they existed.
 function report.csv_rows(results)
   local list = all_rows(results)
-  local streams, hosts, ops = false, false, false
+  local streams, hosts, ops, replays = false, false, false, false
   for _, lr in ipairs(list) do
     ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil
     streams, hosts = streams or lr.stream ~= nil, hosts or lr.host ~= nil
+    replays = replays or type(opt(lr.result, "replay")) == "table"
   end
   local rows = { {} }
   local function add(row, cols, arg, cellf)
@@ -394,12 +442,14 @@ function report.csv_rows(results)
   if ops then add(rows[1], report.csv_op_columns) end
   if streams then add(rows[1], report.csv_stream_columns) end
   if hosts then add(rows[1], report.csv_host_columns) end
+  if replays then add(rows[1], report.csv_replay_columns) end
   for _, lr in ipairs(list) do
     local row = {}
     add(row, report.csv_columns, lr.result, csv_cell)
     if ops then add(row, report.csv_op_columns, lr.result, csv_cell) end
     if streams then add(row, report.csv_stream_columns, lr) end
     if hosts then add(row, report.csv_host_columns, lr) end
+    if replays then add(row, report.csv_replay_columns, lr.result, csv_cell) end
     rows[#rows + 1] = row
   end
   return rows
@@ -478,14 +528,17 @@ end
 -- streams is its total, holding its streams' results in `streams` (each a
 -- whole result with its `name` and `stream` number), as iomoon.run returns it.
 -- r for JSON: an open-loop result (or stream) gains rate_met, report.rate_met's
--- verdict, so a reader of the JSON need not apply the rule itself.
+-- verdict, so a reader of the JSON need not apply the rule itself; a
+-- replay cut short gains replay_cut, report.replay_cut's line.
 local function with_rate_met(r)
   local met = type(r) == "table" and report.rate_met(r)
+  local cut = type(r) == "table" and report.replay_cut(r) or nil
   local streams = opt(r, "streams")
-  if met == nil and streams == nil then return r end
+  if met == nil and cut == nil and streams == nil then return r end
   local c = {}
   for k, v in pairs(r) do c[k] = v end
   if met ~= nil then c.rate_met = met end
+  c.replay_cut = cut
   if streams then
     c.streams = {}
     for i, st in ipairs(streams) do c.streams[i] = with_rate_met(st) end

@@ -179,7 +179,11 @@ local IV_FIELDS = { "t_s", "len_s", "iops", "mb_per_s", "p50_ns", "p99_ns", "max
 -- Fields a phase may lack, and the type they need when it has them
 -- (fio-json computes with them).
 local OPTIONAL = { { "ios", "number" }, { "ramp_s", "number" }, { "trim", "table" }, { "sync", "table" },
-  { "sync.ios", "number" }, { "svc", "table" } }
+  { "sync.ios", "number" }, { "svc", "table" }, { "replay", "table" } }
+for _, f in ipairs({ "ios", "planned_ios", "due_ios", "on_time_ios", "late_ios", "missed_ios", "cut_ios",
+  "on_time_pct" }) do
+  OPTIONAL[#OPTIONAL + 1] = { "replay." .. f, "number" } -- a replay's figures (report.replay_cut reads them)
+end
 for _, op in ipairs({ "trim.", "read.", "write." }) do
   for _, f in ipairs({ "ios", "bytes", "iops" }) do OPTIONAL[#OPTIONAL + 1] = { op .. f, "number" } end
   OPTIONAL[#OPTIONAL + 1] = { op .. "svc", "table" }
