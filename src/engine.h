@@ -47,6 +47,11 @@ struct engine_cfg {
 /* every engine: an OP_SYNC is fdatasync(2), not fsync(2) */
 #define ENGINE_DATASYNC 8u
 
+/* How long a stopped worker of an engine that drops waits for its
+ * in-flight I/Os (a healthy server answers in far less) before exit()
+ * abandons them: a server that stalls does not hold the stop. */
+#define ENGINE_DROP_NS 250000000ull
+
 struct engine;
 
 struct engine_ops {
@@ -67,6 +72,12 @@ struct engine_ops {
 	int (*reap)(struct engine *e, unsigned min, uint64_t timeout_ns,
 		    struct io_slot **done, unsigned max);
 	void (*exit)(struct engine *e);
+	/* A network engine: at a stop (a signal, an error, a timed phase's
+	 * end) I/Os still in flight ENGINE_DROP_NS after it are abandoned,
+	 * not waited for: exit() drops them with the connection, at once
+	 * (their completions never run, and the library writes into no slot's
+	 * buffer after exit() returns), and they are not counted. */
+	int drops;
 	/* a network engine (netblk.h): its URL schemes and short
 	 * connections; NULL for the engines of local files and devices */
 	const struct net_ops *net;

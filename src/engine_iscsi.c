@@ -14,7 +14,10 @@
  * NET_CONNECT_TIMEOUT_NS; a short command of inspect or read, and I/O in
  * flight with no completion, after net_io_timeout_ns() (30 s, or
  * IOMOON_NET_IO_TIMEOUT), the latter failing the engine (ETIMEDOUT), on
- * every reap, also while a worker drains. libiscsi's automatic
+ * every reap, also while a worker drains; at a stop, what is still in
+ * flight after ENGINE_DROP_NS is abandoned by exit() with the session
+ * (engine.h's `drops`), and a stop signal ends a login or a short command
+ * at once. libiscsi's automatic
  * reconnection is off: a session the target drops fails its commands
  * (ENOTCONN) and the engine, instead of retrying forever. A SCSI error
  * becomes an errno: a write-protected LUN's writes EROFS, an unsupported
@@ -93,8 +96,9 @@ static void isc_why(const char *url, struct iscsi_context *ctx, const char *what
 }
 
 /* Wait until the session's socket is ready for what libiscsi wants, or
- * deadline (ns on the monotonic clock); then let it read or write (which
- * runs the callbacks of what completed). 0, or -ENOTCONN when the
+ * deadline (ns on the monotonic clock), NET_STOP_POLL_NS at most (the
+ * callers loop, and look at net_stopped()); then let it read or write
+ * (which runs the callbacks of what completed). 0, or -ENOTCONN when the
  * connection is gone. */
 static int drive(struct iscsi_context *ctx, uint64_t deadline)
 {
@@ -108,8 +112,8 @@ static int drive(struct iscsi_context *ctx, uint64_t deadline)
 	if (deadline > now) {
 		uint64_t wait = deadline - now;
 
-		if (!p.events && wait > 100000000ull)
-			wait = 100000000ull; /* nothing to wait for now: libiscsi asks for a look every 100 ms */
+		if (wait > NET_STOP_POLL_NS)
+			wait = NET_STOP_POLL_NS; /* with nothing to wait for, libiscsi asks for a look every 100 ms */
 		ts.tv_sec = (time_t)(wait / 1000000000ull);
 		ts.tv_nsec = (long)(wait % 1000000000ull);
 	}
@@ -143,17 +147,22 @@ static void wait_done(struct iscsi_context *ctx, int status, void *data, void *p
 	w->task = data;
 }
 
+/* w_wait's status for a wait a stop signal ended (no SCSI status) */
+#define W_INTERRUPTED (-2)
+
 /* Wait for the session's one command (task, already queued) until
  * deadline: SCSI_STATUS_GOOD or another status; the task stays in s->w
  * for the caller (w_free). -1 for no task, ETIMEDOUT's status for none in
- * time. */
+ * time, W_INTERRUPTED at a stop signal. */
 static int w_wait(struct session *s, struct scsi_task *task, uint64_t deadline)
 {
 	if (!task)
 		return -1;
 	while (!s->w.done) {
-		if (clock_ns() >= deadline || (drive(s->ctx, deadline) < 0 && !s->w.done)) {
+		if (net_stopped() || clock_ns() >= deadline || (drive(s->ctx, deadline) < 0 && !s->w.done)) {
 			s->login = -1; /* a command still out: no logout, the close cancels it */
+			if (net_stopped())
+				return W_INTERRUPTED;
 			return clock_ns() >= deadline ? SCSI_STATUS_TIMEOUT : SCSI_STATUS_CANCELLED;
 		}
 	}
@@ -221,6 +230,8 @@ static void cmd_why(const char *url, struct session *s, const char *cmd, int sta
 		snprintf(what, sizeof(what), "%s: no answer in %.0f s", cmd, net_io_timeout_ns() / 1e9);
 	else if (status == SCSI_STATUS_CANCELLED)
 		snprintf(what, sizeof(what), "%s: the connection closed", cmd);
+	else if (status == W_INTERRUPTED)
+		snprintf(what, sizeof(what), "%s: interrupted", cmd);
 	else
 		snprintf(what, sizeof(what), "%s: %s", cmd, strerror(-scsi_errno(status, t)));
 	snprintf(why, why_len, "%s: %s", url_shown(url, u, sizeof(u)), what);
@@ -356,6 +367,10 @@ static int session_open(const char *url, struct session *s, char *why, size_t wh
 		goto fail;
 	}
 	while (!s->login) {
+		if (net_stopped()) {
+			snprintf(why, why_len, "%s: interrupted (connecting and logging in)", url_shown(url, u, sizeof(u)));
+			goto fail;
+		}
 		if (clock_ns() >= deadline) {
 			snprintf(why, why_len, "%s: no answer in %llu s (connecting and logging in)",
 				 url_shown(url, u, sizeof(u)), NET_CONNECT_TIMEOUT_NS / 1000000000ull);
@@ -668,9 +683,13 @@ static void iscsi_exit(struct engine *e)
 
 	if (!p)
 		return;
-	p->closing = 1; /* commands still in flight are cancelled by the close */
-	if (p->dead)
-		p->sn.login = -1; /* no logout on a dead session */
+	/* commands still in flight (a stop, engine.h's `drops`) are abandoned:
+	 * no logout, which a stalled target would not answer; the close
+	 * cancels them (their callbacks free their tasks, nothing more), and
+	 * libiscsi reads into their slots' buffers no more after it */
+	p->closing = 1;
+	if (p->dead || p->inflight)
+		p->sn.login = -1;
 	session_close(&p->sn);
 	free(p->is);
 	free(p->done);
@@ -689,6 +708,7 @@ const struct engine_ops engine_iscsi = {
 	.queue = iscsi_queue,
 	.reap = iscsi_reap,
 	.exit = iscsi_exit,
+	.drops = 1,
 	.net = &iscsi_net,
 };
 

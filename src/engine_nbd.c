@@ -8,7 +8,10 @@
  * completions are in or the timeout passes. Nothing blocks without a
  * timeout: connecting gives up after NET_CONNECT_TIMEOUT_NS, and I/O in
  * flight with no reply for net_io_timeout_ns() fails the engine (ETIMEDOUT).
- * A connection the server closed fails its I/Os and the engine.
+ * A connection the server closed fails its I/Os and the engine. At a stop,
+ * what is still in flight after ENGINE_DROP_NS is abandoned by exit() with
+ * the connection (engine.h's `drops`); a stop signal ends a connect or a
+ * probe's read at once.
  */
 #include "engine.h"
 #include "netblk.h"
@@ -38,7 +41,8 @@ struct nbd_priv {
 };
 
 /* Wait until libnbd's fd is ready for what it wants, or deadline (ns on
- * the monotonic clock); then let it read or write. 0, or -errno. */
+ * the monotonic clock), NET_STOP_POLL_NS at most (the callers loop, and
+ * look at net_stopped()); then let it read or write. 0, or -errno. */
 static int drive(struct nbd_handle *h, uint64_t deadline)
 {
 	unsigned dir = nbd_aio_get_direction(h);
@@ -51,8 +55,10 @@ static int drive(struct nbd_handle *h, uint64_t deadline)
 		return -ENOTCONN;
 	p.events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) | (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0);
 	if (deadline > now) {
-		ts.tv_sec = (time_t)((deadline - now) / 1000000000ull);
-		ts.tv_nsec = (long)((deadline - now) % 1000000000ull);
+		uint64_t wait = deadline - now < NET_STOP_POLL_NS ? deadline - now : NET_STOP_POLL_NS;
+
+		ts.tv_sec = (time_t)(wait / 1000000000ull);
+		ts.tv_nsec = (long)(wait % 1000000000ull);
 	}
 	n = ppoll(&p, 1, &ts, NULL);
 	if (n < 0)
@@ -80,7 +86,8 @@ static void nbd_why(const char *url, const char *what, char *why, size_t why_len
 }
 
 /* A new handle connected to url within NET_CONNECT_TIMEOUT_NS, or NULL
- * with why; *rc RC_INPUT for a URL libnbd cannot parse. */
+ * with why (also at a stop signal); *rc RC_INPUT for a URL libnbd cannot
+ * parse. */
 static struct nbd_handle *nbd_open(const char *url, int *rc, char *why, size_t why_len)
 {
 	struct nbd_handle *h = nbd_create();
@@ -100,12 +107,15 @@ static struct nbd_handle *nbd_open(const char *url, int *rc, char *why, size_t w
 		return NULL;
 	}
 	while (nbd_aio_is_connecting(h)) {
-		if (clock_ns() >= deadline) {
+		if (clock_ns() >= deadline || net_stopped()) {
 			char u[512];
 
 			net_redact(url, u, sizeof(u));
-			snprintf(why, why_len, "%s: no answer in %llu s (connecting and negotiating)", u,
-				 NET_CONNECT_TIMEOUT_NS / 1000000000ull);
+			if (net_stopped())
+				snprintf(why, why_len, "%s: interrupted (connecting and negotiating)", u);
+			else
+				snprintf(why, why_len, "%s: no answer in %llu s (connecting and negotiating)", u,
+					 NET_CONNECT_TIMEOUT_NS / 1000000000ull);
 			nbd_close(h);
 			return NULL;
 		}
@@ -160,12 +170,15 @@ static int nbd_done(void *user, int *error)
 	return 1;
 }
 
-/* Wait for one command (cookie) on h until deadline: 0 or -errno. */
+/* Wait for one command (cookie) on h until deadline: 0 or -errno
+ * (-EINTR at a stop signal). */
 static int wait_cookie(struct nbd_handle *h, int64_t cookie, uint64_t deadline)
 {
 	int r;
 
 	while ((r = nbd_aio_command_completed(h, (uint64_t)cookie)) == 0) {
+		if (net_stopped())
+			return -EINTR;
 		if (clock_ns() >= deadline)
 			return -ETIMEDOUT;
 		if ((r = drive(h, deadline)) < 0)
@@ -185,10 +198,11 @@ static int nbd_read_sync(const char *url, uint64_t off, void *buf, size_t len, c
 	cookie = nbd_aio_pread(h, buf, len, off, NBD_NULL_COMPLETION, 0);
 	rc = cookie < 0 ? -EIO : wait_cookie(h, cookie, clock_ns() + net_io_timeout_ns());
 	if (rc < 0)
-		snprintf(why, why_len, "reading %zu bytes at %llu: %s", len, (unsigned long long)off, strerror(-rc));
+		snprintf(why, why_len, "reading %zu bytes at %llu: %s", len, (unsigned long long)off,
+			 rc == -EINTR ? "interrupted" : strerror(-rc));
 	if (!rc)
 		nbd_aio_disconnect(h, 0);
-	nbd_close(h);
+	nbd_close(h); /* a command still out is abandoned: libnbd writes into buf no more */
 	return rc < 0 ? RC_FAIL : RC_OK;
 }
 
@@ -328,7 +342,10 @@ static void nbd_exit(struct engine *e)
 	if (!p)
 		return;
 	/* never a call that waits: a server that stopped answering must not
-	 * hold the phase's end (nbd_shutdown would wait for it) */
+	 * hold the phase's end (nbd_shutdown would wait for it). I/Os still in
+	 * flight (a stop, engine.h's `drops`) are abandoned: nbd_close closes
+	 * the socket and frees their commands without running their
+	 * completions, and nothing reads into their slots' buffers after it */
 	if (!p->inflight && nbd_aio_is_ready(p->h))
 		nbd_aio_disconnect(p->h, 0);
 	nbd_close(p->h);
@@ -348,6 +365,7 @@ const struct engine_ops engine_nbd = {
 	.queue = nbd_queue,
 	.reap = nbd_reap,
 	.exit = nbd_exit,
+	.drops = 1,
 	.net = &nbd_net,
 };
 

@@ -10,6 +10,7 @@
 
 #include "claims.h"
 #include "engine.h"
+#include "phase.h"
 #include "rc.h"
 
 const struct engine_ops *net_engine_for(const char *path)
@@ -54,6 +55,11 @@ uint64_t net_io_timeout_ns(void)
 		__atomic_store_n(&t, s > 0 && s < 1e6 ? (uint64_t)(s * 1e9) : NET_IO_TIMEOUT_NS, __ATOMIC_RELAXED);
 	}
 	return __atomic_load_n(&t, __ATOMIC_RELAXED);
+}
+
+int net_stopped(void)
+{
+	return phase_interrupt != 0;
 }
 
 uint64_t net_identity(const char *redacted)

@@ -9,7 +9,9 @@
  * through the engine, are probed for signatures unless force), and never
  * opens it as a file. Each worker's engine makes its own connection in
  * init. Every network wait has a timeout: NET_CONNECT_TIMEOUT_NS to connect
- * and log in, NET_IO_TIMEOUT_NS for an I/O in flight with no reply.
+ * and log in, NET_IO_TIMEOUT_NS for an I/O in flight with no reply; and
+ * every one gives up within NET_STOP_POLL_NS of a stop signal (net_stopped),
+ * a phase's I/Os as engine.h's `drops` says.
  *
  * A URL may hold a password (iscsi://user%password@host/...): the target's
  * path is the URL without it (net_redact), and only target.url, never
@@ -23,6 +25,14 @@
 
 #define NET_CONNECT_TIMEOUT_NS 10000000000ull /* connect, negotiate, log in */
 #define NET_IO_TIMEOUT_NS 30000000000ull      /* no completion for this long with I/O in flight */
+
+/* How long a network wait blocks at most before it looks at net_stopped(). */
+#define NET_STOP_POLL_NS 50000000ull
+
+/* 1 once a stop signal arrived (SIGINT, SIGTERM, SIGHUP: phase_interrupt):
+ * connecting, logging in and the short commands of inspect and read then
+ * give up at once ("interrupted"). */
+int net_stopped(void);
 
 /* The I/O timeout in use: NET_IO_TIMEOUT_NS, or the seconds in the
  * environment's IOMOON_NET_IO_TIMEOUT (a slow link, a test). */

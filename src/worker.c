@@ -17,6 +17,9 @@
  * measurement and, for a timed phase, not after its end. A quota of ios or
  * bytes is exact: a worker stops issuing when what it counted plus what is
  * in flight reaches it, and issues again if an in-flight I/O did not count.
+ * After a stop or the end, a worker reaps what is in flight (not counted);
+ * on an engine that drops (a network target), ENGINE_DROP_NS at most, and
+ * the engine's exit() abandons the rest with the connection.
  */
 #include "worker.h"
 
@@ -591,6 +594,39 @@ static int worker_ready(struct worker *w, int *strict)
 	return w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) ? -1 : 0;
 }
 
+/* The engine failed (n = -errno): the worker ends, and the phase stops. */
+__attribute__((noinline, cold)) static void engine_failed(struct loop *l, int n)
+{
+	snprintf(l->w->error, sizeof(l->w->error), "engine %s: %s", l->ops->name, strerror(-n));
+	l->w->engine_failed = 1;
+	__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+}
+
+/* A stopped worker of an engine that drops (a network target): what
+ * completes within ENGINE_DROP_NS of the end is reaped (counted as in
+ * run(): only in time), and the rest is left in flight for exit() to
+ * abandon with the connection, so a server that stalls holds the stop no
+ * longer than that. The wait sleeps in the engine, never spins. */
+__attribute__((noinline, cold)) static void drain_dropping(struct loop *l)
+{
+	const uint64_t until = l->end + ENGINE_DROP_NS;
+
+	while (l->inflight && l->now < until) {
+		int n = l->ops->reap(&l->w->engine, 1, min64(until - l->now, STOP_POLL_NS), l->done, l->qd), counting;
+
+		l->now = clock_ns();
+		if (n < 0) {
+			engine_failed(l, n);
+			return;
+		}
+		counting = l->now >= l->measure && l->now <= l->end;
+		if (n && counting)
+			sizes_add(&l->w->batch.reap, (unsigned)n);
+		for (int i = 0; i < n; i++)
+			complete_one(l, l->done[i], counting);
+	}
+}
+
 /* The loop, until the phase ends for this worker: start what may start,
  * wait, complete what completed. */
 static inline void run(struct loop *l)
@@ -611,11 +647,13 @@ static inline void run(struct loop *l)
 			l->now = clock_wait_until(min64(min64(l->wake, l->end), l->now + STOP_POLL_NS));
 			continue;
 		}
+		if (stopping && l->ops->drops) {
+			drain_dropping(l);
+			return;
+		}
 		n = wait_ios(l);
 		if (n < 0) {
-			snprintf(l->w->error, sizeof(l->w->error), "engine %s: %s", l->ops->name, strerror(-n));
-			l->w->engine_failed = 1;
-			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
+			engine_failed(l, n);
 			return;
 		}
 		counting = l->now >= l->measure && l->now <= l->end;

@@ -127,17 +127,107 @@ ok $? "the phase ended within seconds of the kill, not at its 10 s end or a time
 like "$out" "engine nbd: " "the engine's failure mid-phase is named (not a failure to connect)"
 
 # a server that stops answering (SIGSTOP) fails the phase after the I/O
-# timeout (IOMOON_NET_IO_TIMEOUT, 2 s here), also while draining past the end
+# timeout (IOMOON_NET_IO_TIMEOUT, 2 s here), well before the phase's end
 serve stall memory 64M
 pid=$(cat "$TMP/stall.pid")
 (sleep 1; kill -STOP "$pid") &
 start=$(date +%s)
-out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" quick --target "$(url stall)" --qd 4 --time 3 --quiet 2>&1)
+out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" quick --target "$(url stall)" --qd 4 --time 6 --quiet 2>&1)
 is $? 1 "a server that stops answering: exit 1 (not 124, a hang)"
 [ $(($(date +%s) - start)) -lt 12 ]
 ok $? "it ended within seconds of the I/O timeout"
 like "$out" "engine nbd: Connection timed out" "it says the I/O timed out"
 kill -CONT "$pid"
+
+# ---- a stalled server (nbdkit's delay filter on 127.0.0.1: every read
+# takes 45 s, or 12 s) holds neither a stop nor a phase's end: what is still in
+# flight 250 ms after it is abandoned with the connection, and not counted
+# (before: the worker waited for it, up to the 30 s I/O timeout). Every run
+# is killed at 8 s, so the code before fails fast ----
+secs() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.2f", b - a }'; }
+under() { awk -v t="$1" -v m="$2" 'BEGIN { exit !(t < m) }' && echo 0 || echo 1; }
+phase_of() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[p.get(k) for k in sys.argv[2:]])' "$@"; }
+# sigint_after SECONDS ARGS...: iomoon ARGS in the background (its stderr in
+# sig.err; killed at 8 s), SIGINT to it after SECONDS; sets rc and t (the
+# seconds from the signal to its exit)
+sigint_after() {
+	local delay=$1 job t0
+	shift
+	timeout -k 1 8 "$IOMOON" "$@" >/dev/null 2>"$TMP/sig.err" &
+	job=$!
+	sleep "$delay"
+	t0=$(secs)
+	kill -INT "$(pgrep -P "$job")" # iomoon itself, not timeout (which would kill it 1 s later)
+	wait "$job"
+	rc=$?
+	t=$(since "$t0")
+}
+# serve_tcp NAME ARGS...: nbdkit on 127.0.0.1, on a free port ($port), its pid kept
+serve_tcp() {
+	local name=$1
+	shift
+	for _ in 1 2 3 4 5 6 7 8; do
+		port=$((20000 + RANDOM % 20000))
+		rm -f "$TMP/$name.pid"
+		nbdkit --port "$port" --ipaddr 127.0.0.1 --pidfile "$TMP/$name.pid" --log=stderr "$@" 2>"$TMP/$name.log" || continue
+		for _ in $(seq 50); do [ -s "$TMP/$name.pid" ] && break; sleep 0.1; done
+		PIDS="$PIDS $(cat "$TMP/$name.pid")"
+		return 0
+	done
+	return 1
+}
+# slow NAME SECONDS N: a server of its own on slow.img whose reads take SECONDS
+# (nbdkit 1.32 may abort, "raw_send_socket: Assertion `sock >= 0'", once
+# a client drops a connection while a delayed read sleeps: one drop each);
+# its URL in $slow, or 1 (and N skips, for the N tests that need it) if it would not start
+truncate -s 16M slow.img
+slow() {
+	serve_tcp "$1" --filter=delay file slow.img "delay-read=$2" && slow="nbd://127.0.0.1:$port/" && return 0
+	for _ in $(seq "$3"); do skip "nbdkit's delay filter would not start on 127.0.0.1"; done
+	return 1
+}
+if slow sigint 45 4; then
+	sigint_after 2 quick --target "$slow" --qd 4 --time 10 --format json --output sig.json --quiet
+	is "$rc" 1 "SIGINT 2 s into a phase whose reads stall 45 s: exit 1 (interrupted)"
+	ok "$(under "$t" 1.5)" "  iomoon exited $t s after the signal (< 1.5)"
+	is "$(phase_of sig.json interrupted failed ios errors)" "True False 0 0" \
+		"  the report says interrupted, not failed: no I/O counted, no error (the 4 stalled reads abandoned)"
+	is "$(cat sig.err)" "" "  nothing on stderr (under ASan: no leak, no use of a freed buffer)"
+fi
+# the signature probe (a write without --force reads the first MiB through
+# the engine first) stalls too: SIGINT ends it at once
+if slow probe 45 3; then
+	sigint_after 1 quick --target "$slow" --read 0 --allow-write --time 1 --quiet
+	is "$rc" 1 "SIGINT during the signature probe's read of a stalled export: exit 1"
+	ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the read's timeout is 30 s)"
+	like "$(cat sig.err)" "reading 1048576 bytes at 0: interrupted" "  and says the probe's read was interrupted"
+fi
+# connecting to a server that answers nothing (SIGSTOP): SIGINT ends it at once
+if slow connect 0 3; then
+	kill -STOP "$(cat "$TMP/connect.pid")"
+	sigint_after 1 quick --target "$slow" --time 1 --quiet
+	kill -CONT "$(cat "$TMP/connect.pid")"
+	is "$rc" 1 "SIGINT while connecting to a server that answers nothing: exit 1"
+	ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the connect timeout is 10 s)"
+	like "$(cat sig.err)" "interrupted \\(connecting and negotiating\\)" "  and says the connect was interrupted"
+fi
+# half writes (answered at once), half reads (12 s each): once the 4 slots
+# hold reads nothing completes; the end drops them
+if slow end 12 4; then
+	t0=$(secs)
+	timeout -k 1 8 "$IOMOON" quick --target "$slow" --read 50 --qd 4 --time 1 --allow-write --force \
+		--format json --output end.json --quiet >/dev/null 2>end.err
+	rc=$?
+	t=$(since "$t0")
+	is "$rc" 0 "a 1 s phase on an export whose reads take 12 s: exit 0"
+	ok "$(under "$t" 3)" "  it took $t s in all (< 3: start-up, the 1 s phase, 250 ms for the reads in flight), not 12"
+	out=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]
+print(p["errors"], p["failed"], p["read"]["ios"], p["write"]["ios"] > 0, p["ios"] == p["write"]["ios"])' end.json)
+	is "$out" "0 False 0 True True" \
+		"  no error, not failed; only what completed counts: the writes, not the 12 s reads, never answered"
+	is "$(cat end.err)" "" "  nothing on stderr"
+fi
 
 # ---- TCP on 127.0.0.1, a replay, streams ----
 port=$((20000 + RANDOM % 20000))

@@ -284,15 +284,68 @@ is "$?" 1 "a target open to one initiator name refuses the default name (exit 1)
 IOMOON_ISCSI_INITIATOR="$IQN:allowed-initiator" iom quick --target "$P:acl/1" --ios 100 --quiet --format none 2>&1
 is "$?" 0 "IOMOON_ISCSI_INITIATOR names the initiator: the same target lets it in"
 
+# ---- a target that stalls (tgtd stopped with SIGSTOP) holds neither a stop
+# nor a phase's end: what is in flight 250 ms after it is abandoned with the
+# session (no logout), and not counted (before: the worker waited for it,
+# up to the 30 s I/O timeout). Every run is killed at 8 s ----
+under() { awk -v t="$1" -v m="$2" 'BEGIN { exit !(t < m) }' && echo 0 || echo 1; }
+phase_of() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[p.get(k) for k in sys.argv[2:]])' "$@"; }
+# sigint_after SECONDS ARGS...: iomoon ARGS in the background (its stderr in
+# sig.err; killed at 8 s), SIGINT to it after SECONDS; sets rc and t (the
+# seconds from the signal to its exit)
+sigint_after() {
+	local delay=$1 job t0
+	shift
+	timeout -k 1 8 "$IOMOON" "$@" >/dev/null 2>"$TMP/sig.err" &
+	job=$!
+	sleep "$delay"
+	t0=$(secs)
+	kill -INT "$(pgrep -P "$job")" # iomoon itself, not timeout (which would kill it 1 s later)
+	wait "$job"
+	rc=$?
+	t=$(took "$t0")
+}
+(sleep 0.6; kill -STOP "$TGTD_PID") &
+t0=$(secs)
+timeout -k 1 8 "$IOMOON" quick --target "$P:plain/1" --qd 4 --time 1 --format json --output "$TMP/end.json" \
+	--quiet >/dev/null 2>"$TMP/end.err"
+rc=$?
+t=$(took "$t0")
+wait
+kill -CONT "$TGTD_PID"
+is "$rc" 0 "tgtd stopped 0.6 s into a 1 s phase: exit 0"
+ok "$(under "$t" 3)" "  it took $t s in all (< 3: log-in, the 1 s phase, 250 ms for the reads in flight)"
+is "$(phase_of "$TMP/end.json" errors failed interrupted)" "0 False False" "  no error, neither failed nor interrupted"
+out=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["ios"] > 0, p["ios"] == p["read"]["ios"])' "$TMP/end.json")
+is "$out" "True True" "  only what completed before the stall counts (the reads in flight since are abandoned: no error)"
+is "$(cat "$TMP/end.err")" "" "  nothing on stderr"
+
+(sleep 1; kill -STOP "$TGTD_PID") &
+sigint_after 2 quick --target "$P:plain/1" --qd 4 --time 10 --format json --output "$TMP/sig.json" --quiet
+wait
+kill -CONT "$TGTD_PID"
+is "$rc" 1 "SIGINT 2 s into a phase, tgtd stopped since 1 s: exit 1 (interrupted)"
+ok "$(under "$t" 1.5)" "  iomoon exited $t s after the signal (< 1.5)"
+is "$(phase_of "$TMP/sig.json" interrupted failed errors)" "True False 0" "  the report says interrupted, not failed, no error"
+is "$(cat "$TMP/sig.err")" "" "  nothing on stderr (under ASan: no leak, no use of a freed buffer)"
+
+# logging in to a target that answers nothing: SIGINT ends it at once
+kill -STOP "$TGTD_PID"
+sigint_after 1 quick --target "$P:plain/1" --time 1 --quiet
+kill -CONT "$TGTD_PID"
+is "$rc" 1 "SIGINT while logging in to a target that answers nothing: exit 1"
+ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the login timeout is 10 s)"
+like "$(cat "$TMP/sig.err")" "interrupted \\(connecting and logging in\\)" "  and says the login was interrupted"
+
 # ---- a server that stops answering (SIGSTOP): the I/O timeout
-# (IOMOON_NET_IO_TIMEOUT, 2 s here) fails the phase, also while it drains ----
+# (IOMOON_NET_IO_TIMEOUT, 2 s here) fails the phase, well before its end ----
 (sleep 1; kill -STOP "$TGTD_PID") &
 t0=$(secs)
-out=$(IOMOON_NET_IO_TIMEOUT=2 iom quick --target "$P:plain/1" --qd 4 --time 3 --quiet 2>&1)
+out=$(IOMOON_NET_IO_TIMEOUT=2 iom quick --target "$P:plain/1" --qd 4 --time 6 --quiet 2>&1)
 rc=$?
 t=$(took "$t0")
 kill -CONT "$TGTD_PID"
-is "$rc" 1 "tgtd stopped 1 s into a 3 s phase: exit 1 (not 124, a hang), after $t s"
+is "$rc" 1 "tgtd stopped 1 s into a 6 s phase: exit 1 (not 124, a hang), after $t s"
 ok $(awk -v t="$t" 'BEGIN { exit !(t < 12) }' && echo 0 || echo 1) "it ended within seconds of the I/O timeout"
 like "$out" "engine iscsi: Connection timed out" "it says the I/O timed out"
 
