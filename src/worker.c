@@ -17,9 +17,6 @@
  * measurement and, for a timed phase, not after its end. A quota of ios or
  * bytes is exact: a worker stops issuing when what it counted plus what is
  * in flight reaches it, and issues again if an in-flight I/O did not count.
- * After a stop or the end, a worker reaps what is in flight (not counted);
- * on an engine that drops (a network target), ENGINE_DROP_NS at most, and
- * the engine's exit() abandons the rest with the connection.
  */
 #include "worker.h"
 
@@ -594,7 +591,7 @@ static int worker_ready(struct worker *w, int *strict)
 	return w->init_failed || __atomic_load_n(&sh->stop, __ATOMIC_RELAXED) ? -1 : 0;
 }
 
-/* The engine failed (n = -errno): the worker ends, and the phase stops. */
+/* The engine failed (n = -errno): the worker ends, the phase stops. */
 __attribute__((noinline, cold)) static void engine_failed(struct loop *l, int n)
 {
 	snprintf(l->w->error, sizeof(l->w->error), "engine %s: %s", l->ops->name, strerror(-n));
@@ -603,10 +600,9 @@ __attribute__((noinline, cold)) static void engine_failed(struct loop *l, int n)
 }
 
 /* A stopped worker of an engine that drops (a network target): what
- * completes within ENGINE_DROP_NS of the end is reaped (counted as in
- * run(): only in time), and the rest is left in flight for exit() to
- * abandon with the connection, so a server that stalls holds the stop no
- * longer than that. The wait sleeps in the engine, never spins. */
+ * completes within ENGINE_DROP_NS of the end is reaped as in run(), the
+ * rest left for exit() to abandon with the connection (a stalled server
+ * holds the stop no longer). It sleeps in the engine's reap. */
 __attribute__((noinline, cold)) static void drain_dropping(struct loop *l)
 {
 	const uint64_t until = l->end + ENGINE_DROP_NS;
