@@ -39,7 +39,7 @@
 #include "engine.h"
 #include "netblk.h"
 #include "phase.h"
-#include "rng.h"
+#include "fill.h"
 #include "units.h"
 
 #define FILL_CHUNK (1u << 20)
@@ -583,7 +583,7 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 
 /* Write fill data into [off, end) through fd, stopping between chunks
  * when the process is interrupted. *at gets where it stopped. */
-static int fill_range(int fd, char *buf, struct rng *r, enum target_fill fill, uint64_t off, uint64_t end,
+static int fill_range(int fd, char *buf, uint64_t key, enum target_fill fill, uint64_t off, uint64_t end,
 		      uint64_t *at)
 {
 	while (off < end) {
@@ -596,8 +596,7 @@ static int fill_range(int fd, char *buf, struct rng *r, enum target_fill fill, u
 			return RC_FAIL;
 		}
 		if (fill == FILL_RANDOM)
-			for (size_t i = 0; i < n / 8; i++)
-				((uint64_t *)buf)[i] = rng_next(r);
+			fill_data(buf, n, key, off); /* reproducible: fill.h */
 		w = pwrite(fd, buf, n, (off_t)off);
 		if (w <= 0) {
 			errno = w < 0 ? errno : EIO;
@@ -619,7 +618,7 @@ static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *wh
 	int64_t hole = first_hole(rfd, 0, t->size);
 	uint64_t at = 0;
 	struct stat st;
-	struct rng r;
+	uint64_t key;
 	char *buf, p[1024];
 	int fd, rc = RC_OK;
 
@@ -643,18 +642,19 @@ static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *wh
 		return RC_FAIL;
 	}
 	memset(buf, 0, FILL_CHUNK);
-	rng_seed(&r, (uint64_t)time(NULL) ^ (uint64_t)getpid(), 7);
+	if (fill_key_fd(fd, &key) < 0)
+		rc = RC_FAIL;
 	while (rc == RC_OK && hole >= 0) {
 		off_t data = lseek(rfd, (off_t)hole, SEEK_DATA);
 		uint64_t end = (data < 0 || (uint64_t)data > t->size) ? t->size : (uint64_t)data;
 		uint64_t whole = (end - (uint64_t)hole) / t->sector * t->sector;
 
-		rc = fill_range(fd, buf, &r, fill, (uint64_t)hole, (uint64_t)hole + whole, &at);
+		rc = fill_range(fd, buf, key, fill, (uint64_t)hole, (uint64_t)hole + whole, &at);
 		if (rc == RC_OK && whole < end - (uint64_t)hole) { /* O_DIRECT cannot write it */
 			int fl = fcntl(fd, F_GETFL);
 
 			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_DIRECT) < 0 ||
-			    fill_range(fd, buf, &r, fill, (uint64_t)hole + whole, end, &at) < 0)
+			    fill_range(fd, buf, key, fill, (uint64_t)hole + whole, end, &at) < 0)
 				rc = RC_FAIL;
 		}
 		hole = rc == RC_OK ? first_hole(rfd, end, t->size) : -1;

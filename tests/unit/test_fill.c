@@ -1,0 +1,106 @@
+/* test_fill.c - the fill's data (fill.h) against its definition and
+ * pinned values, and the blank test. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fill.h"
+#include "tap.h"
+
+#define GAMMA 0x9e3779b97f4a7c15ull
+
+/* The definition in fill.h, written out again: word at byte offset o is
+ * splitmix64's mix of key + (o / 8 + 1) * GAMMA. */
+static uint64_t ref_word(uint64_t key, uint64_t o)
+{
+	uint64_t z = key + (o / 8 + 1) * GAMMA;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t word(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--) /* little-endian, whatever this CPU is */
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_data(void)
+{
+	static unsigned char a[1 << 20] __attribute__((aligned(4096))), b[8192] __attribute__((aligned(4096)));
+	static uint64_t w[(1 << 20) / 8];
+	const uint64_t key = fill_key(0x801, 12, 1700000000123456789ull);
+	int same = 1, dup = 0;
+	uint64_t ones = 0;
+
+	ok(key == 0xcf1bde1509a7ba06ull, "fill_key(dev 8:1, ino 12, btime) is pinned: 0x%016llx", (unsigned long long)key);
+	ok(fill_key(0x801, 13, 1700000000123456789ull) != key && fill_key(0x802, 12, 1700000000123456789ull) != key &&
+	   fill_key(0x801, 12, 1700000000123456788ull) != key, "another inode, device or birth time: another key");
+	fill_data(a, sizeof(a), key, 0);
+	ok(word(a) == 0x7d55ff02f6adfccdull && word(a + 4096) == 0x8a5ebf54052458fcull,
+	   "the words at 0 and 4096 are pinned: 0x%016llx 0x%016llx", (unsigned long long)word(a),
+	   (unsigned long long)word(a + 4096));
+	for (size_t o = 0; o < sizeof(a); o += 8)
+		same = same && word(a + o) == ref_word(key, o);
+	ok(same, "every word of 1 MiB is mix(key + (offset / 8 + 1) * GAMMA), little-endian");
+	fill_data(b, 4096, key, 4096);
+	ok(!memcmp(b, a + 4096, 4096), "a fill from offset 4096 on is the same data as there in a fill from 0");
+	memset(b, 0xee, sizeof(b));
+	fill_data(b, 13, key, 8);
+	ok(!memcmp(b, a + 8, 13) && b[13] == 0xee, "13 bytes at 8: the fill's 13 bytes there, nothing past them");
+	for (size_t i = 0; i < sizeof(w) / 8; i++) {
+		w[i] = word(a + 8 * i);
+		ones += (uint64_t)__builtin_popcountll(w[i]);
+	}
+	qsort(w, sizeof(w) / 8, 8, cmp64);
+	for (size_t i = 1; i < sizeof(w) / 8; i++)
+		dup += w[i] == w[i - 1];
+	ok(dup == 0, "no two of its 131072 words are the same (nothing to deduplicate)");
+	ok(ones > sizeof(a) * 8 / 2 - 4000 && ones < sizeof(a) * 8 / 2 + 4000,
+	   "half its bits are ones (%llu of %zu: random to a compressor)", (unsigned long long)ones, sizeof(a) * 8);
+}
+
+static void test_blank(void)
+{
+	static unsigned char u[8192] __attribute__((aligned(4096)));
+	const uint64_t key = fill_key(1, 2, 3);
+	uint64_t at = 0, want = 0, got = 0;
+
+	fill_data(u, sizeof(u), key, 40960);
+	ok(fill_blank(u, sizeof(u), key, 40960, &at, &want, &got), "the fill at its offset is blank");
+	ok(!fill_blank(u, sizeof(u), key, 40960 + 512, &at, &want, &got) && at == 40960 + 512,
+	   "the same data judged a sector further on is not");
+	ok(!fill_blank(u, sizeof(u), fill_key(1, 2, 4), 40960, &at, &want, &got) && at == 40960,
+	   "nor is another file's fill");
+	memset(u + 1024, 0, 512);
+	memset(u + 4096, 0, 4096);
+	ok(fill_blank(u, sizeof(u), key, 40960, &at, &want, &got), "sectors of zeros among the fill: blank (holes)");
+	memset(u, 0, sizeof(u));
+	ok(fill_blank(u, sizeof(u), key, 0, &at, &want, &got), "all zeros: blank");
+	fill_data(u, sizeof(u), key, 40960);
+	u[3000] ^= 0x10;
+	ok(!fill_blank(u, sizeof(u), key, 40960, &at, &want, &got) && at == 40960 + 3000 &&
+	   want == ref_word(key, 40960 + 3000) && got == (want ^ 0x10) && got == word(u + 3000),
+	   "one flipped bit: not blank, at its word, with the fill's word and the one read");
+	memset(u + 4096, 0, 256);
+	fill_data(u, 4096, key, 40960);
+	ok(!fill_blank(u, sizeof(u), key, 40960, &at, &want, &got) && at == 40960 + 4096,
+	   "half a sector zeroed, half the fill: not blank (holes are whole sectors)");
+}
+
+int main(void)
+{
+	test_data();
+	test_blank();
+	return tap_done();
+}
