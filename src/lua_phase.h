@@ -67,6 +67,10 @@ int phase_check(struct run_state *rs, char *why, size_t why_len);
 /* phase_replay.c: result.replay, into the result table on top. */
 void api_push_replay(lua_State *L, const struct run_state *rs, const struct replay_stats *st);
 
+/* lua_verify.c: result.verify, into the result table on top (crc32c
+ * phases only). */
+void api_push_verify(lua_State *L, const struct run_state *rs, const struct phase_result *r);
+
 /* The result table of the phase rs ran, pushed. */
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r);
 /* The result on top of the stack answers a missing field with an input error. */

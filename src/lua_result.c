@@ -550,6 +550,7 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	push_measures(L, rs, r, &all);
 	push_cpu(L, &r->cpu);
 	push_errors(L, r);
+	api_push_verify(L, rs, r); /* lua_verify.c: crc32c phases only */
 	push_intervals(L, r, all.max);
 	if (rs->sp.trace_max)
 		push_trace(L, r);
@@ -640,7 +641,8 @@ int api_on_result(lua_State *L)
 /* Fields a result (or its lat, read, write, cpu tables) may lack: absent
  * is nil. Any other missing field is a mistake in the script. */
 static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", "replay", NULL };
+	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", "replay", "verify",
+	"written_end_bytes", NULL };
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
  * error naming the field and the near names, not a nil that fails later. */
@@ -745,7 +747,7 @@ static void seal_fields(lua_State *L, const char *prefix, const char *const *nam
  * not exist, instead of a silent nil. */
 void api_seal_result(lua_State *L)
 {
-	static const char *const subs[] = { "lat", "svc", "cpu", NULL };
+	static const char *const subs[] = { "lat", "svc", "cpu", "verify", NULL };
 	static const char *const ops[] = { "read", "write", "trim", "sync", NULL };
 	static const char *const sizes[] = { "submit_sizes", "reap_sizes", NULL };
 

@@ -24,6 +24,7 @@
 #include "rc.h"
 #include "replay.h"
 #include "rng.h"
+#include "verify_read.h"
 #include "worker.h"
 
 volatile sig_atomic_t phase_interrupt;
@@ -656,6 +657,25 @@ static void replay_merge(struct replay_stats **to, const struct worker *w, unsig
 	}
 }
 
+/* After the join, before the merge: where the written area of each
+ * worker's target ends, as its map says now (verify_read.h), one scan per
+ * map. */
+static void note_written_ends(struct runner *r)
+{
+	for (unsigned i = 0; i < r->sp->workers; i++) {
+		struct worker *w = &r->w[i];
+		const struct gen_map *m = w->target->gmap;
+		unsigned j = 0;
+
+		if (w->spec->verify != VERIFY_CRC || !genmap_known(m))
+			continue;
+		while (j < i && !(r->w[j].target->gmap == m && r->w[j].c.verify.known))
+			j++;
+		w->c.verify.written_end = j < i ? r->w[j].c.verify.written_end : verify_written_end(m);
+		w->c.verify.known = 1;
+	}
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 static void collect(struct runner *r)
@@ -666,6 +686,7 @@ static void collect(struct runner *r)
 
 	cpu_mark(&r->cpu_b);
 	stop_ns = clock_ns();
+	note_written_ends(r);
 	for (unsigned i = 0; i < r->sp->workers; i++) {
 		counters_merge(&res->total, &r->w[i].c);
 		worker_batch_merge(&res->batch, &r->w[i]);

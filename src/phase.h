@@ -127,6 +127,7 @@ struct phase_spec {
 	int on_error_continue;
 	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
+	int skip_unwritten;    /* crc32c: units the map says were never written are not read for blankness */
 	/* after every N completed writes of a slot, the slot syncs: fsync(2)
 	 * (fsync_every) or fdatasync(2) (fdatasync_every); 0: never */
 	unsigned fsync_every, fdatasync_every;

@@ -297,12 +297,16 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
-/* verify_only reads the whole region back, in order, once. */
+/* verify_only reads the whole region back, in order, once; skip_unwritten
+ * needs crc32c. */
 static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
 	uint64_t len = UINT64_MAX;
 
+	if (sp->skip_unwritten && sp->verify != VERIFY_CRC)
+		REFUSE("%s.skip_unwritten: needs verify = \"crc32c\" (only crc32c knows which units were written)",
+		       rs->path);
 	if (!rs->verify_only)
 		return RC_OK;
 	if (sp->verify == VERIFY_NONE)

@@ -67,6 +67,19 @@ void counters_merge(struct counters *dst, const struct counters *src)
 		dst->last_done_ns = src->last_done_ns;
 	if (src->max_inflight > dst->max_inflight)
 		dst->max_inflight = src->max_inflight;
+	verify_counts_merge(&dst->verify, &src->verify);
+}
+
+void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *src)
+{
+	dst->units_checked += src->units_checked;
+	dst->units_unwritten += src->units_unwritten;
+	dst->units_unexpected += src->units_unexpected;
+	dst->units_skipped += src->units_skipped;
+	if (src->written_end > dst->written_end)
+		dst->written_end = src->written_end;
+	if (src->known > dst->known)
+		dst->known = src->known;
 }
 
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns)

@@ -54,6 +54,17 @@ struct first_error {
 	uint64_t unit_offset, expected, found; /* verification failures */
 };
 
+/* What crc32c verification looked at (verify_read.h), unit by unit; only
+ * verifying reads touch it. Sums, but written_end and known: the largest. */
+struct verify_counts {
+	uint64_t units_checked;    /* against their headers: written, per the map (all, with no map) */
+	uint64_t units_unwritten;  /* never written, per the map, and blank (the fill or zeros) */
+	uint64_t units_unexpected; /* never written, per the map, but holding other data (each an error) */
+	uint64_t units_skipped;    /* never written and not looked at (skip_unwritten; no map) */
+	uint64_t written_end;      /* bytes: the end of the highest unit a map says was written */
+	uint64_t known;            /* 1: some map said what was written (written_end holds) */
+};
+
 struct counters {
 	struct op_stats op[OP_NTYPES]; /* OP_READ, OP_WRITE, OP_TRIM, OP_SYNC */
 	struct err_count errno_count[STATS_MAX_ERRNO];
@@ -61,12 +72,15 @@ struct counters {
 	unsigned nfirst;
 	uint64_t last_done_ns;  /* completion time of the last counted I/O */
 	uint64_t max_inflight;  /* the largest number in flight at once */
+	struct verify_counts verify;
 };
 
 void counters_init(struct counters *c);
 /* dst += src, exactly (histograms, bytes, errors by errno; the first errors
  * stay the earliest STATS_FIRST_ERRORS of both, in time order). */
 void counters_merge(struct counters *dst, const struct counters *src);
+/* dst += src: sums, the largest written_end and known. */
+void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *src);
 /* A failed I/O of type op (err 0: short, res bytes done): counted by errno
  * and kept with its offset while fewer than STATS_FIRST_ERRORS are. */
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns);

@@ -105,6 +105,17 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 		snprintf(buf, len, "foreign: the unit at %llu was written for another target (its id 0x%08llx, this "
 			 "target's 0x%08llx)", u, f, e);
 		break;
+	case VERR_UNEXPECTED:
+		snprintf(buf, len, "unexpected: the unit at %llu was never written with verification, yet holds neither "
+			 "zeros nor this file's fill (a word 0x%016llx where the fill has 0x%016llx): data from another "
+			 "program, an earlier iomoon's fill or a write without verification (skip_unwritten = true leaves "
+			 "never-written units unread)", u, f, e);
+		break;
+	case VERR_UNEXPECTED_HDR:
+		snprintf(buf, len, "unexpected: the unit at %llu holds an intact iomoon header of generation %llu, but "
+			 "the state says it was never written with verification: a writer this state does not know of "
+			 "(another process or host, or a state deleted since)", u, f);
+		break;
 	default:
 		snprintf(buf, len, "verification error %d", err);
 	}
@@ -118,6 +129,8 @@ const char *verify_err_name(int err)
 	case VERR_LOST: return "lost_write";
 	case VERR_MISSING: return "missing";
 	case VERR_FOREIGN: return "foreign";
+	case VERR_UNEXPECTED:
+	case VERR_UNEXPECTED_HDR: return "unexpected";
 	default: return NULL;
 	}
 }

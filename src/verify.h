@@ -13,6 +13,8 @@
  *                completed there (the map keeps a generation per unit)
  *   foreign      intact and in place, but written for another target (the
  *                seed field holds the target's id, kept in its state)
+ *   unexpected   a unit the map says was never written holds neither the
+ *                fill nor zeros, or an intact header (verify_read.h)
  */
 #ifndef IOMOON_VERIFY_H
 #define IOMOON_VERIFY_H
@@ -31,6 +33,12 @@
 #define VERR_LOST 100003
 #define VERR_MISSING 100004
 #define VERR_FOREIGN 100005
+/* unexpected: data in a unit the map says was never written that is not
+ * blank (the fill or zeros, fill.h); _HDR: an intact header there (a
+ * writer the map does not know of). Both are named "unexpected"
+ * (verify_read.h judges them). */
+#define VERR_UNEXPECTED 100006
+#define VERR_UNEXPECTED_HDR 100007
 
 struct verify_hdr {
 	uint32_t magic;

@@ -30,6 +30,7 @@
 #include "discard.h"
 #include "replay.h"
 #include "verify.h"
+#include "verify_read.h"
 
 /* How long a worker may wait without looking at the stop flag. */
 #define STOP_POLL_NS 50000000ull
@@ -68,7 +69,7 @@ static inline int offsets_ok(const struct io_slot *s)
 
 /* A completed I/O under verification: a write records its generation, a
  * read is checked, every bad unit counted. 0 when a read failed. */
-static int verified(struct worker *w, const struct io_slot *s, int strict, uint64_t now)
+static int verified(struct worker *w, const struct io_slot *s, uint64_t now)
 {
 	const struct phase_spec *sp = w->spec;
 	struct gen_map *m = w->target->gmap;
@@ -95,8 +96,7 @@ static int verified(struct worker *w, const struct io_slot *s, int strict, uint6
 		return 1;
 	}
 	for (uint32_t from = 0; from < s->op.len; from = (uint32_t)(at - s->op.offset) + unit) {
-		bad = verify_check_id(s->buf, s->op.len, s->op.offset, from, unit, m ? m->gens : NULL, m ? m->n : 0,
-				      strict, m ? m->tid : 0, &at, &want, &got);
+		bad = verify_read(&w->vv, s->buf, s->op.len, s->op.offset, from, &w->c.verify, &at, &want, &got);
 		if (!bad)
 			break;
 		counters_verify_error(&w->c, bad, s->op.offset, s->op.len, at, want, got, now);
@@ -129,24 +129,23 @@ static int overlaps(const struct worker *w, struct io_slot *const *freeq, unsign
 }
 
 /* Before the start barrier: the generation map of a file this phase
- * created (its inspection found nothing to attach), and whether reads
- * must find a header in every unit (a phase that only reads, with no map
- * saying what was written). */
-static int verify_setup(struct worker *w, int *strict)
+ * created (its inspection found nothing to attach), and how its reads are
+ * judged (w->vv): strictly, a header in every unit, when the phase only
+ * reads and no map says what was written. */
+static int verify_setup(struct worker *w)
 {
 	const struct phase_spec *sp = w->spec;
 	struct target *t = w->target;
 	uint32_t unit = sp->verify_unit;
 	int reads_only = 1;
 
-	*strict = 0;
 	if (sp->verify != VERIFY_CRC)
 		return 0;
 	if (t->created && genmap_attach(t, &unit, 1, 1, 0, GENMAP_WRITES, w->error, sizeof(w->error)) < 0)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
-	*strict = reads_only && !genmap_known(t->gmap);
+	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap), sp->skip_unwritten);
 	return 0;
 }
 
@@ -181,7 +180,7 @@ struct loop {
 	const struct engine_ops *ops;
 	unsigned qd;
 	unsigned pacers;      /* the workers sharing the rate: this phase's, x the ranks of a cluster */
-	int paced, think, stamping, verifying, strict, autob;
+	int paced, think, stamping, verifying, autob;
 	int plain;            /* no pacing, think, burst nor verification */
 	uint64_t now, measure, end, seq, wake;
 	uint64_t ios_room, bytes_room; /* in this turn: what may be in flight */
@@ -534,7 +533,7 @@ HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int 
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (!plain && l->verifying && s->op.op <= OP_WRITE && !verified(w, s, l->strict, now) && !sp->on_error_continue) {
+	if (!plain && l->verifying && s->op.op <= OP_WRITE && !verified(w, s, now) && !sp->on_error_continue) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
@@ -559,7 +558,7 @@ free:
 
 /* Set up the engine in this thread, then wait at the start barrier.
  * 0 to run, -1 when this worker (or the phase) cannot. */
-static int worker_ready(struct worker *w, int *strict)
+static int worker_ready(struct worker *w)
 {
 	struct phase_shared *sh = w->sh;
 	const struct phase_spec *sp = w->spec;
@@ -579,7 +578,7 @@ static int worker_ready(struct worker *w, int *strict)
 		w->engine.priv = NULL;
 	} else {
 		snprintf(w->features, sizeof(w->features), "%s", w->engine.features ? w->engine.features : "");
-		if (verify_setup(w, strict) < 0)
+		if (verify_setup(w) < 0)
 			w->init_failed = 1;
 	}
 	pthread_mutex_lock(&sh->lock);
@@ -691,9 +690,10 @@ static void replay_end(struct loop *l)
 /* The loop's state as the worker starts, after the barrier. Fields are
  * set one by one (not by an initializer): the compiler then keeps them in
  * registers, which the instructions per I/O of `make bench` show. */
-static inline void loop_init(struct loop *l, struct worker *w, int strict)
+static inline void loop_init(struct loop *l, struct worker *w)
 {
 	const struct phase_spec *sp = w->spec;
+	int autob;
 
 	l->w = w;
 	l->sh = w->sh;
@@ -706,7 +706,6 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 	l->stamping = sp->pattern == PATTERN_RANDOM;
 	l->verifying = sp->verify != VERIFY_NONE;
 	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
-	l->strict = strict;
 	/* the clock as this thread wakes, not the phase's start: a worker that
 	 * wakes late must not count its wake-up in its first I/Os' latency */
 	l->now = clock_ns();
@@ -747,8 +746,8 @@ static inline void loop_init(struct loop *l, struct worker *w, int strict)
 		replay_cursor_init(l->rp, l->rc, (int)t, w->id / nt, (sp->workers - t + nt - 1) / nt, w->wl->region_off,
 				   w->wl->region_len, w->target->sector, l->measure);
 	}
-	l->bound = batch_auto_init(l->au, sp, l->now, &strict);
-	l->autob = strict;
+	l->bound = batch_auto_init(l->au, sp, l->now, &autob);
+	l->autob = autob;
 	w->batch.bound = l->bound;
 }
 
@@ -767,9 +766,8 @@ void *worker_main(void *arg)
 	struct batch_auto au;
 	struct replay_cursor rc;
 	struct loop l;
-	int strict = 0;
 
-	if (worker_ready(w, &strict) == 0) {
+	if (worker_ready(w) == 0) {
 		l.freeq = freeq;
 		l.done = done;
 		l.ready_at = ready_at;
@@ -780,7 +778,7 @@ void *worker_main(void *arg)
 		l.prng = &prng;
 		l.au = &au;
 		l.rc = &rc;
-		loop_init(&l, w, strict);
+		loop_init(&l, w);
 		run(&l);
 		if (l.rp)
 			replay_end(&l);

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "phase.h"
 #include "stats.h"
+#include "verify_read.h"
 #include "workload.h"
 
 /* What the phase's threads share while it runs. The start and the end
@@ -41,6 +42,7 @@ struct worker {
 	void *bufs;
 	size_t buf_len;
 	struct counters c;
+	struct verify_view vv;     /* how its reads are verified (crc32c) */
 	struct trace_rec *trace;
 	struct spec_stats *specs;  /* per access spec, when the phase has named specs */
 	struct replay_stats *replay; /* its replay's lag, when it replays a trace */

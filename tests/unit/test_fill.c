@@ -1,10 +1,15 @@
 /* test_fill.c - the fill's data (fill.h) against its definition and
- * pinned values, and the blank test. */
+ * pinned values, the blank test, and verify_read (verify_read.h) telling
+ * never-written units apart: blank, unexpected data, an unexpected header,
+ * skipped. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fill.h"
+#include "genmap.h"
 #include "tap.h"
+#include "verify.h"
+#include "verify_read.h"
 
 #define GAMMA 0x9e3779b97f4a7c15ull
 
@@ -98,9 +103,76 @@ static void test_blank(void)
 	   "half a sector zeroed, half the fill: not blank (holes are whole sectors)");
 }
 
+/* A map of 8 units of 4 KiB whose generations are gens. */
+static struct gen_map *map_of(const uint64_t *gens)
+{
+	struct gen_map *m = calloc(1, sizeof(*m) + 8 * sizeof(uint64_t));
+
+	m->dev = 7;
+	m->ino = 99;
+	m->btime_ns = 5;
+	m->unit = 4096;
+	m->n = 8;
+	m->tid = 0x1234;
+	m->loaded = 1;
+	memcpy(m->gens, gens, 8 * sizeof(uint64_t));
+	return m;
+}
+
+static void test_read(void)
+{
+	static unsigned char b[4 * 4096] __attribute__((aligned(4096)));
+	const uint64_t gens[8] = { 0, 0, 0, 0, 3, 0, 0, 0 };
+	struct gen_map *m = map_of(gens);
+	struct verify_view v;
+	struct verify_counts c = { 0 };
+	uint64_t at = 0, want = 0, got = 0, key = fill_key(7, 99, 5);
+	int e;
+
+	/* read at 16384: unit 4 written (gen 3), 5 the fill, 6 zeros, 7 garbage */
+	verify_stamp(b, 4096, 4 * 4096, 4096, 3, 0x1234, 0);
+	fill_data(b + 4096, 4096, key, 5 * 4096);
+	memset(b + 2 * 4096, 0, 4096);
+	memset(b + 3 * 4096, 0x5a, 4096);
+	verify_view_init(&v, m, 4096, 0, 0);
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == VERR_UNEXPECTED && at == 7 * 4096 && got == 0x5a5a5a5a5a5a5a5aull && want == ref_word(key, 7 * 4096),
+	   "garbage in a never-written unit: unexpected, at its unit, the word read and the fill's");
+	ok(c.units_checked == 1 && c.units_unwritten == 2 && c.units_unexpected == 1 && c.units_skipped == 0,
+	   "counted: 1 checked, 2 never written (the fill, zeros), 1 unexpected");
+	ok(!strcmp(verify_err_name(e), "unexpected"), "named unexpected");
+	memset(&c, 0, sizeof(c));
+	verify_view_init(&v, m, 4096, 0, 1);
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == 0 && c.units_checked == 1 && c.units_skipped == 3 && c.units_unwritten == 0,
+	   "skip_unwritten: the never-written units are skipped, unread, and the written one checked");
+	verify_stamp(b + 3 * 4096, 4096, 7 * 4096, 4096, 9, 0x1234, 1);
+	memset(&c, 0, sizeof(c));
+	verify_view_init(&v, m, 4096, 0, 0);
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == VERR_UNEXPECTED_HDR && at == 7 * 4096 && got == 9 && !strcmp(verify_err_name(e), "unexpected"),
+	   "an intact header where the map says nothing was written: unexpected, with its generation");
+	memset(&c, 0, sizeof(c));
+	verify_view_init(&v, m, 4096, 1, 0);
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == VERR_MISSING && at == 5 * 4096 && c.units_checked == 2,
+	   "strict (no map says what was written): every unit is checked against a header");
+	memset(&c, 0, sizeof(c));
+	verify_view_init(&v, NULL, 4096, 0, 0);
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == 0 && c.units_checked == 2 && c.units_skipped == 2,
+	   "no map at all, a phase that writes: units with a header checked, the others skipped");
+	m->gens[6] = 5;
+	ok(verify_written_end(m) == 7 * 4096, "the written area ends after the highest unit written: 28672");
+	memset(m->gens, 0, 8 * sizeof(uint64_t));
+	ok(verify_written_end(m) == 0, "nothing written: 0");
+	free(m);
+}
+
 int main(void)
 {
 	test_data();
 	test_blank();
+	test_read();
 	return tap_done();
 }
