@@ -346,10 +346,22 @@ local function row_class(r, stream)
   return #cls > 0 and string.format(' class="%s"', table.concat(cls, " ")) or ""
 end
 
+-- what a row's crc32c verification looked at (report.verify_text), or nil
+local function verify_text(r)
+  local ok, s = pcall(report.verify_text, r)
+  return ok and s or nil
+end
+
+-- The summary: a row per report.rows row, the table report's columns and a
+-- status; a Verified column when some row verified with crc32c.
 local function summary(results, out)
+  local verify = false
+  for _, res in ipairs(results) do
+    for _, row in ipairs(report.rows(res)) do verify = verify or verify_text(row.result) ~= nil end
+  end
   out[#out + 1] = '<div class="wrap"><table id="summary"><thead><tr><th class="n">Test name</th>'
   for _, c in ipairs(report.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
-  out[#out + 1] = '<th class="n">Status</th></tr></thead><tbody>\n'
+  out[#out + 1] = '<th class="n">Status</th>' .. (verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
   for i, res in ipairs(results) do
     for _, row in ipairs(report.rows(res)) do
       local r = row.result
@@ -358,8 +370,10 @@ local function summary(results, out)
       out[#out + 1] = string.format('<tr%s><td class="n"><a href="#phase-%d">%s</a></td>', row_class(r, row.stream), i,
         esc(opt(r, "name")))
       for _, c in ipairs(report.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
-      out[#out + 1] = string.format('<td class="st%s">%s</td></tr>\n', #m > 0 and " mark" or "",
+      out[#out + 1] = string.format('<td class="st%s">%s</td>', #m > 0 and " mark" or "",
         #m > 0 and esc(table.concat(m, "; ")) or "ok")
+      if verify then out[#out + 1] = '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
+      out[#out + 1] = "</tr>\n"
     end
   end
   out[#out + 1] = "</tbody></table></div>\n"

@@ -118,6 +118,44 @@ function report.marks(r)
   return m
 end
 
+-- v when it is a number, else nil
+local function number(v) return type(v) == "number" and v or nil end
+
+-- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
+local function size_text(bytes)
+  local s = require("iomoon.util").ioping_size(bytes)
+  return s:find("%.") and string.format("%s (%s bytes)", s, whole(bytes)) or s
+end
+
+--- What a crc32c verification looked at (result.verify) as one line, or
+-- nil for a result without one: "verified 2048 units of 4 KiB, 14336
+-- never written (blank), written area ends at 8 MiB", with the units
+-- never written that held other data (unexpected), those skipped
+-- (skip_unwritten), and "no state says what was written" when none did.
+function report.verify_text(r)
+  local v = opt(r, "verify")
+  if type(v) ~= "table" then return nil end
+  local function n(k) return number(opt(v, k)) or 0 end
+  local function units(k, what) return string.format("%s %s", whole(n(k)), what) end
+  local unit = n("unit_bytes")
+  local parts = { string.format("verified %s unit%s%s", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
+    unit > 0 and " of " .. size_text(unit) or "") }
+  local e = number(opt(v, "written_end_bytes"))
+  if n("units_unwritten") > 0 or (e and n("units_skipped") == 0) then
+    parts[#parts + 1] = units("units_unwritten", "never written (blank)")
+  end
+  if n("units_unexpected") > 0 then parts[#parts + 1] = units("units_unexpected", "never written but not blank (unexpected)") end
+  if n("units_skipped") > 0 then parts[#parts + 1] = units("units_skipped", "skipped as never written") end
+  if not e then
+    parts[#parts + 1] = "no state says what was written (every unit must hold a header)"
+  elseif e == 0 then
+    parts[#parts + 1] = "nothing written with verification"
+  else
+    parts[#parts + 1] = "written area ends at " .. size_text(e)
+  end
+  return table.concat(parts, ", ")
+end
+
 --- The columns of the table format: header, width, formatter.
 -- A figure a host's row may lack is shown as "-" (report.rows).
 report.columns = {
@@ -128,8 +166,10 @@ report.columns = {
   { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
 }
 
+-- a row's trouble (report.marks), then what its verification looked at
 local function status(r)
   local m = report.marks(r)
+  m[#m + 1] = report.verify_text(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
@@ -139,9 +179,6 @@ local HOST = {} -- metatable of a host's row result (report.host_result)
 function report.is_host(r)
   return getmetatable(r) == HOST
 end
-
--- v when it is a number, else nil
-local function number(v) return type(v) == "number" and v or nil end
 
 --- One rank's figures (an entry of result.hosts) as a row's result, named
 -- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
@@ -362,7 +399,7 @@ local function replay_cell(k, f)
   end
 end
 
---- The columns a CSV report gains, after all the others, when one of its
+--- The columns a CSV report gains, after the host columns, when one of its
 -- rows replays a trace (result.replay, doc/replay.md): the records the
 -- replay would issue to its end (0: it loops until the phase ends), due,
 -- issued, on time, late, missed (due, never issued), cut (not due), the
@@ -378,6 +415,28 @@ report.csv_replay_columns = {
   { "Replay Cut", replay_cell("cut_ios") },
   { "Replay On Time %", replay_cell("on_time_pct", "%.2f") },
   { "Replay Status", function(r) return report.replay_cut(r) or "" end },
+}
+
+-- a cell of result.verify: "" on a row without one (or without the field)
+local function verify_cell(k)
+  return function(row)
+    local v = number(opt(opt(row.result, "verify"), k))
+    return v and whole(v) or ""
+  end
+end
+
+--- The columns a CSV report gains, after the replay columns, when one of its
+-- rows verified with crc32c (result.verify): the units checked against
+-- their headers, never written and blank, never written but holding other
+-- data (unexpected), skipped, the unit's bytes and where the written area
+-- ends; "" on the rows of other phases.
+report.csv_verify_columns = {
+  { "Units Checked", verify_cell("units_checked") },
+  { "Units Never Written", verify_cell("units_unwritten") },
+  { "Units Unexpected", verify_cell("units_unexpected") },
+  { "Units Skipped", verify_cell("units_skipped") },
+  { "Unit Bytes", verify_cell("unit_bytes") },
+  { "Written End Bytes", verify_cell("written_end_bytes") },
 }
 
 -- "" for a figure a host does not have, else f(v)
@@ -420,15 +479,17 @@ end
 -- iomoon's (report.csv_columns), then report.csv_op_columns when a row
 -- trims or syncs, then report.csv_stream_columns when a result has
 -- streams, then report.csv_host_columns when a result ran on several
--- hosts, then report.csv_replay_columns when a row replays a trace;
--- without them, exactly as before they existed.
+-- hosts, then report.csv_replay_columns when a row replays a trace, then
+-- report.csv_verify_columns when a row verified with crc32c; without them,
+-- exactly as before they existed.
 function report.csv_rows(results)
   local list = all_rows(results)
-  local streams, hosts, ops, replays = false, false, false, false
+  local streams, hosts, ops, replays, verify = false, false, false, false, false
   for _, lr in ipairs(list) do
     ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil
     streams, hosts = streams or lr.stream ~= nil, hosts or lr.host ~= nil
     replays = replays or type(opt(lr.result, "replay")) == "table"
+    verify = verify or type(opt(lr.result, "verify")) == "table"
   end
   local rows = { {} }
   local function add(row, cols, arg, cellf)
@@ -443,6 +504,7 @@ function report.csv_rows(results)
   if streams then add(rows[1], report.csv_stream_columns) end
   if hosts then add(rows[1], report.csv_host_columns) end
   if replays then add(rows[1], report.csv_replay_columns) end
+  if verify then add(rows[1], report.csv_verify_columns) end
   for _, lr in ipairs(list) do
     local row = {}
     add(row, report.csv_columns, lr.result, csv_cell)
@@ -450,6 +512,7 @@ function report.csv_rows(results)
     if streams then add(row, report.csv_stream_columns, lr) end
     if hosts then add(row, report.csv_host_columns, lr) end
     if replays then add(row, report.csv_replay_columns, lr.result, csv_cell) end
+    if verify then add(row, report.csv_verify_columns, lr) end
     rows[#rows + 1] = row
   end
   return rows
@@ -510,16 +573,22 @@ end
 --- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
 -- cpu load, errors, and a status (ok, or report.marks); a phase with
 -- streams or hosts is a row per stream and per host and then its total
--- (report.rows); a figure a host does not have is "-".
+-- (report.rows); a figure a host does not have is "-". When a row
+-- verified with crc32c, a last column, Verified, says what it looked at
+-- (report.verify_text; "-" on the other rows).
 function report.markdown(results)
-  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |",
-    "|---|---:|---:|---:|---:|---:|---:|---|" }
-  for _, row in ipairs(all_rows(results)) do
+  local rows = all_rows(results)
+  local verify = false
+  for _, row in ipairs(rows) do verify = verify or report.verify_text(row.result) ~= nil end
+  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |" .. (verify and " Verified |" or ""),
+    "|---|---:|---:|---:|---:|---:|---:|---|" .. (verify and "---|" or "") }
+  for _, row in ipairs(rows) do
     local r = row.result
     local m = report.marks(r)
     out[#out + 1] = string.format("| %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(r.name), fig("%.0f", r.iops),
       fig("%.2f", r.mib_per_s), fig("%.3f", r.lat.mean_ns, 1e6), fig("%.3f", r.lat.p99_ns, 1e6),
       fig("%.0f%%", r.cpu.util_pct), whole(r.errors or 0), #m > 0 and md_cell(table.concat(m, "; ")) or "ok")
+      .. (verify and " " .. md_cell(report.verify_text(r) or "-") .. " |" or "")
   end
   return table.concat(out, "\n") .. "\n"
 end

@@ -188,6 +188,12 @@ for _, op in ipairs({ "trim.", "read.", "write." }) do
   for _, f in ipairs({ "ios", "bytes", "iops" }) do OPTIONAL[#OPTIONAL + 1] = { op .. f, "number" } end
   OPTIONAL[#OPTIONAL + 1] = { op .. "svc", "table" }
 end
+-- result.verify (a crc32c phase): counts, each a whole number of 0 or more
+local VERIFY_COUNTS = { "units_checked", "units_unwritten", "units_unexpected", "units_skipped", "unit_bytes",
+  "written_end_bytes" }
+OPTIONAL[#OPTIONAL + 1] = { "verify", "table" }
+for _, f in ipairs(VERIFY_COUNTS) do OPTIONAL[#OPTIONAL + 1] = { "verify." .. f, "number" } end
+OPTIONAL[#OPTIONAL + 1] = { "verify.skip_unwritten", "boolean" }
 
 -- The first thing wrong with r's optional fields, or nil.
 local function optional_problem(r, where)
@@ -195,6 +201,12 @@ local function optional_problem(r, where)
     local v = at(r, o[1])
     if v ~= nil and type(v) ~= o[2] then
       return string.format("%s.%s is a %s (a %s is needed)", where, o[1], type(v), o[2])
+    end
+  end
+  for _, f in ipairs(VERIFY_COUNTS) do
+    local v = at(r, "verify." .. f)
+    if v ~= nil and (not math.tointeger(v) or v < 0) then
+      return string.format("%s.verify.%s is %s (a whole number of 0 or more is needed)", where, f, number_text(v))
     end
   end
   local ivs = r.intervals
