@@ -4,6 +4,8 @@ reads, from records it draws itself (seeded), and what loading it must give.
 
     trace_gen.py FORMAT OUT [--n N] [--seed S] [--expect FILE] [--swap]
                  [--unsorted] [--bad LINE] [--no-wait]
+    trace_gen.py FORMAT OUT --pg [--seconds S] [--wal-iops N] [--wal-sync-every N]
+                 [--data-iops N] [--data-read PCT] [--scan-iops N] [--summary FILE]
 
 FORMAT: iolog2, iolog3, blktrace (one merged file, as blkparse -d writes),
 blktrace-cpu (OUT is a directory of per-CPU files NAME.blktrace.CPU), msr,
@@ -16,7 +18,23 @@ neighbouring lines (CSV formats). --bad LINE: put a malformed line there
 (a line number of the output, from 1). --no-wait: iolog2 without waits.
 --batch: read one such command line (without the program) per line of
 stdin, and write them all. Stdlib only; no trace is downloaded.
+
+--pg: a PostgreSQL-like capture on one device instead of random records,
+interleaved record by record: the WAL, --wal-iops sequential 8 KiB appends
+a second at a fixed interval from --wal-at (1 GiB) wrapping in --wal-size
+(64 MiB), a sync after every --wal-sync-every of them (at the same time,
+right after its write); the data, --data-iops random 8 KiB I/Os a second
+(Poisson arrivals, --data-read % reads) over the first 1 GiB; and with
+--scan-iops, a sequential scan of 128 KiB reads from 256 MiB. No data
+record starts where any of the 64 records before it ended, nor at the
+WAL's or the scan's next offset, so the sequential records are exactly the
+WAL's and the scan's (each run's first record excepted). --summary writes
+the exact figures as JSON: records, reads, writes, syncs, wal_writes,
+wal_syncs, wal_runs, wal_seq (WAL writes that continue a run), scan_reads,
+scan_runs, scan_seq, data_reads, data_writes, wal_offset, wal_end,
+span_ns.
 """
+import json
 import argparse
 import os
 import random
@@ -58,6 +76,67 @@ def draw(fmt, n, seed):
             off, ln = 0, 0
         recs.append((t, op, off, ln, rnd.randrange(len(DEVICES[fmt]))))
     return recs
+
+
+KIB, MIB, GIB = 1024, 1024 * 1024, 1024 * 1024 * 1024
+
+
+def draw_pg(fmt, a):
+    """The --pg capture: records (t_ns, op, offset, len, 0) in time order,
+    and its exact figures."""
+    rnd = random.Random(a.seed)
+    q = QUANTUM[fmt]
+    span = int(a.seconds * 1e9)
+    ev = []  # (t_ns, order, op, offset, len): order keeps a WAL write and its sync together, data first
+    wal_gap = int(1e9 / a.wal_iops)
+    pos, runs, k = 0, 1, 0
+    for k in range(int(span // wal_gap)):
+        t = k * wal_gap // q * q
+        if pos + 8 * KIB > a.wal_size:
+            pos, runs = 0, runs + 1
+        ev.append((t, 1 + 2 * k, "write", a.wal_at + pos, 8 * KIB))
+        pos += 8 * KIB
+        if (k + 1) % a.wal_sync_every == 0:
+            ev.append((t, 2 + 2 * k, "sync", 0, 0))
+    wal_writes = sum(1 for e in ev if e[2] == "write")
+    fig = {"wal_writes": wal_writes, "wal_syncs": len(ev) - wal_writes, "wal_runs": runs,
+           "wal_seq": wal_writes - runs, "wal_offset": a.wal_at,
+           "wal_end": a.wal_at + (a.wal_size if runs > 1 else wal_writes * 8 * KIB)}
+    scan = []
+    if a.scan_iops:
+        gap = int(1e9 / a.scan_iops)
+        for j in range(int(span // gap)):
+            scan.append(((j * gap + gap // 2) // q * q, 0, "read", 256 * MIB + j * 128 * KIB, 128 * KIB))
+    fig.update(scan_reads=len(scan), scan_runs=1 if scan else 0, scan_seq=max(0, len(scan) - 1))
+    t, data = 0, []
+    while True:
+        t += rnd.expovariate(a.data_iops) * 1e9
+        if t >= span:
+            break
+        op = "read" if rnd.random() * 100 < a.data_read else "write"
+        data.append((int(t) // q * q, 0, op, 0, 8 * KIB))
+    recs = sorted(ev + scan + data, key=lambda e: (e[0], e[1]))
+    ends, wal_next, scan_next = [], a.wal_at, 256 * MIB
+    for i, (t, order, op, off, ln) in enumerate(recs):
+        if order == 0 and off == 0:  # a data record: random, never continuing anything
+            while True:
+                off = rnd.randrange(0, GIB // (8 * KIB)) * 8 * KIB
+                if off not in ends and off != wal_next and off != scan_next:
+                    break
+            recs[i] = (t, order, op, off, ln)
+        if op != "sync":
+            ends = (ends + [off + ln])[-64:]
+            if order > 0:
+                wal_next = off + ln
+            elif ln == 128 * KIB:
+                scan_next = off + ln
+    out = [(t, op, off, ln, 0) for t, _, op, off, ln in recs]
+    if fmt in OPS:  # msr, alibaba: no syncs
+        out = [r for r in out if r[1] in OPS[fmt]]
+    fig.update(records=len(out), reads=sum(r[1] == "read" for r in out), writes=sum(r[1] == "write" for r in out),
+               syncs=sum(r[1] == "sync" for r in out), data_reads=sum(r[1] == "read" for r in out) - len(scan),
+               data_writes=sum(r[1] == "write" for r in out) - wal_writes, span_ns=out[-1][0] - out[0][0])
+    return out, fig
 
 
 def write_iolog(f, fmt, recs, devs, no_wait):
@@ -169,9 +248,26 @@ def main(argv=None):
     ap.add_argument("--unsorted", action="store_true")
     ap.add_argument("--bad", type=int, default=0)
     ap.add_argument("--no-wait", action="store_true")
+    ap.add_argument("--pg", action="store_true")
+    ap.add_argument("--seconds", type=float, default=4)
+    ap.add_argument("--wal-iops", type=float, default=500)
+    ap.add_argument("--wal-sync-every", type=int, default=1)
+    ap.add_argument("--wal-at", type=int, default=GIB)
+    ap.add_argument("--wal-size", type=int, default=64 * MIB)
+    ap.add_argument("--data-iops", type=float, default=2000)
+    ap.add_argument("--data-read", type=float, default=50)
+    ap.add_argument("--scan-iops", type=float, default=0)
+    ap.add_argument("--summary")
     a = ap.parse_args(argv)
     fmt, devs = a.format, DEVICES[a.format]
-    recs = draw(fmt, a.n, a.seed)
+    if a.pg:
+        devs = devs[:1]
+        recs, fig = draw_pg(fmt, a)
+        if a.summary:
+            with open(a.summary, "w") as f:
+                json.dump(fig, f, sort_keys=True)
+    else:
+        recs = draw(fmt, a.n, a.seed)
     if fmt.startswith("blktrace"):
         write_blktrace(a.out, fmt, recs, devs, a.swap)
     elif fmt.startswith("iolog"):
