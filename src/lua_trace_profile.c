@@ -2,6 +2,7 @@
  * (trace_profile.c computes, this file makes the table doc/replay.md
  * lists). It also makes iomoon.trace.to_phase and print_profile, written
  * in Lua (lua/iomoon/trace.lua), reachable from the iomoon.trace table. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,6 @@
 #include "trace_profile.h"
 
 static const char *const op_name[OP_NTYPES] = { "read", "write", "trim", "sync" };
-
-
 
 static double pct(uint64_t a, uint64_t b)
 {
@@ -67,6 +66,124 @@ static void push_counts(lua_State *L, const struct tp_counts *c)
 	api_set_int(L, "extent_bytes", data ? c->hi - c->lo : 0);
 }
 
+/* The sequential runs found, and the most in progress at once (per op). */
+static void push_runs(lua_State *L, const struct ts_counts *c)
+{
+	char f[32];
+
+	api_set_int(L, "seq_runs", c->runs);
+	api_set_int(L, "seq_streams", c->streams);
+	for (unsigned op = 0; op < OP_NDATA; op++) {
+		snprintf(f, sizeof(f), "%s_seq_streams", op_name[op]);
+		api_set_int(L, f, c->streams_op[op]);
+	}
+}
+
+/* A list of counts per bucket as IOPS, as field k. */
+static void push_series(lua_State *L, const struct trace_profile *p, const uint64_t *bucket, const char *k)
+{
+	lua_createtable(L, (int)p->nbuckets, 0);
+	for (unsigned b = 0; b < p->nbuckets; b++) {
+		lua_pushnumber(L, p->bucket_s > 0 ? (double)bucket[b] / p->bucket_s : 0);
+		lua_rawseti(L, -2, b + 1);
+	}
+	lua_setfield(L, -2, k);
+}
+
+/* One significant stream's sizes: {{bytes=, pct=}, ...} most common first. */
+static void push_stream_sizes(lua_State *L, const struct ts_group *g)
+{
+	unsigned order[TS_GROUP_SIZES], n = g->nsizes;
+
+	for (unsigned i = 0; i < n; i++)
+		order[i] = i;
+	for (unsigned i = 1; i < n; i++) /* insertion sort, most first; ties: first seen first */
+		for (unsigned j = i; j > 0 && g->size_n[order[j]] > g->size_n[order[j - 1]]; j--) {
+			unsigned x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	lua_createtable(L, (int)n, 0);
+	for (unsigned i = 0; i < n; i++) {
+		lua_createtable(L, 0, 2);
+		api_set_int(L, "bytes", g->size[order[i]]);
+		api_set_num(L, "pct", pct(g->size_n[order[i]], g->ios));
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "bs");
+	api_set_num(L, "bs_other_pct", pct(g->size_other, g->ios));
+}
+
+static void push_stream(lua_State *L, const struct trace *t, const struct trace_profile *p, const struct tp_stream *s)
+{
+	const struct ts_group *g = &s->g;
+	uint64_t data = p->all.n - p->all.n_op[OP_SYNC];
+	double mean = g->gaps ? g->gap_sum_ns / (double)g->gaps : 0;
+	double var = g->gaps ? g->gap_sq_ns / (double)g->gaps - mean * mean : 0;
+	double cv = mean > 0 && var > 0 ? sqrt(var) / mean : 0;
+	char f[32];
+
+	lua_createtable(L, 0, 32);
+	lua_pushstring(L, g->dev < t->ndevs ? t->devs[g->dev] : "");
+	lua_setfield(L, -2, "device");
+	lua_pushstring(L, op_name[g->op]);
+	lua_setfield(L, -2, "op");
+	api_set_int(L, "ios", g->ios);
+	api_set_num(L, "pct", pct(g->ios, data));
+	for (unsigned op = 0; op < OP_NDATA; op++) {
+		snprintf(f, sizeof(f), "%ss", op_name[op]);
+		api_set_int(L, f, g->n_op[op]);
+		snprintf(f, sizeof(f), "%s_pct", op_name[op]);
+		api_set_num(L, f, pct(g->n_op[op], g->ios));
+	}
+	api_set_int(L, "bytes_read", g->bytes_op[OP_READ]);
+	api_set_int(L, "bytes_written", g->bytes_op[OP_WRITE]);
+	api_set_int(L, "bytes_trimmed", g->bytes_op[OP_TRIM]);
+	push_stream_sizes(L, g);
+	api_set_int(L, "runs", g->runs);
+	api_set_num(L, "ios_per_run", g->runs ? (double)g->ios / (double)g->runs : 0);
+	api_set_int(L, "concurrent", g->concurrent);
+	api_set_int(L, "offset_min_bytes", g->lo);
+	api_set_int(L, "offset_end_bytes", g->hi);
+	api_set_int(L, "extent_bytes", g->hi - g->lo);
+	api_set_num(L, "first_s", (double)(g->first_ns - p->all.first_ns) / 1e9);
+	api_set_num(L, "last_s", (double)(g->last_ns - p->all.first_ns) / 1e9);
+	api_set_num(L, "iops", p->span_s > 0 ? (double)g->ios / p->span_s : 0);
+	api_set_int(L, "syncs", g->syncs);
+	api_set_num(L, "writes_per_sync", g->syncs ? (double)g->n_op[OP_WRITE] / (double)g->syncs : 0);
+	lua_createtable(L, 0, 3);
+	api_set_int(L, "n", g->gaps);
+	api_set_num(L, "mean_ns", mean);
+	api_set_num(L, "cv", cv);
+	lua_setfield(L, -2, "gap");
+	lua_pushstring(L, !g->gaps || cv < 0.5 ? "fixed" : cv < 2 ? "poisson" : "bursty");
+	lua_setfield(L, -2, "arrival");
+	push_series(L, p, s->bucket, "iops_over_time");
+}
+
+/* streams: the significant sequential streams; random: everything else. */
+static void push_streams(lua_State *L, const struct trace *t, const struct trace_profile *p)
+{
+	lua_createtable(L, (int)p->nstreams, 0);
+	for (unsigned i = 0; i < p->nstreams; i++) {
+		push_stream(L, t, p, &p->stream[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "streams");
+	lua_createtable(L, 0, 40);
+	push_counts(L, &p->random);
+	push_sizes(L, &p->random_sizes_all, "bs");
+	for (unsigned op = 0; op < OP_NDATA; op++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%s_bs", op_name[op]);
+		push_sizes(L, &p->random_sizes_op[op], k);
+	}
+	push_series(L, p, p->random_bucket, "iops_over_time");
+	lua_setfield(L, -2, "random");
+}
+
 static void push_gaps(lua_State *L, const struct trace_profile *p)
 {
 	lua_createtable(L, 0, 6);
@@ -83,12 +200,7 @@ static void push_gaps(lua_State *L, const struct trace_profile *p)
 
 static void push_timeline(lua_State *L, const struct trace_profile *p)
 {
-	lua_createtable(L, (int)p->nbuckets, 0);
-	for (unsigned b = 0; b < p->nbuckets; b++) {
-		lua_pushnumber(L, p->bucket_s > 0 ? (double)p->bucket[b] / p->bucket_s : 0);
-		lua_rawseti(L, -2, b + 1);
-	}
-	lua_setfield(L, -2, "iops_over_time");
+	push_series(L, p, p->bucket, "iops_over_time");
 	api_set_num(L, "interval_s", p->bucket_s);
 }
 
@@ -128,6 +240,7 @@ static void push_devices(lua_State *L, const struct trace *t, const struct trace
 		lua_pushstring(L, p->dev_index[d] < t->ndevs ? t->devs[p->dev_index[d]] : "");
 		lua_setfield(L, -2, "name");
 		push_counts(L, &p->dev[d]);
+		push_runs(L, &p->dev[d].streams);
 		lua_rawseti(L, -2, d + 1);
 	}
 	lua_setfield(L, -2, "devices");
@@ -163,7 +276,7 @@ static int read_device(lua_State *L, const struct trace *t)
 
 static void read_opts(lua_State *L, const struct trace *t, struct tp_opts *o)
 {
-	static const char *const keys[] = { "device", "cells", "zones", "buckets", NULL };
+	static const char *const keys[] = { "device", "cells", "zones", "buckets", "seq_gap", NULL };
 
 	*o = (struct tp_opts){ .dev = -1, .cells = 50, .max_zones = 4 };
 	if (lua_isnoneornil(L, 2))
@@ -178,7 +291,10 @@ static void read_opts(lua_State *L, const struct trace *t, struct tp_opts *o)
 		o->max_zones = (unsigned)api_check_int(L, -1, "profile.zones", 1, TP_MAX_ZONES);
 	if (lua_getfield(L, 2, "buckets") != LUA_TNIL)
 		o->buckets = (unsigned)api_check_int(L, -1, "profile.buckets", 1, TP_MAX_BUCKETS);
-	lua_pop(L, 3);
+	if (lua_getfield(L, 2, "seq_gap") != LUA_TNIL && (o->seq_gap = api_check_size(L, -1, "profile.seq_gap")) > TS_MAX_GAP)
+		api_input_error(L, "profile.seq_gap: %llu bytes is too large (at most 1 GiB: how far past where a stream "
+				"would continue a record may start and continue it)", (unsigned long long)o->seq_gap);
+	lua_pop(L, 4);
 }
 
 /* iomoon.trace.profile(trace [, {device=, cells=, zones=, buckets=}]) */
@@ -203,8 +319,9 @@ static int l_profile(lua_State *L)
 			return api_input_error(L, "profile: %s", why);
 		return luaL_error(L, "%s", why);
 	}
-	lua_createtable(L, 0, 48);
+	lua_createtable(L, 0, 56);
 	push_counts(L, &p->all);
+	push_runs(L, &p->all.streams);
 	push_sizes(L, &p->sizes_all, "bs");
 	for (unsigned op = 0; op < OP_NDATA; op++) {
 		char k[16];
@@ -216,6 +333,7 @@ static int l_profile(lua_State *L)
 	push_timeline(L, p);
 	push_hot(L, p);
 	push_devices(L, t, p);
+	push_streams(L, t, p);
 	if (o.dev >= 0) {
 		lua_pushstring(L, t->devs[o.dev]);
 		lua_setfield(L, -2, "device");

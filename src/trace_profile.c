@@ -1,6 +1,7 @@
 /* trace_profile.c - a trace summed up (trace_profile.h): two passes over
- * the records, counters only, then the block sizes sorted, the gaps'
- * figures and the zoned distribution fitted to the hot cells. */
+ * the records, counters and the stream detector only, then the block sizes
+ * sorted, the significant streams picked, the gaps' figures and the zoned
+ * distribution fitted to the hot cells. */
 #include "trace_profile.h"
 
 #include <math.h>
@@ -19,11 +20,16 @@ struct size_table {
 };
 
 struct pass {
-	struct size_table sizes[OP_NDATA];
+	struct size_table sizes[OP_NDATA]; /* pass 1: every data I/O's; pass 2: the random remainder's */
 	struct hist gaps;
-	uint64_t prev_end[TRACE_MAX_DEVS];
-	uint8_t seen[TRACE_MAX_DEVS];
+	struct ts_detector det;
+	struct trace_profile *p;
 	int slot[TRACE_MAX_DEVS]; /* trace device -> profile's dev[], or -1 */
+	/* the random I/Os (hot spots): records that neither continued a stream
+	 * nor began a significant one, and the extent of them per slot */
+	uint64_t rlo[TRACE_MAX_DEVS], rhi[TRACE_MAX_DEVS];
+	uint64_t glo[TS_MAX_GROUPS], ghi[TS_MAX_GROUPS]; /* pass 1: the extent of each group's first records */
+	int sig[TS_MAX_GROUPS];   /* group -> profile's stream[], or -1 */
 };
 
 static void size_count(struct size_table *st, uint32_t bytes)
@@ -87,17 +93,17 @@ static int sizes_list(struct size_table *const *tabs, unsigned ntabs, struct tp_
 	return 0;
 }
 
-/* Count one record into c; *seq says whether it continued its device's
- * previous data I/O. */
+/* Count one record into c; seq says whether it continued a stream. */
 static void count_io(struct tp_counts *c, const struct trace_io *io, int seq)
 {
-	if (!c->n)
+	if (!c->n || io->t_ns < c->first_ns) /* pass 2 counts some records when judged, later */
 		c->first_ns = io->t_ns;
-	c->last_ns = io->t_ns;
+	if (io->t_ns > c->last_ns)
+		c->last_ns = io->t_ns;
 	c->n++;
 	c->n_op[io->op]++;
 	c->bytes_op[io->op] += io->len;
-	c->seq_op[io->op] += seq;
+	c->seq_op[io->op] += (uint64_t)seq;
 	if (io->op == OP_SYNC)
 		return;
 	if (io->offset < c->lo)
@@ -106,36 +112,51 @@ static void count_io(struct tp_counts *c, const struct trace_io *io, int seq)
 		c->hi = io->offset + io->len;
 }
 
-/* Whether io (a data op) begins where its device's previous one ended;
- * moves the device's end on. */
-static int sequential(struct pass *ps, const struct trace_io *io)
-{
-	int seq;
-
-	if (io->op == OP_SYNC)
-		return 0;
-	seq = ps->seen[io->dev] && io->offset == ps->prev_end[io->dev];
-	ps->seen[io->dev] = 1;
-	ps->prev_end[io->dev] = io->offset + io->len;
-	return seq;
-}
-
 static int wanted(const struct trace_io *io, const struct tp_opts *o)
 {
 	return io->op < OP_NTYPES && (o->dev < 0 || io->dev == (unsigned)o->dev);
 }
 
-/* Pass 1: counts, sequential I/Os, sizes, extents and gaps. */
-static void pass_counts(const struct trace *t, const struct tp_opts *o, struct pass *ps, struct trace_profile *p)
+static void extend(uint64_t *lo, uint64_t *hi, uint64_t off, uint64_t end)
+{
+	if (off < *lo)
+		*lo = off;
+	if (end > *hi)
+		*hi = end;
+}
+
+/* Pass 1: a data record judged: the sequential ones counted, and where
+ * the random ones lie (a group's first records apart, until it is known
+ * whether it is significant). */
+static void judged_counts(void *ctx, const struct trace_io *io, int group, int verdict)
+{
+	struct pass *ps = ctx;
+	int slot = ps->slot[io->dev];
+
+	if (verdict == TS_SEQ) {
+		ps->p->all.seq_op[io->op]++;
+		ps->p->dev[slot].seq_op[io->op]++;
+	} else if (verdict == TS_FIRST && group >= 0) {
+		extend(&ps->glo[group], &ps->ghi[group], io->offset, io->offset + io->len);
+	} else {
+		extend(&ps->rlo[slot], &ps->rhi[slot], io->offset, io->offset + io->len);
+	}
+}
+
+/* Pass 1: counts, sequential I/Os, sizes, extents and gaps. -1: no memory. */
+static int pass_counts(const struct trace *t, const struct tp_opts *o, struct pass *ps, struct trace_profile *p)
 {
 	uint64_t prev_t = 0;
 
 	p->all.lo = UINT64_MAX;
 	for (unsigned d = 0; d < TRACE_MAX_DEVS; d++)
-		p->dev[d].lo = UINT64_MAX;
+		p->dev[d].lo = ps->rlo[d] = UINT64_MAX;
+	for (unsigned g = 0; g < TS_MAX_GROUPS; g++)
+		ps->glo[g] = UINT64_MAX;
+	ts_init(&ps->det, o->seq_gap, judged_counts, ps);
 	for (uint64_t i = 0; i < t->n; i++) {
 		const struct trace_io *io = &t->io[i];
-		int seq, slot;
+		int slot;
 
 		if (!wanted(io, o))
 			continue;
@@ -147,40 +168,160 @@ static void pass_counts(const struct trace *t, const struct tp_opts *o, struct p
 		if (p->all.n)
 			hist_record(&ps->gaps, io->t_ns > prev_t ? io->t_ns - prev_t : 0);
 		prev_t = io->t_ns;
-		seq = sequential(ps, io);
-		count_io(&p->all, io, seq);
-		count_io(&p->dev[slot], io, seq);
+		count_io(&p->all, io, 0); /* sequential when judged */
+		count_io(&p->dev[slot], io, 0);
+		if (io->op == OP_SYNC)
+			ts_sync(&ps->det, io);
+		else if (ts_record(&ps->det, io) < 0)
+			return -1;
 		if (io->op != OP_SYNC)
 			size_count(&ps->sizes[io->op], io->len);
 	}
+	ts_finish(&ps->det);
+	return 0;
 }
 
-/* Pass 2: I/Os over time, and the random ones (all, if under 1 % were) in cells
- * of their device's touched extent. */
-static void pass_cells(const struct trace *t, const struct tp_opts *o, struct pass *ps, struct trace_profile *p)
+/* Most I/Os first; ties by device, op and size, so the order is the same
+ * on every run. */
+static int cmp_stream(const void *a, const void *b)
 {
-	uint64_t span = p->all.last_ns - p->all.first_ns;
+	const struct ts_group *x = &((const struct tp_stream *)a)->g, *y = &((const struct tp_stream *)b)->g;
 
-	memset(ps->seen, 0, sizeof(ps->seen));
+	if (x->ios != y->ios)
+		return x->ios > y->ios ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return (x->bs > y->bs) - (x->bs < y->bs);
+}
+
+/* After pass 1: each device's runs and concurrency, and the significant
+ * streams (the largest TP_MAX_STREAMS), each with its buckets. -1: no memory. */
+static int pick_streams(struct pass *ps, struct trace_profile *p)
+{
+	const struct ts_detector *d = &ps->det;
+	uint64_t data = p->all.n - p->all.n_op[OP_SYNC];
+	struct tp_stream all[TS_MAX_GROUPS];
+	unsigned n = 0;
+
+	for (unsigned s = 0; s < p->ndevs; s++) {
+		struct ts_counts *c = &p->dev[s].streams, *a = &p->all.streams;
+
+		ts_device_counts(d, p->dev_index[s], c);
+		a->runs += c->runs;
+		a->streams = c->streams > a->streams ? c->streams : a->streams;
+		for (unsigned op = 0; op < OP_NDATA; op++) {
+			a->runs_op[op] += c->runs_op[op];
+			if (c->streams_op[op] > a->streams_op[op])
+				a->streams_op[op] = c->streams_op[op];
+		}
+	}
+	for (unsigned g = 0; g < d->ngroups; g++)
+		if (d->group[g].ios * 100 >= data * TP_STREAM_PCT &&
+		    d->group[g].ios >= d->group[g].runs * TP_STREAM_RUN)
+			all[n++] = (struct tp_stream){ .g = d->group[g] };
+	qsort(all, n, sizeof(all[0]), cmp_stream);
+	p->nstreams = n < TP_MAX_STREAMS ? n : TP_MAX_STREAMS;
+	for (unsigned g = 0; g < TS_MAX_GROUPS; g++)
+		ps->sig[g] = -1;
+	for (unsigned i = 0; i < p->nstreams; i++) {
+		p->stream[i] = all[i];
+		for (unsigned g = 0; g < d->ngroups; g++)
+			if (d->group[g].dev == all[i].g.dev && d->group[g].op == all[i].g.op && d->group[g].bs == all[i].g.bs)
+				ps->sig[g] = (int)i;
+		p->stream[i].bucket = calloc(p->nbuckets, sizeof(uint64_t));
+		if (!p->stream[i].bucket)
+			return -1;
+	}
+	for (unsigned g = 0; g < d->ngroups; g++) /* the first records of runs too short to be streams are random */
+		if (ps->sig[g] < 0 && ps->glo[g] < UINT64_MAX)
+			extend(&ps->rlo[ps->slot[d->group[g].dev]], &ps->rhi[ps->slot[d->group[g].dev]], ps->glo[g], ps->ghi[g]);
+	return 0;
+}
+
+static uint64_t bucket_of(const struct trace_profile *p, uint64_t t_ns)
+{
+	uint64_t span = p->all.last_ns - p->all.first_ns, b;
+
+	b = span ? (uint64_t)((unsigned __int128)(t_ns - p->all.first_ns) * p->nbuckets / span) : 0;
+	return b < p->nbuckets ? b : p->nbuckets - 1;
+}
+
+/* io in a cell of its device's extent: of the random I/Os' (cells_random),
+ * else of all. */
+static void place(struct pass *ps, const struct trace_io *io)
+{
+	struct trace_profile *p = ps->p;
+	int slot = ps->slot[io->dev];
+	uint64_t lo = p->cells_random ? ps->rlo[slot] : p->dev[slot].lo;
+	uint64_t ext = (p->cells_random ? ps->rhi[slot] : p->dev[slot].hi) - lo, c;
+
+	c = ext ? (uint64_t)((unsigned __int128)(io->offset - lo) * p->ncells / ext) : 0;
+	p->cell[c < p->ncells ? c : p->ncells - 1]++;
+	p->cell_total++;
+}
+
+/* Pass 2: a data record of the random remainder. */
+static void count_rest(struct pass *ps, const struct trace_io *io, int seq)
+{
+	count_io(&ps->p->random, io, seq);
+	size_count(&ps->sizes[io->op], io->len);
+	ps->p->random_bucket[bucket_of(ps->p, io->t_ns)]++;
+}
+
+/* Pass 2: a data record judged: a significant stream's, else the rest's
+ * (a random one placed in a cell). */
+static void judged_rest(void *ctx, const struct trace_io *io, int group, int verdict)
+{
+	struct pass *ps = ctx;
+	int stream = verdict != TS_RANDOM && group >= 0 ? ps->sig[group] : -1;
+
+	if (stream >= 0) {
+		ps->p->stream[stream].bucket[bucket_of(ps->p, io->t_ns)]++;
+		return;
+	}
+	count_rest(ps, io, verdict == TS_SEQ);
+	if (ps->p->cells_random && verdict != TS_SEQ)
+		place(ps, io);
+}
+
+/* The remainder's syncs: those no significant stream counted. */
+static void random_syncs(struct trace_profile *p)
+{
+	uint64_t n = p->all.n_op[OP_SYNC];
+
+	for (unsigned i = 0; i < p->nstreams; i++)
+		n -= p->stream[i].g.syncs;
+	p->random.n += n;
+	p->random.n_op[OP_SYNC] = n;
+}
+
+/* Pass 2: I/Os over time, the random remainder, the significant streams'
+ * I/Os over time, and the random I/Os (all, if under 1 % were) in cells.
+ * -1: no memory. */
+static int pass_cells(const struct trace *t, const struct tp_opts *o, struct pass *ps, struct trace_profile *p)
+{
+	ts_free(&ps->det);
+	ts_init(&ps->det, o->seq_gap, judged_rest, ps);
+	memset(ps->sizes, 0, sizeof(ps->sizes));
+	p->random.lo = UINT64_MAX;
 	for (uint64_t i = 0; i < t->n; i++) {
 		const struct trace_io *io = &t->io[i];
-		const struct tp_counts *d;
-		uint64_t b, c, ext;
-		int seq;
 
 		if (!wanted(io, o))
 			continue;
-		b = span ? (uint64_t)((unsigned __int128)(io->t_ns - p->all.first_ns) * p->nbuckets / span) : 0;
-		p->bucket[b < p->nbuckets ? b : p->nbuckets - 1]++;
-		seq = sequential(ps, io);
-		if (io->op == OP_SYNC || (seq && p->cells_random))
+		p->bucket[bucket_of(p, io->t_ns)]++;
+		if (io->op == OP_SYNC)
 			continue;
-		d = &p->dev[ps->slot[io->dev]];
-		ext = d->hi - d->lo;
-		c = ext ? (uint64_t)((unsigned __int128)(io->offset - d->lo) * p->ncells / ext) : 0;
-		p->cell[c < p->ncells ? c : p->ncells - 1]++;
-		p->cell_total++;
+		if (ts_record(&ps->det, io) < 0) /* judged_rest counts it, now or later */
+			return -1;
+		if (!p->cells_random)
+			place(ps, io);
 	}
+	ts_finish(&ps->det);
+	random_syncs(p);
+	return 0;
 }
 
 /* Gaps: mean, coefficient of variation, percentiles, and the arrival
@@ -376,12 +517,16 @@ static int check_opts(const struct trace *t, const struct tp_opts *o, char *why,
 		snprintf(why, why_len, "zones: %u is out of range (1 to %d)", o->max_zones, TP_MAX_ZONES);
 	else if (o->buckets > TP_MAX_BUCKETS)
 		snprintf(why, why_len, "buckets: %u is out of range (0: chosen, up to %d)", o->buckets, TP_MAX_BUCKETS);
+	else if (o->seq_gap > TS_MAX_GAP)
+		snprintf(why, why_len, "seq_gap: %llu bytes is out of range (0 to %llu)", (unsigned long long)o->seq_gap,
+			 (unsigned long long)TS_MAX_GAP);
 	else
 		return RC_OK;
 	return RC_INPUT;
 }
 
-/* Everything after pass 1: sizes, span, gaps; then pass 2 and the fit. */
+/* Everything after pass 1: sizes, span, gaps, streams; then pass 2 and
+ * the fit. */
 static int finish(const struct trace *t, const struct tp_opts *o, struct pass *ps, struct trace_profile *p)
 {
 	struct size_table *tabs[OP_NDATA] = { &ps->sizes[0], &ps->sizes[1], &ps->sizes[2] };
@@ -402,10 +547,17 @@ static int finish(const struct trace *t, const struct tp_opts *o, struct pass *p
 	/* hot spots are where the random I/Os go, unless under 1 % are random */
 	p->cells_random = (data - p->all.seq_op[OP_READ] - p->all.seq_op[OP_WRITE] - p->all.seq_op[OP_TRIM]) * 100 >= data;
 	p->bucket = calloc(p->nbuckets, sizeof(*p->bucket));
+	p->random_bucket = calloc(p->nbuckets, sizeof(*p->random_bucket));
 	p->cell = calloc(p->ncells, sizeof(*p->cell));
-	if (!p->bucket || !p->cell)
+	if (!p->bucket || !p->random_bucket || !p->cell || pick_streams(ps, p))
 		return RC_FAIL;
-	pass_cells(t, o, ps, p);
+	if (pass_cells(t, o, ps, p))
+		return RC_FAIL;
+	if (sizes_list(tabs, OP_NDATA, &p->random_sizes_all))
+		return RC_FAIL;
+	for (unsigned op = 0; op < OP_NDATA; op++)
+		if (sizes_list(&tabs[op], 1, &p->random_sizes_op[op]))
+			return RC_FAIL;
 	return trace_profile_fit(p, o->max_zones);
 }
 
@@ -423,14 +575,19 @@ int trace_profile(const struct trace *t, const struct tp_opts *o, struct trace_p
 		return RC_FAIL;
 	}
 	hist_init(&ps->gaps);
+	ps->p = p;
 	for (unsigned d = 0; d < TRACE_MAX_DEVS; d++)
 		ps->slot[d] = -1;
-	pass_counts(t, o, ps, p);
-	rc = RC_INPUT;
-	if (!p->all.n)
-		snprintf(why, why_len, "the trace holds no I/O to profile");
-	else if ((rc = finish(t, o, ps, p)) != RC_OK)
+	if (pass_counts(t, o, ps, p)) {
+		rc = RC_FAIL;
 		snprintf(why, why_len, "no memory for a trace profile");
+	} else if (!p->all.n) {
+		rc = RC_INPUT;
+		snprintf(why, why_len, "the trace holds no I/O to profile");
+	} else if ((rc = finish(t, o, ps, p)) != RC_OK) {
+		snprintf(why, why_len, "no memory for a trace profile");
+	}
+	ts_free(&ps->det);
 	free(ps);
 	if (rc != RC_OK)
 		trace_profile_free(p);
@@ -440,7 +597,11 @@ int trace_profile(const struct trace *t, const struct tp_opts *o, struct trace_p
 void trace_profile_free(struct trace_profile *p)
 {
 	free(p->bucket);
+	free(p->random_bucket);
 	free(p->cell);
-	p->bucket = NULL;
-	p->cell = NULL;
+	p->bucket = p->random_bucket = p->cell = NULL;
+	for (unsigned i = 0; i < p->nstreams; i++) {
+		free(p->stream[i].bucket);
+		p->stream[i].bucket = NULL;
+	}
 }

@@ -1,12 +1,18 @@
 /* trace_profile.h - what a trace does, summed up: op shares, block sizes,
- * sequential share, offset hot spots fitted as a zoned distribution,
- * inter-arrival gaps, I/Os over time and a per-device breakdown.
+ * sequential share and the sequential streams that make it up, offset hot
+ * spots fitted as a zoned distribution, inter-arrival gaps, I/Os over time
+ * and a per-device breakdown.
  *
- * trace_profile() reads the records twice (the second pass places the
- * random I/Os in cells of each device's touched extent, which the first
- * pass finds) and keeps nothing per record: memory is a few hundred KiB
- * whatever the trace's length. lua_trace_profile.c turns the result into
- * the table iomoon.trace.profile returns; doc/replay.md lists its fields.
+ * Sequentiality is judged per stream of offsets (trace_streams.h), not
+ * record against record, so streams that interleave on one device are
+ * found. trace_profile() reads the records twice: the first pass counts
+ * and finds the streams and each device's extent of random I/Os; the
+ * second, knowing which streams are significant, sums up the rest (the
+ * random remainder), places its random I/Os in cells of that extent and
+ * counts every stream's I/Os over time. Nothing is kept per record: memory
+ * is about half a MiB whatever the trace's length. lua_trace_profile.c
+ * turns the result into the table iomoon.trace.profile returns;
+ * doc/replay.md lists its fields.
  */
 #ifndef IOMOON_TRACE_PROFILE_H
 #define IOMOON_TRACE_PROFILE_H
@@ -15,6 +21,7 @@
 #include <stdint.h>
 
 #include "trace.h"
+#include "trace_streams.h"
 #include "workload.h"
 
 #define TP_MAX_SIZES 16     /* block sizes listed; the rest are "other" */
@@ -23,12 +30,16 @@
 #define TP_MAX_ZONES WL_MAX_ZONES
 #define TP_MAX_BUCKETS 4096 /* WL_MAX_SEGMENTS: a schedule can follow them */
 #define TP_ZONED_LEN 512
+#define TP_MAX_STREAMS 15   /* significant streams listed: a phase has 16 streams, one is the rest */
+#define TP_STREAM_PCT 1     /* a significant stream has at least this share of the data I/Os, */
+#define TP_STREAM_RUN 16    /* and runs of this many records on average */
 
 struct tp_opts {
 	int dev;            /* the device index to profile; -1: all of them */
 	unsigned cells;     /* the touched extent in this many cells (hot spots) */
 	unsigned max_zones; /* the most zones the fit may use */
 	unsigned buckets;   /* I/Os over time in this many buckets; 0: chosen */
+	uint64_t seq_gap;   /* bytes a record may start past a stream's next offset and continue it */
 };
 
 /* One block size and how many I/Os had it. */
@@ -50,9 +61,18 @@ struct tp_counts {
 	uint64_t n;
 	uint64_t n_op[OP_NTYPES];
 	uint64_t bytes_op[OP_NTYPES];
-	uint64_t seq_op[OP_NTYPES];  /* began where the device's previous I/O ended */
+	uint64_t seq_op[OP_NTYPES];  /* continued a sequential stream of the device (trace_streams.h) */
 	uint64_t lo, hi;             /* lowest offset, highest offset + len (data ops) */
 	uint64_t first_ns, last_ns;
+	struct ts_counts streams;    /* runs, and the most in progress at once (a device's; all: the largest) */
+};
+
+/* A significant group of sequential runs (trace_streams.h): at least
+ * TP_STREAM_PCT of the data I/Os, runs of TP_STREAM_RUN records or more
+ * on average. */
+struct tp_stream {
+	struct ts_group g;
+	uint64_t *bucket;            /* its data I/Os in each of the profile's buckets */
 };
 
 struct tp_zone {
@@ -81,6 +101,13 @@ struct trace_profile {
 	struct tp_zone zone[TP_MAX_ZONES]; /* hottest first */
 	double fit_error_pct;            /* accesses the zones put in other cells than the trace */
 	char zoned[TP_ZONED_LEN];        /* "zoned:A/R:..." as phase.dist takes it */
+	/* the significant streams, most I/Os first, and the rest: every
+	 * record not continuing one of them (syncs not counted for one) */
+	unsigned nstreams;
+	struct tp_stream stream[TP_MAX_STREAMS];
+	struct tp_counts random;
+	struct tp_sizes random_sizes_all, random_sizes_op[OP_NDATA];
+	uint64_t *random_bucket;         /* its data I/Os in each bucket */
 	/* per device (with tp_opts.dev >= 0, just that one) */
 	unsigned ndevs;
 	unsigned dev_index[TRACE_MAX_DEVS]; /* into trace.devs */

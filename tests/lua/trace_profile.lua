@@ -19,7 +19,7 @@ local EXTENT = 40 * MIB
 local function write_known(path, n, gap_us, opts)
   opts = opts or {}
   local f = assert(io.open(path, "w"))
-  local seed, lens, done = 12345, {}, 0
+  local seed, lens, done, ends, last = 12345, {}, 0, {}, {}
   local function below(m) seed = (seed * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff; return (seed >> 20) % m end
   for k = 0, n - 1 do
     local s = (k // 10) % 10
@@ -33,12 +33,17 @@ local function write_known(path, n, gap_us, opts)
     elseif k == 0 then off = 0
     elseif k == n - 2 then off = EXTENT - lens[k] - lens[k + 1]
     else
-      repeat -- random: never where the previous one ended
+      repeat -- random: never where one of the last 64 ended (a stream's head)
         if (k // 2) % 5 ~= 4 then off = below((EXTENT // 10 - 65536) // 4096) * 4096
         else off = EXTENT // 10 + below((EXTENT * 8 // 10) // 4096) * 4096 end
-      until off ~= done
+      until not ends[off]
     end
     done = off + lens[k]
+    last[k], ends[done] = done, (ends[done] or 0) + 1
+    if k >= 64 then -- only the last 64 count
+      local gone = last[k - 64]
+      ends[gone] = ends[gone] > 1 and ends[gone] - 1 or nil
+    end
     local op = k % 10 < 7 and "read" or "write"
     f:write(string.format("%d %s %s %d %d\n", k * gap_us, (opts.devs or { "/dev/x" })[1], op, off, lens[k]))
     if opts.sync_every and op == "write" and k % opts.sync_every == 9 then
