@@ -135,6 +135,109 @@ local function default_qd(p, scale)
   return math.max(32, math.min(4096, math.ceil(peak * scale * 0.05)))
 end
 
+-- IOMeter-style spec fields of a group of I/Os: its read and trim shares.
+local function shares(s, spec)
+  local n = (s.reads or 0) + (s.writes or 0) + (s.trims or 0)
+  spec.read = n > 0 and 100 * s.reads / n or 0
+  if (s.trims or 0) > 0 then spec.trim = math.min(100 - spec.read, 100 * s.trims / n) end
+  return spec
+end
+
+-- Where a stream lies, as a region of the phase: [lo, hi) of the trace
+-- taken relative to base (the trace's lowest offset, to 4 KiB), or scaled
+-- into opts.region; whole 4 KiB, at least two of its largest blocks.
+local function place(lo, hi, base, extent, region, biggest)
+  local off, size = lo - base, hi - lo
+  if region then
+    local r = type(region) == "table" and region or { size = region }
+    local ok, rsize = pcall(iomoon.size, r.size)
+    local ok2, roff = pcall(iomoon.size, r.offset or 0)
+    if not (ok and ok2) then return region end -- iomoon.run names the bad region
+    local f = rsize / math.max(1, extent)
+    off, size = roff + math.floor(off * f), math.floor(size * f)
+  end
+  off = off // 4096 * 4096
+  size = math.max((size + 4095) // 4096 * 4096, (2 * biggest + 4095) // 4096 * 4096)
+  return { offset = off, size = size }
+end
+
+-- A stream's pacing from its own I/Os over time (reads, writes and
+-- trims), or a flat rate of mean_iops; with no rate, ios of them.
+local function stream_pacing(st, p, o, series, mean_iops, arrival, count)
+  local scale = o.scale or 1
+  if not ((p.span_s or 0) > 0 and mean_iops > 0) then
+    st.ios = math.max(1, math.floor(count * scale + 0.5))
+    return
+  end
+  if o.schedule ~= false and #series > 1 and #series <= 4096 then
+    local dur = o.duration and seconds(o.duration, "to_phase.duration") or p.span_s
+    local seg = {}
+    for i, iops in ipairs(series) do
+      seg[i] = { duration = p.interval_s * dur / p.span_s, iops = iops * scale, arrival = arrival }
+    end
+    st.schedule = seg
+  else
+    st.rate = { iops = mean_iops * scale, arrival = arrival }
+  end
+end
+
+local function peak(series, mean)
+  local top = mean or 0
+  for _, v in ipairs(series or {}) do top = math.max(top, v) end
+  return top
+end
+
+local function fsync_every(s)
+  if (s.syncs or 0) > 0 and (s.writes or 0) > 0 then return math.max(1, math.floor(s.writes / s.syncs + 0.5)) end
+end
+
+-- One phase stream per significant sequential stream of the profile: its
+-- op, sizes, region, pacing, one worker per run in progress at once, and
+-- its syncs (then one I/O at a time per worker: a log writer waits for
+-- its sync, and each slot counts its own writes for fsync = N).
+local function seq_stream(p, s, o, base, names)
+  local biggest = 0
+  for _, b in ipairs(s.bs) do biggest = math.max(biggest, b.bytes) end
+  local name = string.format("sequential %s %s", s.op, util.ioping_size(s.bs[1] and s.bs[1].bytes or 0))
+  names[name] = (names[name] or 0) + 1
+  if names[name] > 1 then name = name .. " " .. names[name] end
+  local st = { name = name, mix = { shares(s, { bs = bs_list(s.bs), random = 0 }) },
+               workers = math.max(1, s.concurrent), fsync = fsync_every(s),
+               region = place(s.offset_min_bytes, s.offset_end_bytes, base, p.extent_bytes, o.region, biggest) }
+  st.qd = o.qd or (st.fsync and 1) or default_qd({ iops = peak(s.iops_over_time, s.iops) }, o.scale or 1)
+  stream_pacing(st, p, o, s.iops_over_time or {}, s.iops, arrival_of(s), s.ios)
+  return st
+end
+
+-- The rest of the trace (p.random) as a stream of its own: its mix, hot
+-- spots, region, pacing and syncs, as to_phase makes of a whole trace.
+local function rest_stream(p, o, base)
+  local r = p.random
+  local data = (r.reads or 0) + (r.writes or 0) + (r.trims or 0)
+  if data == 0 then return nil end
+  local biggest = 0
+  for _, b in ipairs(r.bs or {}) do biggest = math.max(biggest, b.bytes) end
+  local st = { name = "random", mix = mix_of(r), fsync = fsync_every(r),
+               region = place(r.offset_min_bytes, r.offset_end_bytes, base, p.extent_bytes, o.region, biggest) }
+  st.dist = hot_dist(p, st.region, biggest)
+  local mean = (p.span_s or 0) > 0 and data / p.span_s or 0
+  st.qd = o.qd or default_qd({ iops = peak(r.iops_over_time, mean) }, o.scale or 1)
+  stream_pacing(st, p, o, r.iops_over_time or {}, mean, arrival_of(p), data)
+  return st
+end
+
+-- A profile with significant sequential streams: a phase of streams.
+local function streams_phase(p, o)
+  local base = (p.offset_min_bytes or 0) // 4096 * 4096
+  local ph, names = { name = o.name or "trace" .. (p.device and (" " .. p.device) or ""), streams = {} }, {}
+  for _, s in ipairs(p.streams) do ph.streams[#ph.streams + 1] = seq_stream(p, s, o, base, names) end
+  ph.streams[#ph.streams + 1] = rest_stream(p, o, base)
+  if (p.span_s or 0) > 0 and (p.iops or 0) > 0 then
+    ph.duration = o.duration and seconds(o.duration, "to_phase.duration") or p.span_s
+  end
+  return ph
+end
+
 local TO_PHASE_OPTS = { scale = "number", duration = { "number", "string" }, region = { "number", "string", "table" },
                         schedule = "boolean", qd = "number", name = "string" }
 
@@ -142,9 +245,12 @@ local TO_PHASE_OPTS = { scale = "number", duration = { "number", "string" }, reg
 -- op mix, sizes and sequential shares (mix), hot spots (dist), pacing
 -- (a schedule following its I/Os over time, or a flat rate), length and
 -- touched extent (region), and one fsync every so many writes when it
--- synced. opts: scale (the rate times this), duration, region, schedule
+-- synced. A trace with significant sequential streams (profile.streams: a
+-- WAL beside random data I/O) gives a phase of streams: one per sequential
+-- stream (its op, sizes, region, rate, syncs, workers) and one of the
+-- rest. opts: scale (the rate times this), duration, region, schedule
 -- (false: a flat rate), qd (slots per worker; default: 50 ms of the peak
--- rate, at least 32), name.
+-- rate, at least 32; 1 for a stream that syncs), name.
 function M.to_phase(p, opts)
   if type(p) ~= "table" then
     errors.input("to_phase: a %s is not a profile (iomoon.trace.profile gives one)", type(p))
@@ -159,6 +265,7 @@ function M.to_phase(p, opts)
   if o.duration ~= nil and not (seconds(o.duration, "to_phase.duration") > 0) then
     errors.input("to_phase.duration: %s is not above 0", tostring(o.duration))
   end
+  if #(p.streams or {}) > 0 and p.random then return streams_phase(p, o) end
   local ph = { name = o.name or "trace" .. (p.device and (" " .. p.device) or ""), mix = mix_of(p),
                qd = o.qd or default_qd(p, o.scale or 1) }
   local extent = p.extent_bytes or 0
@@ -200,6 +307,29 @@ local function zones_line(h)
   return table.concat(parts, "; ")
 end
 
+-- The significant sequential streams, and the rest, a line each.
+local function streams_lines(p, w)
+  if #(p.streams or {}) == 0 then return end
+  local visible = require("iomoon.report").visible
+  local function syncs(s)
+    return s.syncs > 0 and string.format("a sync every %.1f writes", s.writes / s.syncs) or "no sync"
+  end
+  w(string.format("streams: %d sequential stream%s, and the rest", #p.streams, #p.streams == 1 and "" or "s"))
+  for _, s in ipairs(p.streams) do
+    local sizes = #s.bs == 1 and s.bs_other_pct == 0 and size(s.bs[1].bytes) or sizes_line(s.bs, s.bs_other_pct)
+    local on = #p.devices > 1 and (" on " .. visible(s.device)) or ""
+    w(string.format("  %s %s%s: %s of data I/Os (%d I/Os), %.1f IOPS (%s), %d run%s, %d stream%s at once, "
+      .. "%s from %s, %s", s.op, sizes, on, pct(s.pct), s.ios, s.iops, s.arrival, s.runs, s.runs == 1 and "" or "s",
+      s.concurrent, s.concurrent == 1 and "" or "s", size(s.extent_bytes), size(s.offset_min_bytes), syncs(s)))
+  end
+  local r, all = p.random, p.reads + p.writes + p.trims
+  local data = r.reads + r.writes + r.trims
+  w(string.format("  rest: %s of data I/Os (%d I/Os), %.1f IOPS, read %s, sequential %s, %s from %s, %s",
+    pct(all > 0 and 100 * data / all or 0), data, p.span_s > 0 and data / p.span_s or 0,
+    pct(data > 0 and 100 * r.reads / data or 0), pct(r.seq_pct), size(r.extent_bytes), size(r.offset_min_bytes),
+    syncs(r)))
+end
+
 local function print_lines(p, w)
   w(string.format("trace: %d I/Os over %.3f s, %.1f IOPS (mean)%s", p.n, p.span_s, p.iops,
     p.device and (", device " .. require("iomoon.report").visible(p.device)) or ""))
@@ -207,8 +337,10 @@ local function print_lines(p, w)
     pct(p.sync_pct)))
   w(string.format("bytes: read %s, written %s, trimmed %s", size(p.bytes_read), size(p.bytes_written),
     size(p.bytes_trimmed)))
-  w(string.format("sequential: %s of data I/Os (read %s, write %s, trim %s)", pct(p.seq_pct), pct(p.read_seq_pct),
-    pct(p.write_seq_pct), pct(p.trim_seq_pct)))
+  w(string.format("sequential: %s of data I/Os (read %s, write %s, trim %s), in %d run%s, %d stream%s at most at once",
+    pct(p.seq_pct), pct(p.read_seq_pct), pct(p.write_seq_pct), pct(p.trim_seq_pct), p.seq_runs or 0,
+    p.seq_runs == 1 and "" or "s", p.seq_streams or 0, p.seq_streams == 1 and "" or "s"))
+  streams_lines(p, w)
   w("block sizes: " .. sizes_line(p.bs, p.bs_other_pct))
   for _, op in ipairs(OPS) do
     if (p[op .. "s"] or 0) > 0 then

@@ -141,10 +141,12 @@ tap.ok(text:find("ops: read 70.0 %, write 30.0 %", 1, true) and text:find("block
   "print_profile: shares, sizes, IOPS, hot spots, gaps, region with units")
 local bare = 0
 for _, l in ipairs(lines) do
-  -- every number is followed by a unit (or is a cv, a count of I/Os or intervals, or in a zoned string)
+  -- every number is followed by a unit (or is a cv, a count of I/Os, intervals, runs, streams or
+  -- writes, or in a zoned string)
   if l:match("^%s+[%d.]+ s: [%d ]+ IOPS$") then l = "" end -- a row of IOPS over time: the unit ends it
   for num, unit in l:gsub("zoned:[%d.:/]+", ""):gsub("cv [%d.]+", ""):gmatch("%f[%w](%d[%d.]*)(%s*%S*)") do
-    if not unit:match("^%s*[%%BKMGTsumnI]") and not unit:match("^%s*interval") and not unit:match("^%s*of") then
+    if not unit:match("^%s*[%%BKMGTsumnI]") and not unit:match("^%s*interval") and not unit:match("^%s*of")
+      and not unit:match("^%s*run") and not unit:match("^%s*stream") and not unit:match("^%s*write") then
       bare = bare + 1
       print("# no unit: " .. num .. unit .. " in: " .. l)
     end
