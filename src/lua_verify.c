@@ -33,6 +33,25 @@ static int verifies_crc(const struct run_state *rs)
 	return 0;
 }
 
+/* Did the phase leave never-written units unread? As asked, else (not
+ * given) when a verifying stream's mix writes: what a phase that writes
+ * reads of never-written units says nothing of what it wrote. */
+static int skips_unwritten(const struct run_state *rs)
+{
+	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++) {
+		const struct phase_spec *sp = phase_stream(&rs->sp, k);
+
+		if (sp->verify != VERIFY_CRC)
+			continue;
+		if (sp->skip_unwritten >= 0)
+			return sp->skip_unwritten;
+		for (unsigned i = 0; i < sp->wl->nspecs; i++)
+			if (sp->wl->spec[i].read_thr < WL_ONE)
+				return 1;
+	}
+	return 0;
+}
+
 void api_push_verify(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
 	const struct verify_counts *v = &r->total.verify;
@@ -47,7 +66,7 @@ void api_push_verify(lua_State *L, const struct run_state *rs, const struct phas
 	api_set_int(L, "unit_bytes", crc_unit(rs));
 	if (v->known) /* else no map said what was written */
 		api_set_int(L, "written_end_bytes", v->written_end);
-	lua_pushboolean(L, rs->sp.skip_unwritten);
+	lua_pushboolean(L, skips_unwritten(rs));
 	lua_setfield(L, -2, "skip_unwritten");
 	lua_setfield(L, -2, "verify");
 }

@@ -127,7 +127,8 @@ struct phase_spec {
 	int on_error_continue;
 	enum verify_kind verify;
 	uint32_t verify_unit;  /* bytes per verified unit: 4096 or 512 */
-	int skip_unwritten;    /* crc32c: units the map says were never written are not read for blankness */
+	int skip_unwritten;    /* crc32c: units the map says were never written are not read for blankness;
+				* -1 (not given): when the workload writes (phase_skips_unwritten) */
 	/* after every N completed writes of a slot, the slot syncs: fsync(2)
 	 * (fsync_every) or fdatasync(2) (fdatasync_every); 0: never */
 	unsigned fsync_every, fdatasync_every;

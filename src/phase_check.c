@@ -304,7 +304,7 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 	struct phase_spec *sp = &rs->sp;
 	uint64_t len = UINT64_MAX;
 
-	if (sp->skip_unwritten && sp->verify != VERIFY_CRC)
+	if (sp->skip_unwritten > 0 && sp->verify != VERIFY_CRC)
 		REFUSE("%s.skip_unwritten: needs verify = \"crc32c\" (only crc32c knows which units were written)",
 		       rs->path);
 	if (!rs->verify_only)

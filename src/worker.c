@@ -145,7 +145,8 @@ static int verify_setup(struct worker *w)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
-	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap), sp->skip_unwritten);
+	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap),
+			 sp->skip_unwritten < 0 ? !reads_only : sp->skip_unwritten);
 	return 0;
 }
 

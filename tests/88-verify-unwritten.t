@@ -139,12 +139,31 @@ local r = iomoon.run { target = { path = "m.dat", size = "4m" }, bs = "1536", re
 r = iomoon.run { target = "m.dat", bs = "1536", verify = "crc32c", verify_only = true, bytes = 1536 * 200 }
 local v = r.verify
 print(r.errors, v.units_checked, v.units_unwritten, v.unit_bytes, v.written_end_bytes)
-r = iomoon.run { target = "m.dat", bs = "4k", read = 50, random = 100, ios = 2000, verify = "crc32c" }
+r = iomoon.run { target = "m.dat", bs = "4k", read = 50, random = 100, ios = 2000, verify = "crc32c", skip_unwritten = false }
 v = r.verify
 print(r.errors, v.units_checked + v.units_unwritten == r.read.ios * 8, v.units_unexpected)
 LUA
 is "$(run mixed.lua | tr '\t\n' '  ')" "0 300 300 512 153600 0 true 0 " \
 	"512-byte units: 300 checked, 300 never written; a phase that writes and reads counts every unit it reads"
+
+# ---- a phase that writes skips what was never written, unless told not to ----
+# (what a mixed phase reads where nothing was written says nothing of what
+# it wrote: on a disk that was not blank, an error there is a false alarm)
+run w.lua mx.dat
+garbage mx.dat 20 40
+cat >mx.lua <<'LUA'
+local phase = { target = "mx.dat", bs = "4k", read = 50, random = 100, ios = 4000, qd = 4, verify = "crc32c",
+  on_error = "continue" }
+if arg[1] == "check" then phase.skip_unwritten = false end
+local r = require("iomoon").run(phase)
+local v = r.verify
+print(r.errors, v.units_unexpected, v.units_skipped > 0, v.units_checked + v.units_unwritten + v.units_unexpected
+  + v.units_skipped == r.read.ios, tostring(v.skip_unwritten))
+LUA
+is "$(run mx.lua | tr '\t\n' '  ')" "0 0 true true true " \
+	"a mixed phase over 40 MiB of garbage where nothing was written: no error, those reads counted as skipped (the default)"
+out=$(run mx.lua check | tr '\t\n' '  ')
+like "$out" "^([1-9][0-9]*) \\1 false true false $" "the same with skip_unwritten = false: each such read an unexpected error ($out)"
 
 # ---- bad input ----
 cat >bad1.lua <<'LUA'
