@@ -274,6 +274,49 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 	return ans->failed_rank >= 0 || ans->diverged || ans->shape_field >= 0;
 }
 
+/* Each of this rank's keys: how many ranks hold it, how many below this. */
+static void count_shares(const uint64_t *all, unsigned per, const uint64_t *keys, unsigned n, unsigned *count,
+			 unsigned *index)
+{
+	for (unsigned i = 0; i < n; i++) {
+		count[i] = index[i] = 0;
+		for (unsigned r = 0; r < ranks; r++)
+			for (unsigned j = 0; j < per; j++)
+				if (all[(size_t)r * per + j] == keys[i]) {
+					count[i]++;
+					index[i] += r < rank;
+					break;
+				}
+	}
+}
+
+int cluster_share(const uint64_t *keys, unsigned n, unsigned *count, unsigned *index)
+{
+	int64_t most = n, failed;
+	uint64_t *mine, *all;
+
+	if (!on) {
+		for (unsigned i = 0; i < n; i++) {
+			count[i] = 1;
+			index[i] = 0;
+		}
+		return 0;
+	}
+	MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	mine = calloc(most ? (size_t)most : 1, sizeof(*mine)); /* 0 pads a shorter list */
+	all = calloc(most ? (size_t)most * ranks : 1, sizeof(*all));
+	failed = !mine || !all;
+	MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	if (!failed) {
+		memcpy(mine, keys, n * sizeof(*keys));
+		MPI_Allgather(mine, (int)most, MPI_UINT64_T, all, (int)most, MPI_UINT64_T, MPI_COMM_WORLD);
+		count_shares(all, (unsigned)most, keys, n, count, index);
+	}
+	free(mine);
+	free(all);
+	return failed ? -1 : 0;
+}
+
 uint64_t cluster_barrier(int64_t *realtime_ns)
 {
 	struct timespec ts;
@@ -319,6 +362,16 @@ int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cl
 	(void)p;
 	(void)shape;
 	return local_answer(rc, why, ans);
+}
+
+int cluster_share(const uint64_t *keys, unsigned n, unsigned *count, unsigned *index)
+{
+	(void)keys;
+	for (unsigned i = 0; i < n; i++) {
+		count[i] = 1;
+		index[i] = 0;
+	}
+	return 0;
 }
 
 uint64_t cluster_barrier(int64_t *realtime_ns)

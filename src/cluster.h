@@ -76,6 +76,15 @@ const char *cluster_build(void);
 int cluster_agree(enum cluster_point p, int rc, const char *why, const struct cluster_shape *shape,
 		  struct cluster_answer *ans);
 
+/* Which ranks name the same thing: keys[0..n) are this rank's (distinct,
+ * not 0); for each, *count gets how many ranks have it among theirs and
+ * *index how many of those are below this rank. Every rank must call it
+ * at the same point (collective: an MPI_Allreduce of the longest list,
+ * one of whether all have the memory, an MPI_Allgather of the lists).
+ * 0, or -1 when some rank has no memory (on every rank). Without a
+ * cluster: each key is this rank's alone. */
+int cluster_share(const uint64_t *keys, unsigned n, unsigned *count, unsigned *index);
+
 /* A barrier of all ranks; returns the monotonic clock read as this rank
  * leaves it, and the realtime clock read just after (the spread of the
  * ranks' realtime readings is the skew of their starts). */

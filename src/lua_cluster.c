@@ -170,6 +170,85 @@ int api_cluster_split(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
+/* The workloads of rs that verify with crc32c: its streams, or itself. */
+static struct phase_spec *crc_workload(struct run_state *rs, unsigned i)
+{
+	struct phase_spec *sp = rs->nstreams ? &rs->stream[i]->sp : &rs->sp;
+
+	return sp->verify == VERIFY_CRC ? sp : NULL;
+}
+
+/* At most this many paths a phase verifies (every stream's targets). */
+#define SHARE_KEYS (PHASE_MAX_STREAMS * PHASE_MAX_TARGETS)
+
+/* The key of a target's path: FNV-1a, never 0 (cluster_share's padding). */
+static uint64_t path_key(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h | 1;
+}
+
+/* verify_only's default bytes, when ranks share a target: each target's
+ * region is this rank's slice of it now. */
+static void own_bytes(struct run_state *w)
+{
+	struct phase_spec *sp = &w->sp;
+	uint64_t off, len, least = UINT64_MAX;
+
+	if (!w->bytes_own)
+		return;
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		phase_region_of(sp, t, &off, &len);
+		if (len < least)
+			least = len;
+	}
+	sp->bytes = least * sp->ntargets;
+}
+
+int api_cluster_share(struct run_state *rs, char *why, size_t why_len)
+{
+	uint64_t keys[SHARE_KEYS];
+	unsigned count[SHARE_KEYS], index[SHARE_KEYS];
+	const unsigned nw = rs->nstreams ? rs->nstreams : 1;
+	unsigned n = 0, k;
+	struct phase_spec *sp;
+
+	if (!cluster_on())
+		return RC_OK;
+	for (unsigned i = 0; i < nw; i++)
+		for (unsigned t = 0; (sp = crc_workload(rs, i)) && t < sp->ntargets; t++) {
+			const uint64_t key = path_key(sp->targets[t]->path);
+
+			for (k = 0; k < n && keys[k] != key; k++)
+				;
+			if (sp->targets[t]->kind != TARGET_NONE && k == n)
+				keys[n++] = key;
+		}
+	if (cluster_share(keys, n, count, index)) {
+		snprintf(why, why_len, "phase.target: no memory to agree which targets the ranks share");
+		return RC_FAIL;
+	}
+	for (unsigned i = 0; i < nw; i++) {
+		for (unsigned t = 0; (sp = crc_workload(rs, i)) && t < sp->ntargets; t++) {
+			const uint64_t key = path_key(sp->targets[t]->path);
+
+			for (k = 0; k < n && keys[k] != key; k++)
+				;
+			sp->rank_parts[t] = k < n ? count[k] : 0;
+			sp->rank_part[t] = k < n ? index[k] : 0;
+		}
+		if (!(sp = crc_workload(rs, i)))
+			continue;
+		own_bytes(rs->nstreams ? rs->stream[i] : rs);
+		if (phase_check_slices(sp, why, why_len))
+			return RC_INPUT;
+	}
+	return RC_OK;
+}
+
 /* This rank's share of a quota of the cluster's (0: none). */
 static uint64_t share(uint64_t q)
 {

@@ -19,6 +19,14 @@ const char *api_expand_path(lua_State *L, const char *path);
  * split; rates are split from here on (phase_spec.rate_share). */
 int api_cluster_split(struct run_state *rs, char *why, size_t why_len);
 
+/* In a cluster, after the check's agreement (collective: every rank
+ * calls it): a target written or verified with crc32c under one path by
+ * several ranks (one device or file they share) gives each rank a slice
+ * of its region, as a phase's workers get theirs (phase_spec.rank_parts;
+ * verify_only's default bytes become the rank's slice). RC_INPUT with why
+ * when a slice cannot be made (phase_check_slices), RC_FAIL. */
+int api_cluster_share(struct run_state *rs, char *why, size_t why_len);
+
 /* The fields apply changes for the run, kept to be put back. */
 struct cluster_saved {
 	uint64_t ios[PHASE_MAX_STREAMS + 1], bytes[PHASE_MAX_STREAMS + 1], seed[PHASE_MAX_STREAMS + 1];

@@ -214,6 +214,19 @@ static void agreed_call(lua_State *L, enum cluster_point p, lua_CFunction fn, in
 	api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
 }
 
+/* In a cluster, after the check (every rank calls it, then agrees): the
+ * slices of the targets ranks share. A refusal on any rank raises the
+ * input error on every rank. */
+static void share_or_refuse(lua_State *L, struct run_state *rs)
+{
+	char why[WHY_LEN] = "", out[WHY_LEN];
+	int rc = api_cluster_share(rs, why, sizeof(why));
+
+	rc = api_cluster_agree(CLUSTER_CHECK, rs, rc, why, out, sizeof(out));
+	if (rc != RC_OK)
+		api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
+}
+
 /* iomoon.run(phase): check the phase (input errors), create what its
  * option-table targets ask for, run it, and return the result table.
  * In a cluster each step is agreed on by every rank (lua_cluster.h). */
@@ -234,6 +247,7 @@ int api_run(lua_State *L)
 		agreed_call(L, CLUSTER_CHECK, check_fn, 1, NULL, NULL);
 		rs = lua_touserdata(L, 2);
 		rs->self = 2;
+		share_or_refuse(L, rs);
 	} else {
 		rs = check_phase(L);
 	}

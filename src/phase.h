@@ -147,6 +147,12 @@ struct phase_spec {
 	/* in a cluster: the ranks the phase's rates are shared by (each
 	 * worker paces rate / (workers x rate_share)); 0 or 1: this host alone */
 	unsigned rate_share;
+	/* in a cluster: target t is written or verified with crc32c under one
+	 * path by rank_parts[t] ranks (one device or file they share), of
+	 * which this rank is number rank_part[t]: its region is that slice of
+	 * the phase's region (phase_region_of), its workers slice the slice;
+	 * 0 or 1 part: the whole region is this rank's */
+	uint32_t rank_parts[PHASE_MAX_TARGETS], rank_part[PHASE_MAX_TARGETS];
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */
@@ -231,9 +237,10 @@ static inline int phase_writes(const struct phase_spec *sp)
 /* A phase that writes with crc32c verification, with several workers on
  * one target, gives each of them a slice of the region of its own (two
  * workers writing one unit at once would leave the order to the device,
- * and a read could report a lost write on healthy storage). RC_OK when the
- * slices work, else RC_INPUT with why (too small, or a spec region of its
- * own). */
+ * and a read could report a lost write on healthy storage); so do ranks
+ * of a cluster that write or verify one target (rank_parts). RC_OK when
+ * the slices work, else RC_INPUT with why (too small, or a spec region of
+ * its own). */
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len);
 /* Part i of n of a byte quota q: whole blocks when every I/O of the phase
  * has one size that divides q (12k over 2 at 4k: 8k and 4k, 3 I/Os in
@@ -255,6 +262,10 @@ void phase_slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint
 /* The bytes of the phase's region on target t (all of it past region_off
  * when the phase gives no region size). */
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);
+/* This rank's region of target t, [*off, *off + *len): the phase's, or
+ * this rank's slice of it when ranks share t (rank_parts): whole units and
+ * alignments, the same size for every rank. */
+void phase_region_of(const struct phase_spec *sp, unsigned t, uint64_t *off, uint64_t *len);
 
 /* RC_OK: it ran (the result may still hold I/O errors, an engine failure,
  * or interrupted); RC_INPUT: bad input, found before any I/O (a workload

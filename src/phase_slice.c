@@ -1,6 +1,8 @@
 /* phase_slice.c - the targets of a phase (each once, over its streams),
  * their regions, the slices of them that workers writing with crc32c
- * verification each get, and the parts of a byte quota (phase.h). */
+ * verification each get (and ranks of a cluster verifying one target:
+ * each rank's slice, its workers' slices of that), and the parts of a byte
+ * quota (phase.h). */
 #include <assert.h>
 #include <stdio.h>
 
@@ -12,17 +14,25 @@ int phase_sliced(const struct phase_spec *sp)
 	return sp->verify == VERIFY_CRC && sp->workers > sp->ntargets && phase_writes(sp);
 }
 
+/* What slices are made of: whole units of verification (512 bytes when
+ * none) and whole alignments of every spec. */
+static uint64_t slice_grain(const struct phase_spec *sp)
+{
+	uint64_t g = sp->verify_unit ? sp->verify_unit : 512;
+
+	for (unsigned k = 0; k < sp->wl->nspecs; k++)
+		if (sp->wl->spec[k].align > g)
+			g = sp->wl->spec[k].align;
+	return g;
+}
+
 /* Worker i's slice of its target's region [*off, *off + *len): whole
  * units and alignments, the same size for every worker of the target. */
 void phase_slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint64_t *len)
 {
 	const unsigned nt = sp->ntargets, t = i % nt, n = sp->workers / nt + (t < sp->workers % nt);
-	uint64_t g = sp->verify_unit ? sp->verify_unit : 512, s;
+	const uint64_t g = slice_grain(sp), s = *len / n / g * g;
 
-	for (unsigned k = 0; k < sp->wl->nspecs; k++)
-		if (sp->wl->spec[k].align > g)
-			g = sp->wl->spec[k].align;
-	s = *len / n / g * g;
 	*off += s * (i / nt);
 	*len = s;
 }
@@ -32,8 +42,56 @@ uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)
 	return sp->region_len ? sp->region_len : sp->targets[t]->size - sp->region_off;
 }
 
+void phase_region_of(const struct phase_spec *sp, unsigned t, uint64_t *off, uint64_t *len)
+{
+	const uint32_t n = sp->rank_parts[t];
+	uint64_t g, s;
+
+	*off = sp->region_off;
+	*len = phase_region_len(sp, t);
+	if (n < 2)
+		return;
+	g = slice_grain(sp);
+	s = *len / n / g * g;
+	*off += s * sp->rank_part[t];
+	*len = s;
+}
+
+/* Ranks that share a target verified with crc32c (rank_parts) get a slice
+ * of its region each: refused when a spec has a region of its own or a
+ * slice is smaller than the largest block. */
+static int check_rank_slices(const struct phase_spec *sp, char *why, size_t why_len)
+{
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		uint64_t off, len;
+
+		if (sp->rank_parts[t] < 2)
+			continue;
+		for (unsigned k = 0; k < sp->wl->nspecs; k++)
+			if (sp->wl->spec[k].region_len) {
+				snprintf(why, why_len, "phase.target: %u ranks verify %s with crc32c under that one path, "
+					 "so each gets a slice of the region, but spec %u has a region of its own (give "
+					 "the region on the phase, or each rank a path of its own with {rank} or {host})",
+					 sp->rank_parts[t], sp->targets[t]->path, k + 1);
+				return RC_INPUT;
+			}
+		phase_region_of(sp, t, &off, &len);
+		if (len < wl_max_bs(sp->wl)) {
+			snprintf(why, why_len, "phase.target: %u ranks verify %s with crc32c under that one path, so "
+				 "each gets a slice of the region, %llu bytes, less than a block of %llu (give fewer "
+				 "ranks, a larger region, or each rank a path of its own with {rank} or {host})",
+				 sp->rank_parts[t], sp->targets[t]->path, (unsigned long long)len,
+				 (unsigned long long)wl_max_bs(sp->wl));
+			return RC_INPUT;
+		}
+	}
+	return RC_OK;
+}
+
 int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 {
+	if (sp->verify == VERIFY_CRC && check_rank_slices(sp, why, why_len))
+		return RC_INPUT;
 	if (!phase_sliced(sp))
 		return RC_OK;
 	for (unsigned k = 0; k < sp->wl->nspecs; k++)
@@ -44,8 +102,9 @@ int phase_check_slices(const struct phase_spec *sp, char *why, size_t why_len)
 			return RC_INPUT;
 		}
 	for (unsigned i = 0; i < sp->workers && i < sp->ntargets * 2; i++) {
-		uint64_t off = sp->region_off, len = phase_region_len(sp, i % sp->ntargets);
+		uint64_t off, len;
 
+		phase_region_of(sp, i % sp->ntargets, &off, &len);
 		phase_slice_of(sp, i, &off, &len);
 		if (len < wl_max_bs(sp->wl)) {
 			snprintf(why, why_len, "phase.workers: %u workers writing with verification get a slice of "
