@@ -612,3 +612,20 @@ void genmap_collect(void)
 	}
 	pthread_mutex_unlock(&lock);
 }
+
+char *genmap_lock_path(const struct target *t, int make)
+{
+	struct gen_map id = { 0 };
+	char *state, *p = NULL;
+	size_t n;
+
+	if (identify(t, &id) || !(state = state_path(&id)))
+		return NULL;
+	n = strlen(state) - strlen(".iomoon-verify");
+	if (asprintf(&p, "%.*s.iomoon-lock", (int)n, state) < 0)
+		p = NULL;
+	if (p && make)
+		make_dirs(p);
+	free(state);
+	return p;
+}

@@ -91,4 +91,9 @@ void genmap_collect(void);
  * first, then tmp + fsync + rename). RC_OK, or RC_FAIL with why. */
 int genmap_save(struct target *t, char *why, size_t why_len);
 
+/* The lock file of t's state (verify_lock.h): the state's name with
+ * .iomoon-lock for .iomoon-verify, in the state directory, made first
+ * (mkdir -p) when make. Malloc'd; NULL when t cannot be stat'ed. */
+char *genmap_lock_path(const struct target *t, int make);
+
 #endif

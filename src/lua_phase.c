@@ -21,6 +21,7 @@
 #include "phase.h"
 #include "rc.h"
 #include "target.h"
+#include "verify_lock.h"
 
 static lua_Integer phases_run;     /* names "phase N" */
 static int run_interrupted;        /* a phase was interrupted: later ones do not start */
@@ -65,6 +66,45 @@ static void unlink_created(struct run_state *rs)
 	}
 }
 
+/* Lock, against other processes, every target that the workloads of rs
+ * writing or verifying with crc32c use and that exists now (verify_lock.h):
+ * RC_INPUT with why when another process holds one. */
+static int lock_targets(struct run_state *rs, char *why, size_t why_len)
+{
+	int rc = RC_OK;
+
+	for (unsigned k = rs->nstreams ? 1 : 0; k <= rs->nstreams && rc == RC_OK; k++)
+		rc = vlock_phase(&workload_of(rs, k)->sp, workload_of(rs, k)->path, why, why_len);
+	return rc;
+}
+
+/* Undo what api_run did before a refusal: the locks, the files created. */
+static void undo_run(struct run_state *rs)
+{
+	vlock_release();
+	unlink_created(rs);
+}
+
+/* Create (or extend, or fill) target i of w. A file it creates is locked
+ * as soon as it exists, before its fill: another process that finds it
+ * half filled is refused, never let in to write it with verification. */
+static int materialize_one(struct run_state *rs, struct run_state *w, unsigned i, char *why, size_t why_len)
+{
+	struct target *t = w->sp.targets[i];
+	struct target_opts bare = w->pending[i];
+	int rc;
+
+	if (t->exists)
+		return target_materialize(t, &w->pending[i], why, why_len);
+	bare.fill = FILL_NONE;
+	rc = target_materialize(t, &bare, why, why_len);
+	if (rc == RC_OK)
+		rc = lock_targets(rs, why, why_len);
+	if (rc == RC_OK)
+		rc = target_materialize(t, &w->pending[i], why, why_len);
+	return rc;
+}
+
 /* Create what the option-table targets of the phase and its streams ask
  * for; on failure, take back what this call created. */
 static void materialize_targets(lua_State *L, struct run_state *rs)
@@ -78,9 +118,9 @@ static void materialize_targets(lua_State *L, struct run_state *rs)
 
 			if (!w->is_pending[i])
 				continue;
-			rc = target_materialize(w->sp.targets[i], &w->pending[i], why, sizeof(why));
+			rc = materialize_one(rs, w, i, why, sizeof(why));
 			if (rc < 0) {
-				unlink_created(rs); /* only the created are removed */
+				undo_run(rs); /* only the created are removed */
 				api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, why);
 			}
 		}
@@ -214,17 +254,25 @@ static void agreed_call(lua_State *L, enum cluster_point p, lua_CFunction fn, in
 	api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
 }
 
-/* In a cluster, after the check (every rank calls it, then agrees): the
- * slices of the targets ranks share. A refusal on any rank raises the
- * input error on every rank. */
-static void share_or_refuse(lua_State *L, struct run_state *rs)
+/* After the check: in a cluster, the slices of the targets ranks share
+ * (every rank calls it, then agrees); then the locks of the targets that
+ * exist (verify_lock.h). A refusal on any rank raises the input error on
+ * every rank, nothing held. */
+static void lock_or_refuse(lua_State *L, struct run_state *rs)
 {
 	char why[WHY_LEN] = "", out[WHY_LEN];
 	int rc = api_cluster_share(rs, why, sizeof(why));
 
-	rc = api_cluster_agree(CLUSTER_CHECK, rs, rc, why, out, sizeof(out));
-	if (rc != RC_OK)
-		api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
+	if (rc == RC_OK)
+		rc = lock_targets(rs, why, sizeof(why));
+	if (cluster_on())
+		rc = api_cluster_agree(CLUSTER_CHECK, rs, rc, why, out, sizeof(out));
+	else
+		snprintf(out, sizeof(out), "%s", why);
+	if (rc == RC_OK)
+		return;
+	vlock_release();
+	api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
 }
 
 /* iomoon.run(phase): check the phase (input errors), create what its
@@ -239,6 +287,7 @@ int api_run(lua_State *L)
 	char why[WHY_LEN] = "";
 	int rc;
 
+	vlock_release(); /* none is held between phases (nor after an error's longjmp) */
 	if (run_interrupted || phase_interrupt) /* a stop asked between phases too */
 		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
 	if (cluster_on()) {
@@ -247,21 +296,22 @@ int api_run(lua_State *L)
 		agreed_call(L, CLUSTER_CHECK, check_fn, 1, NULL, NULL);
 		rs = lua_touserdata(L, 2);
 		rs->self = 2;
-		share_or_refuse(L, rs);
 	} else {
 		rs = check_phase(L);
 	}
+	lock_or_refuse(L, rs);
 	sp = &rs->sp;
 	if (progress_on && isatty(2))
 		sp->progress = progress_cb;
 	if (cluster_on()) {
 		lua_pushlightuserdata(L, rs);
-		agreed_call(L, CLUSTER_CREATE, materialize_fn, 1, rs, unlink_created);
+		agreed_call(L, CLUSTER_CREATE, materialize_fn, 1, rs, undo_run);
 	} else {
 		materialize_targets(L, rs);
 	}
 	api_cluster_apply(rs, &saved);
 	rc = phase_run(sp, &res, why, sizeof(why));
+	vlock_release(); /* the last worker saved the state before phase_run returned */
 	api_cluster_restore(rs, &saved);
 	if (sp->progress)
 		fprintf(stderr, "\r\033[K");
