@@ -199,6 +199,26 @@ static int excl(const struct target *t)
 	return t->kind == TARGET_BLOCK && !t->force ? O_EXCL : 0;
 }
 
+/* Does the kernel refuse t an exclusive open (EBUSY)? A claim of a moment
+ * (another iomoon's probe, as of ranks on one host) is waited out, 0.1 s
+ * at most. 1 with what naming the claim, else 0. */
+static int busy(const struct target *t, char *what, size_t what_len)
+{
+	struct stat st;
+
+	for (int tries = 0; tries < 20; tries++) {
+		int fd = open_checked(t, O_RDONLY | O_EXCL, &st);
+
+		if (fd >= 0)
+			close(fd);
+		if (fd != RC_FAIL || errno != EBUSY)
+			return 0;
+		usleep(5000);
+	}
+	snprintf(what, what_len, "%s", BUSY);
+	return 1;
+}
+
 int target_may_write(const struct target *t, char *why, size_t why_len)
 {
 	char what[WHY_LEN], p[1024];
@@ -243,14 +263,8 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 	}
 	c = claimed(t, fd, &st, what, sizeof(what));
 	close(fd);
-	if (!c && excl(t)) { /* what sysfs does not show, the kernel may */
-		fd = open_checked(t, O_RDONLY | O_EXCL, &st);
-		c = fd == RC_FAIL && errno == EBUSY;
-		if (c)
-			snprintf(what, sizeof(what), "%s", BUSY);
-		if (fd >= 0)
-			close(fd);
-	}
+	if (!c && excl(t)) /* what sysfs does not show, the kernel may */
+		c = busy(t, what, sizeof(what));
 	if (c) {
 		snprintf(why, why_len, "target %s: refusing to write: %s (force=true, --force, writes anyway and destroys it)",
 			 p, what);
