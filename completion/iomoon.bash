@@ -65,7 +65,8 @@ _iomoon_value() {
 
 # How many words after the verb, before the one being completed, are
 # arguments (not options, nor their values); for run, 1 once the script
-# is named (what follows is the script's).
+# is named (what follows is the script's: iomoon refuses its own options
+# there unless after --, so none are offered).
 _iomoon_nargs() {
 	local verb=$1 i w n=0
 	for ((i = 2; i < COMP_CWORD; i++)); do

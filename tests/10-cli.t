@@ -103,11 +103,38 @@ bad "one hyphen" "^iomoon quick: '-qd' is not an option \(options start with two
 bad "a stray argument" "^iomoon quick: unexpected argument 'stray' \(every option is --NAME VALUE\)$" quick --target "$N" --size 16m stray
 bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz \(known here: --allow-write --bs .* --workers\)$' quick --target "$N" --zzzzzzzz
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
-# run: iomoon's options come before the script; everything after it, options
-# included, is the script's (arg), and --opt=value is one argument
+# run: iomoon's options come before the script; the words after it are the
+# script's (arg), but iomoon's own options there are refused (exit 2, before
+# the script runs) unless after --, which is dropped
 printf 'print(table.concat(arg, "|"))\n' >"$TMP/args.lua"
-out=$("$IOMOON" run --quiet --format=none "$TMP/args.lua" --format json -x --quiet=1 -- y); is $? 0 "run: options after the script: exit 0"
-is "$out" "--format|json|-x|--quiet=1|--|y" "run: every argument after the script reaches it unparsed"
+out=$("$IOMOON" run --quiet --format=none "$TMP/args.lua" -x --target t --fromat 1 -- --format json --quiet=1 -- y)
+is $? 0 "run: the script's own options after it, iomoon's after --: exit 0"
+is "$out" "-x|--target|t|--fromat|1|--format|json|--quiet=1|--|y" "run: the words after the script reach it unparsed, the first -- dropped"
+out=$("$IOMOON" run --quiet -- "$TMP/args.lua" --format json); is "$?:$out" "0:--format|json" "run: a -- before the script: every word after it is the script's"
+# a burn-in script that takes arg[1] as its target path creates nothing for a misplaced option
+mkdir "$TMP/burn" && cd "$TMP/burn" || exit 1
+printf '%s\n' 'local iomoon = require "iomoon"' \
+	'iomoon.run { name = "burn", target = { path = arg[1] or "burn.dat", size = "1m" }, bs = "64k", read = 0, ios = 4 }' >burn.lua
+for opts in "--format json --output knee.json" "--format=json" "--output knee.json" "--quiet" "x --quiet y"; do
+	# shellcheck disable=SC2086
+	err=$("$IOMOON" run burn.lua $opts 2>&1 >out.txt)
+	rc=$?
+	is "$rc:$(ls | tr '\n' ' ')" "2:burn.lua out.txt " "run burn.lua $opts: exit 2, nothing created"
+	like "$err" "^iomoon run: --[a-z]+(, --[a-z]+)? after the script burn.lua: (it is|they are) iomoon's, not the script's; give (it|them) before the script \(iomoon run .*burn.lua.*\), or after -- to pass (it|them) to the script \(iomoon run burn.lua.* -- .*\)$" "... one line naming the options and both ways"
+	is "$(wc -l <<<"$err"):$(wc -c <out.txt)" "1:0" "... on stderr only"
+done
+err=$("$IOMOON" run burn.lua --format json --output knee.json 2>&1)
+like "$err" "\(iomoon run --format json --output knee.json burn.lua\), or after -- to pass them to the script \(iomoon run burn.lua -- --format json --output knee.json\)$" "... the command lines that mean them, spelled out"
+"$IOMOON" run --quiet --format json --output knee.json burn.lua; ok $? "the options before the script run it"
+python3 -c "import json; d=json.load(open('knee.json')); assert d['phases'][0]['name'] == 'burn'"; ok $? "... and write the report"
+[ -e burn.dat ] && [ ! -e ./--format ]; ok $? "... on the script's default target"
+# the other verbs take their options after their files too
+"$IOMOON" suite quick --target q.dat --size 16m --time 0.1 --ramp 0 --engine sim --quiet --format json --output s.json
+ok $? "suite: options after the suite's name"
+python3 -c "import json; assert len(json.load(open('s.json'))['phases']) == 5"; ok $? "... are the suite's"
+out=$("$IOMOON" report knee.json --format csv); like "$(head -1 <<<"$out")" '^"Target Type",' "report: --format after the file"
+out=$("$IOMOON" report knee.json x 2>&1); is "$?:$out" "2:iomoon report: unexpected argument 'x' (every option is --NAME VALUE)" "report: a stray word after the file: exit 2"
+cd "$T" || exit 1
 
 # installed elsewhere, the binary finds its library beside it; IOMOON_LUA_PATH overrides
 make -s -C "$ROOT" install PREFIX="$TMP/inst" >/dev/null; ok $? "make install PREFIX=..."

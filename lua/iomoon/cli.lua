@@ -14,7 +14,8 @@ local RUN_MT = debug.getregistry()["iomoon.run_error"]
 local USAGE = [[
 usage: iomoon COMMAND [options]
 
-  iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`)
+  iomoon run [options] SCRIPT.lua [ARGS...]   run a Lua script (ARGS in `arg`; iomoon's options
+                                              go before SCRIPT, or after -- to be the script's)
   iomoon suite NAME|FILE --target PATH [options]   run a bench suite
   iomoon quick --target PATH [options]        one phase from flags, fio-style
   iomoon ping [ioping's options] DIR|FILE|DEVICE   per-request latency, as ioping 1.3 measures it
@@ -88,14 +89,16 @@ local function protect(fn, ...)
 end
 
 --- Parse options from args[i..]. spec: name -> "value" | "flag".
--- Stops at the first non-option (returned index) when stop_at_arg is set.
+-- Returns the options, the other words, and whether a `--` ended the
+-- options (it is not among the words). Stops at the first non-option
+-- when stop_at_arg is set.
 local function parse_options(args, i, spec, stop_at_arg)
   local o, rest = {}, {}
   while i <= #args do
     local a = args[i]
     if a == "--" then
       for j = i + 1, #args do rest[#rest + 1] = args[j] end
-      break
+      return o, rest, true
     end
     local name, val = a:match("^%-%-([%w%-]+)=(.*)$")
     if not name then name = a:match("^%-%-([%w%-]+)$") end
@@ -363,11 +366,56 @@ function cli.suite(args)
     end)
 end
 
+-- A word as a shell would take it back: quoted unless it is plain.
+local function shell_word(w)
+  if w:match("^[%w%%+,./:=@_%-]+$") then return w end
+  return "'" .. w:gsub("'", "'\\''") .. "'"
+end
+
+-- The arguments of the script named words[1]: the words after it, but
+-- iomoon's own options of `spec` (--NAME, --NAME=V), which are refused
+-- with the command line that would have meant them, unless they come
+-- after a `--` (itself dropped: the script sees what follows it). after:
+-- a `--` before the script already ended iomoon's options.
+local function script_arguments(words, spec, after)
+  local script, args, own, theirs = words[1], {}, {}, {}
+  local i = 2
+  while i <= #words do
+    local a = words[i]
+    local name = not after and (a:match("^%-%-([%w%-]+)=") or a:match("^%-%-([%w%-]+)$"))
+    if a == "--" and not after then
+      after = true
+    elseif name and spec[name] then
+      own[#own + 1] = a
+      if spec[name] == "value" and not a:find("=") and words[i + 1] ~= nil then
+        i = i + 1
+        own[#own + 1] = words[i]
+      end
+      theirs[#theirs + 1] = name
+    else
+      args[#args + 1] = a
+    end
+    i = i + 1
+  end
+  if #own > 0 then
+    local function line(t) local q = {} for k, w in ipairs(t) do q[k] = shell_word(w) end return table.concat(q, " ") end
+    local rest = #args > 0 and " " .. line(args) or ""
+    input_error("--%s after the script %s: %s iomoon's, not the script's; give %s before the script "
+      .. "(iomoon run %s %s%s), or after -- to pass %s to the script (iomoon run %s%s -- %s)",
+      table.concat(theirs, ", --"), shell_word(script), #theirs == 1 and "it is" or "they are",
+      #theirs == 1 and "it" or "them", line(own), shell_word(script), rest, #theirs == 1 and "it" or "them",
+      shell_word(script), rest, line(own))
+  end
+  return args
+end
+
 function cli.run(args)
-  local o, rest = parse_options(args, 1, OUTPUT_OPTS, true)
+  local o, rest, ended = parse_options(args, 1, OUTPUT_OPTS, true)
   local script = rest[1]
   if not script then input_error("give a script (iomoon run SCRIPT.lua [ARGS...])") end
   if script:match("%.fio$") then return require("iomoon.fio").cli(args, cli.lib) end -- a fio job file
+  -- refused before the script is loaded: nothing of it runs
+  local words = script_arguments(rest, OUTPUT_OPTS, ended)
   local chunk, err = loadfile(script)
   if not chunk then
     if not iomoon.stat(script) then input_error("%s: no such file", script) end
@@ -375,7 +423,7 @@ function cli.run(args)
     return 2
   end
   local script_args = { [0] = script }
-  for i = 2, #rest do script_args[i - 1] = rest[i] end
+  for i, w in ipairs(words) do script_args[i] = w end
   _G.arg = script_args
   return run_reported("iomoon: ", o, function() return chunk(table.unpack(script_args)) end, nil,
     { { path = script, input = "the script" } })
