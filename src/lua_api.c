@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <lauxlib.h>
 #include <lualib.h>
 #include <math.h>
@@ -158,6 +159,9 @@ uint64_t api_check_duration(lua_State *L, int idx, const char *field)
 	if (lua_type(L, idx) == LUA_TNUMBER) {
 		lua_Number n = lua_tonumber(L, idx);
 
+		if (n > 9.2e9 && n <= DBL_MAX) /* whole ns below 2^63 */
+			api_input_error(L, "%s: %s s is too long (at most 9.2e9 s, about 291 years)", field,
+				    lua_tostring(L, idx));
 		if (!(n >= 0) || n > 9.2e9)
 			api_input_error(L, "%s: %s is not a duration (seconds >= 0, or a string such as \"500ms\")", field,
 				    lua_tostring(L, idx));

@@ -75,6 +75,21 @@ for verb in fio convert run; do
 	err=$(timeout 10 "$IOMOON" $verb fifo.fio 2>&1 >/dev/null)
 	like "$?:$err" "^2:iomoon $verb: fifo\.fio: is a fifo, not a job file" "$verb of a FIFO as the job file: exit 2 at once"
 done
+# a thinktime of a second or more runs (it was "'1e+06us' has an unknown unit"), and converts to a whole unit
+printf '[th]\nrw=randread\nfilename=think.dat\nsize=1m\nruntime=2\ntime_based\nthinktime=1s\n' >think.fio
+"$IOMOON" fio think.fio --quiet --format json --output think.json 2>think.err
+is "$?:$(cat think.err)" "0:" "thinktime=1s: the job runs"
+is "$(python3 -c 'import json; p = json.load(open("think.json"))["phases"][0]; print(p["ios"] in (2, 3), p["definition"]["think"])')" \
+	"True 1s" "... an I/O a second for 2 s, thinking \"1s\""
+like "$("$IOMOON" convert think.fio)" 'think = "1s", -- thinktime=1s' "... converted as think = \"1s\""
+# a runtime past the longest time iomoon takes is too long, with the limit (it was "not a duration")
+printf '[j]\nrw=read\nfilename=long.dat\nsize=1m\nruntime=99999999999d\ntime_based\n' >long.fio
+for verb in fio convert; do
+	err=$("$IOMOON" $verb long.fio 2>&1 >/dev/null)
+	is "$?:$err" "2:iomoon $verb: long.fio:5: runtime: '99999999999d' is too long (iomoon times at most 106000 days, about 290 years)" \
+		"$verb runtime=99999999999d: exit 2, too long, with the limit"
+done
+[ ! -e long.dat ]; ok $? "... nothing created"
 printf '[j]\nfilename=big.dat\nsize=1m\nbs=99999999999999999999\n' >big.fio
 err=$("$IOMOON" fio big.fio 2>&1 >/dev/null)
 like "$?:$err" "^2:iomoon fio: big\.fio:4: bs: '99999999999999999999' is too large" "a size past 64 bits: exit 2 naming the line"

@@ -171,11 +171,17 @@ function job.size(s, kb_base, what)
   return v
 end
 
-local TIME_US = { us = 1, usec = 1, ms = 1000, msec = 1000, s = 1e6, sec = 1e6, m = 60e6, min = 60e6,
-  h = 3600e6, d = 86400e6 }
+local TIME_US = { us = 1, usec = 1, ms = 1000, msec = 1000, s = 1000000, sec = 1000000, m = 60000000,
+  min = 60000000, h = 3600000000, d = 86400000000 }
 
---- The microseconds of fio time value s; a bare number is in `unit_us`
--- (1e6 for runtime and ramp_time: seconds; 1 for thinktime).
+-- The longest time iomoon takes, in us: its durations are whole
+-- nanoseconds below 2^63 (about 292 years); a round number below that.
+local MAX_DAYS = 106000
+job.MAX_US = MAX_DAYS * TIME_US.d
+
+--- The microseconds of fio time value s (an integer); a bare number is
+-- in `unit_us` (1000000 for runtime and ramp_time: seconds; 1 for
+-- thinktime). A time past job.MAX_US is refused as too long.
 function job.time_us(s, unit_us, what)
   local num, suf = tostring(s):lower():match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
   local mult = suf == "" and unit_us or TIME_US[suf or ""]
@@ -185,7 +191,21 @@ function job.time_us(s, unit_us, what)
   if num:find("%.") then
     input_error("%s: '%s' has a fraction (fio reads whole numbers only: 500ms, not 0.5)", what, s)
   end
-  return tonumber(num) * mult
+  -- compared as a float first: the integer product of a long one would wrap
+  if tonumber(num) * 1.0 * mult > job.MAX_US then
+    input_error("%s: '%s' is too long (iomoon times at most %d days, about %d years)", what, s, MAX_DAYS,
+      MAX_DAYS * 10 // 3653)
+  end
+  return math.tointeger(tonumber(num) * mult)
+end
+
+--- Microseconds (an integer) as a duration iomoon reads, in the largest
+-- unit that holds it whole: 1000000 -> "1s", 1500 -> "1500us".
+function job.duration_text(us)
+  for _, u in ipairs { { "h", TIME_US.h }, { "m", TIME_US.m }, { "s", TIME_US.s }, { "ms", TIME_US.ms } } do
+    if us % u[2] == 0 then return string.format("%d%s", us // u[2], u[1]) end
+  end
+  return string.format("%dus", us)
 end
 
 --- A whole number option, with fio's int suffixes (kb_base's k).

@@ -257,7 +257,7 @@ local function pacing_of(c, spec, numjobs)
     local us = job.time_us(c.v("thinktime"), 1, c.what("thinktime"))
     local blocks = c.v("thinktime_blocks") and job.int(c.v("thinktime_blocks"), c.what("thinktime_blocks"), 1) or 1
     if us > 0 then
-      local d = string.format("%gus", us)
+      local d = job.duration_text(us)
       c.set(spec, "think", blocks > 1 and { burst = blocks, delay = d } or d, "thinktime", "thinktime_blocks")
     end
   end

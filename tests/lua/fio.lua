@@ -51,6 +51,21 @@ tap.refuses("'4q' is not a size", function() job.size("4q", 1024, "x") end, "an 
 is({ job.time_us("60", 1e6), job.time_us("1m", 1e6), job.time_us("500ms", 1e6), job.time_us("2h", 1e6) },
   { 60e6, 60e6, 500e3, 7200e6 }, "runtime: a bare number is seconds; m is minutes")
 is({ job.time_us("250", 1), job.time_us("1ms", 1) }, { 250, 1000 }, "thinktime: a bare number is microseconds")
+-- a time of a second or more as a duration iomoon reads (it was "1e+06us", an unknown unit)
+is({ job.duration_text(job.time_us("1s", 1)), job.duration_text(job.time_us("1500ms", 1)),
+  job.duration_text(job.time_us("90", 1e6)), job.duration_text(job.time_us("2d", 1)), job.duration_text(1234567) },
+  { "1s", "1500ms", "90s", "48h", "1234567us" }, "thinktime=1s, 1500ms, 90, 2d, 1234567: durations in the largest whole unit")
+for _, t in ipairs { "1s", "10s", "1500ms", "2m", "1h" } do
+  local p = fio.phases("[t]\nrw=read\nsize=1m\nioengine=null\nthinktime=" .. t .. "\n", "t.fio")[1]
+  local ok, e = pcall(iomoon.check, p)
+  is({ ok, ok or tostring(e), iomoon.duration(p.think) }, { true, true, iomoon.duration(t) },
+    "thinktime=" .. t .. ": the phase checks, thinking as long")
+end
+tap.refuses("runtime: '99999999999d' is too long %(iomoon times at most 106000 days, about 290 years%)",
+  function() job.time_us("99999999999d", 1e6, "runtime") end, "a runtime past iomoon's longest: too long, with the limit")
+tap.refuses("thinktime: '99999999999999999999999' is too long", function() job.time_us("99999999999999999999999", 1,
+  "thinktime") end, "a thinktime past it (more digits than an integer holds)")
+is(job.time_us("106000d", 1), 106000 * 86400 * 1000000, "the longest time itself")
 is(job.per_dir("4k,8k", 4096, function(p) return job.size(p) end), { 4096, 8192, 8192 }, "bs=4k,8k: trims as writes")
 is(job.per_dir(",8k,", 4096, function(p) return job.size(p) end), { 4096, 8192, 4096 }, "bs=,8k,: defaults where empty")
 
@@ -83,7 +98,7 @@ is(ps[6], { name = "wal", engine = "null", direct = false, workers = 1, qd = 1,
   "wal: name=, ioengine=null on a region, kb_base=1000 sizes, fdatasync")
 is(ps[7].mix, { { bs = 4096, read = 0, trim = 100, random = 100 } }, "randtrim: all trims, random")
 is(ps[7].duration, 10, "runtime=10s")
-is({ ps[8].mix, ps[8].think, ps[8].dist }, { { { bs = 4096, read = 0, trim = 50, random = 0 } }, "1000us", "pareto:0.9" },
+is({ ps[8].mix, ps[8].think, ps[8].dist }, { { { bs = 4096, read = 0, trim = 50, random = 0 } }, "1ms", "pareto:0.9" },
   "trimwrite: half trims, half writes; thinktime=1ms; pareto")
 is({ ps[9].verify, ps[9].fsync, ps[9].bytes }, { "crc32c", 32, 4194304 }, "verify=crc32c, fsync=32")
 is(ps[10], { name = "verify (verify)", target = { path = "v.dat", size = 4194304 }, engine = "libaio", direct = true,
