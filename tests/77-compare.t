@@ -83,6 +83,15 @@ bad("bad8.json", lambda p: p.update(ios="x"))
 bad("bad10.json", lambda p: p.update(ramp_s="x"))
 bad("bad12.json", lambda p: p.update(target=[1]))
 bad("hist.json", lambda p: p["read"]["lat"].update(hist={}))
+# figures no run has: a negative rate or latency, a fraction of an error
+bad("neg1.json", lambda p: p.update(iops=-100))
+bad("neg2.json", lambda p: p["lat"].update(p99_ns=-5))
+bad("neg3.json", lambda p: p["read"]["lat"].update(mean_ns=-0.5))
+bad("neg4.json", lambda p: p["intervals"][0].update(iops=-1))
+bad("neg5.json", lambda p: p.update(mb_per_s=-2.5))
+bad("frac1.json", lambda p: p["read"].update(errors=0.5))
+bad("frac2.json", lambda p: p["write"].update(errors=2.25))
+bad("frac3.json", lambda p: p["read"].update(ios=10.5))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
 d = json.load(open("a.json")); d["iomoon"] = {"a": 1}; json.dump(d, open("bad11.json", "w"))'
@@ -92,7 +101,15 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	"bad8.json:phases\\[1\\]\\.ios is a string" "bad9.json:not JSON at line 1 \\(a number too large for a double\\)" \
 	"bad10.json:phases\\[1\\]\\.ramp_s is a string \\(a number is needed\\)" \
 	"bad11.json:\"iomoon\" is a table \\(the version that wrote the file, a string, is needed\\)" \
-	"bad12.json:phases\\[1\\]\\.target\\[1\\] is a number \\(a path is needed\\)"; do
+	"bad12.json:phases\\[1\\]\\.target\\[1\\] is a number \\(a path is needed\\)" \
+	"neg1.json:phases\\[1\\]\\.iops is -100 \\(a number of 0 or more is needed\\)" \
+	"neg2.json:phases\\[1\\]\\.lat\\.p99_ns is -5 \\(a number of 0 or more is needed\\)" \
+	"neg3.json:phases\\[1\\]\\.read\\.lat\\.mean_ns is -0\\.5 \\(a number of 0 or more is needed\\)" \
+	"neg4.json:phases\\[1\\]\\.intervals\\[1\\]\\.iops is -1 \\(a number of 0 or more is needed\\)" \
+	"neg5.json:phases\\[1\\]\\.mb_per_s is -2\\.5 \\(a number of 0 or more is needed\\)" \
+	"frac1.json:phases\\[1\\]\\.read\\.errors is 0\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac2.json:phases\\[1\\]\\.write\\.errors is 2\\.25 \\(a whole number of 0 or more is needed\\)" \
+	"frac3.json:phases\\[1\\]\\.read\\.ios is 10\\.5 \\(a whole number of 0 or more is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)

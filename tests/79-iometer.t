@@ -109,13 +109,23 @@ grep -q '^"Max Throughput-100%Read","IOPS","6380",' "$TMP/cmp.csv"; ok $? "A's I
 H="'Target Type,Target Name,Access Specification Name,# Managers,# Workers,# Disks,IOps,Read IOps,Write IOps,MiBps (Binary),MBps (Decimal),Average Response Time,Maximum Response Time,Errors,Bytes Read,Bytes Written,Read I/Os,Write I/Os,Queue Depth,% CPU Utilization"
 for case in "short:ALL,All,4K,1,1:short\\.csv:5: a row of 5 fields where the column names are 20" \
 	"word:ALL,All,4K,1,1,1,abc,1,0,1,1,1,1,0,1,0,1,0,1,1:word\\.csv:5: column 'IOps': 'abc' is not a number" \
-	"inf:ALL,All,4K,1,1,1,1,1,0,1,1,1e999,1,0,1,0,1,0,1,1:inf\\.csv:5: column 'Average Response Time': '1e999' is not a number"; do
+	"inf:ALL,All,4K,1,1,1,1,1,0,1,1,1e999,1,0,1,0,1,0,1,1:inf\\.csv:5: column 'Average Response Time': '1e999' is not a number" \
+	"negiops:ALL,All,4K,1,1,1,-100,1,0,1,1,1,1,0,1,0,1,0,1,1:negiops\\.csv:5: column 'IOps': '-100' is not a figure of 0 or more" \
+	"neglat:ALL,All,4K,1,1,1,1,1,0,1,1,-0.5,1,0,1,0,1,0,1,1:neglat\\.csv:5: column 'Average Response Time': '-0\\.5' is not a figure of 0 or more" \
+	"fracerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,1.5,1,0,1,0,1,1:fracerr\\.csv:5: column 'Errors': '1\\.5' is not a count \\(a whole number of 0 or more is needed\\)" \
+	"negerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,-1,1,0,1,0,1,1:negerr\\.csv:5: column 'Errors': '-1' is not a count"; do
 	name=${case%%:*} rest=${case#*:}
 	printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" "${rest%%:*}" >$name.csv
 	err=$("$IOMOON" report $name.csv --format html --output $name.html 2>&1)
 	like "$?:$(printf '%s' "$err" | wc -l):$err" "^2:0:iomoon report: ${rest#*:}" "results.csv with a broken row ($name): exit 2 naming the line and column"
 	[ ! -e $name.html ]; ok $? "... no report written"
 done
+# a name in quotes, as a spreadsheet writes a sheet back: its text, commas and "" included, without the quotes
+printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" 'ALL,"All"," 4K, ""seq"" read",1,1,1,100,100,0,1,1,1,2,0,409600,0,100,0,1,5' >quoted.csv
+"$IOMOON" report quoted.csv --format json --output quoted.json
+python3 -c 'import json; p = json.load(open("quoted.json"))["phases"][0]; print(p["name"] + "|" + p["target"] + "|" + str(p["iops"]))' >quoted.txt
+is "$?:$(cat quoted.txt)" '0: 4K, "seq" read|All|100' "results.csv: a quoted name without its quotes, its commas and quotes kept"
+is "$("$IOMOON" report quoted.csv | grep -c '^ 4K, "seq" read  *1\.000  *100 ')" 1 "... in the table too"
 # Queue Depth Cycling past 10,000 tests is refused, not cut silently
 sed "s/^\t1          8          2          EXPONENTIAL$/\t1 100000 1 LINEAR/" "$D/cycling.icf" >many.icf
 if ! cmp -s many.icf "$D/cycling.icf"; then

@@ -18,10 +18,29 @@ local results = {}
 local function shown(s) return require("iomoon.iometer").shown(s) end
 local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
+-- The fields of a line, trimmed. A field in double quotes (as a
+-- spreadsheet writes a sheet back, RFC 4180) is its text: commas in it
+-- are its own and "" is one quote; a quote that is never closed is text.
 local function split(l)
-  local f = {}
-  for d in (l .. ","):gmatch("([^,]*),") do f[#f + 1] = trim(d) end
-  return f
+  local f, i = {}, 1
+  while true do
+    local lead = l:match("^%s*", i)
+    local q = l:sub(i + #lead, i + #lead) == '"' and i + #lead
+    local close = q and l:find('"', q + 1, true)
+    while close and l:sub(close + 1, close + 1) == '"' do close = l:find('"', close + 2, true) end
+    local after = close and l:match("^%s*", close + 1)
+    if close and (close + #after > #l or l:sub(close + #after + 1, close + #after + 1) == ",") then
+      f[#f + 1] = l:sub(q + 1, close - 1):gsub('""', '"')
+      i = close + #after + 1
+    else
+      local comma = l:find(",", i, true) or #l + 1
+      f[#f + 1] = trim(l:sub(i, comma - 1))
+      i = comma
+    end
+    if i > #l then return f end
+    i = i + 1 -- past the comma
+    if i > #l then f[#f + 1] = ""; return f end
+  end
 end
 
 -- IOMeter 1.1's 21 latency bins (after "Segments Retransmitted/Second"):
@@ -74,18 +93,29 @@ function results.percentiles(bins, max_ns)
   return out
 end
 
+-- The columns that count (errors, I/Os, bytes, workers, disks, queue
+-- depth): whole numbers.
+local COUNTS = { ["Errors"] = true, ["Read Errors"] = true, ["Write Errors"] = true, ["Read I/Os"] = true,
+  ["Write I/Os"] = true, ["Bytes Read"] = true, ["Bytes Written"] = true, ["# Workers"] = true,
+  ["# Disks"] = true, ["Queue Depth"] = true }
+
 -- The number in column `name` (the first of several names found), or 0
--- when the sheet has none of them. A cell that holds something else than
--- a finite number is an input error naming its line and column (r.fail).
+-- when the sheet has none of them. Every column read is a figure of 0 or
+-- more (a count a whole one); a cell that holds anything else is an input
+-- error naming its line and column (r.fail).
 local function num(r, ...)
   for i = 1, select("#", ...) do
     local name = select(i, ...)
     local text = r[name]
     if text and text ~= "" then
       local v = tonumber(text)
-      if v and v == v and v ~= math.huge and v ~= -math.huge then return v end
+      local finite = v and v == v and v ~= math.huge and v ~= -math.huge
+      if finite and v >= 0 and (not COUNTS[name] or math.tointeger(v)) then return v end
       if r.fail then
-        r.fail(r.line, "column '%s': '%s' is not a number (a finite decimal is needed)", shown(name), shown(text))
+        r.fail(r.line, "column '%s': '%s' is not %s", shown(name), shown(text),
+          not finite and "a number (a finite decimal is needed)"
+          or COUNTS[name] and "a count (a whole number of 0 or more is needed)"
+          or "a figure of 0 or more (no rate, time or size is negative)")
       end
     end
   end

@@ -273,6 +273,61 @@ local function cluster_problem(r, where)
   end
 end
 
+-- Figures no run can have below 0 (rates, times, latencies, sizes), and
+-- of those the counts, which are whole: a file that says otherwise is
+-- not a results file (a report would show it as if measured).
+local WHOLE = { "errors", "ios", "read.errors", "write.errors", "read.ios", "write.ios", "read.bytes",
+  "write.bytes", "trim.ios", "trim.bytes", "sync.ios" }
+local MEASURES = { "iops", "mb_per_s", "mib_per_s", "seconds", "ramp_s", "workers", "qd", "cpu.util_pct",
+  "cpu.user_s", "cpu.sys_s", "read.iops", "read.mb_per_s", "read.mib_per_s", "write.iops", "write.mb_per_s",
+  "write.mib_per_s", "trim.iops" }
+local LATS = { "lat", "read.lat", "write.lat", "trim.lat", "sync.lat" }
+
+-- The first figure of r (at where) below 0, or a count that is not whole,
+-- or nil: "phases[1].read.errors is 1.5 (a whole number of 0 or more is needed)".
+local function figure_problem(r, where)
+  local function bad(path, v, whole)
+    if type(v) ~= "number" then return nil end
+    if whole and not math.tointeger(v) or v < 0 then
+      return string.format("%s.%s is %s (a %s of 0 or more is needed)", where, path, number_text(v),
+        whole and "whole number" or "number")
+    end
+  end
+  for _, path in ipairs(WHOLE) do
+    local p = bad(path, at(r, path), true)
+    if p then return p end
+  end
+  for _, path in ipairs(MEASURES) do
+    local p = bad(path, at(r, path))
+    if p then return p end
+  end
+  for _, path in ipairs(LATS) do
+    local lat = at(r, path)
+    if type(lat) == "table" then
+      local keys = {}
+      for k in pairs(lat) do if type(k) == "string" and k:match("_ns$") then keys[#keys + 1] = k end end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        local p = bad(path .. "." .. k, lat[k])
+        if p then return p end
+      end
+    end
+  end
+  for i, iv in ipairs(type(r.intervals) == "table" and r.intervals or {}) do
+    for _, k in ipairs(IV_FIELDS) do
+      local p = bad(string.format("intervals[%d].%s", i, k), iv[k])
+      if p then return p end
+    end
+  end
+  for i, h in ipairs(type(r.hosts) == "table" and r.hosts or {}) do
+    for _, k in ipairs({ "ios", "iops", "mb_per_s", "bytes", "seconds", "p50_ns", "p99_ns", "max_ns", "mean_ns",
+      "util_pct", "user_s", "sys_s" }) do
+      local p = bad(string.format("hosts[%d].%s", i, k), h[k], k == "ios" or k == "bytes")
+      if p then return p end
+    end
+  end
+end
+
 -- The first thing wrong with phase r (a result read back), or nil.
 local function phase_problem(r, where)
   if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
@@ -299,7 +354,7 @@ local function phase_problem(r, where)
   if not math.tointeger(r.errors) or r.errors < 0 then
     return string.format("%s.errors is %s (a whole number of 0 or more is needed)", where, number_text(r.errors))
   end
-  local opt = optional_problem(r, where) or cluster_problem(r, where)
+  local opt = optional_problem(r, where) or cluster_problem(r, where) or figure_problem(r, where)
   if opt then return opt end
   if r.streams ~= nil then
     if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
