@@ -26,6 +26,11 @@ subprocess.run([IOMOON, "quick", "--target", os.path.join(targets, "have.dat"), 
                 "--quiet", "--format", "none"], check=True)
 HAVE = os.path.join(targets, "have.dat")
 NEW = os.path.join(targets, "new.dat")
+# a burn-in script that takes arg[1] as the name of its target in `targets`
+BURN = os.path.join(scripts, "burn.lua")
+with open(BURN, "w") as f:
+    f.write('require("iomoon").run { target = { path = "%s/" .. arg[1], size = "1m" }, bs = "64k", read = 0, ios = 1 }\n'
+            % targets)
 
 # (field, wrong values as Lua source): each value is wrong for its field
 BAD = {
@@ -126,6 +131,7 @@ def cli_case():
         ["run", os.path.join(targets, "missing.lua")],
         [rnd.choice(["frob", "runn", "QUICK", "--frob"])],
         ["run", "--format", "yaml", HAVE],
+        ["run", BURN, rnd.choice(["--format", "--output", "--quiet", "--format=json", "--output=r.json"]), "burn.dat"],
     ]
     return rnd.choice(cases)
 
