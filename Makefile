@@ -31,7 +31,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
             libopenmpi-dev openmpi-bin
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
-        netblk engine_nbd engine_iscsi \
+        netblk redact engine_nbd engine_iscsi \
         engine_uring target stats worker phase phase_sample phase_slice cluster cluster_phase csv verify verify_read fill genmap verify_lock outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_streams trace_profile
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).

@@ -10,6 +10,7 @@
 #include "lua_api.h"
 #include "lua_cluster.h"
 #include "protect.h"
+#include "redact.h"
 #include "shown.h"
 #include "lua_int.h"
 
@@ -104,6 +105,35 @@ int api_input_error(lua_State *L, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return api_raise_error(L, IOMOON_INPUT_ERROR, msg);
+}
+
+void api_push_redacted(lua_State *L, const char *s, size_t len)
+{
+	luaL_Buffer b;
+	char *p;
+
+	p = luaL_buffinitsize(L, &b, len + 1);
+	memcpy(p, s, len);
+	p[len] = 0;
+	for (size_t at = 0; at <= len; at++) { /* each text between NUL bytes on its own */
+		size_t was = strlen(p + at), now = redact_in_place(p + at, 0);
+
+		memmove(p + at + now, p + at + was, len - (at + was) + 1);
+		len -= was - now;
+		at += now;
+	}
+	luaL_pushresultsize(&b, len);
+}
+
+/* iomoon.redact(s): s without any URL's password (redact.h), the one
+ * redaction every message, name and report goes through. */
+static int l_redact(lua_State *L)
+{
+	size_t len;
+	const char *s = luaL_checklstring(L, 1, &len);
+
+	api_push_redacted(L, s, len);
+	return 1;
 }
 
 static int l_error_tostring(lua_State *L)
@@ -643,7 +673,7 @@ int luaopen_iomoon(lua_State *L)
 		{ "size", l_size }, { "duration", l_duration }, { "hist", l_hist }, { "engines", l_engines },
 		{ "protect", l_protect }, { "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
 		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
-		{ "stat", l_stat }, { "write_atomic", l_write_atomic }, { "machine", api_machine },
+		{ "stat", l_stat }, { "write_atomic", l_write_atomic }, { "machine", api_machine }, { "redact", l_redact },
 		{ NULL, NULL },
 	};
 

@@ -19,7 +19,6 @@
 #include "lua_phase.h"
 #include "lua_repro.h"
 #include "lua_trace.h"
-#include "netblk.h"
 
 /* How deep a phase table may nest before the copy stops (meta tables). */
 #define DEF_MAX_DEPTH 16
@@ -74,15 +73,13 @@ static void copy_value(lua_State *L, int idx, int depth)
 
 	idx = lua_absindex(L, idx);
 	switch (lua_type(L, idx)) {
-	case LUA_TSTRING:
-		if (net_engine_for(lua_tostring(L, idx))) { /* a LUN's URL: never its password */
-			char r[1024];
+	case LUA_TSTRING: { /* a LUN's URL, or any text holding one: never its password */
+		size_t len;
+		const char *s = lua_tolstring(L, idx, &len);
 
-			net_redact(lua_tostring(L, idx), r, sizeof(r));
-			lua_pushstring(L, r);
-			return;
-		}
-		/* fall through */
+		api_push_redacted(L, s, len);
+		return;
+	}
 	case LUA_TNUMBER:
 	case LUA_TBOOLEAN:
 		lua_pushvalue(L, idx);

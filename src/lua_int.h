@@ -22,6 +22,8 @@
 
 /* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
 int api_raise_error(lua_State *L, const char *mt, const char *msg);
+/* Push s (len bytes) with every URL's password left out (redact_in_place). */
+void api_push_redacted(lua_State *L, const char *s, size_t len);
 int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Checked values; `field` names what is checked in the message. */

@@ -20,6 +20,7 @@
 #include "lua_phase.h"
 #include "phase.h"
 #include "rc.h"
+#include "shown.h"
 #include "target.h"
 #include "verify_lock.h"
 
@@ -33,11 +34,11 @@ static double progress_after_s;   /* seconds of the suite after this phase */
 /* The live line on a terminal, as fio's status line: phase, time, rates, ETA. */
 static void progress_cb(const struct phase_progress *p)
 {
-	char where[96];
+	char where[160], name[80];
 	double left = (p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0) + progress_after_s;
 
 	snprintf(where, sizeof(where), "%s%s%s", progress_label[0] ? progress_label : "", progress_label[0] ? " " : "",
-		 p->name);
+		 shown(p->name, name, sizeof(name))); /* one line, no password */
 	if (p->ramping)
 		fprintf(stderr, "\r\033[K[%s] ramp %.1f/%.1f s", where, p->elapsed_s, p->total_s);
 	else if (p->total_s > 0)

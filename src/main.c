@@ -23,6 +23,7 @@
 #include "cluster.h"
 #include "lua_api.h"
 #include "phase.h"
+#include "redact.h"
 
 #ifndef IOMOON_DATADIR
 #define IOMOON_DATADIR "/usr/local/share/iomoon"
@@ -182,6 +183,8 @@ int main(int argc, char **argv)
 	lua_State *L;
 	int rc;
 
+	for (int i = 1; i < argc; i++)
+		redact_keep(argv[i]); /* a URL's password given here is never shown (redact.h) */
 	if (cluster_init(&argc, &argv, why, sizeof(why))) {
 		fprintf(stderr, "iomoon: %s\n", why);
 		return 2;

@@ -1,10 +1,12 @@
 /* netblk.c - what network block devices share (netblk.h). */
 #include "netblk.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 #include "engine.h"
 #include "phase.h"
 #include "rc.h"
+#include "redact.h"
+#include "target.h"
 
 const struct engine_ops *net_engine_for(const char *path)
 {
@@ -19,29 +23,74 @@ const struct engine_ops *net_engine_for(const char *path)
 
 	for (unsigned i = 0; path && e[i]; i++)
 		for (unsigned k = 0; e[i]->net && e[i]->net->schemes[k]; k++)
-			if (!strncmp(path, e[i]->net->schemes[k], strlen(e[i]->net->schemes[k])))
-				return e[i];
+			if (!strncasecmp(path, e[i]->net->schemes[k], strlen(e[i]->net->schemes[k])))
+				return e[i]; /* a scheme is case-insensitive (RFC 3986, 3.1) */
 	return NULL;
 }
 
-void net_redact(const char *url, char *out, size_t len)
+int net_url_normalize(const char *url, char *out, size_t len)
 {
-	const char *auth = strstr(url, "://"), *at, *slash, *cut;
+	size_t n = strcspn(url, ":");
 
-	snprintf(out, len, "%s", url);
-	if (!auth)
-		return;
-	auth += 3;
-	slash = strchr(auth, '/');
-	at = memchr(auth, '@', slash ? (size_t)(slash - auth) : strlen(auth));
-	if (!at)
-		return;
-	/* user%password (libiscsi) or user:password (URI userinfo) */
-	for (cut = auth; cut < at && *cut != '%' && *cut != ':'; cut++)
-		;
-	if (cut == at)
-		return;
-	snprintf(out, len, "%.*s%s", (int)(cut - url), url, at);
+	if (snprintf(out, len, "%s", url) >= (int)len)
+		return RC_INPUT;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)out[i]);
+	return RC_OK;
+}
+
+void net_redact(const char *text, char *out, size_t len)
+{
+	redact_copy(text, out, len);
+}
+
+int net_target_inspect(struct target *t, const struct target_opts *o, const struct engine_ops *e, char *why,
+		       size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char url[4096], shown_url[1024], err[WHY_LEN];
+	struct net_info ni;
+	int rc;
+
+	t->allow_write = o->allow_write;
+	t->force = o->force;
+	redact_keep(o->path); /* its password, however it is spelled, is never shown */
+	net_redact(o->path, shown_url, sizeof(shown_url));
+	if (net_url_normalize(o->path, url, sizeof(url)) != RC_OK) {
+		snprintf(why, why_len, "%s.path: %.64s...: a URL longer than %zu bytes", W, shown_url, sizeof(url) - 1);
+		return RC_INPUT;
+	}
+	net_redact(url, shown_url, sizeof(shown_url)); /* ISCSI://... is shown as iscsi://..., as it is used */
+	t->path = strdup(shown_url);
+	t->url = strdup(url);
+	if (!t->path || !t->url) {
+		snprintf(why, why_len, "out of memory");
+		return RC_FAIL;
+	}
+	rc = e->net->inspect(url, &ni, err, sizeof(err));
+	if (rc != RC_OK) {
+		snprintf(why, why_len, "%s.path: %s", W, err);
+		return rc;
+	}
+	if (o->size > ni.size) {
+		snprintf(why, why_len, "%s.size: %llu bytes is larger than %s (%llu bytes)", W, (unsigned long long)o->size,
+			 shown_url, (unsigned long long)ni.size);
+		return RC_INPUT;
+	}
+	t->kind = TARGET_BLOCK; /* a LUN is a block device for every safety rule */
+	t->net = e;
+	t->exists = 1;
+	t->size = o->size ? o->size : ni.size;
+	t->sector = ni.block;
+	t->mem_align = 4096;
+	t->net_trims = ni.can_trim;
+	t->net_flushes = ni.can_flush;
+	t->id_dev = net_identity(shown_url);
+	t->id_ino = 1;
+	if (ni.read_only && o->allow_write)
+		t->allow_write = 0; /* target_may_write says why */
+	t->net_read_only = ni.read_only;
+	return RC_OK;
 }
 
 uint64_t net_io_timeout_ns(void)

@@ -15,7 +15,8 @@
  *
  * A URL may hold a password (iscsi://user%password@host/...): the target's
  * path is the URL without it (net_redact), and only target.url, never
- * printed, has it.
+ * printed, has it. Schemes are matched in any case; target.url has its
+ * scheme in lower case (net_url_normalize), as the libraries want it.
  */
 #ifndef IOMOON_NETBLK_H
 #define IOMOON_NETBLK_H
@@ -58,12 +59,24 @@ struct net_ops {
 };
 
 struct engine_ops;
+struct target;
+struct target_opts;
 
-/* The network engine whose scheme starts path, or NULL (a local path). */
+/* target_inspect of a LUN or an export (e: its engine, net_engine_for): one
+ * short connection through the engine for its size, block size and what
+ * it can do; t->path the URL without its password, t->url the URL to
+ * connect to, its scheme in lower case. RC_OK, RC_INPUT or RC_FAIL with why. */
+int net_target_inspect(struct target *t, const struct target_opts *o, const struct engine_ops *e, char *why,
+		       size_t why_len);
+/* The network engine whose scheme starts path (in any case), or NULL (a
+ * local path). */
 const struct engine_ops *net_engine_for(const char *path);
-/* url without a password ("iscsi://user%secret@h/..." -> "iscsi://user@h/...")
- * into out. */
-void net_redact(const char *url, char *out, size_t len);
+/* text without any URL's password into out (redact_copy, redact.h: the
+ * one redaction of everything iomoon shows). */
+void net_redact(const char *text, char *out, size_t len);
+/* url with its scheme in lower case (libiscsi and libnbd know "iscsi://",
+ * not "ISCSI://") into out; RC_INPUT when it does not fit. */
+int net_url_normalize(const char *url, char *out, size_t len);
 /* Does what a LUN or export holds in its first and last MiB carry a
  * filesystem, RAID or partition-table signature? (claims_signatures on a
  * sparse copy.) 1 with what, 0 none, RC_FAIL with what when the data

@@ -4,12 +4,15 @@
  * newline, an escape sequence); shown writes them as \n, \r, \t or \xHH,
  * the same style as the Lua side (iomoon.errors, report.visible), so an
  * echoed name can neither break a message's one line nor forge another.
+ * A URL's password is left out (redact.h), as everywhere.
  */
 #ifndef IOMOON_SHOWN_H
 #define IOMOON_SHOWN_H
 
 #include <stddef.h>
 #include <stdio.h>
+
+#include "redact.h"
 
 static inline const char *shown(const char *s, char *buf, size_t len)
 {
@@ -26,6 +29,7 @@ static inline const char *shown(const char *s, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
 	}
 	buf[n] = 0;
+	redact_in_place(buf, *s != 0);
 	return buf;
 }
 

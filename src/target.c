@@ -73,7 +73,6 @@ static void file_alignment(const char *path, uint32_t *sector, uint32_t *mem)
 #endif
 }
 
-
 /* What a path is when it is neither a regular file nor a block device. */
 static const char *kind_name(mode_t m)
 {
@@ -503,49 +502,6 @@ static int inspect_missing(struct target *t, const struct target_opts *o, char *
 	return RC_OK;
 }
 
-/* A LUN or an export (netblk.h): one short connection through its engine
- * for its size, block size and what it can do. */
-static int inspect_net(struct target *t, const struct target_opts *o, const struct engine_ops *e, char *why,
-		       size_t why_len)
-{
-	const char *W = o->what ? o->what : "target";
-	char shown_url[1024], err[WHY_LEN];
-	struct net_info ni;
-	int rc;
-
-	net_redact(o->path, shown_url, sizeof(shown_url));
-	t->path = strdup(shown_url);
-	t->url = strdup(o->path);
-	if (!t->path || !t->url) {
-		snprintf(why, why_len, "out of memory");
-		return RC_FAIL;
-	}
-	rc = e->net->inspect(o->path, &ni, err, sizeof(err));
-	if (rc != RC_OK) {
-		snprintf(why, why_len, "%s.path: %s", W, err);
-		return rc;
-	}
-	if (o->size > ni.size) {
-		snprintf(why, why_len, "%s.size: %llu bytes is larger than %s (%llu bytes)", W, (unsigned long long)o->size,
-			 shown_url, (unsigned long long)ni.size);
-		return RC_INPUT;
-	}
-	t->kind = TARGET_BLOCK; /* a LUN is a block device for every safety rule */
-	t->net = e;
-	t->exists = 1;
-	t->size = o->size ? o->size : ni.size;
-	t->sector = ni.block;
-	t->mem_align = 4096;
-	t->net_trims = ni.can_trim;
-	t->net_flushes = ni.can_flush;
-	t->id_dev = net_identity(shown_url);
-	t->id_ino = 1;
-	if (ni.read_only && o->allow_write)
-		t->allow_write = 0; /* target_may_write says why */
-	t->net_read_only = ni.read_only;
-	return RC_OK;
-}
-
 int target_inspect(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
 	const char *W = o->what ? o->what : "target";
@@ -559,9 +515,7 @@ int target_inspect(struct target *t, const struct target_opts *o, char *why, siz
 		return RC_INPUT;
 	}
 	if (net_engine_for(o->path)) {
-		t->allow_write = o->allow_write;
-		t->force = o->force;
-		rc = inspect_net(t, o, net_engine_for(o->path), why, why_len);
+		rc = net_target_inspect(t, o, net_engine_for(o->path), why, why_len);
 		if (rc < 0)
 			target_free(t);
 		return rc;

@@ -270,6 +270,16 @@ like "$(cat "$TMP/chap.json")" "iscsi://alice@127.0.0.1:$PORT/$IQN:chap/1" "CHAP
 LIBISCSI_CHAP_USERNAME=alice LIBISCSI_CHAP_PASSWORD=Zq9-s3cret-Pw iom quick --target "$P:chap/1" --ios 100 \
 	--quiet --format none 2>&1
 is "$?" 0 "CHAP: LIBISCSI_CHAP_USERNAME and LIBISCSI_CHAP_PASSWORD log in"
+# a scheme in upper case is the same URL (RFC 3986): it logs in, and shows no password either
+iom quick --target "ISCSI://alice%Zq9-s3cret-Pw@127.0.0.1:$PORT/$IQN:chap/1" --ios 200 \
+	--format json --output "$TMP/chap2.json" >"$TMP/chap2.out" 2>"$TMP/chap2.err"
+is "$?:$(cat "$TMP/chap2.json" "$TMP/chap2.out" "$TMP/chap2.err" | grep -c 'Zq9-s3cret-Pw')" "0:0" \
+	"CHAP: ISCSI://alice%PASSWORD@...: logs in (exit 0), the password nowhere"
+like "$(cat "$TMP/chap2.json")" "\"target\": \"iscsi://alice@127.0.0.1:$PORT/$IQN:chap/1\"" "  the report names it in lower case"
+# the password out of the command line (ps): the user in the URL, the password in the environment
+LIBISCSI_CHAP_PASSWORD=Zq9-s3cret-Pw iom quick --target "iscsi://alice@127.0.0.1:$PORT/$IQN:chap/1" --ios 100 \
+	--quiet --format none 2>&1
+is "$?" 0 "CHAP: iscsi://alice@... with LIBISCSI_CHAP_PASSWORD logs in (doc/cli.md, Passwords)"
 out=$(iom quick --target "iscsi://alice%Wrong-Pw-42@127.0.0.1:$PORT/$IQN:chap/1" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "CHAP: a wrong password is exit 1"

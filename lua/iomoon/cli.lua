@@ -62,14 +62,16 @@ local input_error = errors.input
 -- user's line, then the message; with `options` (a map of phase field ->
 -- command-line option), the field the error names as data is shown as the
 -- option that set it ("--qd: 0 is out of range").
+-- Whatever it holds, the text has no URL's password (iomoon.redact: a
+-- script's own error may quote its target).
 local function error_text(e, options)
-  if type(e) ~= "table" then return tostring(e) end
+  if type(e) ~= "table" then return iomoon.redact(tostring(e)) end
   local where = e.where or ""
   local lib = iomoon.lua_dir
   if lib and where:sub(1, #lib) == lib then where = "" end
   local option = options and e.field and options[e.field]
-  if option then return where .. option .. ": " .. e.what end
-  return where .. (e.msg or "")
+  if option then return iomoon.redact(where .. option .. ": " .. e.what) end
+  return iomoon.redact(where .. (e.msg or ""))
 end
 
 -- Run fn(...); classify what it raised. Returns the exit status, the error
@@ -160,16 +162,21 @@ for _, f in ipairs(report.formats) do FORMATS[f] = true end
 
 -- What a report keeps of a result: all of it but the latency histograms
 -- (44 KiB of buckets each, that no report format prints), its streams'
--- included, so a long run's memory grows only by what its report shows.
+-- included, so a long run's memory grows only by what its report shows;
+-- a copy in which no string holds a URL's password (util.redacted: a
+-- name or meta field may quote one), whatever the format.
 local function slim(r)
-  local c = util.copy(r)
-  if type(r.lat) == "table" and rawget(r.lat, "hist") ~= nil then
-    c.lat = {}
-    for k, v in pairs(r.lat) do if k ~= "hist" then c.lat[k] = v end end
-  end
-  if type(rawget(r, "streams")) == "table" then
-    c.streams = {}
-    for i, s in ipairs(r.streams) do c.streams[i] = slim(s) end
+  local c = {}
+  for k, v in pairs(r) do
+    if k == "lat" and type(v) == "table" and rawget(v, "hist") ~= nil then
+      c.lat = {}
+      for lk, lv in pairs(v) do if lk ~= "hist" then c.lat[lk] = util.redacted(lv) end end
+    elseif k == "streams" and type(v) == "table" then
+      c.streams = {}
+      for i, s in ipairs(v) do c.streams[i] = slim(s) end
+    else
+      c[util.redacted(k)] = util.redacted(v)
+    end
   end
   return c
 end
@@ -419,7 +426,7 @@ function cli.run(args)
   local chunk, err = loadfile(script)
   if not chunk then
     if not iomoon.stat(script) then input_error("%s: no such file", script) end
-    io.stderr:write("iomoon: ", err, "\n")
+    io.stderr:write("iomoon: ", iomoon.redact(err), "\n")
     return 2
   end
   local script_args = { [0] = script }
@@ -635,7 +642,7 @@ function cli.main(args)
   end
   local h = handlers[cmd]
   if not h then
-    io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", cmd,
+    io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", report.visible(cmd),
       table.concat(cli.verbs(handlers), ", ")))
     return 2
   end

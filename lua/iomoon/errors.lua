@@ -3,16 +3,17 @@
 -- input(...) is bad input (the command line exits 2), run(...) a failed
 -- run (exit 1); both take string.format's arguments and print their
 -- message with tostring(). Control bytes in a message are shown escaped
--- (a name with a newline cannot forge a second line).
+-- (a name with a newline cannot forge a second line), and a URL's
+-- password is left out (iomoon.redact), as in the core's messages.
 local registry = debug.getregistry()
 
 local errors = {}
 
 local function escaped(s)
-  return (s:gsub("[%c\127]", function(c)
+  return require("iomoon").redact((s:gsub("[%c\127]", function(c)
     local named = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
     return named[c] or string.format("\\x%02x", c:byte())
-  end))
+  end)))
 end
 
 -- An input error carries the field its message starts with as data, as

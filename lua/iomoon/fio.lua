@@ -187,7 +187,7 @@ function fio.cli(args, lib)
   if #fopts > 0 then sources[#sources + 1] = { sections = fio.cli_sections(fopts), name = "command line" } end
   local phases, _, notes = fio.load(sources, { target = o.target, skip = o["skip-unsupported"],
     allow_write = o["allow-write"], force = o.force })
-  for _, n in ipairs(notes) do io.stderr:write("iomoon fio: note: ", n, "\n") end
+  for _, n in ipairs(notes) do io.stderr:write("iomoon fio: note: ", shown(n), "\n") end
   local targets = {}
   for _, f in ipairs(files) do targets[#targets + 1] = { path = f, input = "the job file" } end
   for _, p in ipairs(phases) do

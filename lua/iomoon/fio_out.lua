@@ -25,8 +25,18 @@ local function sorted_keys(t)
   return keys
 end
 
+-- whether the plan being written left a URL's password out
+local left_out = false
+
+-- s without a URL's password (iomoon.redact), noting that one was left out
+local function redacted(s)
+  local r = iomoon.redact(s)
+  if r ~= s then left_out = true end
+  return r
+end
+
 local function scalar(v)
-  if type(v) == "string" then return (string.format("%q", v):gsub("\\\n", "\\n")) end
+  if type(v) == "string" then return (string.format("%q", redacted(v)):gsub("\\\n", "\\n")) end
   if math.type(v) == "float" then
     if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format("%.1f", v) end
     return string.format("%.17g", v)
@@ -58,7 +68,7 @@ local function lua_of(v, ind, from)
   end
   local lines = { "{" }
   for _, k in ipairs(keys) do
-    local note = notes and notes[k] and notes[k]:gsub("[%c]", "?") -- ${VAR} may hold a newline: one comment line
+    local note = notes and notes[k] and redacted(notes[k]):gsub("[%c]", "?") -- ${VAR} may hold a newline: one comment line
     lines[#lines + 1] = inner .. k .. " = " .. lua_of(v[k], inner, from) .. "," .. (note and (" -- " .. note) or "")
   end
   lines[#lines + 1] = ind .. "}"
@@ -77,13 +87,15 @@ function out.convert(path_or_text, opts)
     src = { text = path_or_text, name = "job.fio" }
   end
   local phases, from, notes = fio.load({ src }, opts)
-  local name = src.path and src.path:gsub("[%c]", "?") or "a fio job file"
+  left_out = false
+  local name = src.path and redacted(src.path):gsub("[%c]", "?") or "a fio job file"
   local lines = {
     "-- iomoon plan converted from " .. name .. " (iomoon convert).",
     "-- Run it with: iomoon run THIS.lua -- the same phases as `iomoon fio` runs from the job file.",
     "-- Each field says which fio option set it; doc/import.md says how they map.",
   }
-  for _, n in ipairs(notes) do lines[#lines + 1] = "-- note: " .. n:gsub("[%c]", "?") end
+  for _, n in ipairs(notes) do lines[#lines + 1] = "-- note: " .. redacted(n):gsub("[%c]", "?") end
+  local at = #lines + 1
   lines[#lines + 1] = 'local iomoon = require "iomoon"'
   lines[#lines + 1] = ""
   lines[#lines + 1] = "local phases = {"
@@ -98,6 +110,10 @@ function out.convert(path_or_text, opts)
   lines[#lines + 1] = "for _, p in ipairs(phases) do iomoon.check(p) end"
   lines[#lines + 1] = "for _, p in ipairs(phases) do iomoon.run(p) end"
   lines[#lines + 1] = "return phases"
+  if left_out then
+    table.insert(lines, at, "-- A URL's password is left out of this plan: give it in LIBISCSI_CHAP_PASSWORD "
+      .. "(with the user in the URL, iscsi://USER@HOST/...; doc/cli.md).")
+  end
   return table.concat(lines, "\n") .. "\n"
 end
 

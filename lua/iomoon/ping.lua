@@ -451,6 +451,10 @@ function ping.cli(args, lib)
   local path, o = ping.parse(args, lib)
   local c = settings(lib, o)
   local st, msg = iomoon.stat(path)
+  if not st and path:match("^%a[%w+.-]*://") then
+    lib.input_error("%s: a URL (iomoon ping measures a directory, file or block device; a LUN or export is "
+      .. "measured with iomoon quick --target URL --qd 1)", visible(path))
+  end
   if not st then lib.input_error("%s does not exist (%s)", visible(path), msg or "stat failed") end
   if st.kind ~= "directory" and st.kind ~= "file" and st.kind ~= "block" then
     lib.input_error("%s is not a directory, a regular file or a block device", visible(path))

@@ -39,7 +39,8 @@ local control = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 --- s as one line of text may show it: control characters (newline, CR,
 -- tab, ESC, DEL) written as \n, \r, \t or \xHH, the C1 controls as \u0080
 -- to \u009f, bytes that are not UTF-8 as \xHH, so a name can neither break
--- a row nor forge one, and the text is valid UTF-8.
+-- a row nor forge one, and the text is valid UTF-8; a URL's password is
+-- left out (iomoon.redact).
 function report.visible(s)
   s = tostring(s == nil and "" or s)
   local ok, bad = utf8.len(s)
@@ -48,7 +49,7 @@ function report.visible(s)
     ok, bad = utf8.len(s, bad + 4)
   end
   s = s:gsub("%c", function(c) return control[c] or string.format("\\x%02x", c:byte()) end)
-  return (s:gsub("\xc2([\x80-\x9f])", function(c) return string.format("\\u%04x", c:byte()) end))
+  return iomoon.redact((s:gsub("\xc2([\x80-\x9f])", function(c) return string.format("\\u%04x", c:byte()) end)))
 end
 local visible = report.visible
 

@@ -386,7 +386,13 @@ function saved.load(path)
   f:close()
   if not text then fail("cannot be read") end
   -- an IOMeter results.csv (its lines start with ' or a row type, never {)
-  if text:find("^%s*'") then return require("iomoon.iometer").load_results(path, text) end
+  -- what a file says is shown without a URL's password, as what a run measured
+  local function redacted(doc)
+    local util = require "iomoon.util"
+    doc.phases, doc.machine = util.redacted(doc.phases), util.redacted(doc.machine)
+    return doc
+  end
+  if text:find("^%s*'") then return redacted(require("iomoon.iometer").load_results(path, text)) end
   local doc = saved.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
   if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
     fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")
@@ -400,7 +406,8 @@ function saved.load(path)
     if p then fail("%s", p) end
   end
   if doc.machine ~= nil and type(doc.machine) ~= "table" then fail("\"machine\" is not an object") end
-  return { file = path, iomoon = tostring(doc.iomoon), machine = doc.machine, phases = doc.phases }
+  return redacted({ file = path, iomoon = iomoon.redact(tostring(doc.iomoon)), machine = doc.machine,
+    phases = doc.phases })
 end
 
 -- v copied through every level (a definition read back is plain data)

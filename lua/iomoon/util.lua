@@ -19,6 +19,21 @@ function util.copy(t)
   return c
 end
 
+--- v with every string in it, at any depth, keys too, without a URL's
+-- password (iomoon.redact): each table copied (its metatable kept; a
+-- table met twice copied once), other values as they are. What reaches a
+-- report, or is read back from a file, goes through it.
+function util.redacted(v, seen)
+  if type(v) == "string" then return require("iomoon").redact(v) end
+  if type(v) ~= "table" then return v end
+  seen = seen or {}
+  if seen[v] then return seen[v] end
+  local c = {}
+  seen[v] = c
+  for k, x in next, v do c[util.redacted(k, seen)] = util.redacted(x, seen) end
+  return setmetatable(c, getmetatable(v))
+end
+
 --- A new table with the fields of every argument, later ones replacing
 -- earlier ones; nil arguments are skipped.
 function util.merge(...)
