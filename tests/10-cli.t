@@ -134,6 +134,17 @@ ok $? "suite: options after the suite's name"
 python3 -c "import json; assert len(json.load(open('s.json'))['phases']) == 5"; ok $? "... are the suite's"
 out=$("$IOMOON" report knee.json --format csv); like "$(head -1 <<<"$out")" '^"Target Type",' "report: --format after the file"
 out=$("$IOMOON" report knee.json x 2>&1); is "$?:$out" "2:iomoon report: unexpected argument 'x' (every option is --NAME VALUE)" "report: a stray word after the file: exit 2"
+# ... and before it: suite, replay and trace profile find their file among the words
+"$IOMOON" suite --engine sim --time 0.1 --ramp 0 --quiet --format json --output s2.json quick
+is "$?:$(python3 -c "import json; print(len(json.load(open('s2.json'))['phases']))")" "0:5" "suite: options before the suite's name"
+printf 'fio version 3 iolog\n0 d add\n0 d open\n0 d read 0 4096\n500 d read 8192 4096\n1000 d close\n' >app.iolog
+out=$("$IOMOON" replay --engine sim --no-stall --quiet --format csv app.iolog); is "$?:$(wc -l <<<"$out")" "0:2" "replay: options before the trace"
+out=$("$IOMOON" trace profile --format json app.iolog); is "$?:$(python3 -c 'import json,sys; print(json.load(sys.stdin)["n"])' <<<"$out")" "0:2" "trace profile: options before the trace"
+for v in "suite quick --engine sim extra" "replay app.iolog --engine sim extra" "trace profile app.iolog extra"; do
+	# shellcheck disable=SC2086
+	out=$("$IOMOON" $v 2>&1); like "$?:$out" "^2:iomoon [a-z]+: unexpected argument 'extra' " "$v: a stray word after the file: exit 2"
+done
+[ ! -e extra ]; ok $? "... nothing made of it"
 cd "$T" || exit 1
 
 # installed elsewhere, the binary finds its library beside it; IOMOON_LUA_PATH overrides

@@ -346,13 +346,18 @@ function cli.quick(args)
     function() iomoon.check(phase) end)
 end
 
+-- The one file a verb names among its words (options may come before or
+-- after it); what: the message when there is none.
+local function the_file(rest, what)
+  if not rest[1] then input_error("%s", what) end
+  no_stray({ table.unpack(rest, 2) })
+  return rest[1]
+end
+
 function cli.suite(args)
-  local name = args[1]
-  if not name or name:match("^%-") then
-    input_error("suite: give a suite name or file (ready suites: %s)", table.concat(suite.list(), ", "))
-  end
-  local o, rest = parse_options(args, 2, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag" }))
-  no_stray(rest)
+  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag" }))
+  local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
+    table.concat(suite.list(), ", ")))
   local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
   local opts = common_overrides(o)
   opts.target = target_spec(o, s.size or "1g")
@@ -545,10 +550,10 @@ end
 -- [--offsets exact|wrap|scale] [--loop N] [options]: one phase that plays
 -- the trace back (doc/replay.md).
 function cli.replay(args)
-  local o, rest = parse_options(args, 2, with(with(with(OUTPUT_OPTS, TARGET_OPTS), TRACE_OPTS), {
+  local o, rest = parse_options(args, 1, with(with(with(OUTPUT_OPTS, TARGET_OPTS), TRACE_OPTS), {
     speed = "value", ["no-stall"] = "flag", offsets = "value", loop = "value", name = "value",
   }))
-  no_stray(rest)
+  args = { the_file(rest, "give a trace file (fio iolog, blktrace, MSR or Alibaba CSV; doc/replay.md)") }
   if o.ramp then input_error("--ramp: a replay is measured from its first record (give no ramp)") end
   local tr = load_trace(args, o, "replay")
   local t = target_spec(o, nil)
@@ -575,9 +580,9 @@ function cli.trace(args)
   if what ~= "profile" then
     input_error("trace: '%s' is not a trace command (iomoon trace profile TRACE)", tostring(what))
   end
-  local o, rest = parse_options(args, 3, with(TRACE_OPTS, { format = "value" }))
-  no_stray(rest)
-  local tr = load_trace({ args[2] }, o, "trace profile")
+  local o, rest = parse_options(args, 2, with(TRACE_OPTS, { format = "value" }))
+  local tr = load_trace({ the_file(rest, "give a trace file (iomoon trace profile TRACE; doc/replay.md)") }, o,
+    "trace profile")
   local trace = require "iomoon.trace"
   local p = iomoon.trace.profile(tr)
   if o.format == "json" then
@@ -601,7 +606,7 @@ function cli.list()
   print("suites:")
   for _, n in ipairs(suite.list()) do
     local ok, s = pcall(suite.load, n)
-    print(string.format("  %-20s %s", n, ok and s.description or "(does not load: " .. tostring(s) .. ")"))
+    print(string.format("  %-20s %s", n, report.visible(ok and s.description or "(does not load: " .. tostring(s) .. ")")))
   end
   return 0
 end
