@@ -21,7 +21,10 @@ void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t u
 }
 
 /* A unit the map says was never written (u, at offset at): blank, or
- * what it holds instead. 0 when blank. */
+ * what it holds instead. 0 when blank, or when it holds an intact header
+ * of this target's own id written for this offset: a write completed by
+ * a process whose state was never saved (it was killed before its phase
+ * ended); such a unit cannot be judged, and is not another's data. */
 static int never_written(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t *expected,
 			 uint64_t *found)
 {
@@ -33,6 +36,14 @@ static int never_written(const struct verify_view *v, const unsigned char *u, ui
 	/* an intact header, wherever it was written for: a writer the map
 	 * does not know of */
 	e = verify_check_id(u, v->unit, at, 0, v->unit, NULL, 0, 1, 0, &bad, &where, &bad);
+	if (e == 0 && v->tid) {
+		uint32_t id;
+
+		memcpy(&id, u + offsetof(struct verify_hdr, seed), sizeof(id));
+		if (id == v->tid) /* this target's own write, intact and in place, by a process that
+				   * ended before it saved the state (killed, a power cut): not foreign */
+			return 0;
+	}
 	if (e == 0 || e == VERR_MISDIRECTED) {
 		memcpy(found, u + offsetof(struct verify_hdr, generation), sizeof(*found));
 		*expected = 0;

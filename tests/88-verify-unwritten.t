@@ -116,6 +116,21 @@ garbage i.dat 60
 v i.dat >/dev/null
 is "$(cut -f2,3 v.out | head -1)" "$(printf '256\t256')" "garbage past where it stopped: 256 unexpected"
 
+# ---- a verifying writer killed (kill -9) before its state was saved ----
+# its first writes to units the state never had hold this target's own
+# intact headers: no error, neither to verify_only nor after another write
+cat >kw.lua <<'LUA'
+local r = require("iomoon").run { target = { path = "k.dat", size = "16m" }, bs = "4k", read = 0, random = 100, qd = 4,
+  duration = arg[1], verify = "crc32c", seed = tonumber(arg[2]) }
+LUA
+run kw.lua 0.3s 1
+"$IOMOON" run --format none --quiet kw.lua 30s 7 & pid=$!
+sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
+v k.dat >/dev/null; kv=$(head -1 v.out | cut -f2,3)
+run kw.lua 0.3s 8; v k.dat >/dev/null
+is "$kv $(head -1 v.out | cut -f2,3)" "$(printf '0	0 0	0')" \
+	"a writer killed mid-phase, then verify_only, then another write and verify_only: 0 errors, 0 unexpected, each time"
+
 # ---- the fill kinds: holes and zeros are blank; someone else's data is not ----
 run w.lua h.dat false
 is "$(v h.dat) $(head -1 v.out | cut -f2,4,5)" "$(printf 'exit 0 0\t2048\t14336')" "fill = false (holes): the never-written units are blank"
