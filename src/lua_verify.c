@@ -33,23 +33,34 @@ static int verifies_crc(const struct run_state *rs)
 	return 0;
 }
 
-/* Did the phase leave never-written units unread? As asked, else (not
- * given) when a verifying stream's mix writes: what a phase that writes
- * reads of never-written units says nothing of what it wrote. */
+/* Did a stream leave never-written units unread? As asked, else (not
+ * given) when its mix writes: what a phase that writes reads of
+ * never-written units says nothing of what it wrote. */
+static int stream_skips(const struct phase_spec *sp)
+{
+	if (sp->skip_unwritten >= 0)
+		return sp->skip_unwritten;
+	for (unsigned i = 0; i < sp->wl->nspecs; i++)
+		if (sp->wl->spec[i].read_thr < WL_ONE)
+			return 1;
+	return 0;
+}
+
+/* true only when every stream verifying with crc32c skips them */
 static int skips_unwritten(const struct run_state *rs)
 {
+	int any = 0;
+
 	for (unsigned k = 0; k < phase_nstreams(&rs->sp); k++) {
 		const struct phase_spec *sp = phase_stream(&rs->sp, k);
 
 		if (sp->verify != VERIFY_CRC)
 			continue;
-		if (sp->skip_unwritten >= 0)
-			return sp->skip_unwritten;
-		for (unsigned i = 0; i < sp->wl->nspecs; i++)
-			if (sp->wl->spec[i].read_thr < WL_ONE)
-				return 1;
+		if (!stream_skips(sp))
+			return 0;
+		any = 1;
 	}
-	return 0;
+	return any;
 }
 
 void api_push_verify(lua_State *L, const struct run_state *rs, const struct phase_result *r)

@@ -116,6 +116,18 @@ garbage i.dat 60
 v i.dat >/dev/null
 is "$(cut -f2,3 v.out | head -1)" "$(printf '256\t256')" "garbage past where it stopped: 256 unexpected"
 
+# ---- streams: each says whether it skipped; the phase only when all did ----
+run w.lua sr.dat; garbage sr.dat 40
+cat >st.lua <<'LUA'
+local r = require("iomoon").run { verify = "crc32c", on_error = "continue", duration = "0.5s", streams = {
+  { name = "r", target = "sr.dat", bs = "4k", read = 100, random = 0, qd = 4 },
+  { name = "w", target = { path = "sw.dat", size = "16m" }, bs = "4k", read = 50, random = 100, qd = 4 } } }
+print(tostring(r.verify.skip_unwritten), tostring(r.streams[1].verify.skip_unwritten),
+  tostring(r.streams[2].verify.skip_unwritten))
+LUA
+is "$(run st.lua | tr '\t\n' '  ')" "false false true " \
+	"a reading stream checks, a writing one skips: the phase's skip_unwritten is false (not every stream skipped)"
+
 # ---- a verifying writer killed (kill -9) before its state was saved ----
 # its first writes to units the state never had hold this target's own
 # intact headers: no error, neither to verify_only nor after another write
