@@ -472,6 +472,33 @@ static int check_replay(struct run_state *rs, char *why, size_t why_len)
 
 /* One workload (a phase without streams, or one stream): everything but
  * the generation maps. */
+/* Are t and u one file or device (the same target, or the same device
+ * and inode: a hard link, a symlink, another spelling)? */
+static int same_target(const struct target *t, const struct target *u)
+{
+	return t->kind != TARGET_NONE &&
+	       (t == u || (t->exists && u->exists && t->id_dev == u->id_dev && t->id_ino == u->id_ino));
+}
+
+/* A verifying phase that writes one file under two of its targets: the
+ * slices of its workers are per target, so two workers would write the
+ * same units and report lost writes on healthy storage. */
+static int check_verify_twice(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+
+	if (sp->verify == VERIFY_NONE || !phase_writes(sp))
+		return RC_OK;
+	for (unsigned i = 1; i < sp->ntargets; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (same_target(sp->targets[i], sp->targets[j]))
+				REFUSE("%s: %s is the file or device of %s too (%s), and a phase that writes with "
+				       "verify gives each target's workers slices of it: name it once",
+				       rs->what[i][0] ? rs->what[i] : rs->path, sp->targets[i]->path,
+				       rs->what[j][0] ? rs->what[j] : rs->path, sp->targets[j]->path);
+	return RC_OK;
+}
+
 static int check_workload(struct run_state *rs, int *four_k, char *why, size_t why_len)
 {
 	CHECK(check_targets(rs, why, why_len));
@@ -481,6 +508,7 @@ static int check_workload(struct run_state *rs, int *four_k, char *why, size_t w
 	CHECK(check_window(rs, why, why_len));
 	CHECK(check_durability(rs, why, why_len));
 	CHECK(check_verify_only(rs, why, why_len));
+	CHECK(check_verify_twice(rs, why, why_len));
 	if (rs->sp.verify == VERIFY_CRC)
 		CHECK(check_crc_units(rs, four_k, why, why_len));
 	return check_limits(rs, why, why_len);
@@ -531,9 +559,8 @@ static int shares(const struct phase_spec *a, unsigned x, const struct phase_spe
 {
 	const struct target *t = a->targets[x];
 
-	for (unsigned y = 0; t->kind != TARGET_NONE && y < b->ntargets; y++)
-		if (t == b->targets[y] || (t->exists && b->targets[y]->exists && t->id_dev == b->targets[y]->id_dev &&
-					   t->id_ino == b->targets[y]->id_ino))
+	for (unsigned y = 0; y < b->ntargets; y++)
+		if (same_target(t, b->targets[y]))
 			return 1;
 	return 0;
 }

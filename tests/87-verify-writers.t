@@ -56,6 +56,20 @@ like "$err" "phase\.verify: another iomoon \(pid $C\) is verifying $F .*writing 
 err=$(run v.lua 2>&1); is "$? $err" "0 1024	0" "two verify_only at once share the read lock: the second runs, 0 errors"
 kill "$C" 2>/dev/null; wait "$C" 2>/dev/null; PIDS=""
 
+# ---- one process, one file named twice (a hard link, a symlink, the same path) ----
+# workers get slices per target, so two targets that are one file would race
+printf 'require("iomoon").run { target = { path = "two.dat", size = "4m" }, bs = "4k", ios = 1 }\n' >mk.lua
+run mk.lua
+ln -f two.dat two-hard.dat; ln -sf two.dat two-sym.dat
+for other in two-hard.dat two-sym.dat ./two.dat; do
+	printf 'require("iomoon").run { target = { "two.dat", "%s" }, workers = 2, bs = "4k", read = 50, random = 100, qd = 8, duration = "1s", verify = "crc32c" }\n' \
+		"$other" >twice.lua
+	sum=$(md5sum <two.dat)
+	err=$(run twice.lua 2>&1); rc=$?
+	is "$rc $(md5sum <two.dat)" "2 $sum" "verify writing two.dat and $other in one phase: exit 2, nothing written"
+	like "$err" "phase.target\[2\]: .*$other is the file or device of phase.target\[1\] too" "names both targets"
+done
+
 # ---- (b) one loop device, two processes ----
 if [ "$(id -u)" = 0 ] && L=$(losetup -f --show "$(truncate -s 64m "$TMP/blank.img"; echo "$TMP/blank.img")" 2>/dev/null); then
 	LOOPS="$L"
