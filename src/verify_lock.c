@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cluster.h"
@@ -21,6 +22,9 @@
 #include "rc.h"
 #include "shown.h"
 #include "target.h"
+
+/* Where block devices' byte locks live: one file per device number. */
+#define VLOCK_DEVICE_DIR "/run/iomoon"
 
 /* One target this process holds locks on. */
 struct held {
@@ -193,7 +197,26 @@ static int state_held(const struct target *t, const char *field, int write, char
 	return held;
 }
 
-/* Bytes [off, off + len) of t, locked through h->target_fd (opened first). */
+/* A block device's bytes are locked in a file named for its device
+ * number, in a directory of the host (VLOCK_DEVICE_DIR), not on its node:
+ * another node of the same device (mknod, a name in another /dev) is
+ * another inode, and an OFD lock on it would not meet this one. -1 where
+ * the directory cannot be made (not root): then the node itself. */
+static int device_lock_file(const struct target *t)
+{
+	char p[128];
+	int fd;
+
+	if (mkdir(VLOCK_DEVICE_DIR, 0755) < 0 && errno != EEXIST)
+		return -1;
+	snprintf(p, sizeof(p), VLOCK_DEVICE_DIR "/blockdev-%u-%u.lock", major((dev_t)t->id_dev),
+		 minor((dev_t)t->id_dev));
+	fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	return fd;
+}
+
+/* Bytes [off, off + len) of t, locked through h->target_fd (opened first:
+ * the device's lock file, or the target itself). */
 static int lock_bytes(const struct target *t, const char *field, int write, uint64_t off, uint64_t len,
 		      struct held *h, char *why, size_t why_len)
 {
@@ -204,6 +227,8 @@ static int lock_bytes(const struct target *t, const char *field, int write, uint
 
 	if (t->url || t->kind == TARGET_NONE || !len)
 		return RC_OK;
+	if (h->target_fd < 0 && t->kind == TARGET_BLOCK)
+		h->target_fd = device_lock_file(t);
 	if (h->target_fd < 0 && (h->target_fd = target_open(t, 0, write, 0, why, why_len)) < 0) {
 		const int rc = h->target_fd;
 

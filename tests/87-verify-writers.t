@@ -98,6 +98,15 @@ LUA
 	is "$? $(tr '\n' ' ' <b1.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the second runs beside the first and verifies clean"
 	wait "$A"; is "$? $(tr '\n' ' ' <b0.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the first verifies clean"
 	PIDS=""
+	# another node of the same device (mknod): the lock is on the device, not on its node
+	N="$TMP/second-node"; mknod "$N" b $(stat -c '%t %T' "$L" | { read -r a b; echo "$((16#$a)) $((16#$b))"; })
+	sed "s|$L|$N|g" wr.lua >wr2.lua
+	IOMOON_STATE_DIR=$TMP/s0 run wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	wait_for "$TMP/s0"; sleep 0.3
+	err=$(IOMOON_STATE_DIR=$TMP/s2 run wr2.lua 16777216 32m 2>&1)
+	is $? 2 "the same device through another node (mknod), a state directory of its own, overlapping: exit 2"
+	like "$err" "another process holds a write lock on bytes 0 to 33554431 of $N" "names the bytes locked"
+	wait "$A"; PIDS=""
 	# one state directory: refused whatever the regions (one state per device)
 	"$IOMOON" run --format none --quiet wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$IOMOON_STATE_DIR/blockdev-$(stat -c '%t-%T' "$L" | { IFS=- read -r a b; echo "$((16#$a))-$((16#$b))"; }).iomoon-lock"
