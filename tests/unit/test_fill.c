@@ -146,12 +146,17 @@ static void test_read(void)
 	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
 	ok(e == 0 && c.units_checked == 1 && c.units_skipped == 3 && c.units_unwritten == 0,
 	   "skip_unwritten: the never-written units are skipped, unread, and the written one checked");
-	verify_stamp(b + 3 * 4096, 4096, 7 * 4096, 4096, 9, 0x1234, 1);
+	verify_stamp(b + 3 * 4096, 4096, 7 * 4096, 4096, 9, 0x4321, 1);
 	memset(&c, 0, sizeof(c));
 	verify_view_init(&v, m, 4096, 0, 0);
 	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
 	ok(e == VERR_UNEXPECTED_HDR && at == 7 * 4096 && got == 9 && !strcmp(verify_err_name(e), "unexpected"),
-	   "an intact header where the map says nothing was written: unexpected, with its generation");
+	   "an intact header of another id where the map says nothing was written: unexpected, with its generation");
+	verify_stamp(b + 3 * 4096, 4096, 7 * 4096, 4096, 9, m->tid, 1);
+	memset(&c, 0, sizeof(c));
+	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
+	ok(e == 0 && c.units_checked == 1 && c.units_unwritten == 3 && c.units_unexpected == 0,
+	   "one of this target's own id (a write whose state was never saved): counted as never written, no error");
 	memset(&c, 0, sizeof(c));
 	verify_view_init(&v, m, 4096, 1, 0);
 	e = verify_read(&v, b, sizeof(b), 4 * 4096, 0, &c, &at, &want, &got);
