@@ -144,25 +144,6 @@ kill -CONT "$pid"
 # flight 250 ms after it is abandoned with the connection, and not counted
 # (before: the worker waited for it, up to the 30 s I/O timeout). Every run
 # is killed at 8 s, so the code before fails fast ----
-secs() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.2f", b - a }'; }
-under() { awk -v t="$1" -v m="$2" 'BEGIN { exit !(t < m) }' && echo 0 || echo 1; }
-phase_of() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[p.get(k) for k in sys.argv[2:]])' "$@"; }
-# sigint_after SECONDS ARGS...: iomoon ARGS in the background (its stderr in
-# sig.err; killed at 8 s), SIGINT to it after SECONDS; sets rc and t (the
-# seconds from the signal to its exit)
-sigint_after() {
-	local delay=$1 job t0
-	shift
-	timeout -k 1 8 "$IOMOON" "$@" >/dev/null 2>"$TMP/sig.err" &
-	job=$!
-	sleep "$delay"
-	t0=$(secs)
-	kill -INT "$(pgrep -P "$job")" # iomoon itself, not timeout (which would kill it 1 s later)
-	wait "$job"
-	rc=$?
-	t=$(since "$t0")
-}
 # serve_tcp NAME ARGS...: nbdkit on 127.0.0.1, on a free port ($port), its pid kept
 serve_tcp() {
 	local name=$1

@@ -85,8 +85,6 @@ run_lua() { # run_lua BODY: a script of one phase, its result printed by the bod
 	printf 'local iomoon = require "iomoon"\n%s\n' "$1" >"$TMP/s.lua"
 	iom run --format none --quiet "$TMP/s.lua"
 }
-secs() { date +%s.%N; }
-took() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.1f", b - a }'; }
 
 out=$(iom list 2>&1)
 like "$out" "iscsi +works" "iomoon list: iscsi works"
@@ -98,7 +96,7 @@ like "$out" "\"path\": \"$P:plain/1\"" "the result names the LUN by its URL"
 t0=$(secs)
 iom quick --target "$P:plain/1" --qd 1 --time 1 --quiet --format none
 rc=$?
-t=$(took "$t0")
+t=$(since "$t0")
 is "$rc" 0 "a 1 s phase at qd 1 runs (exit 0)"
 ok $(awk -v t="$t" 'BEGIN { exit !(t < 8) }' && echo 0 || echo 1) "and ends on time ($t s): the last I/Os drain"
 
@@ -236,19 +234,19 @@ is "$?" 0 "a read-only LUN reads (exit 0)"
 t0=$(secs)
 out=$(iom quick --target "$P:nosuch/1" --time 0.3 --quiet 2>&1)
 rc=$?
-is "$rc" 1 "a wrong IQN: exit 1 ($(took "$t0") s)"
+is "$rc" 1 "a wrong IQN: exit 1 ($(since "$t0") s)"
 like "$out" "Target not found" "a wrong IQN: the target's words"
 t0=$(secs)
 out=$(iom quick --target "$P:plain/7" --time 0.3 --quiet 2>&1)
 rc=$?
-is "$rc" 1 "a wrong LUN: exit 1 ($(took "$t0") s)"
+is "$rc" 1 "a wrong LUN: exit 1 ($(since "$t0") s)"
 like "$out" "has no LUN 7" "a wrong LUN: the message says there is no LUN 7"
 t0=$(secs)
 out=$(iom quick --target "iscsi://127.0.0.1:$((PORT + 1))/$IQN:plain/1" --time 0.3 --quiet 2>&1)
 rc=$?
-is "$rc" 1 "a port nothing listens on: exit 1 ($(took "$t0") s)"
+is "$rc" 1 "a port nothing listens on: exit 1 ($(since "$t0") s)"
 like "$out" "Connection refused" "a port nothing listens on: connection refused"
-ok $(awk -v t="$(took "$t0")" 'BEGIN { exit !(t < 5) }' && echo 0 || echo 1) "and it said so within 5 s"
+ok $(awk -v t="$(since "$t0")" 'BEGIN { exit !(t < 5) }' && echo 0 || echo 1) "and it said so within 5 s"
 for u in "iscsi://127.0.0.1:$PORT/$IQN:plain" "iscsi://127.0.0.1:$PORT/$IQN:plain/x" "iscsi:///$IQN:plain/1"; do
 	out=$(iom quick --target "$u" --time 0.3 --quiet 2>&1)
 	rc=$?
@@ -298,29 +296,12 @@ is "$?" 0 "IOMOON_ISCSI_INITIATOR names the initiator: the same target lets it i
 # nor a phase's end: what is in flight 250 ms after it is abandoned with the
 # session (no logout), and not counted (before: the worker waited for it,
 # up to the 30 s I/O timeout). Every run is killed at 8 s ----
-under() { awk -v t="$1" -v m="$2" 'BEGIN { exit !(t < m) }' && echo 0 || echo 1; }
-phase_of() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[p.get(k) for k in sys.argv[2:]])' "$@"; }
-# sigint_after SECONDS ARGS...: iomoon ARGS in the background (its stderr in
-# sig.err; killed at 8 s), SIGINT to it after SECONDS; sets rc and t (the
-# seconds from the signal to its exit)
-sigint_after() {
-	local delay=$1 job t0
-	shift
-	timeout -k 1 8 "$IOMOON" "$@" >/dev/null 2>"$TMP/sig.err" &
-	job=$!
-	sleep "$delay"
-	t0=$(secs)
-	kill -INT "$(pgrep -P "$job")" # iomoon itself, not timeout (which would kill it 1 s later)
-	wait "$job"
-	rc=$?
-	t=$(took "$t0")
-}
 (sleep 0.6; kill -STOP "$TGTD_PID") &
 t0=$(secs)
 timeout -k 1 8 "$IOMOON" quick --target "$P:plain/1" --qd 4 --time 1 --format json --output "$TMP/end.json" \
 	--quiet >/dev/null 2>"$TMP/end.err"
 rc=$?
-t=$(took "$t0")
+t=$(since "$t0")
 wait
 kill -CONT "$TGTD_PID"
 is "$rc" 0 "tgtd stopped 0.6 s into a 1 s phase: exit 0"
@@ -353,7 +334,7 @@ like "$(cat "$TMP/sig.err")" "interrupted \\(connecting and logging in\\)" "  an
 t0=$(secs)
 out=$(IOMOON_NET_IO_TIMEOUT=2 iom quick --target "$P:plain/1" --qd 4 --time 6 --quiet 2>&1)
 rc=$?
-t=$(took "$t0")
+t=$(since "$t0")
 kill -CONT "$TGTD_PID"
 is "$rc" 1 "tgtd stopped 1 s into a 6 s phase: exit 1 (not 124, a hang), after $t s"
 ok $(awk -v t="$t" 'BEGIN { exit !(t < 12) }' && echo 0 || echo 1) "it ended within seconds of the I/O timeout"
@@ -368,7 +349,7 @@ sleep 1.5
 kill -9 "$TGTD_PID"
 wait "$pid"
 rc=$?
-t=$(took "$t0")
+t=$(since "$t0")
 is "$rc" 1 "tgtd killed 1.5 s into a 5 s phase: exit 1 (not timeout's 124), after $t s"
 ok $(awk -v t="$t" 'BEGIN { exit !(t < 5) }' && echo 0 || echo 1) "the phase ended at once, not at its 5 s"
 like "$(cat "$TMP/kill.json")" '"ENOTCONN"' "its errors are ENOTCONN (the connection closed)"

@@ -26,6 +26,31 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+# Timing a run (tests of signals and stalls): secs, now in seconds;
+# since T0, the seconds from T0 to now; under T MAX, 0 when T < MAX (MAX
+# for the plain build: the sanitized one, several times slower per call
+# and run two tests at a time, gets twice as long).
+case "$IOMOON" in *asan*) SLOWER=2 ;; *) SLOWER=1 ;; esac
+secs() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(secs)" 'BEGIN { printf "%.2f", b - a }'; }
+under() { awk -v t="$1" -v m="$2" -v k="$SLOWER" 'BEGIN { exit !(t < m * k) }' && echo 0 || echo 1; }
+# phase_of FILE KEY...: those fields of the first phase of a saved JSON run
+phase_of() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[p.get(k) for k in sys.argv[2:]])' "$@"; }
+# sigint_after SECONDS ARGS...: iomoon ARGS in the background (its stderr in
+# $TMP/sig.err; killed at 8 s), SIGINT to it after SECONDS; sets rc and t
+# (the seconds from the signal to its exit)
+sigint_after() {
+	local delay=$1 job t0
+	shift
+	timeout -k 1 8 "$IOMOON" "$@" >/dev/null 2>"$TMP/sig.err" &
+	job=$!
+	sleep "$delay"
+	t0=$(secs)
+	kill -INT "$(pgrep -P "$job")" # iomoon itself, not timeout (which would kill it 1 s later)
+	wait "$job"
+	rc=$?
+	t=$(since "$t0")
+}
 tap_n=0
 tap_failed=0
 
