@@ -599,6 +599,23 @@ __attribute__((noinline, cold)) static void engine_failed(struct loop *l, int n)
 	__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 }
 
+/* The n completions a reap returned (in l->done): counted when they
+ * completed in the measured time, each one completed (the plain copy of
+ * complete_as when the loop is plain). */
+static inline void completed(struct loop *l, int n)
+{
+	const int counting = l->now >= l->measure && l->now <= l->end;
+
+	if (n && counting)
+		sizes_add(&l->w->batch.reap, (unsigned)n);
+	if (l->plain)
+		for (int i = 0; i < n; i++)
+			complete_as(l, l->done[i], counting, 1);
+	else
+		for (int i = 0; i < n; i++)
+			complete_as(l, l->done[i], counting, 0);
+}
+
 /* A stopped worker of an engine that drops (a network target): what
  * completes within ENGINE_DROP_NS of the end is reaped as in run(), the
  * rest left for exit() to abandon with the connection (a stalled server
@@ -608,18 +625,14 @@ __attribute__((noinline, cold)) static void drain_dropping(struct loop *l)
 	const uint64_t until = l->end + ENGINE_DROP_NS;
 
 	while (l->inflight && l->now < until) {
-		int n = l->ops->reap(&l->w->engine, 1, min64(until - l->now, STOP_POLL_NS), l->done, l->qd), counting;
+		int n = l->ops->reap(&l->w->engine, 1, min64(until - l->now, STOP_POLL_NS), l->done, l->qd);
 
 		l->now = clock_ns();
 		if (n < 0) {
 			engine_failed(l, n);
 			return;
 		}
-		counting = l->now >= l->measure && l->now <= l->end;
-		if (n && counting)
-			sizes_add(&l->w->batch.reap, (unsigned)n);
-		for (int i = 0; i < n; i++)
-			complete_one(l, l->done[i], counting);
+		completed(l, n);
 	}
 }
 
@@ -628,7 +641,7 @@ __attribute__((noinline, cold)) static void drain_dropping(struct loop *l)
 static inline void run(struct loop *l)
 {
 	for (;;) {
-		int n, counting, stopping = __atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED) || l->now >= l->end;
+		int n, stopping = __atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED) || l->now >= l->end;
 
 		if (stopping && l->end > l->now)
 			l->end = l->now; /* a stop ends the phase here: nothing completing later counts */
@@ -652,15 +665,7 @@ static inline void run(struct loop *l)
 			engine_failed(l, n);
 			return;
 		}
-		counting = l->now >= l->measure && l->now <= l->end;
-		if (n && counting)
-			sizes_add(&l->w->batch.reap, (unsigned)n);
-		if (l->plain)
-			for (int i = 0; i < n; i++)
-				complete_as(l, l->done[i], counting, 1);
-		else
-			for (int i = 0; i < n; i++)
-				complete_as(l, l->done[i], counting, 0);
+		completed(l, n);
 		if (l->autob) {
 			l->au->epoch_ios += (unsigned)n;
 			if (l->now >= l->au->check_at) {

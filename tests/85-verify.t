@@ -216,14 +216,7 @@ is "$(cat "$(st "$TMP/f.dat")"); $(ls "$IOMOON_STATE_DIR" | grep -c tmp); $(cmp 
 	"not mine to replace; 0; 0" "the file in its place is unchanged, no temporary left, the target not written"
 # crc32c against known values, the CPU's instruction against the table, and
 # verify_check's kinds (tests/unit/test_verify.c)
-U="$ROOT/${UNIT_DIR:-build}/test_verify"
-if [ -x "$U" ]; then
-	out=$("$U"); rc=$?
-	printf '%s\n' "$out" | sed 's/^/#   /'
-	ok "$rc" "unit tests of crc32c and verify_check: $(printf '%s\n' "$out" | grep -c '^ok') passed"
-else
-	skip "$U not built (make $U)"
-fi
+unit_test test_verify "unit tests of crc32c and verify_check"
 # the burn-in suite catches a corrupted block
 "$IOMOON" suite burn-in --target "$TMP/b.dat" --size 16m --time 0.3 --quiet >/dev/null; ok $? "the burn-in suite passes on a healthy file"
 done_testing

@@ -227,12 +227,5 @@ else
 fi
 
 # ---- the blank test and verify_read, unit by unit (tests/unit/test_fill.c) ----
-U="$ROOT/${UNIT_DIR:-build}/test_fill"
-if [ -x "$U" ]; then
-	out=$("$U"); rc=$?
-	printf '%s\n' "$out" | sed 's/^/#   /'
-	ok "$rc" "unit tests of the fill and of never-written units: $(printf '%s\n' "$out" | grep -c '^ok') passed"
-else
-	skip "$U not built (make $U)"
-fi
+unit_test test_fill "unit tests of the fill and of never-written units"
 done_testing

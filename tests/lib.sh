@@ -51,6 +51,18 @@ sigint_after() {
 	rc=$?
 	t=$(since "$t0")
 }
+# unit_test NAME DESCRIPTION: run the C unit test build/NAME (UNIT_DIR for
+# the sanitized build), its lines shown as comments, as one test here
+unit_test() {
+	local u="$ROOT/${UNIT_DIR:-build}/$1" out rc
+	if [ -x "$u" ]; then
+		out=$("$u"); rc=$?
+		printf '%s\n' "$out" | sed 's/^/#   /'
+		ok "$rc" "$2: $(printf '%s\n' "$out" | grep -c '^ok') passed"
+	else
+		skip "$u not built (make $u)"
+	fi
+}
 tap_n=0
 tap_failed=0
 
