@@ -32,7 +32,7 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
 
 CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
         netblk redact engine_nbd engine_iscsi \
-        engine_uring target stats worker phase phase_sample phase_slice cluster cluster_phase csv verify verify_read fill genmap verify_lock outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_streams trace_profile
+        engine_uring target stats worker phase phase_sample phase_slice cluster cluster_phase cluster_end csv verify verify_read fill genmap verify_lock outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_streams trace_profile
 BUILD ?= build
 # The binding: Lua tables to the core and back (lua_phase.h draws the path).
 BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv \
@@ -48,8 +48,6 @@ all: iomoon
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(BUILD)
 	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
-
-$(BUILD)/cluster_phase.o: src/cluster_end.c
 
 iomoon $(BUILD)/iomoon: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)

@@ -4,6 +4,7 @@
  * batch_auto_step when an epoch may have ended.
  */
 #include "batch.h"
+#include "phase.h"
 
 #include <string.h>
 

@@ -1,13 +1,39 @@
 /* batch.h - how queued I/Os go to the kernel: the bound on one submission
  * that batch = "auto" searches for (batch.c), and the sizes of submissions
- * and reaps that a result reports (struct batch_stats, phase.h).
+ * and reaps that a result reports (struct batch_stats).
  */
 #ifndef IOMOON_BATCH_H
 #define IOMOON_BATCH_H
 
 #include <stdint.h>
 
-#include "phase.h"
+#include "stats.h"
+
+struct phase_spec;
+
+/* phase.batch = "auto" (the default): the worker finds the bound on one
+ * submission from what the device does (batch.c, doc/performance.md). */
+#define BATCH_AUTO 0
+
+/* Submissions and reaps by size: hist[k] counts those of 2^k to
+ * 2^(k+1) - 1 I/Os (hist[0]: 1 I/O; hist[1]: 2-3; hist[2]: 4-7; ...;
+ * hist[12]: PHASE_MAX_QD). */
+#define BATCH_HIST 13
+struct batch_sizes {
+	uint64_t ios;          /* the I/Os in them (how many: the sum of hist) */
+	uint64_t max;
+	uint64_t hist[BATCH_HIST];
+};
+
+/* How a phase's I/Os went to the kernel and came back, over the measured
+ * time: every hand-over of queued I/Os (a submit, or the reap that carries
+ * them), every reap that returned completions, and the bound on one
+ * submission that held at the end (under auto: where it settled; the
+ * largest over the workers). */
+struct batch_stats {
+	struct batch_sizes submit, reap;
+	unsigned bound;
+};
 
 /* batch = "auto": the bound on one submission is a small experiment run by
  * the worker. Starting at AUTO_START, a trial alternates epochs (at least

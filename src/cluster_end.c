@@ -1,13 +1,26 @@
 /* cluster_end.c - the end of a clustered phase: everything counted,
  * reduced exactly onto rank 0 and broadcast (so that every rank holds the
  * very same bytes, whatever order the reduction took), and each rank's
- * own figures gathered. Included by cluster_phase.c (HAVE_MPI only).
+ * own figures gathered. (HAVE_MPI; without it,
+ * a phase never ends as a cluster.)
  *
  * The payload is a run of sections, 16-byte aligned: a head, then per
  * unit (the phase, each stream) its counters, batch sizes, per-spec
  * figures and replay lag when it has them. The layout follows from the
  * phase, which every rank agreed on; the reduction's operator walks it.
  */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "cluster_phase.h"
+#include "replay.h"
+
+#ifdef HAVE_MPI
+#include "cluster_int.h"
 
 /* What is not a histogram or a counter: reduced by sum, max or min. */
 struct end_head {
@@ -341,3 +354,14 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	cluster_result(cp, &h, hosts, t0, size);
 	cluster_phase_free(cp);
 }
+
+#else /* !HAVE_MPI */
+
+void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, uint64_t measure_ns)
+{
+	(void)cp;
+	(void)l;
+	(void)measure_ns;
+}
+
+#endif

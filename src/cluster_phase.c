@@ -21,53 +21,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-/* Most interval reductions in flight at once. */
-#define IV_INFLIGHT 4
-
-/* One unit's interval as reduced: summed, the maxima and minima kept. */
-struct iv_pay {
-	double t_s;                 /* max: the end of the interval, since the common start */
-	uint64_t ios[OP_NDATA], bytes[OP_NDATA];
-	uint64_t count, min, max;
-	uint64_t buckets[HIST_BUCKETS];
-};
-
-/* An interval made here and not yet posted: its histograms per unit. */
-struct iv_node {
-	struct iv_node *next;
-	struct hist h[];
-};
-
-struct iv_req {
-	MPI_Request req;
-	struct iv_pay *send, *recv;
-};
-
-/* A round: stop rank (as ranks - rank), interrupted, -ready, -done, made. */
-#define HD_LEN 5
-
-struct cluster_phase {
-	const struct phase_spec *sp;
-	struct phase_result *res;
-	unsigned nu;                   /* units: the phase, then each stream */
-	MPI_Comm hd_comm, iv_comm;
-	MPI_Datatype iv_type;
-	MPI_Request hd_req;
-	int hd_active, all_done;
-	int64_t hd_send[HD_LEN], hd_recv[HD_LEN];
-	uint64_t rounds;
-	int stopped_by;
-	unsigned target;               /* intervals every rank has made (or will) */
-	unsigned made, posted, merged;
-	struct iv_node *head, *tail;   /* made, not posted */
-	struct iv_req inflight[IV_INFLIGHT];
-	unsigned nin, first_in;        /* a ring of nin from first_in */
-	/* merged intervals, per unit */
-	struct interval **list;
-	unsigned *nlist, *cap;
-	double last_t;
-	int64_t realtime_ns;
-};
+#include "cluster_int.h"
 
 /* Reduce n iv_pay elements of in into inout. */
 static void iv_op(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -351,8 +305,6 @@ int cluster_phase_poll(struct cluster_phase *cp, const struct cluster_local *l)
 	return bits;
 }
 
-#include "cluster_end.c"
-
 #else /* !HAVE_MPI */
 
 struct cluster_phase *cluster_phase_new(const struct phase_spec *sp, struct phase_result *res)
@@ -379,13 +331,6 @@ int cluster_phase_poll(struct cluster_phase *cp, const struct cluster_local *l)
 	(void)cp;
 	(void)l;
 	return CLUSTER_DONE;
-}
-
-void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, uint64_t measure_ns)
-{
-	(void)cp;
-	(void)l;
-	(void)measure_ns;
 }
 
 void cluster_phase_free(struct cluster_phase *cp)

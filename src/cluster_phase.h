@@ -21,6 +21,31 @@
 #include "cluster.h"
 #include "phase.h"
 
+/* One rank's own figures in a clustered phase (result.hosts). */
+struct cluster_host {
+	char host[64];
+	uint32_t rank;
+	int failed, interrupted;
+	uint64_t ios, bytes, errors;
+	double seconds;
+	uint64_t p50_ns, p99_ns, max_ns;
+	double mean_ns;
+	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
+	char error[192];
+};
+
+/* How a clustered phase went as a cluster (result.cluster). */
+struct cluster_result {
+	unsigned ranks;
+	uint64_t start_skew_ns;   /* spread of the ranks' realtime clocks at the start */
+	int stopped_by;           /* the lowest rank that stopped for its own reason; -1: none */
+	uint64_t rounds;          /* rounds of the stop and interval protocol */
+	uint64_t end_bytes;       /* the end reduction's payload, per rank */
+	uint64_t end_ns;          /* the end reduction's time on this rank */
+	uint64_t interval_bytes;  /* each interval's payload, per rank */
+	struct cluster_host *hosts; /* ranks of them, by rank */
+};
+
 /* How often a clustered phase's sampler polls the rounds. */
 #define CLUSTER_POLL_NS 10000000ull
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_phase.h"
 #include "lua_api.h"
 #include "lua_cluster.h"
 #include "lua_int.h"

@@ -1,5 +1,4 @@
-/* lua_int.h - what the binding's files (lua_api.c, lua_phase.c, lua_result.c,
- * lua_target.c, lua_csv.c) share inside it. */
+/* lua_int.h - what the binding's files (src/lua/) share inside it. */
 #ifndef IOMOON_LUA_INT_H
 #define IOMOON_LUA_INT_H
 
@@ -16,9 +15,6 @@
 #define RESULTS_KEY "iomoon.results"   /* registry: results kept (keep_results) */
 #define ON_RESULT_KEY "iomoon.on_result" /* registry: functions given to on_result */
 #define OBJECT_MT "iomoon.object"      /* a map: {} in JSON even when empty */
-
-/* The largest block size a phase runs; Lua sees it as iomoon.limits.max_bs. */
-#define PHASE_MAX_BS (64u << 20)
 
 /* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
 int api_raise_error(lua_State *L, const char *mt, const char *msg);

@@ -12,7 +12,7 @@
 
 #include "claims.h"
 #include "engine.h"
-#include "phase.h"
+#include "stop.h"
 #include "rc.h"
 #include "redact.h"
 #include "target.h"

@@ -12,22 +12,28 @@
 #ifndef IOMOON_PHASE_H
 #define IOMOON_PHASE_H
 
-#include <signal.h>
 #include <stdint.h>
 
+#include "batch.h"
 #include "engine.h"
 #include "hist.h"
 #include "rc.h"
 #include "stats.h"
 #include "target.h"
+#include "stop.h"
 #include "workload.h"
 
 #define PHASE_MAX_WORKERS 256
 #define PHASE_MAX_QD 4096
 #define PHASE_MAX_TARGETS 64
 #define PHASE_MAX_STREAMS 16
+/* The largest block size a phase runs (Lua sees it as iomoon.limits.max_bs). */
+#define PHASE_MAX_BS (64u << 20)
 
+struct cluster_result;
 struct replay;
+struct replay_stats;
+struct trace_rec;
 
 /* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
  * offset (little-endian), which a reader can check without knowing the run. */
@@ -48,64 +54,9 @@ struct phase_progress {
 	uint64_t ios;
 };
 
-/* One counted I/O; times in ns since measurement began (< 0 in the ramp). */
-struct trace_rec {
-	int64_t start_ns;   /* what its latency is measured from: the intended start when paced, else submit_ns */
-	int64_t submit_ns;  /* when the worker issued it: the clock reading that stamped its submission */
-	uint64_t lat_ns;
-	uint64_t offset;
-	uint32_t len;
-	uint16_t worker;    /* its worker, numbered within its stream */
-	uint8_t op;
-	uint8_t target;     /* where it went: its place in phase_targets (result.target) */
-};
-
-/* How faithfully a replay (phase.replay, replay.h) kept the trace's
- * times: the lag of every record issued (its submission after its
- * recorded, scaled time), how many were late (over REPLAY_LATE_NS), the
- * first and the last submission (ns since measurement began); and what
- * was never issued: missed, the records due (their time before the
- * replay ended for their worker) that were not issued; planned, the
- * records the replay would issue to its end, every pass (meaningful
- * only when no worker loops endlessly: endless counts those that do). */
-struct replay_stats {
-	struct hist lag;
-	uint64_t ios, late;
-	uint64_t first_ns, last_ns;
-	uint64_t missed, planned, endless;
-};
-
-/* to += from, exactly (the first and last submissions: the earliest and
- * the latest of both). */
-void replay_stats_merge(struct replay_stats *to, const struct replay_stats *from);
-
-/* phase.batch = "auto" (the default): the worker finds the bound on one
- * submission from what the device does (batch.c, doc/performance.md). */
-#define BATCH_AUTO 0
-
 /* How long a phase lasts when nothing else (duration, ios, bytes, a
  * schedule) ends it: 10 s. */
 #define PHASE_DEFAULT_DURATION_NS 10000000000ull
-
-/* Submissions and reaps by size: hist[k] counts those of 2^k to
- * 2^(k+1) - 1 I/Os (hist[0]: 1 I/O; hist[1]: 2-3; hist[2]: 4-7; ...;
- * hist[12]: PHASE_MAX_QD). */
-#define BATCH_HIST 13
-struct batch_sizes {
-	uint64_t ios;          /* the I/Os in them (how many: the sum of hist) */
-	uint64_t max;
-	uint64_t hist[BATCH_HIST];
-};
-
-/* How a phase's I/Os went to the kernel and came back, over the measured
- * time: every hand-over of queued I/Os (a submit, or the reap that carries
- * them), every reap that returned completions, and the bound on one
- * submission that held at the end (under auto: where it settled; the
- * largest over the workers). */
-struct batch_stats {
-	struct batch_sizes submit, reap;
-	unsigned bound;
-};
 
 struct phase_spec {
 	const char *name;
@@ -165,31 +116,6 @@ struct stream_result {
 	struct replay_stats *replay; /* the stream's replay, when it has one */
 };
 
-/* One rank's own figures in a clustered phase (result.hosts). */
-struct cluster_host {
-	char host[64];
-	uint32_t rank;
-	int failed, interrupted;
-	uint64_t ios, bytes, errors;
-	double seconds;
-	uint64_t p50_ns, p99_ns, max_ns;
-	double mean_ns;
-	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
-	char error[192];
-};
-
-/* How a clustered phase went as a cluster (result.cluster). */
-struct cluster_result {
-	unsigned ranks;
-	uint64_t start_skew_ns;   /* spread of the ranks' realtime clocks at the start */
-	int stopped_by;           /* the lowest rank that stopped for its own reason; -1: none */
-	uint64_t rounds;          /* rounds of the stop and interval protocol */
-	uint64_t end_bytes;       /* the end reduction's payload, per rank */
-	uint64_t end_ns;          /* the end reduction's time on this rank */
-	uint64_t interval_bytes;  /* each interval's payload, per rank */
-	struct cluster_host *hosts; /* ranks of them, by rank */
-};
-
 struct phase_result {
 	struct counters total;  /* every stream's, merged */
 	double seconds;
@@ -221,9 +147,6 @@ static inline const struct phase_spec *phase_stream(const struct phase_spec *sp,
 {
 	return sp->nstreams ? sp->streams[i] : sp;
 }
-
-/* Set from a signal handler: stop the running phase (and mark it). */
-extern volatile sig_atomic_t phase_interrupt;
 
 /* Does a phase write? (Some spec is not all reads.) */
 static inline int phase_writes(const struct phase_spec *sp)

@@ -1,5 +1,6 @@
 /* phase_sample.c - a phase's intervals from snapshots (phase_sample.h). */
 #include "phase_sample.h"
+#include "replay.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "hist.h"
 #include "trace.h"
 #include "workload.h"
 
@@ -154,5 +155,24 @@ static inline int replay_next(const struct replay *rp, struct replay_cursor *c, 
 		return 1;
 	}
 }
+
+/* How faithfully a replay (phase.replay, replay.h) kept the trace's
+ * times: the lag of every record issued (its submission after its
+ * recorded, scaled time), how many were late (over REPLAY_LATE_NS), the
+ * first and the last submission (ns since measurement began); and what
+ * was never issued: missed, the records due (their time before the
+ * replay ended for their worker) that were not issued; planned, the
+ * records the replay would issue to its end, every pass (meaningful
+ * only when no worker loops endlessly: endless counts those that do). */
+struct replay_stats {
+	struct hist lag;
+	uint64_t ios, late;
+	uint64_t first_ns, last_ns;
+	uint64_t missed, planned, endless;
+};
+
+/* to += from, exactly (the first and last submissions: the earliest and
+ * the latest of both). */
+void replay_stats_merge(struct replay_stats *to, const struct replay_stats *from);
 
 #endif

@@ -120,4 +120,16 @@ struct interval {
 	uint64_t p50_ns, p99_ns, max_ns; /* all of them together */
 };
 
+/* One counted I/O; times in ns since measurement began (< 0 in the ramp). */
+struct trace_rec {
+	int64_t start_ns;   /* what its latency is measured from: the intended start when paced, else submit_ns */
+	int64_t submit_ns;  /* when the worker issued it: the clock reading that stamped its submission */
+	uint64_t lat_ns;
+	uint64_t offset;
+	uint32_t len;
+	uint16_t worker;    /* its worker, numbered within its stream */
+	uint8_t op;
+	uint8_t target;     /* where it went: its place in phase_targets (result.target) */
+};
+
 #endif

@@ -38,7 +38,7 @@
 #include "cluster.h"
 #include "engine.h"
 #include "netblk.h"
-#include "phase.h"
+#include "stop.h"
 #include "fill.h"
 #include "units.h"
 

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "batch.h"
+#include "phase.h"
 #include "engine.h"
 #include "tap.h"
 
