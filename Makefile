@@ -30,24 +30,35 @@ DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pk
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit libiscsi-dev libiscsi-bin tgt chromium ioping \
             libopenmpi-dev openmpi-bin
 
-CORE := clock hist units workload batch engine engine_null engine_sim engine_psync engine_libaio crc32c discard \
-        netblk redact engine_nbd engine_iscsi \
-        engine_uring target stats worker phase phase_sample phase_slice cluster cluster_phase cluster_end csv verify verify_read fill genmap verify_lock outfile claims protect trace trace_iolog trace_blk trace_csv replay trace_streams trace_profile
+# The sources, by layer (doc/design.md, "The source tree"): every C file
+# in a folder of src/ is built; src/lua/ is the binding (the only code that
+# includes Lua's headers), the rest is the core the unit tests link.
 BUILD ?= build
-# The binding: Lua tables to the core and back (lua_phase.h draws the path).
-BINDING := lua_api lua_phase phase_fields phase_mix phase_pace phase_check lua_result lua_target lua_csv \
-           lua_trace lua_trace_profile lua_definition lua_machine phase_replay lua_cluster lua_verify
-OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE) $(BINDING) main))
-CORE_OBJS := $(addprefix $(BUILD)/,$(addsuffix .o,$(CORE)))
+LAYERS := core io verify trace run cluster
+CORE_SRCS := $(sort $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c)))
+BINDING_SRCS := $(sort $(wildcard src/lua/*.c))
+HEADERS := $(wildcard src/*/*.h)
+CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
+OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(BINDING_SRCS)) $(BUILD)/main.o
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
 .PHONY: all deps run test test-asan fuzz bench man install uninstall clean
 all: iomoon
 
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h)
-	@mkdir -p $(BUILD)
-	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
+# Only the binding and main.c see Lua's headers: a core file that includes
+# one does not compile.
+$(BUILD)/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/lua/%.o: src/lua/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(LUA_CFLAGS) -c -o $@ $<
+
+$(BUILD)/main.o: src/main.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
 
 iomoon $(BUILD)/iomoon: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
@@ -118,7 +129,7 @@ test-asan: deps
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
-FUZZ_OBJS = $(addprefix build-fuzz/,$(addsuffix .o,$(CORE) $(BINDING)))
+FUZZ_OBJS = $(patsubst src/%.c,build-fuzz/%.o,$(CORE_SRCS) $(BINDING_SRCS))
 fuzz: DEB_PKGS += clang libclang-rt-dev
 fuzz: deps
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)
@@ -136,8 +147,8 @@ bench: deps
 
 # The man page iomoon(1) is doc/cli.md, shaped by doc/man/man.lua; never
 # kept in git, so the two cannot disagree.
-VERSION := $(shell sed -n 's/^\#define IOMOON_VERSION "\(.*\)"/\1/p' src/lua_api.h)
-$(BUILD)/iomoon.1: doc/cli.md doc/man/iomoon.1.yaml doc/man/man.lua src/lua_api.h
+VERSION := $(shell sed -n 's/^\#define IOMOON_VERSION "\(.*\)"/\1/p' src/lua/lua_api.h)
+$(BUILD)/iomoon.1: doc/cli.md doc/man/iomoon.1.yaml doc/man/man.lua src/lua/lua_api.h
 	@command -v pandoc >/dev/null || { echo "pandoc is missing: make deps, or apt-get install pandoc"; exit 1; }
 	@mkdir -p $(BUILD)
 	pandoc -s -t man --metadata-file doc/man/iomoon.1.yaml -M footer="iomoon $(VERSION)" \

@@ -20,10 +20,10 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "cluster.h"
-#include "lua_api.h"
-#include "phase.h"
-#include "redact.h"
+#include "cluster/cluster.h"
+#include "core/redact.h"
+#include "lua/lua_api.h"
+#include "run/phase.h"
 
 #ifndef IOMOON_DATADIR
 #define IOMOON_DATADIR "/usr/local/share/iomoon"

@@ -3,7 +3,7 @@
 # keeps its own generation map and target id, so two of them writing one
 # target with crc32c made healthy storage look corrupt ('foreign',
 # 'lost_write'). Now a verifying phase locks its state and the bytes of
-# the target it writes or verifies (src/verify_lock.c): a second writer,
+# the target it writes or verifies (src/run/verify_lock.c): a second writer,
 # or a verify while one writes, is refused up front (exit 2), disjoint
 # regions with state directories of their own run together, and under
 # mpirun ranks that share one target each write their own slice.

@@ -7,7 +7,7 @@
 --   ioping_bytes_rate "512 B/s", "12.0 MiB/s"       (iomoon ping's summary)
 --   analyzer_size    "0.5k", "8k", "1m", "1000"     (I/O Analyzer spec names)
 --   iometer_size     "0.5K", "4K", "1024K"          (IOMeter sheet test names)
--- The core's messages use units_format_size (src/units.c): "1.50 MiB", two
+-- The core's messages use units_format_size (src/core/units.c): "1.50 MiB", two
 -- decimals, a third format on purpose (a message names a size exactly).
 
 local util = {}

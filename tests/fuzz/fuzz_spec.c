@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lua_api.h"
+#include "lua/lua_api.h"
 
 static lua_State *L;
 

@@ -3,9 +3,9 @@
  * driven as worker.c drives the search. */
 #include <math.h>
 
-#include "batch.h"
-#include "phase.h"
-#include "engine.h"
+#include "io/engine.h"
+#include "run/batch.h"
+#include "run/phase.h"
 #include "tap.h"
 
 static int no_submit(struct engine *e)

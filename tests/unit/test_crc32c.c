@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32c.h"
-#include "rng.h"
+#include "core/crc32c.h"
+#include "core/rng.h"
 #include "tap.h"
 
 /* The definition, one bit at a time: the reference for the others. */

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fill.h"
-#include "genmap.h"
+#include "io/fill.h"
 #include "tap.h"
-#include "verify.h"
-#include "verify_read.h"
+#include "verify/genmap.h"
+#include "verify/verify.h"
+#include "verify/verify_read.h"
 
 #define GAMMA 0x9e3779b97f4a7c15ull
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "rng.h"
+#include "core/hist.h"
+#include "core/rng.h"
 #include "tap.h"
 
 #define N 1000000

@@ -1,7 +1,7 @@
 /* test_redact.c - passwords out of text (redact.h): exact answers. */
 #include <string.h>
 
-#include "redact.h"
+#include "core/redact.h"
 #include "tap.h"
 
 static void is(const char *in, const char *want)

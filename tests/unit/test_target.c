@@ -12,10 +12,11 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "phase.h"
-#include "rc.h"
+#include "core/rc.h"
+#include "io/target.h"
+#include "verify/genmap.h"
+#include "run/phase.h"
 #include "tap.h"
-#include "target.h"
 
 static char dir[256];
 

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/workload.h"
 #include "tap.h"
-#include "trace.h"
-#include "workload.h"
+#include "trace/trace.h"
 
 static char dir[] = "/tmp/test_trace.XXXXXX";
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "rng.h"
+#include "core/rng.h"
 #include "tap.h"
-#include "trace_profile.h"
+#include "trace/trace_profile.h"
 
 #define MIB (1024ull * 1024)
 

@@ -1,9 +1,9 @@
 /* test_units.c - size and duration parsing: exact answers and clear refusals. */
 #include <string.h>
 
-#include "rc.h"
+#include "core/rc.h"
+#include "core/units.h"
 #include "tap.h"
-#include "units.h"
 
 static void size_is(const char *s, uint64_t want)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "core/rng.h"
 #include "tap.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 static void test_crc(void)
 {

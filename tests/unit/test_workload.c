@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/workload.h"
 #include "tap.h"
-#include "workload.h"
 
 #define OPS 100000
 #define MB (1ull << 20)

@@ -1,0 +1,76 @@
+/* lua_int.h - what the binding's files (src/lua/) share inside it. */
+#ifndef IOMOON_LUA_INT_H
+#define IOMOON_LUA_INT_H
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "core/rc.h"
+#include "io/target.h"
+
+#define TARGET_MT "iomoon.target"
+#define HIST_MT "iomoon.hist"
+#define RESULTS_KEY "iomoon.results"   /* registry: results kept (keep_results) */
+#define ON_RESULT_KEY "iomoon.on_result" /* registry: functions given to on_result */
+#define OBJECT_MT "iomoon.object"      /* a map: {} in JSON even when empty */
+
+/* Raise an error object (IOMOON_INPUT_ERROR or IOMOON_RUN_ERROR). */
+int api_raise_error(lua_State *L, const char *mt, const char *msg);
+/* Push s (len bytes) with every URL's password left out (redact_in_place). */
+void api_push_redacted(lua_State *L, const char *s, size_t len);
+int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Checked values; `field` names what is checked in the message. */
+uint64_t api_check_size(lua_State *L, int idx, const char *field);
+uint64_t api_check_duration(lua_State *L, int idx, const char *field);
+double api_check_pct(lua_State *L, int idx, const char *field);
+lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi);
+int api_check_bool(lua_State *L, int idx, const char *field);
+/* Refuse keys of table t not in allowed (NULL-ended; "[list]" first
+ * allows integer keys). */
+void api_check_keys(lua_State *L, int t, const char *what, const char *const *allowed);
+/* The allowed name nearest to k by edit distance, or NULL if none is near. */
+const char *api_nearest(const char *k, const char *const *names);
+lua_Integer api_check_list(lua_State *L, int idx, const char *field);
+
+/* The metatable `name` with methods as __index, and __gc, __tostring when given. */
+void api_new_metatable(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+		       lua_CFunction tostring);
+
+/* lua_target.c: target userdata */
+int api_target(lua_State *L);
+void api_target_metatable(lua_State *L);
+struct target *api_check_target(lua_State *L, int idx);
+struct target *api_new_target(lua_State *L);
+void api_target_opts(lua_State *L, int idx, struct target_opts *o, const char *what);
+struct hist *api_push_hist(lua_State *L);
+/* t[k] = v for the table on top of the stack. */
+static inline void api_set_int(lua_State *L, const char *k, uint64_t v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static inline void api_set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* lat.percentiles of h, into the table on top (lua_api.c). */
+void api_push_percentiles(lua_State *L, const struct hist *h);
+
+/* lua_csv.c: the iomoon.csv table */
+void api_push_csv(lua_State *L);
+
+int api_run(lua_State *L);
+int api_check(lua_State *L);
+int api_keep_results(lua_State *L);
+int api_results(lua_State *L);
+int api_on_result(lua_State *L);
+int api_set_progress(lua_State *L);
+int api_interrupted(lua_State *L);
+
+#endif

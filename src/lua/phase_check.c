@@ -1,0 +1,681 @@
+/* phase_check.c - a parsed phase, checked as a whole before anything is
+ * created, opened for writing or filled: its targets (inspected read-only),
+ * its engine, its geometry on every target, its verification and whether
+ * it may write. Each check returns RC_OK or RC_INPUT with a message that
+ * starts with the field it is about; RC_FAIL is a system failure (a stat
+ * that failed). The defaults that depend on other fields are set here
+ * too (workers, the 10 s duration). No Lua: the binding raises.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/rc.h"
+#include "io/discard.h"
+#include "io/engine.h"
+#include "io/protect.h"
+#include "lua/lua_int.h"
+#include "lua/lua_phase.h"
+#include "lua/phase_read.h"
+#include "verify/genmap.h"
+
+#define PHASE_MAX_BUFFERS (8ull << 30)
+
+/* why = the message; RC_INPUT. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return RC_INPUT;
+}
+
+#define REFUSE(...) return refuse(why, why_len, __VA_ARGS__)
+#define CHECK(call)                          \
+	do {                                 \
+		int rc_ = (call);            \
+		if (rc_ != RC_OK)            \
+			return rc_;          \
+	} while (0)
+
+/* No target: the engines that do no I/O (null, sim) run on a nominal
+ * region of phase.region's size (default 1 GiB) that is nowhere. */
+static int nominal_target(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	struct target *t = &rs->nominal;
+
+	if (sp->engine != &engine_null && sp->engine != &engine_sim)
+		REFUSE("%s.target: missing (give iomoon.target{...}, {path=, size=}, a path, or a list; "
+		       "engines null and sim need none)", rs->path);
+	if (sp->verify != VERIFY_NONE)
+		REFUSE("%s.verify: engine %s without a target has no data to verify (give a target)", rs->path, sp->engine->name);
+	*t = (struct target){ .path = (char *)"(none)", .kind = TARGET_NONE, .sector = 512, .mem_align = 512,
+			      .exists = 1, .ours = 1 };
+	t->size = (sp->region_len ? sp->region_len : 1ull << 30) + sp->region_off;
+	sp->targets[0] = t;
+	sp->ntargets = 1;
+	return RC_OK;
+}
+
+/* Every target: not one of the run's own files (iomoon.protect); a path
+ * or option table inspected (what it is, whose, its size). */
+static int check_targets(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+
+	if (!sp->ntargets)
+		return nominal_target(rs, why, why_len);
+	for (unsigned i = 0; i < sp->ntargets; i++) {
+		const char *path = rs->is_pending[i] ? rs->pending[i].path : sp->targets[i]->path;
+		const char *is = path ? protect_find(path) : NULL;
+
+		if (is)
+			REFUSE("%s: %s is %s of this run; it cannot also be a target", rs->what[i], path, is);
+		if (rs->is_pending[i])
+			CHECK(target_inspect(sp->targets[i], &rs->pending[i], why, why_len));
+	}
+	return RC_OK;
+}
+
+/* A network target (netblk.h) takes its scheme's engine: "auto" picks it,
+ * another is refused, and so is a local target beside it. */
+static int check_net_engine(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	const struct engine_ops *net = NULL;
+	int local = 0;
+	char no[WHY_LEN] = "";
+
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		const struct target *tg = sp->targets[t];
+
+		if (tg->net && net && tg->net != net)
+			REFUSE("%s: %s and %s are reached by different engines (one engine runs a workload: give them "
+			       "streams of their own)", rs->what[t], tg->path, sp->targets[0]->path);
+		if (tg->net)
+			net = tg->net;
+		else if (tg->kind != TARGET_NONE)
+			local = 1;
+	}
+	if (net && local)
+		REFUSE("%s.target: a network target beside a local one (one engine runs a workload: give them streams "
+		       "of their own)", rs->path);
+	if (!net) {
+		if (sp->engine->net)
+			REFUSE("%s.engine: %s reaches a LUN or export by its URL (iscsi://... or nbd://...); %s is not one",
+			       rs->path, sp->engine->name, sp->targets[0]->path);
+		return RC_OK;
+	}
+	if (!rs->engine_auto && sp->engine != net)
+		REFUSE("%s.engine: %s cannot reach %s (give engine = \"auto\" or \"%s\")", rs->path, sp->engine->name,
+		       sp->targets[0]->path, net->name);
+	sp->engine = net;
+	if (net->probe(no, sizeof(no)))
+		REFUSE("%s.engine: %s does not work here: %s", rs->path, net->name, no);
+	return RC_OK;
+}
+
+/* The engine works here and can do what is asked of it: a queue, a batch,
+ * io_uring's options, a simulated service time. */
+static int check_engine(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	char no[WHY_LEN] = "";
+
+	CHECK(check_net_engine(rs, why, why_len));
+	if (!rs->engine_auto && sp->engine->probe(no, sizeof(no)))
+		REFUSE("%s.engine: %s does not work on this kernel: %s", rs->path, sp->engine->name, no);
+	if (sp->engine->sync && sp->qd > 1)
+		REFUSE("%s.qd: %u with engine %s, which does one I/O at a time (use qd=1 and more workers, or engine "
+		       "io_uring or libaio)", rs->path, sp->qd, sp->engine->name);
+	if (sp->batch > sp->qd)
+		REFUSE("%s.batch: %u is out of range (allowed: 1 to %u): a batch is at most the qd, or \"auto\"", rs->path,
+		       sp->batch, sp->qd);
+	if (phase_given(rs, "sim_latency") && sp->engine != &engine_sim)
+		REFUSE("%s.sim_latency: given for engine %s (it sets the service time of engine \"sim\")", rs->path,
+		       sp->engine->name);
+	if (sp->engine_flags && sp->engine != &engine_uring)
+		REFUSE("%s.%s: an io_uring feature, asked of engine %s (set engine=\"io_uring\")", rs->path,
+		       sp->engine_flags & ENGINE_SQPOLL ? "sqpoll" : sp->engine_flags & ENGINE_IOPOLL ? "iopoll" : "defer_taskrun",
+		       sp->engine->name);
+	if ((sp->engine_flags & ENGINE_SQPOLL) && (sp->engine_flags & ENGINE_DEFER_TASKRUN))
+		REFUSE("%s.defer_taskrun: not with sqpoll (the poll thread runs completions itself)", rs->path);
+	if (!(sp->engine_flags & ENGINE_IOPOLL))
+		return RC_OK;
+	if (!sp->direct)
+		REFUSE("%s.iopoll: needs direct=true (polled I/O bypasses the page cache)", rs->path);
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		char dev[64];
+
+		if (target_polls(sp->targets[t], dev, sizeof(dev)) == 0)
+			REFUSE("%s.iopoll: %s is on %s, which does not do polled I/O (its queue/io_poll is 0; an NVMe "
+			       "drive needs poll queues: nvme.poll_queues)", rs->path, sp->targets[t]->path, dev);
+	}
+	return RC_OK;
+}
+
+/* Must I/O on tg be in whole sectors? Under direct I/O; and on a LUN or
+ * export always (its protocol moves whole blocks). Why, for messages. */
+static int whole_sectors(const struct phase_spec *sp, const struct target *tg, const char **why_so)
+{
+	*why_so = tg->net ? "a LUN or export moves whole blocks" : "direct=true";
+	return sp->direct || tg->net;
+}
+
+/* A spec's sizes and region on target tg (f: "phase." or "phase.mix[2].";
+ * len: the phase's region on tg). */
+static int check_spec_geometry(const struct phase_spec *sp, const struct wl_spec *s, const struct target *tg,
+			       uint64_t len, const char *f, char *why, size_t why_len)
+{
+	const char *so;
+	const int direct = whole_sectors(sp, tg, &so);
+
+	for (unsigned j = 0; j < s->nbs; j++) {
+		unsigned long long bs = s->bs[j].bytes;
+
+		if (!s->region_len && bs > len)
+			REFUSE("%sbs: %llu bytes is larger than the region (%llu bytes of %s)", f, bs,
+			       (unsigned long long)len, tg->path);
+		if (direct && bs % tg->sector)
+			REFUSE("%sbs: %llu is not a multiple of the %u-byte sector of %s (%s)", f, bs, tg->sector,
+			       tg->path, so);
+		if (s->region_len && bs > s->region_len)
+			REFUSE("%sbs: %llu bytes is larger than the spec's region (%llu bytes)", f, bs,
+			       (unsigned long long)s->region_len);
+	}
+	if (direct && s->align % tg->sector)
+		REFUSE("%salign: %llu is not a multiple of the %u-byte sector of %s (%s)", f,
+		       (unsigned long long)s->align, tg->sector, tg->path, so);
+	if (s->region_len && s->region_off + s->region_len > tg->size)
+		REFUSE("%sregion: offset %llu + size %llu runs past the end of %s (%llu bytes)", f,
+		       (unsigned long long)s->region_off, (unsigned long long)s->region_len, tg->path,
+		       (unsigned long long)tg->size);
+	if (s->region_len && direct && s->region_off % tg->sector)
+		REFUSE("%sregion.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", f,
+		       (unsigned long long)s->region_off, tg->sector, tg->path, so);
+	return RC_OK;
+}
+
+/* Direct I/O alignment and region bounds, for every target and spec. */
+static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		const struct target *tg = sp->targets[t];
+		uint64_t len = phase_region_len(sp, t);
+		const char *so;
+
+		if (sp->region_off >= tg->size || sp->region_off + len > tg->size)
+			REFUSE("%s.region: offset %llu + size %llu runs past the end of %s (%llu bytes)", rs->path,
+			       (unsigned long long)sp->region_off, (unsigned long long)len, tg->path,
+			       (unsigned long long)tg->size);
+		if (whole_sectors(sp, tg, &so) && sp->region_off % tg->sector)
+			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", rs->path,
+			       (unsigned long long)sp->region_off, tg->sector, tg->path, so);
+		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+			char f[64];
+
+			if (rs->wl.nspecs > 1)
+				snprintf(f, sizeof(f), "%s.mix[%u].", rs->path, i + 1);
+			else
+				snprintf(f, sizeof(f), "%s.", rs->path);
+			CHECK(check_spec_geometry(sp, &rs->wl.spec[i], tg, len, f, why, why_len));
+		}
+	}
+	return RC_OK;
+}
+
+/* Workers (one per target by default, at least that), the byte quota,
+ * every zone of a zoned distribution on every target, and the 10 s a
+ * phase lasts when nothing else ends it. */
+static int check_window(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t least = wl_min_bs(&rs->wl);
+
+	if (!sp->workers)
+		sp->workers = sp->ntargets;
+	if (sp->workers < sp->ntargets)
+		REFUSE("%s.workers: %u is fewer than the %u targets (each target needs a worker)", rs->path, sp->workers,
+		       sp->ntargets);
+	if (phase_given(rs, "bytes") && sp->bytes < least)
+		REFUSE("%s.bytes: %llu is less than one I/O of %llu bytes (the quota counts whole I/Os; give at least "
+		       "one block)", rs->path, (unsigned long long)sp->bytes, (unsigned long long)least);
+	if (!sp->duration_ns && !sp->ios && !sp->bytes && !(sp->replay && sp->replay->loops))
+		sp->duration_ns = PHASE_DEFAULT_DURATION_NS; /* a replay of some passes ends with its last record */
+	for (unsigned t = 0; rs->wl.dist == DIST_ZONED && t < sp->ntargets; t++) {
+		struct workload w = rs->wl;
+		char no[256];
+
+		w.region_off = sp->region_off;
+		w.region_len = phase_region_len(sp, t);
+		if (wl_prepare(&w, no, sizeof(no)) < 0)
+			REFUSE("%s.%s on %s", rs->path, no, sp->targets[t]->path);
+	}
+	return RC_OK;
+}
+
+/* fsync / fdatasync every N writes, O_DSYNC / O_SYNC, and trims: asked
+ * of a workload that does what they act on, of targets that can. A
+ * stream that does not write drops the phase's syncs it inherited. */
+static int check_durability(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+
+	if (sp->fsync_every && sp->fdatasync_every)
+		REFUSE("%s.fdatasync: given with fsync (give one: fsync syncs data and metadata, fdatasync the data "
+		       "and what reading it back needs)", rs->path);
+	if ((sp->fsync_every || sp->fdatasync_every) && !wl_writes_data(&rs->wl)) {
+		if (phase_given(rs, "fsync") || phase_given(rs, "fdatasync"))
+			REFUSE("%s.%s: the mix never writes (a sync follows every N writes of a slot: give a mix with "
+			       "writes)", rs->path, sp->fsync_every ? "fsync" : "fdatasync");
+		sp->fsync_every = sp->fdatasync_every = 0; /* the phase's, for streams that write */
+	}
+	if (sp->open_sync != OPEN_SYNC_NONE && !wl_writes_data(&rs->wl)) {
+		if (phase_given(rs, "sync"))
+			REFUSE("%s.sync: the mix never writes (O_DSYNC and O_SYNC make writes durable: give a mix with "
+			       "writes)", rs->path);
+		sp->open_sync = OPEN_SYNC_NONE;
+	}
+	if ((sp->engine_flags & ENGINE_IOPOLL) && (sp->fsync_every || sp->fdatasync_every || wl_trims(&rs->wl)))
+		REFUSE("%s.iopoll: with %s (a polled ring does reads and writes only: give syncs and trims a phase "
+		       "without iopoll)", rs->path, wl_trims(&rs->wl) ? "trims" : "fsync or fdatasync");
+	for (unsigned t = 0; wl_trims(&rs->wl) && t < sp->ntargets; t++) {
+		char no[WHY_LEN];
+
+		if (target_can_trim(sp->targets[t], no, sizeof(no)) != RC_OK)
+			REFUSE("%s.%s: trims %s, which cannot discard: %s", rs->path, sp->replay ? "replay" : "mix",
+			       sp->targets[t]->path, no);
+	}
+	if (wl_trims(&rs->wl) && sp->verify != VERIFY_NONE)
+		REFUSE("%s.verify: with trims (a trimmed range holds no data to check: verify in a phase without "
+		       "trims)", rs->path);
+	return RC_OK;
+}
+
+/* verify_only reads the whole region back, in order, once; skip_unwritten
+ * needs crc32c. */
+static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t len = UINT64_MAX;
+
+	if (sp->skip_unwritten > 0 && sp->verify != VERIFY_CRC)
+		REFUSE("%s.skip_unwritten: needs verify = \"crc32c\" (only crc32c knows which units were written)",
+		       rs->path);
+	if (!rs->verify_only)
+		return RC_OK;
+	if (sp->verify == VERIFY_NONE)
+		REFUSE("%s.verify_only: needs verify = \"crc32c\" (or \"offset\")", rs->path);
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		rs->wl.spec[i].read_thr = WL_ONE;
+		rs->wl.spec[i].random_thr = 0;
+	}
+	if (sp->bytes || sp->ios)
+		return RC_OK;
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		if (phase_region_len(sp, t) < len)
+			len = phase_region_len(sp, t);
+	sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
+	rs->bytes_own = 1;
+	sp->duration_ns = 0;
+	return RC_OK;
+}
+
+/* crc32c works in whole 512-byte units, 4096 where every size allows:
+ * sp->verify_unit. */
+static int check_crc_units(struct run_state *rs, int *four_k, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+
+	*four_k = sp->region_off % 4096 == 0;
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		const struct wl_spec *w = &rs->wl.spec[i];
+
+		for (unsigned j = 0; j < w->nbs; j++) {
+			if (w->bs[j].bytes % 512)
+				REFUSE("%s.verify: crc32c verifies whole 512-byte units; block size %llu is not one", rs->path,
+				       (unsigned long long)w->bs[j].bytes);
+			*four_k = *four_k && w->bs[j].bytes % 4096 == 0;
+		}
+		if (w->align % 512 || (w->region_len && w->region_off % 512))
+			REFUSE("%s.verify: crc32c verifies whole 512-byte units; spec %u's alignment or region is not in them", rs->path,
+			       i + 1);
+		*four_k = *four_k && w->align % 4096 == 0 && (!w->region_len || w->region_off % 4096 == 0);
+	}
+	if (sp->region_off % 512)
+		REFUSE("%s.verify: crc32c verifies whole 512-byte units; the region's offset is not one", rs->path);
+	sp->verify_unit = *four_k ? 4096 : 512;
+	return RC_OK;
+}
+
+/* Buffers within bounds, and write permission on every target if the mix
+ * writes. */
+static int check_limits(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+	uint64_t per = wl_max_bs(&rs->wl) * sp->qd;
+
+	if ((double)per * sp->workers > (double)PHASE_MAX_BUFFERS)
+		REFUSE("%s: qd %u x bs %llu x workers %u needs %.1f GiB of buffers (at most 8 GiB)", rs->path, sp->qd,
+		       (unsigned long long)wl_max_bs(&rs->wl), sp->workers, (double)per * sp->workers / 1073741824.0);
+	for (unsigned t = 0; phase_writes(sp) && t < sp->ntargets; t++) {
+		char no[WHY_LEN];
+		int rc = target_may_write(sp->targets[t], no, sizeof(no));
+
+		if (rc == RC_INPUT) /* the field that named the target first (err.field), then the path */
+			REFUSE("%s: %s", rs->what[t][0] ? rs->what[t] : "phase.target",
+			       strncmp(no, "target ", 7) ? no : no + 7);
+		if (rc != RC_OK) {
+			snprintf(why, why_len, "%s", no);
+			return rc;
+		}
+	}
+	return RC_OK;
+}
+
+/* A unit size refused (why: in what the data was written): say which of
+ * the phase's sizes is not whole units. */
+static int unit_refused(const struct workload *wl, const char *path, char *why, size_t why_len)
+{
+	char was[WHY_LEN];
+
+	snprintf(was, sizeof(was), "%s", why);
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes % 4096)
+				REFUSE("%s.bs: %llu, but the data to verify was written in %s; a read must cover whole "
+				       "units to check them (give a multiple of the unit)", path,
+				       (unsigned long long)wl->spec[i].bs[j].bytes, was);
+	REFUSE("%s.region: the offset or alignment is not in whole units, but the data to verify was written in %s "
+	       "(give multiples of the unit)", path, was);
+}
+
+/* Each existing target's generation map (a file this phase creates gets
+ * its map in the workers): the unit of data already written with
+ * verification is the phase's, when its sizes allow. Last of the checks:
+ * it allocates maps and reads state files. */
+static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t probe = UINT64_MAX; /* a phase that only writes reads no header */
+	int mode = phase_writes(sp) ? GENMAP_WRITES : 0;
+
+	for (unsigned i = 0; i < rs->wl.nspecs; i++)
+		if (rs->wl.spec[i].read_thr) {
+			probe = sp->region_off;
+			mode |= GENMAP_READS;
+		}
+	if ((mode & GENMAP_WRITES) && genmap_dir_check(why, why_len))
+		return RC_INPUT;
+	genmap_collect(); /* every target of this phase attaches again below */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned t = 0; t < sp->ntargets; t++) {
+			uint32_t unit = sp->verify_unit;
+			int rc;
+
+			sp->targets[t]->gmap = NULL;
+			if (!sp->targets[t]->exists)
+				continue;
+			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, mode, why, why_len);
+			if (rc == RC_INPUT)
+				return unit_refused(&rs->wl, rs->path, why, why_len);
+			if (rc == RC_REFUSED)
+				return RC_INPUT;
+			if (rc == RC_OK && pass && unit != sp->verify_unit)
+				REFUSE("%s.target: the targets hold data verified in different unit sizes "
+				       "(verify them in separate phases)", rs->path);
+			if (rc < 0)
+				return rc;
+			sp->verify_unit = unit;
+		}
+	return phase_check_slices(sp, why, why_len);
+}
+
+/* A replay's qd when none is given: enough that the device, not the
+ * queue, sets the pace of a recorded workload. */
+#define REPLAY_DEFAULT_QD 64
+
+/* The fields a replay takes from its trace, and those it has no use for. */
+static const char *const not_with_replay[] = { "bs", "read", "trim", "random", "align", "mix", "dist", "rate",
+					       "schedule", "think", "verify_only", NULL };
+
+/* phase.replay: no field the trace replaces, no ramp (a replay is
+ * measured from its first record), no verification; the trace checked
+ * against the targets and described as the workload (replay.h); its
+ * default qd. */
+static int check_replay(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	char field[64];
+
+	if (!sp->replay)
+		return RC_OK;
+	for (unsigned i = 0; not_with_replay[i]; i++)
+		if (phase_given(rs, not_with_replay[i]))
+			REFUSE("%s.%s: given with replay (a replay's ops, sizes, offsets and times are the trace's; "
+			       "give one or the other)", rs->path, not_with_replay[i]);
+	if (sp->ramp_ns)
+		REFUSE("phase.ramp: given with replay (a replay is measured from its first record: give no ramp)");
+	if (sp->verify != VERIFY_NONE)
+		REFUSE("%s.verify: given with replay (a trace's writes and reads do not follow the order verification "
+		       "needs: verify in a phase of its own)", rs->path);
+	if (!rs->qd_given && !sp->engine->sync)
+		sp->qd = REPLAY_DEFAULT_QD;
+	snprintf(field, sizeof(field), "%s.replay", rs->path);
+	return replay_prepare(&rs->replay, sp, &rs->wl, PHASE_MAX_BS, field, why, why_len);
+}
+
+/* One workload (a phase without streams, or one stream): everything but
+ * the generation maps. */
+/* Are t and u one file or device (the same target, or the same device
+ * and inode: a hard link, a symlink, another spelling)? */
+static int same_target(const struct target *t, const struct target *u)
+{
+	return t->kind != TARGET_NONE &&
+	       (t == u || (t->exists && u->exists && t->id_dev == u->id_dev && t->id_ino == u->id_ino));
+}
+
+/* A verifying phase that writes one file under two of its targets: the
+ * slices of its workers are per target, so two workers would write the
+ * same units and report lost writes on healthy storage. */
+static int check_verify_twice(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+
+	if (sp->verify == VERIFY_NONE || !phase_writes(sp))
+		return RC_OK;
+	for (unsigned i = 1; i < sp->ntargets; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (same_target(sp->targets[i], sp->targets[j]))
+				REFUSE("%s: %s is the file or device of %s too (%s), and a phase that writes with "
+				       "verify gives each target's workers slices of it: name it once",
+				       rs->what[i][0] ? rs->what[i] : rs->path, sp->targets[i]->path,
+				       rs->what[j][0] ? rs->what[j] : rs->path, sp->targets[j]->path);
+	return RC_OK;
+}
+
+static int check_workload(struct run_state *rs, int *four_k, char *why, size_t why_len)
+{
+	CHECK(check_targets(rs, why, why_len));
+	CHECK(check_engine(rs, why, why_len));
+	CHECK(check_geometry(rs, why, why_len));
+	CHECK(check_replay(rs, why, why_len));
+	CHECK(check_window(rs, why, why_len));
+	CHECK(check_durability(rs, why, why_len));
+	CHECK(check_verify_only(rs, why, why_len));
+	CHECK(check_verify_twice(rs, why, why_len));
+	if (rs->sp.verify == VERIFY_CRC)
+		CHECK(check_crc_units(rs, four_k, why, why_len));
+	return check_limits(rs, why, why_len);
+}
+
+/* How long a phase with streams lasts: its duration; else the longest
+ * stream schedule; else 10 s unless every stream has an ios or bytes
+ * quota (then it lasts until the last quota is done). */
+static uint64_t streams_duration(const struct run_state *rs)
+{
+	uint64_t d = 0;
+	int all_quotas = 1;
+
+	if (rs->sp.duration_ns)
+		return rs->sp.duration_ns;
+	for (unsigned i = 0; i < rs->nstreams; i++) {
+		const struct phase_spec *st = &rs->stream[i]->sp;
+
+		if (st->duration_ns > d)
+			d = st->duration_ns; /* its schedule's length */
+		all_quotas = all_quotas && (st->ios || st->bytes || (st->replay && st->replay->loops));
+	}
+	return d || all_quotas ? d : PHASE_DEFAULT_DURATION_NS;
+}
+
+/* What every stream takes from the phase: the engine and its options, the
+ * time (ramp, duration, interval), the seed (plus the stream's index from
+ * 0), on_error, a share of trace. */
+static void inherit(struct run_state *st, const struct run_state *rs, unsigned i, uint64_t duration_ns)
+{
+	const struct phase_spec *p = &rs->sp;
+	struct phase_spec *s = &st->sp;
+
+	s->engine = p->engine;
+	st->engine_auto = rs->engine_auto;
+	s->engine_flags = p->engine_flags;
+	s->sim_latency_ns = p->sim_latency_ns;
+	s->ramp_ns = p->ramp_ns;
+	s->duration_ns = duration_ns;
+	s->interval_ns = p->interval_ns;
+	s->seed = p->seed + i; /* streams alike in all else still go their own ways */
+	s->on_error_continue = p->on_error_continue;
+	s->trace_max = p->trace_max / rs->nstreams + (i < p->trace_max % rs->nstreams);
+}
+
+/* Is target x of a the same file or device as one of b's? */
+static int shares(const struct phase_spec *a, unsigned x, const struct phase_spec *b)
+{
+	const struct target *t = a->targets[x];
+
+	for (unsigned y = 0; y < b->ntargets; y++)
+		if (same_target(t, b->targets[y]))
+			return 1;
+	return 0;
+}
+
+/* A stream that verifies a file or device another stream writes (or that
+ * writes with crc32c one another stream uses): writes could cross its own,
+ * and its reads would report lost or foreign data on healthy storage. */
+static int check_shared_verify(const struct run_state *rs, char *why, size_t why_len)
+{
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		for (unsigned j = 0; j < rs->nstreams; j++) {
+			const struct phase_spec *a = &rs->stream[i]->sp, *b = &rs->stream[j]->sp;
+
+			if (i == j || a->verify == VERIFY_NONE || (!phase_writes(b) && !phase_writes(a)))
+				continue;
+			for (unsigned x = 0; x < a->ntargets; x++)
+				if (shares(a, x, b))
+					REFUSE("%s.verify: %s on %s, which %s also %s (give a stream that verifies "
+					       "a target of its own)", rs->stream[i]->path,
+					       a->verify == VERIFY_CRC ? "crc32c" : "offset", a->targets[x]->path,
+					       rs->stream[j]->path, phase_writes(b) ? "writes" : "uses");
+		}
+	return RC_OK;
+}
+
+/* Do a and b name one file: the same absolute name, whatever the
+ * spelling ("./x", a linked directory)? */
+static int same_path(const char *a, const char *b)
+{
+	char x[4096], y[4096];
+
+	if (!strcmp(a, b))
+		return 1;
+	path_absolute(a, x, sizeof(x));
+	path_absolute(b, y, sizeof(y));
+	return x[0] && !strcmp(x, y);
+}
+
+/* Streams that name one file to be created (the same option table, or
+ * one path twice, however spelt) share one target, created once: the
+ * first's. Options that differ are refused. */
+static int share_created(struct run_state *rs, char *why, size_t why_len)
+{
+	for (unsigned k = 0; k < rs->nstreams; k++) {
+		struct run_state *st = rs->stream[k];
+
+		for (unsigned i = 0; i < st->sp.ntargets; i++) {
+			const struct target_opts *o = &st->pending[i];
+
+			for (unsigned m = 0; st->is_pending[i] && m <= k; m++) {
+				struct run_state *w = m == 0 ? rs : rs->stream[m - 1];
+
+				for (unsigned j = 0; w != st && j < w->sp.ntargets; j++) {
+					const struct target_opts *p = &w->pending[j];
+
+					if (!w->is_pending[j] || !same_path(p->path, o->path))
+						continue;
+					if (p->size != o->size || p->create != o->create || p->fill != o->fill)
+						REFUSE("%s: %s is also %s, with other options (give it once, on the phase, "
+						       "or the same table)", st->what[i], o->path, w->what[j]);
+					st->sp.targets[i] = w->sp.targets[j];
+					st->is_pending[i] = 0;
+					break;
+				}
+			}
+		}
+	}
+	return RC_OK;
+}
+
+/* A phase with streams: each stream checked as a workload of its own with
+ * the phase's time, then what they share (threads, buffers, verified
+ * targets), and last their generation maps. */
+static int check_streams(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	uint64_t duration = streams_duration(rs), buffers = 0;
+	unsigned workers = 0;
+	int four_k[PHASE_MAX_STREAMS] = { 0 };
+
+	if (sp->ntargets)
+		CHECK(check_targets(rs, why, why_len)); /* the phase's, which streams share */
+	CHECK(share_created(rs, why, why_len));
+	for (unsigned i = 0; i < rs->nstreams; i++) {
+		struct run_state *st = rs->stream[i];
+
+		inherit(st, rs, i, duration);
+		CHECK(check_workload(st, &four_k[i], why, why_len));
+		workers += st->sp.workers;
+		buffers += wl_max_bs(&st->wl) * st->sp.qd * st->sp.workers;
+		sp->streams[i] = &st->sp;
+	}
+	sp->nstreams = rs->nstreams;
+	sp->duration_ns = duration;
+	sp->workers = workers;
+	if (workers > PHASE_MAX_WORKERS)
+		REFUSE("phase.streams: %u workers in all (at most %u in a phase)", workers, PHASE_MAX_WORKERS);
+	if (buffers > PHASE_MAX_BUFFERS)
+		REFUSE("phase.streams: %.1f GiB of buffers in all, qd x bs x workers summed over the streams (at most "
+		       "8 GiB)", (double)buffers / 1073741824.0);
+	CHECK(check_shared_verify(rs, why, why_len));
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		if (rs->stream[i]->sp.verify == VERIFY_CRC)
+			CHECK(attach_gen_maps(rs->stream[i], four_k[i], why, why_len));
+	return RC_OK;
+}
+
+int phase_check(struct run_state *rs, char *why, size_t why_len)
+{
+	int four_k = 0;
+
+	if (rs->nstreams)
+		return check_streams(rs, why, why_len);
+	CHECK(check_workload(rs, &four_k, why, why_len));
+	if (rs->sp.verify == VERIFY_CRC)
+		CHECK(attach_gen_maps(rs, four_k, why, why_len));
+	return RC_OK;
+}

@@ -1,0 +1,340 @@
+/* workload.c - the op generator: access-spec mix, offsets, distributions,
+ * and the pacing of I/O starts (think time, rate, schedule).
+ *
+ * Offsets. A random offset is drawn on the spec's alignment and always lies
+ * wholly inside the region. Uniform draws the aligned block directly; the
+ * skewed distributions (zipf, pareto, normal, zoned) draw a cell of the
+ * region's grid (the smallest alignment of any spec) and the popularity rank
+ * is spread over the region by a multiplicative bijection, as fio spreads
+ * its hot blocks, so "hot" is not "at the start of the disk". A sequential
+ * I/O continues where the worker's last I/O ended and wraps at the region's
+ * end, as IOMeter's percent-random mix does. A spec with a region of its own
+ * (a log file's area, say) keeps its own sequential stream there, and its
+ * random offsets are uniform within it.
+ */
+#include "run/workload.h"
+
+#include <math.h>
+#include <stdio.h>
+
+uint64_t wl_max_bs(const struct workload *wl)
+{
+	uint64_t m = 0;
+
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes > m)
+				m = wl->spec[i].bs[j].bytes;
+	return m;
+}
+
+int wl_trims(const struct workload *wl)
+{
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		if (wl->spec[i].trim_thr)
+			return 1;
+	return 0;
+}
+
+int wl_writes_data(const struct workload *wl)
+{
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		if (wl->spec[i].read_thr + wl->spec[i].trim_thr < WL_ONE)
+			return 1;
+	return 0;
+}
+
+uint64_t wl_min_bs(const struct workload *wl)
+{
+	uint64_t m = UINT64_MAX;
+
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		for (unsigned j = 0; j < wl->spec[i].nbs; j++)
+			if (wl->spec[i].bs[j].bytes < m)
+				m = wl->spec[i].bs[j].bytes;
+	return m == UINT64_MAX ? 0 : m;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* zeta(n, theta) = sum 1/i^theta for i = 1..n: exact for the first 10^4
+ * terms, the Euler-Maclaurin integral for the rest (relative error < 1e-9). */
+static double zeta(uint64_t n, double theta)
+{
+	const uint64_t exact = n < 10000 ? n : 10000;
+	double z = 0;
+
+	for (uint64_t i = 1; i <= exact; i++)
+		z += pow((double)i, -theta);
+	if (n > exact) {
+		double a = (double)exact + 0.5, b = (double)n + 0.5;
+
+		z += (pow(b, 1 - theta) - pow(a, 1 - theta)) / (1 - theta);
+	}
+	return z;
+}
+
+int wl_prepare(struct workload *wl, char *why, size_t why_len)
+{
+	uint64_t grid = UINT64_MAX;
+
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		if (wl->spec[i].align < grid)
+			grid = wl->spec[i].align;
+	wl->grid = grid;
+	wl->ncells = wl->region_len / grid;
+	if (!wl->ncells) {
+		snprintf(why, why_len, "region: %llu bytes is smaller than one %llu-byte block",
+			 (unsigned long long)wl->region_len, (unsigned long long)grid);
+		return -1;
+	}
+	wl->scramble = 0x9e3779b97f4a7c15ull % wl->ncells;
+	while (wl->ncells > 1 && (wl->scramble == 0 || gcd64(wl->scramble, wl->ncells) != 1))
+		wl->scramble++;
+	if (wl->ncells == 1)
+		wl->scramble = 1;
+
+	switch (wl->dist) {
+	case DIST_ZIPF: {
+		double theta = wl->dist_arg, n = (double)wl->ncells;
+
+		wl->zipf_zetan = zeta(wl->ncells, theta);
+		wl->zipf_alpha = 1.0 / (1.0 - theta);
+		wl->zipf_2theta = 1.0 + pow(0.5, theta);
+		wl->zipf_eta = (1.0 - pow(2.0 / n, 1.0 - theta)) / (1.0 - zeta(2, theta) / wl->zipf_zetan);
+		break;
+	}
+	case DIST_PARETO:
+		wl->pareto_pow = log(wl->dist_arg) / log(1.0 - wl->dist_arg);
+		break;
+	case DIST_ZONED: {
+		double at = 0;
+
+		for (unsigned z = 0; z < wl->nzones; z++) {
+			uint64_t first = (uint64_t)(at / 100.0 * (double)wl->ncells);
+			uint64_t last = (uint64_t)((at + wl->zone[z].region_pct) / 100.0 * (double)wl->ncells);
+
+			at += wl->zone[z].region_pct;
+			if (z + 1 == wl->nzones)
+				last = wl->ncells;
+			if (last <= first) {
+				snprintf(why, why_len, "dist: zone %u (%.4g %% of the region) holds no %llu-byte block",
+					 z + 1, wl->zone[z].region_pct, (unsigned long long)grid);
+				return -1;
+			}
+			wl->zone[z].first = first;
+			wl->zone[z].n = last - first;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed,
+		   unsigned worker, unsigned nworkers)
+{
+	uint64_t start = wl->region_len / nworkers * worker;
+
+	rng_seed(&st->rng, seed, worker + 1);
+	st->next_seq[0] = start - start % wl->grid;
+	for (unsigned i = 0; i < wl->nspecs; i++) {
+		const struct wl_spec *s = &wl->spec[i];
+
+		start = s->region_len / nworkers * worker;
+		st->next_seq[i + 1] = s->region_len ? start - start % s->align : 0;
+	}
+}
+
+/* A popularity rank (0 = hottest) to a grid cell, bijectively. */
+static inline uint64_t spread(const struct workload *wl, uint64_t rank)
+{
+	return (uint64_t)(((unsigned __int128)rank * wl->scramble) % wl->ncells);
+}
+
+static uint64_t skewed_cell(const struct workload *wl, struct rng *r)
+{
+	switch (wl->dist) {
+	case DIST_ZIPF: {
+		double u = rng_unit(r), uz = u * wl->zipf_zetan;
+		uint64_t rank;
+
+		if (uz < 1.0)
+			rank = 0;
+		else if (uz < wl->zipf_2theta)
+			rank = 1;
+		else
+			rank = (uint64_t)((double)wl->ncells *
+					  pow(wl->zipf_eta * u - wl->zipf_eta + 1.0, wl->zipf_alpha));
+		if (rank >= wl->ncells)
+			rank = wl->ncells - 1;
+		return spread(wl, rank);
+	}
+	case DIST_PARETO: {
+		uint64_t rank = (uint64_t)((double)(wl->ncells - 1) * pow(rng_unit(r), wl->pareto_pow));
+
+		if (rank >= wl->ncells)
+			rank = wl->ncells - 1;
+		return spread(wl, rank);
+	}
+	case DIST_NORMAL: {
+		/* centred on the middle of the region, dev % of it as sigma */
+		double sigma = wl->dist_arg / 100.0 * (double)wl->ncells, mid = (double)wl->ncells / 2, x;
+
+		do {
+			double u1 = rng_unit(r), u2 = rng_unit(r);
+
+			x = mid + sigma * sqrt(-2.0 * log(1.0 - u1)) * cos(2 * M_PI * u2);
+		} while (x < 0 || x >= (double)wl->ncells);
+		return (uint64_t)x;
+	}
+	case DIST_ZONED: {
+		uint64_t u = rng_next(r) >> 32;
+		unsigned z = 0;
+
+		while (z + 1 < wl->nzones && u >= wl->zone[z].cum)
+			z++;
+		return wl->zone[z].first + rng_below(r, wl->zone[z].n);
+	}
+	default:
+		return rng_below(r, wl->ncells);
+	}
+}
+
+void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
+{
+	unsigned idx = 0;
+	const struct wl_spec *s;
+	uint64_t bs, off, roff, rlen, *seq;
+
+	if (wl->nspecs > 1) {
+		uint64_t u = rng_next(&st->rng) >> 32;
+
+		while (idx + 1 < wl->nspecs && u >= wl->spec[idx].cum)
+			idx++;
+	}
+	s = &wl->spec[idx];
+	op->spec = (uint8_t)idx;
+	bs = s->bs[0].bytes;
+	if (s->nbs > 1) {
+		uint64_t u = rng_next(&st->rng) >> 32;
+		unsigned i = 0;
+
+		while (i + 1 < s->nbs && u >= s->bs[i].cum)
+			i++;
+		bs = s->bs[i].bytes;
+	}
+	{
+		const uint64_t u = rng_next(&st->rng) >> 32;
+
+		/* on the scale, reads below read_thr, trims in the top trim_thr,
+		 * writes between: OP_READ 0, OP_WRITE 1, OP_TRIM 2, without a
+		 * branch (u + 0 never reaches WL_ONE: a spec without trims) */
+		op->op = (uint8_t)((u >= s->read_thr) + (u + s->trim_thr >= WL_ONE));
+	}
+	if (s->region_len) { /* a region of its own, and its own stream */
+		roff = s->region_off;
+		rlen = s->region_len;
+		seq = &st->next_seq[idx + 1];
+	} else {
+		roff = wl->region_off;
+		rlen = wl->region_len;
+		seq = &st->next_seq[0];
+	}
+
+	if (s->random_thr && (s->random_thr >= WL_ONE || (rng_next(&st->rng) >> 32) < s->random_thr)) {
+		uint64_t last = (rlen - bs) / s->align; /* highest block that fits */
+
+		if (wl->dist == DIST_UNIFORM || s->region_len) {
+			off = rng_below(&st->rng, last + 1) * s->align;
+		} else {
+			off = skewed_cell(wl, &st->rng) * wl->grid;
+			off -= off % s->align;
+			if (off > last * s->align)
+				off = last * s->align;
+		}
+	} else {
+		off = *seq;
+		if (off + bs > rlen)
+			off = 0;
+	}
+	*seq = off + bs;
+	op->offset = roff + off;
+	op->len = (uint32_t)bs;
+}
+
+/* ---- pacing ---- */
+
+uint64_t pace_think_ns(const struct pace *p, struct rng *r)
+{
+	switch (p->think) {
+	case THINK_FIXED:
+		return p->think_a_ns;
+	case THINK_UNIFORM:
+		return p->think_a_ns + rng_below(r, p->think_b_ns - p->think_a_ns + 1);
+	case THINK_EXP:
+		return (uint64_t)(-log(1.0 - rng_unit(r)) * (double)p->think_a_ns);
+	default:
+		return 0;
+	}
+}
+
+/* Gap to the next arrival at this segment's rate, for one worker. */
+static uint64_t gap_ns(const struct pace_seg *s, unsigned nworkers, struct rng *r)
+{
+	double mean = 1e9 * nworkers / s->iops;
+
+	if (s->poisson)
+		return (uint64_t)(-log(1.0 - rng_unit(r)) * mean);
+	return (uint64_t)mean;
+}
+
+/* Move to the segment that holds next_ns, skipping idle ones. */
+static void pace_settle(const struct pace *p, struct pace_state *ps, uint64_t t0,
+			unsigned nworkers, struct rng *r)
+{
+	while (ps->seg < p->nseg) {
+		const struct pace_seg *s = &p->seg[ps->seg];
+		uint64_t end = s->end_ns == UINT64_MAX ? UINT64_MAX : t0 + s->end_ns;
+
+		if (ps->next_ns < end && s->iops > 0)
+			return;
+		if (ps->next_ns < end) /* idle segment: jump to its end */
+			ps->next_ns = end;
+		ps->seg++;
+		if (ps->seg < p->nseg && p->seg[ps->seg].iops > 0)
+			ps->next_ns += gap_ns(&p->seg[ps->seg], nworkers, r) / 2;
+	}
+	ps->next_ns = UINT64_MAX;
+}
+
+void pace_start(const struct pace *p, struct pace_state *ps, uint64_t t0, uint64_t first_ns,
+		unsigned nworkers, struct rng *r)
+{
+	ps->seg = 0;
+	/* Workers start staggered by a random fraction of a gap, so that W
+	 * workers at a fixed rate do not fire in lock-step. */
+	ps->next_ns = first_ns;
+	if (p->nseg && p->seg[0].iops > 0)
+		ps->next_ns += (uint64_t)(rng_unit(r) * (double)gap_ns(&p->seg[0], nworkers, r));
+	pace_settle(p, ps, t0, nworkers, r);
+}
+
+void pace_advance(const struct pace *p, struct pace_state *ps, uint64_t t0, unsigned nworkers, struct rng *r)
+{
+	if (ps->seg >= p->nseg)
+		return;
+	ps->next_ns += gap_ns(&p->seg[ps->seg], nworkers, r);
+	pace_settle(p, ps, t0, nworkers, r);
+}

@@ -1,0 +1,631 @@
+/* genmap.c - generation maps of crc32c verification, kept per file or
+ * device for the process's life and saved to a state file (genmap.h). */
+#include "core/outfile.h"
+#include "core/rc.h"
+#include "core/shown.h"
+#include "verify/genmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/random.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "io/target.h"
+#include "verify/verify.h"
+
+#define MAP_MAX_BYTES (256ull << 20)
+#define STATE_MAGIC "IOMVST02"
+#define STATE_STALE 1u
+
+/* The state file: this header, then n generations (host byte order). */
+struct state_hdr {
+	char magic[8];
+	uint32_t unit, crc;  /* crc32c of header (crc 0) and generations */
+	uint64_t size, n, dev, ino, btime_ns, next_gen;
+	uint32_t flags, tid;  /* STATE_STALE; the target's id */
+};
+
+static struct gen_map *maps, *retired;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+
+/* Fill m's identity from what path names; RC_FAIL with errno on failure. */
+static int identify(const struct target *t, struct gen_map *m)
+{
+	struct statx sx;
+
+	if (t->url) { /* a LUN or export: named by its URL (netblk.h) */
+		m->dev = t->id_dev;
+		m->ino = t->id_ino;
+		m->btime_ns = 0;
+		return RC_OK;
+	}
+	if (statx(AT_FDCWD, t->path, 0, STATX_TYPE | STATX_INO | STATX_BTIME, &sx))
+		return RC_FAIL;
+	if (S_ISBLK(sx.stx_mode)) {
+		m->dev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
+		m->ino = 0;
+		m->btime_ns = 0;
+	} else {
+		m->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+		m->ino = sx.stx_ino;
+		m->btime_ns = sx.stx_mask & STATX_BTIME
+			? (uint64_t)sx.stx_btime.tv_sec * 1000000000ull + sx.stx_btime.tv_nsec : 0;
+	}
+	return RC_OK;
+}
+
+static int same_file(const struct gen_map *a, const struct gen_map *b)
+{
+	return a->dev == b->dev && a->ino == b->ino &&
+	       (!a->btime_ns || !b->btime_ns || a->btime_ns == b->btime_ns);
+}
+
+/* The state directory (genmap.h); never NULL. */
+static const char *state_dir(char *buf, size_t len)
+{
+	const char *d = getenv("IOMOON_STATE_DIR"), *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
+
+	if (d && *d)
+		return d;
+	if (geteuid() == 0)
+		return "/var/lib/iomoon";
+	if (x && *x && (size_t)snprintf(buf, len, "%s/iomoon", x) < len)
+		return buf;
+	if (h && *h && (size_t)snprintf(buf, len, "%s/.local/state/iomoon", h) < len)
+		return buf;
+	return "/var/lib/iomoon";
+}
+
+/* Where the state of the file or device id names lives: named for its
+ * identity, so every path of it (links, ./, absolute) finds the same. */
+static char *state_path(const struct gen_map *m)
+{
+	char buf[4096], *p = NULL;
+	const char *dir = state_dir(buf, sizeof(buf));
+	int n;
+
+	if (m->ino)
+		n = asprintf(&p, "%s/file-%u-%u-%llu.iomoon-verify", dir, major(m->dev), minor(m->dev),
+			     (unsigned long long)m->ino);
+	else
+		n = asprintf(&p, "%s/blockdev-%u-%u.iomoon-verify", dir, major(m->dev), minor(m->dev));
+	return n < 0 ? NULL : p;
+}
+
+static uint32_t state_crc(const struct state_hdr *h, const uint64_t *gens, uint64_t n)
+{
+	struct state_hdr c = *h;
+
+	c.crc = 0;
+	return crc32c(crc32c(0, &c, sizeof(c)), gens, n * sizeof(uint64_t));
+}
+
+/* Does g say a unit was written at or past index from (of n)? */
+static int written_from(const uint64_t *g, uint64_t from, uint64_t n)
+{
+	for (uint64_t i = from; i < n; i++)
+		if (g[i])
+			return 1;
+	return 0;
+}
+
+/* Load m's state file into m when it is of this very file and unit size
+ * (any other is stale: ignored, and replaced at the next save). A state
+ * marked stale gives only its next generation and id. RC_OK (loaded or
+ * nothing to load), RC_FAIL with why when it exists but cannot be read or is
+ * damaged: never verify against a state half understood. */
+static int load(struct gen_map *m, char *why, size_t why_len)
+{
+	struct state_hdr h;
+	struct gen_map id = { .dev = m->dev };
+	uint64_t *g = NULL;
+	char p[256];
+	int fd = open(m->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = RC_FAIL;
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return RC_OK;
+		snprintf(why, why_len, "verification state %s: %s", shown(m->state, p, sizeof(p)), strerror(errno));
+		return RC_FAIL;
+	}
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, STATE_MAGIC, 8) ||
+	    h.n > MAP_MAX_BYTES / 8 || h.unit < 512 || h.unit % 512 || !(g = malloc(h.n * 8 + 1)) ||
+	    pread(fd, g, h.n * 8, sizeof(h)) != (ssize_t)(h.n * 8) || state_crc(&h, g, h.n) != h.crc) {
+		snprintf(why, why_len, "verification state %s: damaged or not a state file (remove it to verify "
+			 "without it)", shown(m->state, p, sizeof(p)));
+		goto out;
+	}
+	id.ino = h.ino;
+	id.btime_ns = h.btime_ns;
+	id.dev = h.dev;
+	rc = RC_OK;
+	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
+		goto out; /* another file or device: stale (a resized file keeps its units) */
+	m->next_gen = h.next_gen;
+	m->tid = h.tid;
+	if (h.flags & STATE_STALE) {
+		m->stale = 1;
+		goto out;
+	}
+	m->shrunk = written_from(g, m->size / m->unit, h.n);
+	memcpy(m->gens, g, (h.n < m->n ? h.n : m->n) * 8);
+	m->loaded = 1;
+out:
+	free(g);
+	close(fd);
+	return rc;
+}
+
+/* The unit size of t's state file, 0 when there is none to go by. */
+static uint32_t state_unit(const char *state)
+{
+	struct state_hdr h;
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	uint32_t u = 0;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8) &&
+	    !(h.flags & STATE_STALE))
+		u = h.unit;
+	close(fd);
+	return u;
+}
+
+static void map_free(struct gen_map *m)
+{
+	if (!m)
+		return;
+	free(m->state);
+	free(m->path);
+	free(m);
+}
+
+/* A new map of t in units of unit, loaded from its state unless fresh. */
+static struct gen_map *map_new(const struct target *t, const struct gen_map *id, uint32_t unit, int fresh,
+			       char *why, size_t why_len)
+{
+	uint64_t n = t->size / unit + 1;
+	struct gen_map *m = calloc(1, sizeof(*m) + n * sizeof(uint64_t));
+
+	if (!m) {
+		snprintf(why, why_len, "verification: no memory for a generation map of %llu units",
+			 (unsigned long long)n);
+		return NULL;
+	}
+	m->dev = id->dev;
+	m->ino = id->ino;
+	m->btime_ns = id->btime_ns;
+	m->size = t->size;
+	m->unit = unit;
+	m->n = n;
+	if (getrandom(&m->tid, sizeof(m->tid), 0) != sizeof(m->tid))
+		m->tid = (uint32_t)(id->ino * 0x9e3779b1u ^ id->btime_ns);
+	m->tid += !m->tid; /* 0 is no id */
+	m->state = state_path(m);
+	m->path = strdup(t->path);
+	if (!m->state || !m->path || (!fresh && load(m, why, why_len) < 0)) {
+		if (!m->state || !m->path)
+			snprintf(why, why_len, "verification: no memory");
+		map_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The map of the file id names, if this process has one. */
+static struct gen_map **find(const struct gen_map *id)
+{
+	struct gen_map **pp;
+
+	for (pp = &maps; *pp; pp = &(*pp)->next)
+		if ((*pp)->dev == id->dev && (*pp)->ino == id->ino)
+			return pp;
+	return NULL;
+}
+
+/* The unit a phase verifies t in: the map's when it holds data (or the
+ * state's), if the phase's sizes are whole map units; RC_INPUT if not. */
+static int pick_unit(const struct target *t, uint32_t have, uint32_t *unit, int four_k, const char *from,
+		     char *why, size_t why_len)
+{
+	char p[256];
+
+	if (!have || have == *unit)
+		return RC_OK;
+	if (have == 512 || (have == 4096 && four_k)) {
+		*unit = have;
+		return RC_OK;
+	}
+	snprintf(why, why_len, "%u-byte units (target %s: %s)", have, shown(t->path, p, sizeof(p)), from);
+	return RC_INPUT;
+}
+
+/* The unit size data on t was written in, when no map of this process
+ * says: its state's, else the header at probe_off's; 0 when neither. */
+static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, uint64_t probe_off,
+			     const char **from)
+{
+	struct verify_hdr h;
+	char *st = state_path(id);
+	uint32_t u = st ? state_unit(st) : 0;
+	int fd;
+
+	free(st);
+	*from = "its verification state says so";
+	if (u || probe_off == UINT64_MAX)
+		return u;
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &h, sizeof(h), (off_t)probe_off) == (ssize_t)sizeof(h) && h.magic == VERIFY_MAGIC &&
+	    h.offset == probe_off && h.unit_sectors)
+		u = h.unit_sectors * 512u;
+	close(fd);
+	*from = "the header at the region's start says so";
+	return u;
+}
+
+/* Replace *pp (when there is one) by m in the registry, keeping what the
+ * old map knew of the units both have (the target grew); the old one is
+ * retired, freed by genmap_collect before the next phase. */
+static void map_insert(struct gen_map **pp, struct gen_map *m)
+{
+	struct gen_map *old = pp ? *pp : NULL;
+
+	if (!old) {
+		m->next = maps;
+		maps = m;
+		return;
+	}
+	if (same_file(old, m)) {
+		if (old->next_gen > m->next_gen)
+			m->next_gen = old->next_gen;
+		m->tid = old->tid;
+		m->stale = m->stale || old->stale;
+	}
+	if (old->unit == m->unit && same_file(old, m) && genmap_known(old) && !old->stale) {
+		memcpy(m->gens, old->gens, (old->n < m->n ? old->n : m->n) * sizeof(uint64_t));
+		m->written = old->written;
+		m->loaded = m->loaded || old->loaded;
+		m->shrunk = m->shrunk || written_from(old->gens, m->size / m->unit, old->n);
+	}
+	m->next = old->next;
+	*pp = m;
+	old->next = retired;
+	retired = old;
+}
+
+/* A stale map a phase writes to starts again: nothing it claimed holds. */
+static void map_restart(struct gen_map *m)
+{
+	memset(m->gens, 0, m->n * sizeof(uint64_t));
+	m->loaded = 0;
+	m->shrunk = 0;
+	__atomic_store_n(&m->written, 0, __ATOMIC_RELAXED);
+}
+
+/* Refuse a phase that reads a stale or shrunk map without writing:
+ * RC_REFUSED, why the whole message. */
+static int refuse_reads(const struct target *t, const struct gen_map *m, int mode, char *why, size_t why_len)
+{
+	char p[256], q[256];
+
+	if (!m || (mode & GENMAP_WRITES) || !(mode & GENMAP_READS))
+		return RC_OK;
+	if (m->stale) {
+		snprintf(why, why_len, "phase.verify: target %s was written without verification since the last "
+			 "verified write: rewrite it with verify, or delete the state %s", shown(t->path, p, sizeof(p)),
+			 shown(m->state, q, sizeof(q)));
+		return RC_REFUSED;
+	}
+	if (m->shrunk) {
+		snprintf(why, why_len, "phase.verify: target %s is smaller than what was written with "
+			 "verification (%llu bytes now): restore its size, or delete the state %s",
+			 shown(t->path, p, sizeof(p)), (unsigned long long)t->size, shown(m->state, q, sizeof(q)));
+		return RC_REFUSED;
+	}
+	return RC_OK;
+}
+
+static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
+			 char *why, size_t why_len)
+{
+	struct gen_map id = { 0 }, **pp, *m = NULL;
+	const char *from = "so written by an earlier phase";
+	uint32_t have = 0;
+	char p[256];
+
+	if (fresh && t->gmap)
+		return RC_OK; /* another worker of this phase attached the new file */
+	t->gmap = NULL;
+	if (identify(t, &id)) {
+		int e = errno;
+
+		snprintf(why, why_len, "verification: stat %s: %s", shown(t->path, p, sizeof(p)), strerror(e));
+		return RC_FAIL;
+	}
+	pp = find(&id);
+	if (pp && !fresh && same_file(*pp, &id))
+		m = *pp; /* else a new file on a reused inode: forget the old */
+	if (m && m->size > t->size)
+		m->shrunk = m->shrunk || written_from(m->gens, t->size / m->unit, m->n);
+	if (genmap_known(m) && !m->stale)
+		have = m->unit;
+	else if (!fresh)
+		have = unit_on_disk(t, &id, probe_off, &from);
+	if (pick_unit(t, have, unit, four_k, from, why, why_len))
+		return RC_INPUT;
+	if (m && (m->unit != *unit || m->n < t->size / *unit + 1))
+		m = NULL; /* never written in this unit, or resized: a new map */
+	if (!m) {
+		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
+			return RC_OK; /* too large to keep: lost writes go undetected */
+		m = map_new(t, &id, *unit, fresh, why, why_len);
+		if (!m)
+			return RC_FAIL;
+		map_insert(pp, m);
+	}
+	if (refuse_reads(t, m, mode, why, why_len))
+		return RC_REFUSED;
+	if (m->stale && (mode & GENMAP_WRITES))
+		map_restart(m); /* stale until this phase's save */
+	t->gmap = m;
+	return RC_OK;
+}
+
+int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
+		  char *why, size_t why_len)
+{
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	rc = attach_locked(t, unit, four_k, fresh, probe_off, mode, why, why_len);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* mkdir -p of the directory holding path (errors show at the open). */
+static void make_dirs(const char *path)
+{
+	char *d = strdup(path), *s;
+
+	if (!d)
+		return;
+	s = dirname(d);
+	for (char *c = s + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = 0;
+		mkdir(s, 0755);
+		*c = '/';
+	}
+	mkdir(s, 0755);
+	free(d);
+}
+
+/* May path be replaced by a state: absent, or a state file itself? */
+static int replaceable(const char *path)
+{
+	struct stat st;
+	char magic[8];
+	int fd, ok;
+
+	if (lstat(path, &st))
+		return errno == ENOENT;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, magic, 8, 0) == 8 && !memcmp(magic, STATE_MAGIC, 8);
+	close(fd);
+	return ok;
+}
+
+/* Write m to its state file through outfile.c (a temporary beside it,
+ * synced, renamed over the state, the directory synced), which must be a
+ * state file or absent. A stale map is written as a stale state, without
+ * its generations. Mode 0644 whoever wrote it before. */
+static int write_state(struct gen_map *m, char *why, size_t why_len)
+{
+	uint64_t n = m->stale ? 0 : m->n;
+	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = n, .dev = m->dev, .ino = m->ino,
+			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED),
+			       .flags = m->stale ? STATE_STALE : 0, .tid = m->tid };
+	char no[WHY_LEN], p[256];
+	struct outfile o;
+	int rc;
+
+	memcpy(h.magic, STATE_MAGIC, 8);
+	h.crc = state_crc(&h, m->gens, n);
+	if (!replaceable(m->state)) {
+		snprintf(why, why_len, "verification state %s: not a state file, left as it is (a later process "
+			 "cannot verify this phase's writes)", shown(m->state, p, sizeof(p)));
+		return RC_FAIL;
+	}
+	rc = outfile_begin(&o, m->state, no, sizeof(no));
+	if (rc == RC_OK) {
+		o.mode = 0644;
+		o.keep_mode = 1;
+		rc = outfile_write(&o, &h, sizeof(h), no, sizeof(no));
+		if (rc == RC_OK)
+			rc = outfile_write(&o, m->gens, n * 8, no, sizeof(no));
+		if (rc == RC_OK)
+			rc = outfile_commit(&o, no, sizeof(no));
+		else
+			outfile_abort(&o);
+	}
+	if (rc != RC_OK)
+		snprintf(why, why_len, "verification state: %s (a later process cannot verify this phase's writes)", no);
+	return rc == RC_OK ? RC_OK : RC_FAIL;
+}
+
+int genmap_save(struct target *t, char *why, size_t why_len)
+{
+	struct gen_map *m = t->gmap;
+	int fd, rc;
+
+	if (!m || !__atomic_exchange_n(&m->dirty, 0, __ATOMIC_RELAXED))
+		return RC_OK;
+	pthread_mutex_lock(&lock);
+	/* what the state claims was written must be on the device first */
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	make_dirs(m->state);
+	m->stale = 0;
+	rc = write_state(m, why, why_len);
+	if (rc)
+		__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* The header of the state of id when it is one of id's, not stale. */
+static int state_of(const struct gen_map *id, const char *state, struct state_hdr *h)
+{
+	struct gen_map of = { .dev = id->dev };
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) && !memcmp(h->magic, STATE_MAGIC, 8) &&
+	     !(h->flags & STATE_STALE) && h->unit >= 512;
+	close(fd);
+	of.dev = h->dev;
+	of.ino = h->ino;
+	of.btime_ns = h->btime_ns;
+	return ok && same_file(id, &of);
+}
+
+static int stale_locked(const struct target *t, char *why, size_t why_len)
+{
+	struct gen_map id = { 0 }, **pp, *m = NULL;
+	struct state_hdr h;
+	int on_disk;
+
+	if (identify(t, &id))
+		return RC_OK; /* nothing there yet: nothing verified */
+	pp = find(&id);
+	if (pp && same_file(*pp, &id))
+		m = *pp;
+	if (m && (genmap_known(m) || m->stale))
+		m->stale = 1;
+	id.state = state_path(&id);
+	if (!id.state) {
+		snprintf(why, why_len, "verification: no memory");
+		return RC_FAIL;
+	}
+	on_disk = state_of(&id, id.state, &h) && (id.ino || h.size == t->size);
+	if (on_disk) {
+		id.unit = h.unit;
+		id.size = h.size;
+		id.tid = h.tid;
+		id.next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
+		id.stale = 1;
+		make_dirs(id.state);
+		on_disk = write_state(&id, why, why_len);
+	}
+	free(id.state);
+	return on_disk < 0 ? RC_FAIL : RC_OK;
+}
+
+int genmap_stale(const struct target *t, char *why, size_t why_len)
+{
+	int rc;
+
+	if (t->kind == TARGET_NONE)
+		return RC_OK;
+	pthread_mutex_lock(&lock);
+	rc = stale_locked(t, why, why_len);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+int genmap_dir_check(char *why, size_t why_len)
+{
+	char buf[4096], d[4096], p[256], q[256], *slash;
+	struct stat st;
+
+	snprintf(d, sizeof(d), "%s", state_dir(buf, sizeof(buf)));
+	for (;;) {
+		if (!stat(d, &st)) {
+			if (S_ISDIR(st.st_mode) && !access(d, W_OK | X_OK))
+				return RC_OK;
+			break;
+		}
+		if (errno != ENOENT || !strcmp(d, "/") || !strcmp(d, "."))
+			break;
+		slash = strrchr(d, '/');
+		if (!slash)
+			strcpy(d, ".");
+		else if (slash == d)
+			d[1] = 0;
+		else
+			*slash = 0;
+	}
+	snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a writable "
+		 "directory; set IOMOON_STATE_DIR to one)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
+		 shown(d, q, sizeof(q)));
+	return RC_INPUT;
+}
+
+/* Is m of no use to any later phase: not dirty, and its path names
+ * another file now (a state saved, or none wanted, covers it)? */
+static int unused(const struct gen_map *m)
+{
+	struct target t = { .path = m->path };
+	struct gen_map id = { 0 };
+
+	if (__atomic_load_n(&m->dirty, __ATOMIC_RELAXED))
+		return 0;
+	return identify(&t, &id) || !same_file(m, &id) || id.dev != m->dev || id.ino != m->ino;
+}
+
+void genmap_collect(void)
+{
+	struct gen_map **pp, *m;
+
+	pthread_mutex_lock(&lock);
+	while ((m = retired)) {
+		retired = m->next;
+		map_free(m);
+	}
+	for (pp = &maps; (m = *pp);) {
+		if (unused(m)) {
+			*pp = m->next;
+			map_free(m);
+		} else {
+			pp = &m->next;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+char *genmap_lock_path(const struct target *t, int make)
+{
+	struct gen_map id = { 0 };
+	char *state, *p = NULL;
+	size_t n;
+
+	if (identify(t, &id) || !(state = state_path(&id)))
+		return NULL;
+	n = strlen(state) - strlen(".iomoon-verify");
+	if (asprintf(&p, "%.*s.iomoon-lock", (int)n, state) < 0)
+		p = NULL;
+	if (p && make)
+		make_dirs(p);
+	free(state);
+	return p;
+}

@@ -1,0 +1,100 @@
+/* verify_read.c - a verifying read's units, written or never written,
+ * judged and counted (verify_read.h). Headers are verify.c's to check,
+ * the fill is fill.c's to recognise. */
+#include "verify/verify_read.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "io/fill.h"
+#include "verify/verify.h"
+
+void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t unit, int strict, int skip_unwritten)
+{
+	*v = (struct verify_view){ .unit = unit, .strict = strict, .skip_unwritten = skip_unwritten };
+	if (!m)
+		return;
+	v->gens = m->gens;
+	v->ngens = m->n;
+	v->tid = m->tid;
+	v->fill_key = fill_key(m->dev, m->ino, m->btime_ns);
+}
+
+/* A unit the map says was never written (u, at offset at): blank, or
+ * what it holds instead. 0 when blank, or when it holds an intact header
+ * of this target's own id written for this offset: a write completed by
+ * a process whose state was never saved (it was killed before its phase
+ * ended); such a unit cannot be judged, and is not another's data. */
+static int never_written(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t *expected,
+			 uint64_t *found)
+{
+	uint64_t where, bad;
+	int e;
+
+	if (fill_blank(u, v->unit, v->fill_key, at, &where, expected, found))
+		return 0;
+	/* an intact header, wherever it was written for: a writer the map
+	 * does not know of */
+	e = verify_check_id(u, v->unit, at, 0, v->unit, NULL, 0, 1, 0, &bad, &where, &bad);
+	if (e == 0 && v->tid) {
+		uint32_t id;
+
+		memcpy(&id, u + offsetof(struct verify_hdr, seed), sizeof(id));
+		if (id == v->tid) /* this target's own write, intact and in place, by a process that
+				   * ended before it saved the state (killed, a power cut): not foreign */
+			return 0;
+	}
+	if (e == 0 || e == VERR_MISDIRECTED) {
+		memcpy(found, u + offsetof(struct verify_hdr, generation), sizeof(*found));
+		*expected = 0;
+		return VERR_UNEXPECTED_HDR;
+	}
+	return VERR_UNEXPECTED;
+}
+
+int verify_read(const struct verify_view *v, const void *buf, uint32_t len, uint64_t offset, uint32_t from,
+		struct verify_counts *vc, uint64_t *bad_offset, uint64_t *expected, uint64_t *found)
+{
+	const uint32_t unit = v->unit;
+
+	for (uint32_t o = from; o + unit <= len; o += unit) {
+		const unsigned char *u = (const unsigned char *)buf + o;
+		const uint64_t at = offset + o, idx = at / unit;
+		uint32_t magic;
+		int e;
+
+		*bad_offset = at;
+		memcpy(&magic, u, sizeof(magic));
+		if (!v->strict && !v->gens && magic != VERIFY_MAGIC) {
+			vc->units_skipped++; /* no map: nothing says it was written */
+			continue;
+		}
+		if (!v->strict && v->gens && (idx >= v->ngens || !v->gens[idx])) {
+			if (v->skip_unwritten) {
+				vc->units_skipped++;
+				continue;
+			}
+			e = never_written(v, u, at, expected, found);
+			if (e) {
+				vc->units_unexpected++;
+				return e;
+			}
+			vc->units_unwritten++;
+			continue;
+		}
+		vc->units_checked++;
+		e = verify_check_id(buf, o + unit, offset, o, unit, v->gens, v->ngens, v->strict, v->tid, bad_offset,
+				    expected, found);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+uint64_t verify_written_end(const struct gen_map *m)
+{
+	for (uint64_t i = m->n; i > 0; i--)
+		if (__atomic_load_n(&m->gens[i - 1], __ATOMIC_RELAXED))
+			return i * (uint64_t)m->unit;
+	return 0;
+}
