@@ -68,13 +68,13 @@ tap_failed=0
 
 ok() { # ok CONDITION-STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
+	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); return 1; fi
 }
 is() { # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; return 1; fi
 }
 like() { # like TEXT REGEX DESCRIPTION
-	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; fi
+	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; return 1; fi
 }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
 done_testing() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

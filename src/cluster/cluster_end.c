@@ -10,12 +10,13 @@
  * phase, which every rank agreed on; the reduction's operator walks it.
  */
 
+#include "cluster/cluster_phase.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cluster/cluster_phase.h"
 #include "core/clock.h"
 #include "run/replay.h"
 

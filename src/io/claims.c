@@ -8,8 +8,8 @@
  * them, and "nothing here" only when its safe probe positively says so;
  * an ambivalent result or a failed probe counts as a claim.
  */
-#include "core/rc.h"
 #include "io/claims.h"
+#include "core/rc.h"
 
 #include <dirent.h>
 #include <errno.h>

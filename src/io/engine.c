@@ -1,6 +1,6 @@
 /* engine.c - the table of engines, lookup by name, and the "auto" choice. */
-#include "core/rc.h"
 #include "io/engine.h"
+#include "core/rc.h"
 
 #include <string.h>
 

@@ -7,10 +7,10 @@
  * script (a traceback). Every message names the field, the value and what
  * is allowed.
  */
+#include "lua/lua_api.h"
 #include "core/redact.h"
 #include "core/shown.h"
 #include "io/protect.h"
-#include "lua/lua_api.h"
 #include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
 

@@ -3,6 +3,7 @@
  * an input error on any stops all with that rank's message), what a
  * phase counts split across ranks, and result.cluster / result.hosts.
  */
+#include "lua/lua_cluster.h"
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_phase.h"
 #include "lua/lua_api.h"
-#include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 

@@ -7,6 +7,7 @@
  * is allowed ("phase.mix[2].bs: 3000 is not a multiple of the 512-byte
  * sector of /dev/sdb (direct=true)"), before anything is touched.
  */
+#include "lua/lua_phase.h"
 #include <errno.h>
 #include <lauxlib.h>
 #include <stdio.h>
@@ -20,7 +21,6 @@
 #include "lua/lua_api.h"
 #include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
-#include "lua/lua_phase.h"
 #include "run/phase.h"
 #include "run/verify_lock.h"
 

@@ -6,7 +6,8 @@
  * the difference of two snapshots, so intervals add up exactly to the phase.
  * One loop (sample) does this through the ramp and the measured time; it
  * also turns a signal into a stop, and hands progress to a callback.
- * After the join it merges the workers' counters into the result.
+ * After the join, phase_collect.c merges the workers' counters into the
+ * result; phase_region.c says which bytes of which target each one uses.
  */
 #include "run/phase.h"
 
@@ -21,6 +22,7 @@
 #include "core/clock.h"
 #include "core/rc.h"
 #include "core/rng.h"
+#include "run/phase_int.h"
 #include "run/phase_sample.h"
 #include "run/replay.h"
 #include "run/worker.h"
@@ -32,11 +34,6 @@ volatile sig_atomic_t phase_interrupt;
 #define PROGRESS_NS 500000000ull
 /* How long the phase thread waits before looking for a signal's flag. */
 #define INTERRUPT_POLL_NS 50000000ull
-
-static inline uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
 
 /* Wait on the handshake until `deadline_ns` or every started worker has
  * finished; returns the time. Woken by the workers' last broadcast. */
@@ -76,29 +73,6 @@ static void free_workers(struct worker *w, unsigned n)
 	free(w);
 }
 
-void phase_result_free(struct phase_result *res)
-{
-	for (unsigned i = 0; res->streams && i < res->nstreams; i++) {
-		free(res->streams[i].intervals);
-		free(res->streams[i].specs);
-		free(res->streams[i].replay);
-	}
-	free(res->replay);
-	res->replay = NULL;
-	if (res->cluster)
-		free(res->cluster->hosts);
-	free(res->cluster);
-	res->cluster = NULL;
-	free(res->specs);
-	res->specs = NULL;
-	free(res->streams);
-	free(res->intervals);
-	free(res->trace);
-	res->streams = NULL;
-	res->intervals = NULL;
-	res->trace = NULL;
-}
-
 /* Before the first write: a phase writing without crc32c marks the
  * verification state of its targets stale; a verifying phase that reads
  * buffered reads the device, not the page cache (fio's invalidate). */
@@ -131,27 +105,6 @@ static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t
 	return RC_OK;
 }
 
-/* n empty spec_stats, or NULL when out of memory. */
-static struct spec_stats *specs_new(unsigned n)
-{
-	struct spec_stats *s = calloc(n, sizeof(*s));
-
-	for (unsigned i = 0; s && i < n; i++)
-		hist_init(&s[i].lat);
-	return s;
-}
-
-/* to[0..n) += from[0..n), exactly. */
-static void specs_merge(struct spec_stats *to, const struct spec_stats *from, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		hist_merge(&to[i].lat, &from[i].lat);
-		for (int op = 0; op < OP_NTYPES; op++)
-			to[i].ios[op] += from[i].ios[op];
-		to[i].bytes += from[i].bytes;
-	}
-}
-
 /* Worker i's slots and their buffers (random or zero bytes, so that a
  * write's payload costs nothing per I/O), its quotas and trace records. */
 static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsigned i, char *why, size_t why_len)
@@ -180,7 +133,7 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	wk->bytes_quota = sp->bytes ? phase_bytes_part(sp, sp->bytes, sp->workers, i) : UINT64_MAX;
 	/* split as the quotas are: the records add up to trace_max */
 	wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
-	if (sp->per_spec && !(wk->specs = specs_new(sp->wl->nspecs))) {
+	if (sp->per_spec && !(wk->specs = phase_specs_new(sp->wl->nspecs))) {
 		snprintf(why, why_len, "out of memory for the figures of %u access specs", sp->wl->nspecs);
 		return RC_FAIL;
 	}
@@ -197,40 +150,6 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	}
 	return RC_OK;
 }
-
-/* One workload of a running phase: the phase's own, or one stream's. */
-struct unit {
-	const struct phase_spec *sp;
-	struct worker *w;        /* its sp->workers workers, in the runner's */
-	struct workload *wls;    /* one per target, or one per worker when sliced */
-	int fds[PHASE_MAX_TARGETS];
-	struct stream_result *res;    /* a stream's: its figures, and its intervals from */
-	struct sampler smp;           /* its own snapshots */
-};
-
-/* Everything phase_run holds while a phase runs: what the workers share,
- * the workers, and the sampler's state (snapshots, ticks, progress). */
-struct runner {
-	const struct phase_spec *sp; /* the phase: its time, and all its workers */
-	struct phase_result *res;
-	struct phase_shared sh;
-	int shared_init;
-	struct worker *w;
-	struct unit u[PHASE_MAX_STREAMS];
-	unsigned nu;
-	unsigned started;        /* threads running (to join) */
-	struct sampler all;      /* the phase's intervals */
-	struct hist *scratch;
-	int ramping;
-	uint64_t now;            /* the last clock reading of the sampler */
-	uint64_t next_tick;      /* the ramp's end, then the next interval's */
-	uint64_t next_progress, prog_ios, prog_bytes, prog_ns;
-	uint64_t stopped_ns;     /* when a signal stopped the phase */
-	struct cpu_mark cpu_a, cpu_b;
-	struct cluster_phase *cp; /* run by every rank of a cluster (else NULL) */
-	int remote_stop;          /* stopped because another rank did */
-	int64_t realtime_ns;      /* the realtime clock at the start */
-};
 
 /* A unit's per-target (or per-worker slice) workloads; RC_INPUT with why. */
 static int prepare_workloads(struct unit *u, char *why, size_t why_len)
@@ -420,7 +339,7 @@ static void mark_interrupted(struct runner *r)
 /* Every sampler's cur snapshot, one reading of each worker: each stream's
  * from its workers, and the phase's as their sum, so that a phase's
  * interval is exactly the sum of its streams'. */
-static void take_all(struct runner *r)
+void phase_take_all(struct runner *r)
 {
 	struct snapshot *all = r->all.cur;
 
@@ -457,7 +376,7 @@ static void measure_begin(struct runner *r)
 }
 
 /* In a cluster: the interval just made, for the merge. */
-static void made(struct runner *r)
+void phase_made(struct runner *r)
 {
 	const struct hist *both[PHASE_MAX_STREAMS + 1] = { r->all.both };
 
@@ -488,11 +407,11 @@ static void cluster_round(struct runner *r, int done)
 static void cluster_ticks(struct runner *r)
 {
 	for (; r->next_tick <= r->now && r->next_tick <= r->sh.end_ns; r->next_tick += r->sp->interval_ns) {
-		take_all(r);
+		phase_take_all(r);
 		sampler_tick(&r->all, r->scratch, r->sh.measure_ns, r->next_tick);
 		for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 			sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, r->next_tick);
-		made(r);
+		phase_made(r);
 	}
 	if (r->next_tick > r->sh.end_ns)
 		r->next_tick = UINT64_MAX;
@@ -515,7 +434,7 @@ static void tick(struct runner *r)
 		r->next_tick = UINT64_MAX;
 		return;
 	}
-	take_all(r);
+	phase_take_all(r);
 	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
@@ -586,137 +505,6 @@ static void sample(struct runner *r)
 		measure_begin(r);
 }
 
-/* The end of the measured span: the stop (or the last I/O counted before
- * the workers saw it) when interrupted; the phase's end when it ran its
- * time without errors; else the last I/O counted. Never before measure_ns. */
-static uint64_t span_end(const struct runner *r, uint64_t stop_ns)
-{
-	const struct phase_result *res = r->res;
-	const uint64_t last = res->total.last_done_ns;
-	uint64_t end;
-
-	if (res->interrupted)
-		end = min_u64(r->stopped_ns > last ? r->stopped_ns : last, r->sh.end_ns);
-	else if (r->sp->duration_ns && r->sh.end_ns <= stop_ns && !res->total.nfirst)
-		end = r->sh.end_ns;
-	else
-		end = last > r->sh.measure_ns ? last : stop_ns;
-	return end < r->sh.measure_ns ? r->sh.measure_ns : end;
-}
-
-/* The workers' trace records, worker after worker (none kept when out of
- * memory). */
-static void gather_trace(struct runner *r)
-{
-	struct phase_result *res = r->res;
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < r->sp->workers; i++)
-		n += r->w[i].ntrace;
-	res->trace = malloc((n ? n : 1) * sizeof(*res->trace));
-	if (!res->trace)
-		return;
-	for (unsigned i = 0; i < r->sp->workers; i++) {
-		memcpy(res->trace + res->ntrace, r->w[i].trace, r->w[i].ntrace * sizeof(*res->trace));
-		res->ntrace += r->w[i].ntrace;
-	}
-}
-
-/* The figures per access spec, merged over each workload's workers (none
- * kept when out of memory: the result then has no specs). */
-static void collect_specs(struct runner *r)
-{
-	for (unsigned u = 0; u < r->nu; u++) {
-		const struct phase_spec *sp = r->u[u].sp;
-		struct spec_stats **to = r->sp->nstreams ? &r->u[u].res->specs : &r->res->specs;
-
-		if (!sp->per_spec || !(*to = specs_new(sp->wl->nspecs)))
-			continue;
-		for (unsigned i = 0; i < sp->workers; i++)
-			if (r->u[u].w[i].specs)
-				specs_merge(*to, r->u[u].w[i].specs, sp->wl->nspecs);
-	}
-}
-
-/* to += the replay figures of n workers, to allocated first when NULL
- * (left NULL when none of them replays, or out of memory). */
-static void replay_merge(struct replay_stats **to, const struct worker *w, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const struct replay_stats *f = w[i].replay;
-		struct replay_stats *t;
-
-		if (!f)
-			continue;
-		if (!*to && (*to = calloc(1, sizeof(**to))))
-			hist_init(&(*to)->lag);
-		if (!(t = *to))
-			return;
-		replay_stats_merge(t, f);
-	}
-}
-
-/* After the join, before the merge: where the written area of each
- * worker's target ends, as its map says now (verify_read.h), one scan per
- * map. */
-static void note_written_ends(struct runner *r)
-{
-	for (unsigned i = 0; i < r->sp->workers; i++) {
-		struct worker *w = &r->w[i];
-		const struct gen_map *m = w->target->gmap;
-		unsigned j = 0;
-
-		if (w->spec->verify != VERIFY_CRC || !genmap_known(m))
-			continue;
-		while (j < i && !(r->w[j].target->gmap == m && r->w[j].c.verify.known))
-			j++;
-		w->c.verify.written_end = j < i ? r->w[j].c.verify.written_end : verify_written_end(m);
-		w->c.verify.known = 1;
-	}
-}
-
-/* After the join: the workers' counters merged, the first engine failure,
- * the measured time and CPU use, the last interval, the trace. */
-static void collect(struct runner *r)
-{
-	struct phase_result *res = r->res;
-	uint64_t stop_ns, end;
-	int keep;
-
-	cpu_mark(&r->cpu_b);
-	stop_ns = clock_ns();
-	note_written_ends(r);
-	for (unsigned i = 0; i < r->sp->workers; i++) {
-		counters_merge(&res->total, &r->w[i].c);
-		worker_batch_merge(&res->batch, &r->w[i]);
-		if (r->w[i].engine_failed && !res->failed) {
-			res->failed = 1;
-			snprintf(res->error, sizeof(res->error), "%s", r->w[i].error);
-		}
-	}
-	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
-		for (unsigned i = 0; i < r->u[u].sp->workers; i++) {
-			counters_merge(&r->u[u].res->total, &r->u[u].w[i].c);
-			worker_batch_merge(&r->u[u].res->batch, &r->u[u].w[i]);
-		}
-	collect_specs(r);
-	replay_merge(&res->replay, r->w, r->sp->workers);
-	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
-		replay_merge(&r->u[u].res->replay, r->u[u].w, r->u[u].sp->workers);
-	end = span_end(r, stop_ns);
-	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
-	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);
-	take_all(r);
-	keep = sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, -1);
-	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
-		sampler_last(&r->u[u].smp, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, keep);
-	if (keep)
-		made(r);
-	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
-	if (r->sp->trace_max)
-		gather_trace(r);
-}
-
 /* Whatever runner_setup got, given back (the threads are joined). */
 static void runner_free(struct runner *r)
 {
@@ -762,7 +550,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 	for (unsigned i = 0; i < r.started; i++)
 		pthread_join(r.w[i].thread, NULL);
 	if (rc == RC_OK) {
-		collect(&r);
+		phase_collect(&r);
 		if (r.cp) {
 			const struct cluster_local l = { .stop = r.sh.stop && !r.remote_stop && !res->interrupted,
 							 .interrupted = res->interrupted, .done = 1 };

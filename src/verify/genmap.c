@@ -1,9 +1,9 @@
 /* genmap.c - generation maps of crc32c verification, kept per file or
  * device for the process's life and saved to a state file (genmap.h). */
+#include "verify/genmap.h"
 #include "core/outfile.h"
 #include "core/rc.h"
 #include "core/shown.h"
-#include "verify/genmap.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,12 +1,13 @@
-/* phase_slice.c - the targets of a phase (each once, over its streams),
- * their regions, the slices of them that workers writing with crc32c
- * verification each get (and ranks of a cluster verifying one target:
- * each rank's slice, its workers' slices of that), and the parts of a byte
- * quota (phase.h). */
+/* phase_region.c - where a phase does I/O: its targets (each once, over
+ * its streams), their regions, the slices of them that workers writing
+ * with crc32c verification each get (and ranks of a cluster verifying one
+ * target: each rank's slice, its workers' slices of that), and the parts
+ * of a byte quota (phase.h). */
+#include "run/phase.h"
+
 #include <assert.h>
 #include <stdio.h>
 
-#include "run/phase.h"
 
 /* Are the workers of a target given slices of its region? */
 int phase_sliced(const struct phase_spec *sp)
