@@ -38,8 +38,10 @@ LAYERS := core io verify trace run cluster
 CORE_SRCS := $(sort $(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c)))
 BINDING_SRCS := $(sort $(wildcard src/lua/*.c))
 HEADERS := $(wildcard src/*/*.h)
-CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
-OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(BINDING_SRCS)) $(BUILD)/main.o
+# Objects mirror the sources under $(BUILD)/src/ ($(BUILD)/lua is where a
+# sanitized binary finds the Lua library).
+CORE_OBJS := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRCS))
+OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/src/%.o,$(BINDING_SRCS)) $(BUILD)/src/main.o
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
 .PHONY: all deps run test test-asan fuzz bench man install uninstall clean
@@ -48,15 +50,15 @@ all: iomoon
 
 # Only the binding and main.c see Lua's headers: a core file that includes
 # one does not compile.
-$(BUILD)/%.o: src/%.c $(HEADERS)
+$(BUILD)/src/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc -c -o $@ $<
 
-$(BUILD)/lua/%.o: src/lua/%.c $(HEADERS)
+$(BUILD)/src/lua/%.o: src/lua/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc $(LUA_CFLAGS) -c -o $@ $<
 
-$(BUILD)/main.o: src/main.c $(HEADERS)
+$(BUILD)/src/main.o: src/main.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc $(LUA_CFLAGS) -DIOMOON_DATADIR='"$(DATADIR)"' -c -o $@ $<
 
@@ -129,7 +131,7 @@ test-asan: deps
 # embedded Lua state, each for FUZZ_SECONDS. Findings land in build-fuzz/.
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -Wno-unknown-warning-option
-FUZZ_OBJS = $(patsubst src/%.c,build-fuzz/%.o,$(CORE_SRCS) $(BINDING_SRCS))
+FUZZ_OBJS = $(patsubst src/%.c,build-fuzz/src/%.o,$(CORE_SRCS) $(BINDING_SRCS))
 fuzz: DEB_PKGS += clang libclang-rt-dev
 fuzz: deps
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" $(FUZZ_OBJS)
