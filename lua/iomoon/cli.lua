@@ -146,7 +146,7 @@ local function number_opt(o, name, integer)
   if v == nil then return nil end
   local n = tonumber(v)
   if n and integer then n = math.tointeger(n) end
-  if not n or n ~= n or n == math.huge or n == -math.huge then
+  if not util.finite(n) then
     input_error("--%s: '%s' is not a%s number", name, v, integer and " whole" or "")
   end
   return n
@@ -254,7 +254,7 @@ local function target_spec(o, default_size)
   local size = o.size
   -- stat, never open: opening a FIFO would block
   -- a URL (an NBD export, an iSCSI LUN) is used at its own size, as a device is
-  if not size and not iomoon.stat(o.target) and not o.target:match("^%a[%w+.-]*://") then size = default_size end
+  if not size and not iomoon.stat(o.target) and not util.is_url(o.target) then size = default_size end
   return { path = o.target, size = size, allow_write = o["allow-write"] or false, force = o.force or false }
 end
 
@@ -450,7 +450,7 @@ local function doc_format(o, formats)
   for _, f in ipairs(formats) do
     if f == fmt then return fmt end
   end
-  input_error("--format: '%s' is not a format here (%s)", report.visible(fmt), table.concat(formats, ", "))
+  input_error("--format: '%s' is not a format here (%s)", util.shown(fmt), table.concat(formats, ", "))
 end
 
 -- Write text to --output (checked first: never one of `inputs`) or stdout.
@@ -520,8 +520,8 @@ function cli.rerun(args)
       local ok, e = pcall(iomoon.check, p)
       if not ok then
         if type(e) == "table" and type(e.msg) == "string" then
-          e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, report.visible(file), i, #phases,
-            report.visible(p.name))
+          e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, util.shown(file), i, #phases,
+            util.shown(p.name))
         end
         error(e, 0)
       end
@@ -565,7 +565,7 @@ function cli.replay(args)
     replay = { trace = tr, speed = number_opt(o, "speed"), no_stall = o["no-stall"] or nil, offsets = o.offsets,
       loop = number_opt(o, "loop", true) },
   }
-  if phase.target and not phase.target.size and not iomoon.stat(o.target) and not o.target:match("^%a[%w+.-]*://") then
+  if phase.target and not phase.target.size and not iomoon.stat(o.target) and not util.is_url(o.target) then
     -- a new file as large as the trace reaches (whole MiB), so offsets land as recorded
     local reach = iomoon.trace.profile(tr).offset_end_bytes
     phase.target.size = math.max(1, (reach + (1 << 20) - 1) >> 20) << 20
@@ -606,7 +606,7 @@ function cli.list()
   print("suites:")
   for _, n in ipairs(suite.list()) do
     local ok, s = pcall(suite.load, n)
-    print(string.format("  %-20s %s", n, report.visible(ok and s.description or "(does not load: " .. tostring(s) .. ")")))
+    print(string.format("  %-20s %s", n, util.shown(ok and s.description or "(does not load: " .. tostring(s) .. ")")))
   end
   return 0
 end
@@ -647,7 +647,7 @@ function cli.main(args)
   end
   local h = handlers[cmd]
   if not h then
-    io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", report.visible(cmd),
+    io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", util.shown(cmd),
       table.concat(cli.verbs(handlers), ", ")))
     return 2
   end

@@ -3,7 +3,11 @@
 -- value in A and in B, the ratio B/A, and whether the difference is larger
 -- than the runs' own spread from interval to interval.
 
+local util = require "iomoon.util"
+
 local compare = {}
+
+local visible = util.shown
 
 --- The metrics compared, in the order shown: key, label, unit, the value
 -- of a result, and the per-interval series (nil: no such series).
@@ -164,7 +168,6 @@ end
 -- the lines saying which phases are in one run only, and what is wrong
 -- with a matched phase in either run (its figures are then suspect)
 local function only_lines(doc, prefix)
-  local visible = require("iomoon.report").visible
   local out = {}
   for _, p in ipairs(doc.phases) do
     for _, side in ipairs({ "a", "b" }) do
@@ -185,7 +188,6 @@ end
 
 -- the header lines: what A and B are, and the rule
 local function head_lines(doc, prefix)
-  local visible = require("iomoon.report").visible
   local out = {}
   for _, side in ipairs({ "a", "b" }) do
     local r = doc[side]
@@ -200,7 +202,6 @@ end
 
 --- The comparison as an aligned text table.
 function compare.table(doc)
-  local visible = require("iomoon.report").visible
   local rows = compare.rows(doc)
   local w = {}
   for _, row in ipairs(rows) do
@@ -248,7 +249,6 @@ end
 
 --- The comparison as a Markdown table.
 function compare.markdown(doc)
-  local visible = require("iomoon.report").visible
   local function cell(s) return (visible(s):gsub("[\\|<>]", "\\%0")) end
   local out = {}
   for _, l in ipairs(head_lines(doc, "")) do out[#out + 1] = cell(l) .. "  " end
@@ -297,7 +297,7 @@ function compare.render(format, doc)
   local f = ({ table = compare.table, csv = compare.csv, markdown = compare.markdown, json = compare.json })[format]
   if not f then
     require("iomoon.errors").input("--format: '%s' is not a format of compare (%s)",
-      require("iomoon.report").visible(format), table.concat(compare.formats, ", "))
+      visible(format), table.concat(compare.formats, ", "))
   end
   return f(doc)
 end

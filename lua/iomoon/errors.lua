@@ -2,19 +2,16 @@
 -- and check the tables users hand the library as the core checks phases.
 -- input(...) is bad input (the command line exits 2), run(...) a failed
 -- run (exit 1); both take string.format's arguments and print their
--- message with tostring(). Control bytes in a message are shown escaped
--- (a name with a newline cannot forge a second line), and a URL's
--- password is left out (iomoon.redact), as in the core's messages.
+-- message with tostring(). A message is shown as util.shown shows text
+-- (control bytes escaped: a name with a newline cannot forge a second
+-- line; a URL's password left out), as the core's messages are.
+local util = require "iomoon.util"
+
 local registry = debug.getregistry()
 
 local errors = {}
 
-local function escaped(s)
-  return require("iomoon").redact((s:gsub("[%c\127]", function(c)
-    local named = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-    return named[c] or string.format("\\x%02x", c:byte())
-  end)))
-end
+local escaped = util.shown
 
 -- An input error carries the field its message starts with as data, as
 -- the core's do: { msg = "phase.qd: 0 is out of range ...",

@@ -7,6 +7,7 @@ local iomoon = require "iomoon"
 local job = require "iomoon.fio_job"
 local map = require "iomoon.fio_map"
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
 
 local fio = {}
@@ -98,9 +99,7 @@ local function format_of(o)
 end
 
 -- path as messages show it (control bytes escaped)
-local function shown(path)
-  return require("iomoon.report").visible(path)
-end
+local shown = util.shown
 
 -- The text of the job file at path: a regular file (a directory or a FIFO
 -- is refused before it is opened: reading a FIFO would wait for a writer).

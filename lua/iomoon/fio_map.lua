@@ -6,7 +6,9 @@
 local iomoon = require "iomoon"
 local job = require "iomoon.fio_job"
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 local input_error = errors.input
+local is_url = util.is_url
 
 local map = {}
 
@@ -167,7 +169,7 @@ end
 local function split_files(s)
   -- a URL (iscsi://..., with fio's '\:' escapes or without) is one target: its colons are its own
   local url = s:gsub("\\:", ":")
-  if url:match("^%a[%w+.-]*://") then return { url } end
+  if is_url(url) then return { url } end
   local files, cur = {}, {}
   local i = 1
   while i <= #s do
@@ -180,8 +182,6 @@ local function split_files(s)
   files[#files + 1] = table.concat(cur)
   return files
 end
-
-local function is_url(p) return p:match("^%a[%w+.-]*://") ~= nil end
 
 -- The paths a job does I/O to: --target, else fio's uri (nbd), filename
 -- (in directory), else fio's own names, one file per clone (NAME.N.0).

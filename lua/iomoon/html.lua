@@ -12,26 +12,22 @@
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
 local report = require "iomoon.report"
+local util = require "iomoon.util"
 local assets = require "iomoon.html_js"
 
 local html = {}
 
 -- t[k], or nil where reading it raises (a sealed result) or t is not a table
-local function index(t, k) return t[k] end
-local function opt(t, k)
-  if type(t) ~= "table" then return nil end
-  local v = rawget(t, k)
-  if v ~= nil or getmetatable(t) == nil then return v end
-  local ok
-  ok, v = pcall(index, t, k)
-  if ok then return v end
-end
+local opt = util.opt
 
-local function num(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge and v or nil end
+-- v when it is a finite number, else nil
+local num = util.finite
 
---- s as HTML text: control bytes shown escaped (report.visible), & < > " ' as entities.
+local visible = util.shown
+
+--- s as HTML text: control bytes shown escaped (util.shown), & < > " ' as entities.
 function html.escape(s)
-  return (report.visible(s):gsub("[&<>\"']", function(c) return string.format("&#%d;", c:byte()) end))
+  return (visible(s):gsub("[&<>\"']", function(c) return string.format("&#%d;", c:byte()) end))
 end
 local esc = html.escape
 
@@ -172,7 +168,7 @@ local function phase_data(r, i, d)
   local lat = opt(r, "lat")
   local def, given = d[1], d[2]
   local p = {
-    i = i - 1, name = report.visible(opt(r, "name")), marks = report.marks(r), iops = num(opt(r, "iops")) or 0,
+    i = i - 1, name = visible(opt(r, "name")), marks = report.marks(r), iops = num(opt(r, "iops")) or 0,
     mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
     p99 = num(opt(lat, "p99_ns")), mean = num(opt(lat, "mean_ns")), pct = html.percentiles(r), iv = intervals(r),
     def = raw(def), defsrc = given,
@@ -181,7 +177,7 @@ local function phase_data(r, i, d)
   if type(streams) == "table" and #streams > 0 then
     p.streams = {}
     for j, s in ipairs(streams) do
-      p.streams[j] = { name = report.visible(opt(s, "name") or ("stream " .. j)), iv = intervals(s), pct = html.percentiles(s) }
+      p.streams[j] = { name = visible(opt(s, "name") or ("stream " .. j)), iv = intervals(s), pct = html.percentiles(s) }
     end
   end
   return p
@@ -210,10 +206,10 @@ end
 
 -- the common start of the names, without trailing separators
 local function common_title(results, members)
-  local first = report.visible(opt(results[members[1]], "name"))
+  local first = visible(opt(results[members[1]], "name"))
   local n = #first
   for _, i in ipairs(members) do
-    local s = report.visible(opt(results[i], "name"))
+    local s = visible(opt(results[i], "name"))
     while n > 0 and s:sub(1, n) ~= first:sub(1, n) do n = n - 1 end
   end
   local t = first:sub(1, n):gsub("[%s@:;,%-=]+$", ""):gsub("[Qq][Dd]$", ""):gsub("%s+$", "")
@@ -472,8 +468,8 @@ function html.render_compare(doc)
   local compare = require "iomoon.compare"
   local results = {}
   for _, p in ipairs(doc.phases) do
-    results[#results + 1] = renamed(p.a, report.visible(p.name) .. " [A]")
-    results[#results + 1] = renamed(p.b, report.visible(p.name) .. " [B]")
+    results[#results + 1] = renamed(p.a, visible(p.name) .. " [A]")
+    results[#results + 1] = renamed(p.b, visible(p.name) .. " [B]")
   end
   local rows, out = compare.rows(doc), {}
   out[#out + 1] = string.format('<h2>A against B</h2>\n<p>A: %s (%s); B: %s (%s). A difference is marked where it is '

@@ -21,13 +21,7 @@ local iometer = {}
 
 local input_error = errors.input
 
--- s with control bytes shown as \ddd (a message is one line)
-local function shown(s)
-  return (tostring(s):gsub("[%c\127]", function(c) return string.format("\\%d", c:byte()) end))
-end
-iometer.shown = shown
-
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local shown, trim = util.shown, util.trim
 
 local function starts(s, prefix) return s:sub(1, #prefix):lower() == prefix:lower() end
 

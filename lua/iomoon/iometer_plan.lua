@@ -13,7 +13,7 @@ local util = require "iomoon.util"
 local plan = {}
 
 local input_error = errors.input
-local function shown(s) return require("iomoon.iometer").shown(s) end
+local shown = util.shown
 
 -- IOMeter's sectors (its disk size and starting sector count 512 bytes)
 plan.SECTOR = 512

@@ -12,11 +12,12 @@
 -- (Decimal)") and 1.1 ("MiBps (Binary)") all read. Times are in ms.
 
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 
 local results = {}
 
-local function shown(s) return require("iomoon.iometer").shown(s) end
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local shown = util.shown
+local trim = util.trim
 
 -- The fields of a line, trimmed. A field in double quotes (as a
 -- spreadsheet writes a sheet back, RFC 4180) is its text: commas in it
@@ -109,7 +110,7 @@ local function num(r, ...)
     local text = r[name]
     if text and text ~= "" then
       local v = tonumber(text)
-      local finite = v and v == v and v ~= math.huge and v ~= -math.huge
+      local finite = util.finite(v)
       if finite and v >= 0 and (not COUNTS[name] or math.tointeger(v)) then return v end
       if r.fail then
         r.fail(r.line, "column '%s': '%s' is not %s", shown(name), shown(text),

@@ -4,13 +4,15 @@
 -- test connection rate, fixed seed, disk size and starting sector, data
 -- pattern), its assigned access specifications and its targets.
 
+local util = require "iomoon.util"
+
 local workers = {}
 
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local trim = util.trim
 local function same(a, b) return a:lower() == b:lower() end
 local function starts(s, prefix) return s:sub(1, #prefix):lower() == prefix:lower() end
 
-local function shown(s) return require("iomoon.iometer").shown(s) end
+local shown = util.shown
 
 -- ENABLED / DISABLED
 local function flag(r, tok, line, what)

@@ -5,11 +5,11 @@
 -- ("iomoon ping", "Coming from ioping and fio") says what differs.
 
 local iomoon = require "iomoon"
-local report = require "iomoon.report"
+local util = require "iomoon.util"
 
 local ping = {}
 
-local visible = report.visible
+local visible = util.shown
 
 -- ioping's units, in the order its print_suffix tries them
 local TIME_UNITS = { { "hour", 3600 * 10 ^ 9 }, { "min", 60 * 10 ^ 9 }, { "s", 10 ^ 9 }, { "ms", 10 ^ 6 },
@@ -451,7 +451,7 @@ function ping.cli(args, lib)
   local path, o = ping.parse(args, lib)
   local c = settings(lib, o)
   local st, msg = iomoon.stat(path)
-  if not st and path:match("^%a[%w+.-]*://") then
+  if not st and util.is_url(path) then
     lib.input_error("%s: a URL (iomoon ping measures a directory, file or block device; a LUN or export is "
       .. "measured with iomoon quick --target URL --qd 1)", visible(path))
   end

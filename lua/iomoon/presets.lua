@@ -14,9 +14,7 @@ local input_error = require("iomoon.errors").input
 local util = require "iomoon.util"
 
 -- s as a message may show it: control bytes (a NUL, a newline) escaped
-local function shown(s)
-  return (s:gsub("%c", function(c) return string.format("\\%d", c:byte()) end))
-end
+local shown = util.shown
 
 --- "8k_55%Read_80%Random" -> {bs = 8192, read = 55, random = 80}.
 -- Raises an input error naming the part that is wrong.

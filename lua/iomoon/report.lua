@@ -8,6 +8,7 @@
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
 local errors = require "iomoon.errors"
+local util = require "iomoon.util"
 
 local report = {}
 
@@ -27,31 +28,14 @@ local function whole(n)
   return i and string.format("%d", i) or string.format("%.0f", n)
 end
 
--- t[k], or nil where reading it raises (a strict result table) or t is not a table
-local function opt(t, k)
-  if type(t) ~= "table" then return nil end
-  local ok, v = pcall(function() return t[k] end)
-  if ok then return v end
-end
+-- t[k], or nil where reading it raises (a sealed result) or t is not a table
+local opt = util.opt
 
-local control = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-
---- s as one line of text may show it: control characters (newline, CR,
--- tab, ESC, DEL) written as \n, \r, \t or \xHH, the C1 controls as \u0080
--- to \u009f, bytes that are not UTF-8 as \xHH, so a name can neither break
--- a row nor forge one, and the text is valid UTF-8; a URL's password is
--- left out (iomoon.redact).
-function report.visible(s)
-  s = tostring(s == nil and "" or s)
-  local ok, bad = utf8.len(s)
-  while not ok do -- a byte that is not UTF-8: \xHH
-    s = s:sub(1, bad - 1) .. string.format("\\x%02x", s:byte(bad)) .. s:sub(bad + 1)
-    ok, bad = utf8.len(s, bad + 4)
-  end
-  s = s:gsub("%c", function(c) return control[c] or string.format("\\x%02x", c:byte()) end)
-  return iomoon.redact((s:gsub("\xc2([\x80-\x9f])", function(c) return string.format("\\u%04x", c:byte()) end)))
-end
-local visible = report.visible
+--- s as one line of text may show it (util.shown, the library's one
+-- escaper: control characters as \n, \r, \t or \xHH, C1 controls as
+-- \u0080 to \u009f, bytes that are not UTF-8 as \xHH, a URL's password left out).
+report.visible = util.shown
+local visible = util.shown
 
 --- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
 -- The core gives the rate asked over the measured time as
@@ -124,7 +108,7 @@ local function number(v) return type(v) == "number" and v or nil end
 
 -- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
 local function size_text(bytes)
-  local s = require("iomoon.util").ioping_size(bytes)
+  local s = util.ioping_size(bytes)
   return s:find("%.") and string.format("%s (%s bytes)", s, whole(bytes)) or s
 end
 

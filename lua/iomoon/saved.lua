@@ -6,6 +6,7 @@
 
 local errors = require "iomoon.errors"
 local iomoon = require "iomoon"
+local util = require "iomoon.util"
 
 local saved = {}
 
@@ -365,10 +366,7 @@ local function phase_problem(r, where)
   end
 end
 
-local function visible(s)
-  return require("iomoon.report").visible(s)
-end
-local shown = visible
+local visible, shown = util.shown, util.shown
 
 --- Read and check the results file at path: { file, iomoon, machine,
 -- phases }. what names the argument in messages ("iomoon report").
@@ -388,7 +386,6 @@ function saved.load(path)
   -- an IOMeter results.csv (its lines start with ' or a row type, never {)
   -- what a file says is shown without a URL's password, as what a run measured
   local function redacted(doc)
-    local util = require "iomoon.util"
     doc.phases, doc.machine = util.redacted(doc.phases), util.redacted(doc.machine)
     return doc
   end

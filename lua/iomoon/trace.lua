@@ -283,6 +283,7 @@ end
 
 -- Formats: sizes in B/KiB/MiB..., times in ns/us/ms/s.
 local size = util.ioping_size
+local visible = util.shown
 local function pct(v) return string.format("%.1f %%", v or 0) end
 local function dur(ns)
   ns = ns or 0
@@ -310,7 +311,6 @@ end
 -- The significant sequential streams, and the rest, a line each.
 local function streams_lines(p, w)
   if #(p.streams or {}) == 0 then return end
-  local visible = require("iomoon.report").visible
   local function syncs(s)
     return s.syncs > 0 and string.format("a sync every %.1f writes", s.writes / s.syncs) or "no sync"
   end
@@ -332,7 +332,7 @@ end
 
 local function print_lines(p, w)
   w(string.format("trace: %d I/Os over %.3f s, %.1f IOPS (mean)%s", p.n, p.span_s, p.iops,
-    p.device and (", device " .. require("iomoon.report").visible(p.device)) or ""))
+    p.device and (", device " .. visible(p.device)) or ""))
   w(string.format("ops: read %s, write %s, trim %s, sync %s", pct(p.read_pct), pct(p.write_pct), pct(p.trim_pct),
     pct(p.sync_pct)))
   w(string.format("bytes: read %s, written %s, trimmed %s", size(p.bytes_read), size(p.bytes_written),
@@ -384,7 +384,6 @@ function M.print_profile(p, out)
     end
   end
   if #(p.devices or {}) > 1 then
-    local visible = require("iomoon.report").visible
     w(string.format("devices: %d", #p.devices))
     for _, d in ipairs(p.devices) do
       w(string.format("  %s: %d I/Os, %.1f IOPS, read %s, sequential %s, offsets %s to %s", visible(d.name), d.n,

@@ -1,6 +1,12 @@
 -- iomoon.util: small helpers the library shares, so each is written once.
 -- copy and merge are shallow: nested tables are shared, not copied.
 --
+-- Text shown in a message or a report goes through util.shown, the one
+-- escaper of the library (the C core's is src/shown.h, in the same style):
+-- control characters as \n, \r, \t or \xHH, so a name can neither break
+-- a line nor forge one. trim, is_url, finite and opt are written here once
+-- for the same reason.
+--
 -- Sizes are written in several formats, each the one a tool's users know;
 -- they live here, side by side, so none is written twice:
 --   ioping_size      "512 B", "4 KiB", "1.5 MiB"   (iomoon ping's lines)
@@ -10,7 +16,52 @@
 -- The core's messages use units_format_size (src/core/units.c): "1.50 MiB", two
 -- decimals, a third format on purpose (a message names a size exactly).
 
+local iomoon = require "iomoon"
+
 local util = {}
+
+local CONTROL = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+
+--- s as one line of text may show it: control characters (newline, CR,
+-- tab, ESC, DEL) written as \n, \r, \t or \xHH, the C1 controls as \u0080
+-- to \u009f, bytes that are not UTF-8 as \xHH, so a name can neither break
+-- a row nor forge one, and the text is valid UTF-8; a URL's password is
+-- left out (iomoon.redact). nil shows as "", other values as tostring's.
+function util.shown(s)
+  s = tostring(s == nil and "" or s)
+  local ok, bad = utf8.len(s)
+  while not ok do -- a byte that is not UTF-8: \xHH
+    s = s:sub(1, bad - 1) .. string.format("\\x%02x", s:byte(bad)) .. s:sub(bad + 1)
+    ok, bad = utf8.len(s, bad + 4)
+  end
+  s = s:gsub("%c", function(c) return CONTROL[c] or string.format("\\x%02x", c:byte()) end)
+  return iomoon.redact((s:gsub("\xc2([\x80-\x9f])", function(c) return string.format("\\u%04x", c:byte()) end)))
+end
+
+--- s without the white space at its start and end.
+function util.trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+--- Whether s is a URL (a scheme, then "://": nbd://, iscsi://, in any case).
+function util.is_url(s) return type(s) == "string" and s:match("^%a[%w+.-]*://") ~= nil end
+
+--- v when it is a finite number, else nil (NaN, the infinities and
+-- anything not a number).
+function util.finite(v)
+  return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge and v or nil
+end
+
+local function index(t, k) return t[k] end
+
+--- t[k], or nil where reading it raises (a sealed result, whose misspelt
+-- fields are errors) or t is not a table.
+function util.opt(t, k)
+  if type(t) ~= "table" then return nil end
+  local v = rawget(t, k)
+  if v ~= nil or getmetatable(t) == nil then return v end
+  local ok
+  ok, v = pcall(index, t, k)
+  if ok then return v end
+end
 
 --- A new table with the fields of t (nil gives an empty table).
 function util.copy(t)
@@ -24,7 +75,7 @@ end
 -- table met twice copied once), other values as they are. What reaches a
 -- report, or is read back from a file, goes through it.
 function util.redacted(v, seen)
-  if type(v) == "string" then return require("iomoon").redact(v) end
+  if type(v) == "string" then return iomoon.redact(v) end
   if type(v) ~= "table" then return v end
   seen = seen or {}
   if seen[v] then return seen[v] end

@@ -23,7 +23,7 @@ tap.refuses("block size 'eightk' is not a size", function() return presets.parse
 tap.refuses("block size '3255208382161458.5k' is larger than the largest a phase runs, 64 MiB",
   function() return presets.parse "3255208382161458.5k_5%Read_8%Random" end, "a block size past 64 MiB (found by make fuzz)")
 tap.refuses("block size '0k' is zero", function() return presets.parse "0k_55%Read_80%Random" end, "a zero block size")
-tap.refuses("access spec '0\\0%.5k_100%%Read_0%%Random': block size '0\\0%.5k' is not a size", function() return presets.parse "0\0.5k_100%Read_0%Random" end,
+tap.refuses("access spec '0\\x00%.5k_100%%Read_0%%Random': block size '0\\x00%.5k' is not a size", function() return presets.parse "0\0.5k_100%Read_0%Random" end,
   "a NUL byte inside the size (found by make fuzz)")
 tap.refuses("size: the string holds a NUL byte at position 2", function() return iomoon.size "4\0k" end, "a NUL byte in a size")
 tap.ok(presets.name(presets.parse "65535.5k_0%Read_0%Random") == "65535.5k_0%Read_0%Random",
