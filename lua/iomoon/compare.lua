@@ -3,6 +3,7 @@
 -- value in A and in B, the ratio B/A, and whether the difference is larger
 -- than the runs' own spread from interval to interval.
 
+local json = require "iomoon.json"
 local util = require "iomoon.util"
 
 local compare = {}
@@ -271,14 +272,14 @@ function compare.json(doc)
   local c = { a = doc.a, b = doc.b, metrics = doc.metrics, only_a = doc.only_a, only_b = doc.only_b,
     floor = doc.floor, tolerance = doc.tolerance, phases = {} }
   for i, p in ipairs(doc.phases) do
-    local ms = setmetatable({}, { __json = "object" })
+    local ms = json.object({})
     for k, v in pairs(p.metrics) do
       ms[k] = { a = v.a, b = v.b, ratio = v.ratio ~= math.huge and v.ratio or nil, differs = v.differs, rule = v.rule,
         threshold = v.threshold }
     end
     c.phases[i] = { name = p.name, metrics = ms, differs = p.differs, marks_a = p.marks_a, marks_b = p.marks_b }
   end
-  return require("iomoon.json").encode(c, "  ") .. "\n"
+  return json.encode(c, "  ") .. "\n"
 end
 
 --- The formats compare writes (html only when iomoon.html can draw one).

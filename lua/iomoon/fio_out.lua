@@ -122,7 +122,7 @@ local PCT = { { "50.000000", "p50_ns" }, { "90.000000", "p90_ns" }, { "99.000000
   { "99.900000", "p999_ns" }, { "99.990000", "p9999_ns" } }
 local FIO_PCT = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 }
 
-local function object(t) return setmetatable(t, { __json = "object" }) end
+local object = json.object
 
 local function raw(t, k)
   if type(t) ~= "table" then return nil end

@@ -31,59 +31,8 @@ function html.escape(s)
 end
 local esc = html.escape
 
--- ---- the data block: compact JSON (numbers to 6 digits) ----
-
-local RAW = {} -- metatable of {json = "..."}: already encoded
-
--- v as compact JSON into `out`: numbers to 6 digits, strings by
--- iomoon.json, a table with [1] an array of 1..#v, another an object
--- (keys sorted when `sorted`); deeper than 20 levels, userdata and
--- functions are null
-local function encode(v, out, sorted, depth)
-  local t = type(v)
-  depth = depth or 0
-  if t == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
-    elseif math.type(v) == "integer" then out[#out + 1] = string.format("%d", v)
-    else out[#out + 1] = string.format("%.6g", v) end
-  elseif t == "string" and not v:find('[%c"\\\128-\255]') then
-    out[#out + 1] = '"' .. v .. '"' -- nothing to escape (the common case, fast)
-  elseif t == "string" or t == "boolean" then
-    out[#out + 1] = json.encode(v)
-  elseif t ~= "table" or depth > 20 then
-    out[#out + 1] = "null"
-  elseif getmetatable(v) == RAW then
-    out[#out + 1] = v.json
-  elseif v[1] ~= nil or next(v) == nil then
-    out[#out + 1] = "["
-    for i = 1, #v do
-      if i > 1 then out[#out + 1] = "," end
-      encode(v[i], out, sorted, depth + 1)
-    end
-    out[#out + 1] = "]"
-  else
-    local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = tostring(k) end
-    if sorted then table.sort(keys) end
-    local seen = {}
-    for k, x in pairs(v) do seen[tostring(k)] = x end
-    out[#out + 1] = "{"
-    for i, k in ipairs(keys) do
-      if i > 1 then out[#out + 1] = "," end
-      encode(k, out)
-      out[#out + 1] = ":"
-      encode(seen[k], out, sorted, depth + 1)
-    end
-    out[#out + 1] = "}"
-  end
-end
-
-local function encoded(v, sorted)
-  local out = {}
-  encode(v, out, sorted)
-  return table.concat(out)
-end
-local function raw(v) return setmetatable({ json = encoded(v) }, RAW) end
+-- the data block: compact JSON (json.compact: numbers to 6 digits)
+local encoded, raw = json.compact, json.raw
 
 -- ---- what one result shows ----
 

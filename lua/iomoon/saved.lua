@@ -6,138 +6,14 @@
 
 local errors = require "iomoon.errors"
 local iomoon = require "iomoon"
+local json = require "iomoon.json"
 local util = require "iomoon.util"
 
 local saved = {}
 
--- JSON objects come back with this metatable, so that an empty one ({} in
--- the file, e.g. errors_by_errno) is written as {} again, not [].
-local OBJECT = { __json = "object" }
-
-local ESCAPES = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
-
--- A JSON parser over s; p:fail(what) raises with the position.
-local function parser(s, fail)
-  local p = { s = s, i = 1 }
-  local value
-
-  local function ws()
-    p.i = s:find("[^ \t\r\n]", p.i) or #s + 1
-  end
-
-  local function err(what)
-    local line = select(2, s:sub(1, p.i):gsub("\n", "")) + 1
-    fail(string.format("not JSON at line %d (%s)", line, what))
-  end
-
-  local function str()
-    local out, i = {}, p.i + 1
-    while true do
-      local j = s:find('["\\%c]', i)
-      if not j then err("a string without its closing quote") end
-      out[#out + 1] = s:sub(i, j - 1)
-      local c = s:sub(j, j)
-      if c == '"' then p.i = j + 1; return table.concat(out) end
-      if c ~= "\\" then err("a control character in a string") end
-      local e = s:sub(j + 1, j + 1)
-      if ESCAPES[e] then
-        out[#out + 1] = ESCAPES[e]
-        i = j + 2
-      elseif e == "u" then
-        local hex = s:match("^%x%x%x%x", j + 2)
-        if not hex then err("a bad \\u escape") end
-        local cp = tonumber(hex, 16)
-        i = j + 6
-        local lo = cp >= 0xD800 and cp < 0xDC00 and s:match("^\\u(%x%x%x%x)", i)
-        if lo and tonumber(lo, 16) >= 0xDC00 and tonumber(lo, 16) < 0xE000 then
-          cp = 0x10000 + (cp - 0xD800) * 0x400 + (tonumber(lo, 16) - 0xDC00)
-          i = i + 6
-        end
-        out[#out + 1] = utf8.char(cp)
-      else
-        err("a bad escape in a string")
-      end
-    end
-  end
-
-  local function num()
-    local t = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", p.i)
-    local n = t and tonumber(t)
-    if n and not t:find("[.eE]") then n = math.tointeger(n) or n end -- 12 stays an integer, as it was written
-    if not n then err("a bad number") end
-    if n == math.huge or n == -math.huge then err("a number too large for a double") end
-    p.i = p.i + #t
-    return n
-  end
-
-  local function list(depth)
-    local t, n = {}, 0
-    p.i = p.i + 1
-    ws()
-    if s:sub(p.i, p.i) == "]" then p.i = p.i + 1; return t end
-    while true do
-      n = n + 1
-      t[n] = value(depth + 1)
-      ws()
-      local c = s:sub(p.i, p.i)
-      p.i = p.i + 1
-      if c == "]" then return t end
-      if c ~= "," then p.i = p.i - 1; err("expected , or ] in a list") end
-    end
-  end
-
-  local function object(depth)
-    local t = setmetatable({}, OBJECT)
-    p.i = p.i + 1
-    ws()
-    if s:sub(p.i, p.i) == "}" then p.i = p.i + 1; return t end
-    while true do
-      ws()
-      if s:sub(p.i, p.i) ~= '"' then err("expected a name in quotes") end
-      local k = str()
-      ws()
-      if s:sub(p.i, p.i) ~= ":" then err("expected : after a name") end
-      p.i = p.i + 1
-      t[k] = value(depth + 1)
-      ws()
-      local c = s:sub(p.i, p.i)
-      p.i = p.i + 1
-      if c == "}" then return t end
-      if c ~= "," then p.i = p.i - 1; err("expected , or } in an object") end
-    end
-  end
-
-  local WORDS = { ["true"] = true, ["false"] = false }
-  value = function(depth)
-    if depth > 200 then err("nested too deep") end
-    ws()
-    local c = s:sub(p.i, p.i)
-    if c == "{" then return object(depth) end
-    if c == "[" then return list(depth) end
-    if c == '"' then return str() end
-    if c == "-" or c:match("%d") then return num() end
-    for w, v in pairs(WORDS) do
-      if s:sub(p.i, p.i + #w - 1) == w then p.i = p.i + #w; return v end
-    end
-    if s:sub(p.i, p.i + 3) == "null" then p.i = p.i + 4; return nil end
-    err(c == "" and "the text ends early" or "unexpected '" .. c .. "'")
-  end
-
-  function p.document()
-    local v = value(0)
-    ws()
-    if p.i <= #s then err("text after the end of the document") end
-    return v
-  end
-  return p
-end
-
---- Parse the JSON text s; fail(message) is called (and must raise) on an
--- error. Objects get a metatable that keeps them objects when encoded.
-function saved.decode(s, fail)
-  fail = fail or function(m) errors.input("%s", m) end
-  return parser(s, fail).document()
-end
+-- JSON objects come back with this metatable (json.decode), so that an
+-- empty one ({} in the file) is told from an empty list.
+local OBJECT = json.OBJECT
 
 -- What every phase of a results file must hold for every report format:
 -- a path (dots; "?" marks an optional table) and a Lua type.
@@ -390,7 +266,7 @@ function saved.load(path)
     return doc
   end
   if text:find("^%s*'") then return redacted(require("iomoon.iometer").load_results(path, text)) end
-  local doc = saved.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
+  local doc = json.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
   if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
     fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")
   end

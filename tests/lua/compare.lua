@@ -4,7 +4,6 @@ package.path = arg[0]:match("^(.*)/") .. "/../?.lua;" .. package.path
 local tap = require "tap"
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
-local saved = require "iomoon.saved"
 
 -- true when v holds only strings, numbers, booleans and tables of them
 local function plain(v, depth)
@@ -62,17 +61,17 @@ tap.ok(#d.streams[1].mix == 2 and d.streams[1].mix[1].weight == 75 and d.meta.wh
   "the mix list, meta and seed copied")
 tap.ok(pcall(iomoon.check, d), "iomoon.check accepts the streams' definition")
 -- through JSON and back: still accepted, and equal
-local back = saved.decode(json.encode(d))
+local back = json.decode(json.encode(d))
 tap.ok(json.encode(back) == json.encode(d) and pcall(iomoon.check, back), "a JSON round trip gives the same definition, accepted")
 local r2 = iomoon.run(back)
 tap.ok(json.encode(r2.definition) == json.encode(d), "running the definition again gives the same definition")
 os.remove(path)
 
 -- the decoder keeps integers integers and empty objects objects
-local v = saved.decode('{"a": 12, "b": 1.5, "c": {}, "d": [], "e": "x\\u00e9\\n", "f": null, "g": [true, false]}')
+local v = json.decode('{"a": 12, "b": 1.5, "c": {}, "d": [], "e": "x\\u00e9\\n", "f": null, "g": [true, false]}')
 tap.ok(math.type(v.a) == "integer" and v.b == 1.5 and json.encode(v.c) == "{}" and json.encode(v.d) == "[]"
-  and v.e == "x\xc3\xa9\n" and v.f == nil and v.g[1] == true and v.g[2] == false, "saved.decode: JSON values back")
-tap.refuses("not JSON at line 2", function() saved.decode('{"a":\n}') end, "a value missing")
+  and v.e == "x\xc3\xa9\n" and v.f == nil and v.g[1] == true and v.g[2] == false, "json.decode: JSON values back")
+tap.refuses("not JSON at line 2", function() json.decode('{"a":\n}') end, "a value missing")
 
 -- iomoon.machine
 local m = iomoon.machine({ "/" })
