@@ -162,13 +162,15 @@ man: $(BUILD)/iomoon.1
 INSTALL_BIN ?= iomoon
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-LUA_FILES := $(notdir $(wildcard lua/iomoon/*.lua))
+# the Lua library, its subfolders included (fio/job.lua is iomoon.fio.job)
+LUA_FILES := $(patsubst lua/iomoon/%,%,$(wildcard lua/iomoon/*.lua lua/iomoon/*/*.lua))
+LUA_DIRS := $(sort $(patsubst %/,%,$(filter-out ./,$(dir $(LUA_FILES)))))
 SUITE_FILES := $(notdir $(wildcard bench-suites/*.lua))
 install: $(INSTALL_BIN) $(BUILD)/iomoon.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/lua/iomoon $(DESTDIR)$(DATADIR)/bench-suites \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/iomoon
-	install -m 644 $(addprefix lua/iomoon/,$(LUA_FILES)) $(DESTDIR)$(DATADIR)/lua/iomoon/
+	for f in $(LUA_FILES); do install -D -m 644 lua/iomoon/$$f $(DESTDIR)$(DATADIR)/lua/iomoon/$$f || exit 1; done
 	install -m 644 $(addprefix bench-suites/,$(SUITE_FILES)) $(DESTDIR)$(DATADIR)/bench-suites/
 	install -m 644 $(BUILD)/iomoon.1 $(DESTDIR)$(MANDIR)/man1/iomoon.1
 	install -m 644 completion/iomoon.bash $(DESTDIR)$(BASHCOMPDIR)/iomoon
@@ -178,7 +180,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/iomoon $(DESTDIR)$(MANDIR)/man1/iomoon.1 $(DESTDIR)$(BASHCOMPDIR)/iomoon \
 	  $(addprefix $(DESTDIR)$(DATADIR)/lua/iomoon/,$(LUA_FILES)) \
 	  $(addprefix $(DESTDIR)$(DATADIR)/bench-suites/,$(SUITE_FILES))
-	for d in $(addprefix $(DESTDIR)$(DATADIR)/,lua/iomoon lua bench-suites) $(DESTDIR)$(DATADIR); do \
+	for d in $(addprefix $(DESTDIR)$(DATADIR)/,$(addprefix lua/iomoon/,$(LUA_DIRS)) lua/iomoon lua bench-suites) \
+	  $(DESTDIR)$(DATADIR); do \
 	  if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; \
 	done
 

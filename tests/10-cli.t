@@ -152,7 +152,7 @@ make -s -C "$ROOT" install PREFIX="$TMP/inst" >/dev/null; ok $? "make install PR
 out=$(cd / && "$TMP/inst/bin/iomoon" list); ok $? "the installed binary runs from anywhere"
 like "$out" 'quick +4k random read' "the installed binary finds its library and suites"
 mkdir -p "$TMP/alt/iomoon"
-cp "$ROOT"/lua/iomoon/*.lua "$TMP/alt/iomoon/"
+cp -r "$ROOT"/lua/iomoon/. "$TMP/alt/iomoon/"
 sed -i 's/^usage: iomoon COMMAND/usage (alt): iomoon COMMAND/' "$TMP/alt/iomoon/cli.lua"
 out=$(IOMOON_LUA_PATH="$TMP/alt" "$IOMOON" help); like "$out" '^usage \(alt\)' "IOMOON_LUA_PATH overrides the library"
 err=$(IOMOON_LUA_PATH="$TMP/none" "$IOMOON" help 2>&1); is $? 2 "a wrong IOMOON_LUA_PATH: exit 2"

@@ -29,9 +29,11 @@ ok $rc "make install DESTDIR=... PREFIX=/usr/local (exit $rc)"
 cmp -s "$BIN" "$IB"; ok $? "bin/iomoon is the binary under test, byte for byte (nothing rebuilt)"
 is "$(stat -c %a "$IB" 2>/dev/null)" 755 "bin/iomoon is mode 755"
 bad=""
-for f in "$ROOT"/lua/iomoon/*.lua; do cmp -s "$f" "$SHARE/lua/iomoon/${f##*/}" || bad="$bad ${f##*/}"; done
+for f in $(cd "$ROOT/lua/iomoon" && find . -name '*.lua' | sort); do
+	cmp -s "$ROOT/lua/iomoon/$f" "$SHARE/lua/iomoon/$f" || bad="$bad ${f#./}"
+done
 for f in "$ROOT"/bench-suites/*.lua; do cmp -s "$f" "$SHARE/bench-suites/${f##*/}" || bad="$bad ${f##*/}"; done
-is "$bad" "" "every lua/iomoon/*.lua and bench-suites/*.lua is installed under share/iomoon, unchanged"
+is "$bad" "" "every lua/iomoon/**/*.lua and bench-suites/*.lua is installed under share/iomoon, unchanged"
 cmp -s "$ROOT/completion/iomoon.bash" "$COMP"; ok $? "the completion is share/bash-completion/completions/iomoon"
 [ -s "$MAN" ]; ok $? "the man page is share/man/man1/iomoon.1"
 ! git -C "$ROOT" ls-files --error-unmatch doc/iomoon.1 build/iomoon.1 >/dev/null 2>&1

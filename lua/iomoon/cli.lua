@@ -3,8 +3,18 @@
 -- 2 bad input (a wrong option or field, a script error).
 
 local iomoon = require "iomoon"
+local errors = require "iomoon.errors"
+local util = require "iomoon.util"
+local json = require "iomoon.json"
 local report = require "iomoon.report"
+local outfile = require "iomoon.report.file"
 local suite = require "iomoon.suite"
+local saved = require "iomoon.saved"
+local compare = require "iomoon.compare"
+local trace = require "iomoon.trace"
+local fio = require "iomoon.fio"
+local ping = require "iomoon.ping"
+local iometer = require "iomoon.iometer"
 
 local cli = {}
 
@@ -52,8 +62,6 @@ a bare number is seconds).
 Docs: doc/cli.md, doc/lua-api.md.
 ]]
 
-local errors = require "iomoon.errors"
-local util = require "iomoon.util"
 local input_error = errors.input
 
 -- An error's text: "file:line: " only where the file is the user's own,
@@ -194,7 +202,7 @@ local function make_sink(o, name_width, targets)
     input_error("--format: '%s' is not a format (%s or none)", fmt, table.concat(report.formats, ", "))
   end
   local sink = { format = fmt, results = {}, count = 0, failed = false }
-  local out = o.output and report.check_output(o.output, targets or {}) or nil
+  local out = o.output and outfile.check_output(o.output, targets or {}) or nil
   if out == "-" then out = nil end -- standard output, written as without --output
   if out then iomoon.protect(out, "the report file (--output)") end -- no phase may use it
   local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
@@ -425,7 +433,7 @@ function cli.run(args)
   local o, rest, ended = parse_options(args, 1, OUTPUT_OPTS, true)
   local script = rest[1]
   if not script then input_error("give a script (iomoon run SCRIPT.lua [ARGS...])") end
-  if script:match("%.fio$") then return require("iomoon.fio").cli(args, cli.lib) end -- a fio job file
+  if script:match("%.fio$") then return fio.cli(args, cli.lib) end -- a fio job file
   -- refused before the script is loaded: nothing of it runs
   local words = script_arguments(rest, OUTPUT_OPTS, ended)
   local chunk, err = loadfile(script)
@@ -441,7 +449,6 @@ function cli.run(args)
     { { path = script, input = "the script" } })
 end
 
-local saved = require "iomoon.saved"
 
 -- The format of a verb that writes a document of saved results: one of
 -- `formats`, default table.
@@ -455,12 +462,12 @@ end
 
 -- Write text to --output (checked first: never one of `inputs`) or stdout.
 local function emit(o, text, inputs)
-  local out = o.output and report.check_output(o.output, inputs) or "-"
+  local out = o.output and outfile.check_output(o.output, inputs) or "-"
   if out == "-" then
     io.stdout:write(text)
     io.stdout:flush()
   else
-    report.write_atomic(out, text)
+    outfile.write_atomic(out, text)
   end
   return 0
 end
@@ -473,7 +480,7 @@ function cli.report(args)
   if not file then input_error("give a results file (iomoon report RESULTS.json [--format F] [--output F])") end
   no_stray({ table.unpack(rest, 2) })
   local fmt = doc_format(o, report.formats)
-  if o.output then report.check_output(o.output, { file }) end
+  if o.output then outfile.check_output(o.output, { file }) end
   local doc = saved.load(file)
   -- a file without a machine (an older iomoon's) is not this machine's: none is shown
   local machine = doc.machine
@@ -483,12 +490,11 @@ end
 
 --- iomoon compare A.json B.json: two saved runs, phase by phase.
 function cli.compare(args)
-  local compare = require "iomoon.compare"
   local o, rest = parse_options(args, 1, { format = "value", output = "value" })
   if #rest < 2 then input_error("give two results files (iomoon compare A.json B.json [--format F] [--output F])") end
   no_stray({ table.unpack(rest, 3) })
   local fmt = doc_format(o, compare.formats)
-  if o.output then report.check_output(o.output, { rest[1], rest[2] }) end
+  if o.output then outfile.check_output(o.output, { rest[1], rest[2] }) end
   local a, b = saved.load(rest[1]), saved.load(rest[2])
   local text = compare.render(fmt, report.compare_document(a, b))
   return emit(o, text, { rest[1], rest[2] })
@@ -583,10 +589,9 @@ function cli.trace(args)
   local o, rest = parse_options(args, 2, with(TRACE_OPTS, { format = "value" }))
   local tr = load_trace({ the_file(rest, "give a trace file (iomoon trace profile TRACE; doc/replay.md)") }, o,
     "trace profile")
-  local trace = require "iomoon.trace"
   local p = iomoon.trace.profile(tr)
   if o.format == "json" then
-    io.stdout:write(require("iomoon.json").encode(p, "  "), "\n")
+    io.stdout:write(json.encode(p, "  "), "\n")
   elseif o.format and o.format ~= "table" then
     input_error("--format: '%s' is not a format for a profile (table or json)", o.format)
   else
@@ -633,9 +638,9 @@ function cli.main(args)
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,
     report = cli.report, compare = cli.compare, rerun = cli.rerun, replay = cli.replay, trace = cli.trace,
     -- verbs of their own modules, which get the command line's parts (cli.lib)
-    fio = function(a) return require("iomoon.fio").cli(a, cli.lib) end,
-    ping = function(a) return require("iomoon.ping").cli(a, cli.lib) end,
-    convert = function(a) return require("iomoon.iometer").convert_cli(a, cli.lib) end,
+    fio = function(a) return fio.cli(a, cli.lib) end,
+    ping = function(a) return ping.cli(a, cli.lib) end,
+    convert = function(a) return iometer.convert_cli(a, cli.lib) end,
   }
   if cmd == nil or cmd == "help" or cmd == "--help" or cmd == "-h" then
     io.stdout:write(usage())

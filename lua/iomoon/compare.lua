@@ -3,8 +3,12 @@
 -- value in A and in B, the ratio B/A, and whether the difference is larger
 -- than the runs' own spread from interval to interval.
 
+local iomoon = require "iomoon"
+local errors = require "iomoon.errors"
 local json = require "iomoon.json"
 local util = require "iomoon.util"
+local report_rows = require "iomoon.report.rows"
+local html = require "iomoon.html"
 
 local compare = {}
 
@@ -120,9 +124,8 @@ function compare.document(da, db)
     local la, lb = ma[name], mb[name] or {}
     for k = 1, math.max(#la, #lb) do
       if la[k] and lb[k] then
-        local report = require "iomoon.report"
-        local p = { name = name, a = la[k], b = lb[k], metrics = {}, differs = 0, marks_a = report.marks(la[k]),
-          marks_b = report.marks(lb[k]) }
+        local p = { name = name, a = la[k], b = lb[k], metrics = {}, differs = 0, marks_a = report_rows.marks(la[k]),
+          marks_b = report_rows.marks(lb[k]) }
         for _, m in ipairs(compare.metrics) do
           p.metrics[m.key] = compare.metric(m, la[k], lb[k])
           if p.metrics[m.key].differs then p.differs = p.differs + 1 end
@@ -228,7 +231,6 @@ end
 --- The comparison as CSV (report.csv_string's dialect), the phases only
 -- in one run as rows with Metric "only in A" or "only in B".
 function compare.csv(doc)
-  local iomoon = require "iomoon"
   local rows = compare.rows(doc)
   for _, side in ipairs({ "a", "b" }) do
     for _, name in ipairs(doc["only_" .. side]) do
@@ -241,9 +243,7 @@ function compare.csv(doc)
     end
   end
   for _, row in ipairs(rows) do
-    for i, cell in ipairs(row) do
-      if type(cell) == "string" and not tonumber(cell) and cell:find("^[=+%-@\t\r]") then row[i] = "'" .. cell end
-    end
+    for i, cell in ipairs(row) do row[i] = util.csv_safe(cell) end
   end
   return iomoon.csv.format(rows)
 end
@@ -282,23 +282,54 @@ function compare.json(doc)
   return json.encode(c, "  ") .. "\n"
 end
 
---- The formats compare writes (html only when iomoon.html can draw one).
+-- r with another name (its other fields shared, its metatable kept)
+local function renamed(r, name)
+  local c = {}
+  for k, v in pairs(r) do c[k] = v end
+  c.name = name
+  return setmetatable(c, getmetatable(r))
+end
+
+--- Two runs compared, as one HTML page (compare.document's doc): first the comparison, a
+-- row per phase and figure with both values, the ratio and whether it
+-- differs beyond the runs' spread; then the report of both runs, each
+-- phase of A followed by B's ("NAME [A]", "NAME [B]"), so that the latency
+-- distributions of the two lie on the same chart, and their curves beside.
+function compare.html(doc)
+  local results = {}
+  for _, p in ipairs(doc.phases) do
+    results[#results + 1] = renamed(p.a, visible(p.name) .. " [A]")
+    results[#results + 1] = renamed(p.b, visible(p.name) .. " [B]")
+  end
+  local rows, out = compare.rows(doc), {}
+  out[#out + 1] = string.format('<h2>A against B</h2>\n<p>A: %s (%s); B: %s (%s). A difference is marked where it is '
+    .. 'larger than the runs\' spread (doc/reports.md).</p>\n<table class="sum" id="compare">',
+    html.escape(doc.a.file or "A"), html.escape(doc.a.hostname or "?"), html.escape(doc.b.file or "B"), html.escape(doc.b.hostname or "?"))
+  for i, row in ipairs(rows) do
+    local cells = {}
+    for j, c in ipairs(row) do
+      cells[j] = string.format(i == 1 and "<th>%s</th>" or "<td>%s</td>", html.escape(c))
+    end
+    out[#out + 1] = string.format("<tr%s>%s</tr>", row[6] == "yes" and ' class="err"' or "", table.concat(cells))
+  end
+  out[#out + 1] = "</table>\n"
+  for _, name in ipairs(doc.only_a) do out[#out + 1] = "<p>only in A: " .. html.escape(name) .. "</p>\n" end
+  for _, name in ipairs(doc.only_b) do out[#out + 1] = "<p>only in B: " .. html.escape(name) .. "</p>\n" end
+  local page = html.render(results, doc.a.machine, doc.a.iomoon)
+  local at = page:find("<h2>Summary</h2>", 1, true)
+  return page:sub(1, at - 1) .. table.concat(out) .. page:sub(at)
+end
+
+
+--- The formats compare writes.
 compare.formats = { "table", "csv", "markdown", "json", "html" }
 
 --- The comparison in `format`, as a string.
 function compare.render(format, doc)
-  if format == "html" then
-    local ok, html = pcall(require, "iomoon.html")
-    if not ok or type(html.render_compare) ~= "function" then
-      require("iomoon.errors").input("--format: html is not available for compare yet (the HTML report cannot "
-        .. "draw two runs; use table, csv, markdown or json)")
-    end
-    return html.render_compare(doc)
-  end
-  local f = ({ table = compare.table, csv = compare.csv, markdown = compare.markdown, json = compare.json })[format]
+  local f = ({ table = compare.table, csv = compare.csv, markdown = compare.markdown, json = compare.json,
+    html = compare.html })[format]
   if not f then
-    require("iomoon.errors").input("--format: '%s' is not a format of compare (%s)",
-      visible(format), table.concat(compare.formats, ", "))
+    errors.input("--format: '%s' is not a format of compare (%s)", visible(format), table.concat(compare.formats, ", "))
   end
   return f(doc)
 end

@@ -1,11 +1,14 @@
 -- iomoon.fio: fio's job files and command line run by iomoon
 -- (`iomoon fio`), converted to Lua (`fio.convert`), and results written
 -- in fio's --output-format=json layout (`fio.json`). The reading is in
--- fio_job.lua, the mapping onto phases in fio_map.lua; doc/import.md says
+-- fio/job.lua, the mapping onto phases in fio/map.lua, the Lua plan in
+-- fio/convert.lua, fio's JSON layout in fio/json.lua; doc/import.md says
 -- what maps onto what.
 local iomoon = require "iomoon"
-local job = require "iomoon.fio_job"
-local map = require "iomoon.fio_map"
+local job = require "iomoon.fio.job"
+local map = require "iomoon.fio.map"
+local convert = require "iomoon.fio.convert"
+local fio_json = require "iomoon.fio.json"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
@@ -19,7 +22,7 @@ local OWN = {
   ["allow-write"] = "flag", force = "flag", ["output-format"] = "value",
 }
 
---- Sections (as fio_job.parse gives them) of fio's command-line options:
+--- Sections (as iomoon.fio.job.parse gives them) of fio's command-line options:
 -- those before the first --name are [global], each --name starts a job.
 -- `--opt=value` or `--opt value` (a flag takes a value only after '=').
 function fio.cli_sections(opts)
@@ -209,7 +212,21 @@ function fio.cli(args, lib)
   end)
 end
 
-fio.convert = require("iomoon.fio_out").convert
-fio.json = require("iomoon.fio_out").json
+--- The Lua plan of a fio job file (a path, or its text; opts as
+-- fio.load's): a script for `iomoon run` that checks every phase, then
+-- runs them, as `iomoon fio` does (iomoon.fio.convert).
+function fio.convert(path_or_text, opts)
+  local src
+  if not path_or_text:find("\n") and iomoon.stat(path_or_text) then
+    src = { path = path_or_text }
+  else
+    src = { text = path_or_text, name = "job.fio" }
+  end
+  local phases, from, notes = fio.load({ src }, opts)
+  return convert.plan(phases, from, notes, src.path)
+end
+
+--- Results in fio's --output-format=json layout (iomoon.fio.json).
+fio.json = fio_json.json
 
 return fio

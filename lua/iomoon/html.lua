@@ -1,6 +1,6 @@
 --- iomoon.html: one self-contained HTML report (doc/reports.md).
 --
--- The page holds its styles, its script (lua/iomoon/html_js.lua: SVG
+-- The page holds its styles, its script (lua/iomoon/html/assets.lua: SVG
 -- charts of our own, no library) and its data (JSON, every "<" written as
 -- \u003c so no "</script>" or "<!--" can end the block early) inline: it
 -- opens offline, with no file beside it. The summary table is plain HTML
@@ -11,9 +11,9 @@
 -- JSON's phases render the same as live results.
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
-local report = require "iomoon.report"
+local rows = require "iomoon.report.rows"
 local util = require "iomoon.util"
-local assets = require "iomoon.html_js"
+local assets = require "iomoon.html.assets"
 
 local html = {}
 
@@ -117,7 +117,7 @@ local function phase_data(r, i, d)
   local lat = opt(r, "lat")
   local def, given = d[1], d[2]
   local p = {
-    i = i - 1, name = visible(opt(r, "name")), marks = report.marks(r), iops = num(opt(r, "iops")) or 0,
+    i = i - 1, name = visible(opt(r, "name")), marks = rows.marks(r), iops = num(opt(r, "iops")) or 0,
     mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
     p99 = num(opt(lat, "p99_ns")), mean = num(opt(lat, "mean_ns")), pct = html.percentiles(r), iv = intervals(r),
     def = raw(def), defsrc = given,
@@ -150,7 +150,7 @@ end
 
 -- a phase's load: the rate asked, else qd x workers
 local function load(r)
-  return report.asked_rate(r) or (num(opt(r, "qd")) or 1) * (num(opt(r, "workers")) or 1)
+  return rows.asked_rate(r) or (num(opt(r, "qd")) or 1) * (num(opt(r, "workers")) or 1)
 end
 
 -- the common start of the names, without trailing separators
@@ -244,34 +244,29 @@ function html.local_machine()
   return m
 end
 
--- the machine to show: the one given, else report.machine(results) (this
--- machine and the results' targets) or iomoon.machine(), else read here
+-- the machine to show: the one given, else rows.machine(results) (this
+-- machine and the results' targets), else what /proc and uname say
 local function machine_of(given, results)
   if type(given) == "table" then return given end
-  local ok, m = false, nil
-  if type(report.machine) == "function" then
-    ok, m = pcall(report.machine, results)
-  elseif type(iomoon.machine) == "function" then
-    ok, m = pcall(iomoon.machine)
-  end
+  local ok, m = pcall(rows.machine, results)
   if ok and type(m) == "table" then return m end
   return html.local_machine()
 end
 
 -- a nested table of plain values as key/value rows
-local function kv_rows(t, prefix, rows, depth)
+local function kv_rows(t, prefix, out, depth)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
   table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
   for _, k in ipairs(keys) do
     local v, key = t[k], prefix .. tostring(k)
     if type(v) == "table" and depth < 4 then
-      kv_rows(v, key .. ".", rows, depth + 1)
+      kv_rows(v, key .. ".", out, depth + 1)
     elseif type(v) ~= "table" then
-      rows[#rows + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(key), esc(tostring(v)))
+      out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(key), esc(tostring(v)))
     end
   end
-  return rows
+  return out
 end
 
 -- ---- the summary table ----
@@ -284,37 +279,37 @@ end
 local function row_class(r, stream)
   local cls = {}
   if stream and stream ~= "All" then cls[#cls + 1] = "stream" end
-  if report.is_host(r) then cls[#cls + 1] = "stream host" end
+  if rows.is_host(r) then cls[#cls + 1] = "stream host" end
   if opt(r, "failed") or (num(opt(r, "errors")) or 0) > 0 then cls[#cls + 1] = "bad"
   elseif opt(r, "interrupted") then cls[#cls + 1] = "intr"
-  elseif report.rate_met(r) == false then cls[#cls + 1] = "rate" end
+  elseif rows.rate_met(r) == false then cls[#cls + 1] = "rate" end
   return #cls > 0 and string.format(' class="%s"', table.concat(cls, " ")) or ""
 end
 
--- what a row's crc32c verification looked at (report.verify_text), or nil
+-- what a row's crc32c verification looked at (rows.verify_text), or nil
 local function verify_text(r)
-  local ok, s = pcall(report.verify_text, r)
+  local ok, s = pcall(rows.verify_text, r)
   return ok and s or nil
 end
 
--- The summary: a row per report.rows row, the table report's columns and a
+-- The summary: a row per rows.of row, the table report's columns and a
 -- status; a Verified column when some row verified with crc32c.
 local function summary(results, out)
   local verify = false
   for _, res in ipairs(results) do
-    for _, row in ipairs(report.rows(res)) do verify = verify or verify_text(row.result) ~= nil end
+    for _, row in ipairs(rows.of(res)) do verify = verify or verify_text(row.result) ~= nil end
   end
   out[#out + 1] = '<div class="wrap"><table id="summary"><thead><tr><th class="n">Test name</th>'
-  for _, c in ipairs(report.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
+  for _, c in ipairs(rows.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
   out[#out + 1] = '<th class="n">Status</th>' .. (verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
   for i, res in ipairs(results) do
-    for _, row in ipairs(report.rows(res)) do
+    for _, row in ipairs(rows.of(res)) do
       local r = row.result
-      local ok, m = pcall(report.marks, r)
+      local ok, m = pcall(rows.marks, r)
       m = ok and m or { "unreadable: " .. tostring(m) }
       out[#out + 1] = string.format('<tr%s><td class="n"><a href="#phase-%d">%s</a></td>', row_class(r, row.stream), i,
         esc(opt(r, "name")))
-      for _, c in ipairs(report.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
+      for _, c in ipairs(rows.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
       out[#out + 1] = string.format('<td class="st%s">%s</td>', #m > 0 and " mark" or "",
         #m > 0 and esc(table.concat(m, "; ")) or "ok")
       if verify then out[#out + 1] = '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
@@ -361,7 +356,7 @@ local function counts(results)
   for _, r in ipairs(results) do
     if opt(r, "failed") or (num(opt(r, "errors")) or 0) > 0 then bad = bad + 1 end
     if opt(r, "interrupted") then intr = intr + 1 end
-    if report.rate_met(r) == false then rate = rate + 1 end
+    if rows.rate_met(r) == false then rate = rate + 1 end
   end
   local s = string.format("%d phase%s", #results, #results == 1 and "" or "s")
   if bad > 0 then s = s .. string.format(', <span class="mark">%d with errors</span>', bad) end
@@ -398,45 +393,6 @@ function html.render(results, machine, version)
   out[#out + 1] = '<script type="application/json" id="data">' .. blob .. "</script>\n"
   out[#out + 1] = "<script>" .. assets.js .. "</script>\n</body></html>\n"
   return table.concat(out)
-end
-
--- r with another name (its other fields shared, its metatable kept)
-local function renamed(r, name)
-  local c = {}
-  for k, v in pairs(r) do c[k] = v end
-  c.name = name
-  return setmetatable(c, getmetatable(r))
-end
-
---- Two runs compared (iomoon.compare.document): first the comparison, a
--- row per phase and figure with both values, the ratio and whether it
--- differs beyond the runs' spread; then the report of both runs, each
--- phase of A followed by B's ("NAME [A]", "NAME [B]"), so that the latency
--- distributions of the two lie on the same chart, and their curves beside.
-function html.render_compare(doc)
-  local compare = require "iomoon.compare"
-  local results = {}
-  for _, p in ipairs(doc.phases) do
-    results[#results + 1] = renamed(p.a, visible(p.name) .. " [A]")
-    results[#results + 1] = renamed(p.b, visible(p.name) .. " [B]")
-  end
-  local rows, out = compare.rows(doc), {}
-  out[#out + 1] = string.format('<h2>A against B</h2>\n<p>A: %s (%s); B: %s (%s). A difference is marked where it is '
-    .. 'larger than the runs\' spread (doc/reports.md).</p>\n<table class="sum" id="compare">',
-    esc(doc.a.file or "A"), esc(doc.a.hostname or "?"), esc(doc.b.file or "B"), esc(doc.b.hostname or "?"))
-  for i, row in ipairs(rows) do
-    local cells = {}
-    for j, c in ipairs(row) do
-      cells[j] = string.format(i == 1 and "<th>%s</th>" or "<td>%s</td>", esc(c))
-    end
-    out[#out + 1] = string.format("<tr%s>%s</tr>", row[6] == "yes" and ' class="err"' or "", table.concat(cells))
-  end
-  out[#out + 1] = "</table>\n"
-  for _, name in ipairs(doc.only_a) do out[#out + 1] = "<p>only in A: " .. esc(name) .. "</p>\n" end
-  for _, name in ipairs(doc.only_b) do out[#out + 1] = "<p>only in B: " .. esc(name) .. "</p>\n" end
-  local page = html.render(results, doc.a.machine, doc.a.iomoon)
-  local at = page:find("<h2>Summary</h2>", 1, true)
-  return page:sub(1, at - 1) .. table.concat(out) .. page:sub(at)
 end
 
 return html

@@ -1,6 +1,6 @@
 -- iomoon.iometer: IOMeter configuration files (.icf) read as iomoon suites
 -- (doc/import.md, "IOMeter"): `iomoon suite FILE.icf`, `iomoon convert
--- FILE.icf`, and IOMeter's results.csv read back (iomoon.iometer_results).
+-- FILE.icf`, and IOMeter's results.csv read back (iomoon.iometer.results).
 --
 -- The grammar is IOMeter's own (its ICF_ifstream, CPageSetup::LoadConfig,
 -- AccessSpecList::LoadConfigNew, Manager and Worker::LoadConfig): a
@@ -16,6 +16,11 @@
 local iomoon = require "iomoon"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
+local workers = require "iomoon.iometer.workers"
+local plan = require "iomoon.iometer.plan"
+local convert = require "iomoon.iometer.convert"
+local results = require "iomoon.iometer.results"
+local fio = require "iomoon.fio"
 
 local iometer = {}
 
@@ -94,11 +99,8 @@ local function version(r)
   return { text = trim(l:sub(8)), number = num }
 end
 
-local TEST_TYPES = { NORMAL = 0, CYCLE_TARGETS = 1, CYCLE_WORKERS = 2, INCREMENT_TARGETS_PARALLEL = 3,
-  INCREMENT_TARGETS_SERIAL = 4, CYCLE_WORKERS_AND_TARGETS = 5, CYCLE_OUTSTANDING_IOS = 6,
-  CYCLE_OUTSTANDING_IOS_AND_TARGETS = 7 }
-iometer.TEST_TYPES = {}
-for k, v in pairs(TEST_TYPES) do iometer.TEST_TYPES[v] = k end
+-- IOMeter's test types: number -> name (iomoon.iometer.plan's, which cycles them)
+iometer.TEST_TYPES = plan.TEST_TYPES
 
 -- A cycling line: start [end] step, LINEAR or EXPONENTIAL (or 0/1).
 local function cycling(r, v, line, what, with_end)
@@ -138,7 +140,7 @@ local function test_setup(r, ver)
     elseif same(key, "'Queue Depth Cycling") then t.queue = cycling(r, v, line, "Queue Depth Cycling", true)
     elseif same(key, "'Test Type") then
       local word = trim(v):upper()
-      t.type = TEST_TYPES[word] or math.tointeger(tonumber(word))
+      t.type = plan.TEST_TYPE[word] or math.tointeger(tonumber(word))
       if not t.type or not iometer.TEST_TYPES[t.type] then
         r.fail(line, "Test Type: '%s' is not one of NORMAL, CYCLE_TARGETS, CYCLE_WORKERS, INCREMENT_TARGETS_PARALLEL, "
           .. "INCREMENT_TARGETS_SERIAL, CYCLE_WORKERS_AND_TARGETS, CYCLE_OUTSTANDING_IOS, "
@@ -227,8 +229,7 @@ end
 
 iometer._reader, iometer._ints = reader, ints
 
--- The worker and manager sections live in iomoon.iometer_workers.
-local workers = require "iomoon.iometer_workers"
+-- The worker and manager sections are read by iomoon.iometer.workers.
 
 --- Parse the .icf text (from path, for messages): { version, setup,
 -- specs, managers }. Raises an input error naming the line.
@@ -254,7 +255,6 @@ function iometer.read(path)
   return iometer.parse(text or "", path)
 end
 
-local plan = require "iomoon.iometer_plan"
 iometer.plan = plan.plan
 iometer.targets = plan.targets
 
@@ -289,12 +289,9 @@ function iometer.convert_cli(args, lib)
   lib.no_stray({ table.unpack(rest, 2) })
   local text
   if file:lower():match("%.fio$") or file:lower():match("%.job$") then
-    if not package.searchpath("iomoon.fio", package.path) then
-      lib.input_error("%s: fio job files are not supported by this iomoon (no iomoon.fio module)", shown(file))
-    end
-    text = require("iomoon.fio").convert(file, { skip_unsupported = o["skip-unsupported"] })
+    text = fio.convert(file, { skip_unsupported = o["skip-unsupported"] })
   elseif file:lower():match("%.icf$") then
-    text = require("iomoon.iometer_convert").lua(iometer.plan(iometer.read(file),
+    text = convert.lua(iometer.plan(iometer.read(file),
       { skip_unsupported = o["skip-unsupported"] }), file)
   else
     lib.input_error("%s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
@@ -304,7 +301,7 @@ end
 
 --- An IOMeter results.csv read as a saved run (iomoon.saved.load's shape).
 function iometer.load_results(path, text)
-  return require("iomoon.iometer_results").load(path, text)
+  return results.load(path, text)
 end
 
 return iometer

@@ -10,8 +10,10 @@ local iomoon = require "iomoon"
 
 local presets = {}
 
-local input_error = require("iomoon.errors").input
+local errors = require "iomoon.errors"
 local util = require "iomoon.util"
+
+local input_error = errors.input
 
 -- s as a message may show it: control bytes (a NUL, a newline) escaped
 local shown = util.shown

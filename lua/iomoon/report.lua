@@ -4,32 +4,28 @@
 -- reports (Test name, Latency, Avg iops, Avg MBps, cpu load) with p99 added.
 -- IOMeter's "MBps" is binary (2^20 bytes per second), so the column is
 -- labelled MiB/s: the same quantity, named for what it is.
+--
+-- What every format shows of a result (its rows, its marks, the table's
+-- columns) is iomoon.report.rows; where a report goes (the output path's
+-- check, the atomic writer, the file kept complete) iomoon.report.file;
+-- the HTML page iomoon.html. This module holds the formats and gives all
+-- of it under the names doc/lua-library.md documents.
 
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
+local rows = require "iomoon.report.rows"
+local file = require "iomoon.report.file"
+local html = require "iomoon.html"
+local compare = require "iomoon.compare"
+local fio_json = require "iomoon.fio.json"
 
 local report = {}
 
 local function ms(ns) return (ns or 0) / 1e6 end
 
--- v / (scale or 1) in format f, or "-" when v is not a number (a figure a
--- host's row does not have)
-local function fig(f, v, scale)
-  if type(v) ~= "number" then return "-" end
-  return string.format(f, v / (scale or 1))
-end
-
--- n as a whole number ("%d" for an integer or an integral float, else %.0f:
--- a count read back from a file may be a huge float)
-local function whole(n)
-  local i = math.tointeger(n)
-  return i and string.format("%d", i) or string.format("%.0f", n)
-end
-
--- t[k], or nil where reading it raises (a sealed result) or t is not a table
-local opt = util.opt
+local opt, whole, fig, number, all_rows = util.opt, util.whole, rows.fig, rows.number, rows.all
 
 --- s as one line of text may show it (util.shown, the library's one
 -- escaper: control characters as \n, \r, \t or \xHH, C1 controls as
@@ -37,203 +33,20 @@ local opt = util.opt
 report.visible = util.shown
 local visible = util.shown
 
---- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
--- The core gives the rate asked over the measured time as
--- `rate_asked_iops` (a schedule's segments weighed by their measured
--- time), and the first segment's as `rate_iops`.
-function report.asked_rate(r)
-  local v = opt(r, "rate_asked_iops")
-  if v == nil then v = opt(r, "rate_iops") end
-  if v == nil then v = opt(opt(r, "rate"), "iops") end
-  if type(v) == "number" and v > 0 then return v end
-  return nil
-end
+-- what every format shows of a result (iomoon.report.rows)
+report.asked_rate, report.rate_met, report.replay_cut = rows.asked_rate, rows.rate_met, rows.replay_cut
+report.marks, report.verify_text, report.columns = rows.marks, rows.verify_text, rows.columns
+report.is_host, report.host_result, report.rows = rows.is_host, rows.host_result, rows.of
+report.target_paths, report.machine = rows.target_paths, rows.machine
 
---- For an open-loop result: whether the asked rate was met, and the asked
--- rate; nil for a closed loop. Met means the achieved IOPS reached 99 % of
--- the asked rate, or fell short of it by at most one I/O over the measured
--- time (a short phase cannot do a fraction of an I/O), plus, for poisson
--- arrivals, three standard deviations of their count (3 x sqrt(rate x s)).
-function report.rate_met(r)
-  local asked = report.asked_rate(r)
-  if not asked then return nil end
-  local iops, seconds = r.iops or 0, r.seconds or 0
-  -- poisson arrivals: the count itself varies by sqrt(asked x seconds);
-  -- three of those is chance, not a device falling behind
-  local slack = opt(r, "rate_arrival") == "poisson" and 3 * math.sqrt(asked * seconds) or 0
-  return iops >= 0.99 * asked or (asked - iops) * seconds <= 1 + slack, asked
-end
-
---- For a replay that ended before its trace did (fewer records issued
--- than the replay would issue to its end, result.replay.planned_ios):
--- "replay cut: 192 of 2000 records (missed 1808, cut 0)", the records
--- issued of those planned, then those due and never issued and those
--- not due when the phase ended (doc/replay.md); else nil (no replay, one
--- that ran to its end, or one that loops until the phase ends).
-function report.replay_cut(r)
-  local rp = opt(r, "replay")
-  local ios, planned = opt(rp, "ios"), opt(rp, "planned_ios")
-  if type(ios) ~= "number" or type(planned) ~= "number" or planned <= 0 or ios >= planned then return nil end
-  local function count(k)
-    local v = opt(rp, k)
-    return type(v) == "number" and whole(v) or "?"
-  end
-  return string.format("replay cut: %s of %s records (missed %s, cut %s)", whole(ios), whole(planned),
-    count("missed_ios"), count("cut_ios"))
-end
-
---- What is wrong with a result, as a list of short texts (empty when
--- nothing is): interrupted, FAILED, errors with the first message, an
--- unmet open-loop rate, a replay cut short (report.replay_cut).
-function report.marks(r)
-  local m = {}
-  if r.interrupted then m[#m + 1] = "interrupted" end
-  if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
-  if (r.errors or 0) > 0 then
-    local first = opt(r, "first_error")
-    -- a host's row has no first error of its own: the count alone
-    local why = (first ~= nil or not report.is_host(r)) and " (" .. visible(opt(first, "message") or "") .. ")" or ""
-    m[#m + 1] = string.format("%s error%s%s", whole(r.errors), r.errors == 1 and "" or "s", why)
-  end
-  local met, asked = report.rate_met(r)
-  if met == false then
-    m[#m + 1] = string.format("rate not met: %.0f of %.0f IOPS", r.iops or 0, asked)
-  end
-  m[#m + 1] = report.replay_cut(r)
-  return m
-end
-
--- v when it is a number, else nil
-local function number(v) return type(v) == "number" and v or nil end
-
--- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
-local function size_text(bytes)
-  local s = util.ioping_size(bytes)
-  return s:find("%.") and string.format("%s (%s bytes)", s, whole(bytes)) or s
-end
-
---- What a crc32c verification looked at (result.verify) as one line, or
--- nil for a result without one: "verified 2048 units of 4 KiB, 14336
--- never written (blank), written area ends at 8 MiB", with the units
--- never written that held other data (unexpected), those skipped
--- (skip_unwritten), and "no state says what was written" when none did.
-function report.verify_text(r)
-  local v = opt(r, "verify")
-  if type(v) ~= "table" then return nil end
-  local function n(k) return number(opt(v, k)) or 0 end
-  local function units(k, what) return string.format("%s %s", whole(n(k)), what) end
-  local unit = n("unit_bytes")
-  local parts = { string.format("verified %s unit%s%s", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
-    unit > 0 and " of " .. size_text(unit) or "") }
-  local e = number(opt(v, "written_end_bytes"))
-  if n("units_unwritten") > 0 or (e and n("units_skipped") == 0) then
-    parts[#parts + 1] = units("units_unwritten", "never written (blank)")
-  end
-  if n("units_unexpected") > 0 then parts[#parts + 1] = units("units_unexpected", "never written but not blank (unexpected)") end
-  if n("units_skipped") > 0 then parts[#parts + 1] = units("units_skipped", "skipped as never written") end
-  if not e then
-    parts[#parts + 1] = "no state says what was written (every unit must hold a header)"
-  elseif e == 0 then
-    parts[#parts + 1] = "nothing written with verification"
-  else
-    parts[#parts + 1] = "written area ends at " .. size_text(e)
-  end
-  return table.concat(parts, ", ")
-end
-
---- The columns of the table format: header, width, formatter.
--- A figure a host's row may lack is shown as "-" (report.rows).
-report.columns = {
-  { "Latency ms", 10, function(r) return fig("%.3f", r.lat.mean_ns, 1e6) end },
-  { "Avg iops", 10, function(r) return fig("%.0f", r.iops) end },
-  { "Avg MiB/s", 10, function(r) return fig("%.2f", r.mib_per_s) end },
-  { "cpu load", 8, function(r) return fig("%.0f%%", r.cpu.util_pct) end },
-  { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
-}
+-- where a report goes (iomoon.report.file)
+report.write_atomic, report.check_output = file.write_atomic, file.check_output
 
 -- a row's trouble (report.marks), then what its verification looked at
 local function status(r)
   local m = report.marks(r)
   m[#m + 1] = report.verify_text(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
-end
-
-local HOST = {} -- metatable of a host's row result (report.host_result)
-
---- Whether r is a host's row result (report.host_result).
-function report.is_host(r)
-  return getmetatable(r) == HOST
-end
-
---- One rank's figures (an entry of result.hosts) as a row's result, named
--- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
--- p50, p99 and max latency, CPU, errors, failed, error and interrupted.
--- It holds nothing else (no read/write split, no target, no p99.9): a
--- figure the host does not have reads as nil, never as the cluster's.
-function report.host_result(h, name)
-  local bytes, seconds = number(opt(h, "bytes")), number(opt(h, "seconds"))
-  local mib
-  if bytes and seconds then mib = seconds > 0 and bytes / seconds / 1048576 or 0 end
-  local err = opt(h, "error")
-  return setmetatable({
-    name = name, ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
-    mib_per_s = mib, bytes = bytes, seconds = seconds, errors = number(opt(h, "errors")),
-    failed = opt(h, "failed") == true, interrupted = opt(h, "interrupted") == true,
-    error = err ~= nil and tostring(err) or nil,
-    lat = { mean_ns = number(opt(h, "mean_ns")), p50_ns = number(opt(h, "p50_ns")), p99_ns = number(opt(h, "p99_ns")),
-      max_ns = number(opt(h, "max_ns")) },
-    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
-  }, HOST)
-end
-
--- a host entry's rank: its own when a whole number, else its place - 1
-local function rank_of(h, i)
-  local r = math.tointeger(opt(h, "rank"))
-  return r or i - 1
-end
-
---- The rows one result makes in every report, as IOMeter shows each worker
--- and then "All": a phase without streams is one row, the result itself; a
--- phase with streams is one row per stream, named "PHASE / STREAM" (the
--- phase's name, " / ", the stream's), then the phase's total row under the
--- phase's own name. A phase run on several hosts (`hosts`, under MPI, with
--- more than one entry) has, after its stream rows, one row per host named
--- "PHASE / rank N (HOST)", reading that host's own figures
--- (report.host_result), before its total. Each row is {result =, phase =,
--- stream =, host =, rank =}: `result` reads as the stream's result (or the
--- host's, or the phase's), with the row's name; `stream` is the stream's
--- number on a stream row, "All" on the total row (and the host rows) of a
--- phase with streams, nil without streams; `host` is the host's name (shown
--- escaped) on a host row, "All" on the other rows of a phase run on several
--- hosts, nil otherwise; `rank` the host's rank on a host row.
-function report.rows(r)
-  local streams, hosts = opt(r, "streams"), opt(r, "hosts")
-  if type(streams) ~= "table" then streams = {} end
-  if type(hosts) ~= "table" or #hosts < 2 then hosts = nil end
-  if #streams == 0 and not hosts then return { { result = r } } end
-  local rows, all = {}, #streams > 0 and "All" or nil
-  local on = hosts and "All" or nil
-  for i, s in ipairs(streams) do
-    local name = string.format("%s / %s", tostring(r.name), tostring(opt(s, "name")))
-    rows[i] = { result = setmetatable({ name = name }, { __index = s }), phase = r.name, stream = opt(s, "stream") or i,
-      host = on }
-  end
-  for i, h in ipairs(hosts or {}) do
-    local rank, host = rank_of(h, i), visible(opt(h, "host") or "?")
-    local name = string.format("%s / rank %d (%s)", tostring(r.name), rank, host)
-    rows[#rows + 1] = { result = report.host_result(h, name), phase = r.name, stream = all, host = host, rank = rank }
-  end
-  rows[#rows + 1] = { result = r, phase = r.name, stream = all, host = on }
-  return rows
-end
-
--- every row of a list of results, in order
-local function all_rows(results)
-  local rows = {}
-  for _, r in ipairs(results) do
-    for _, row in ipairs(report.rows(r)) do rows[#rows + 1] = row end
-  end
-  return rows
 end
 
 --- A table writer: w:header(), w:row(result); `name_width` sizes column 1.
@@ -323,14 +136,8 @@ report.csv_columns = {
   { "Rate Met", function(r) local met = report.rate_met(r); return met == nil and "" or met and "yes" or "no" end },
 }
 
--- A cell a spreadsheet would run as a formula (=, +, -, @, tab or CR
--- first) gets a leading ' (OWASP's advice on CSV injection); numbers such
--- as -1.5 are left alone.
-local function csv_safe(v)
-  if type(v) ~= "string" or tonumber(v) then return v end
-  if v:find("^[=+%-@\t\r]") then return "'" .. v end
-  return v
-end
+-- a cell a spreadsheet would run as a formula gets a leading '
+local csv_safe = util.csv_safe
 
 -- a cell of an op type a row may lack (sync, trim): "" when it has none
 local function op_cell(op, f)
@@ -600,27 +407,6 @@ local function with_rate_met(r)
   return setmetatable(c, getmetatable(r))
 end
 
---- The paths the results ran on (each once, in order; not the "(none)"
--- of null and sim).
-function report.target_paths(results)
-  local out, seen = {}, {}
-  local function add(t)
-    if type(t) == "table" then
-      for _, p in ipairs(t) do add(p) end
-    elseif type(t) == "string" and t ~= "(none)" and not seen[t] then
-      seen[t] = true
-      out[#out + 1] = t
-    end
-  end
-  for _, r in ipairs(results) do add(opt(r, "target")) end
-  return out
-end
-
---- This machine, and what each target of `results` is (iomoon.machine).
-function report.machine(results)
-  return iomoon.machine(report.target_paths(results or {}))
-end
-
 --- The JSON document: {"iomoon": VERSION, "machine": {...}, "phases":
 -- [...]}. machine: the run's machine (nil: this one's, with the results'
 -- targets; false: none, for a saved run that did not say); version: the
@@ -648,10 +434,10 @@ local renderers = {
 
 --- One self-contained HTML file with charts (lua/iomoon/html.lua).
 function report.html(results, machine)
-  return require("iomoon.html").render(results, machine)
+  return html.render(results, machine)
 end
 renderers.html = report.html
-renderers["fio-json"] = function(rs) return require("iomoon.fio").json(rs) end
+renderers["fio-json"] = function(rs) return fio_json.json(rs) end
 
 --- The report formats, in the order the manual lists them.
 report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json" }
@@ -671,148 +457,18 @@ end
 --- The comparison of two saved runs (iomoon.saved.load's documents), a
 -- plain table (iomoon.compare.document says what it holds).
 function report.compare_document(a, b)
-  return require("iomoon.compare").document(a, b)
+  return compare.document(a, b)
 end
 
--- "-", "/dev/stdout" and "/dev/fd/1" mean standard output
-local STDOUT = { ["-"] = true, ["/dev/stdout"] = true, ["/dev/fd/1"] = true }
-
---- A report file kept complete while results come in: w:add(result)
--- rewrites `path` atomically in `format` (csv, json, table, analyzer,
--- markdown), so a long suite stopped at any point leaves a valid file
--- holding every finished phase (SIGINT, SIGTERM, SIGHUP and a closed
--- stdout all end in w:close()). When results come faster than the file can
--- be rewritten (thousands of short phases), a rewrite is skipped while the
--- last one took more than a tenth of the time since it, so only a SIGKILL
--- can find the file some results behind. A path of "-" (or /dev/stdout) writes the
--- report to standard output once, on w:close(). A failed write raises a run
--- error and leaves the previous file; the results stay in w.results.
+--- A report file kept complete while results come in, in `format` (json
+-- when nil; iomoon.report.file's writer says how): w:add(result),
+-- w:close(), w.results.
 function report.writer(path, format)
-  local w = { path = path, format = format or "json", results = {}, stdout = STDOUT[path] or false }
-  if not renderers[w.format] then
+  format = format or "json"
+  if not renderers[format] then
     errors.input("report format '%s' is not known (%s)", visible(format), format_list())
   end
-  function w:render()
-    local ok, s = pcall(renderers[self.format], self.results)
-    if not ok then
-      errors.run("report %s: the %s report cannot be rendered (%s); the previous file is kept",
-        visible(self.path), self.format, visible(s))
-    end
-    return s
-  end
-  -- Rewriting the whole file after every result costs time that grows
-  -- with the number of results: a rewrite is skipped while the last one
-  -- took more than a tenth of the time since (so rewriting is at most about
-  -- a tenth of the run); close always writes.
-  w.last_end, w.last_cost = 0, 0
-  function w:add(r)
-    self.results[#self.results + 1] = r
-    if self.stdout then return end
-    local now = iomoon.now()
-    if self.last_cost * 10 > now - self.last_end then return end
-    report.write_atomic(self.path, self:render())
-    self.last_end = iomoon.now()
-    self.last_cost = self.last_end - now
-  end
-  function w:close()
-    if self.stdout then
-      io.stdout:write(self:render())
-      io.stdout:flush()
-    else
-      report.write_atomic(self.path, self:render())
-    end
-  end
-  return w
-end
-
---- Write `s` to `path` atomically and durably (iomoon.write_atomic): a
--- temporary file beside it (O_EXCL), every write checked, fsync, rename,
--- fsync of the directory. On any failure the temporary file is removed,
--- `path` keeps its previous contents, and a run error names the path and
--- the reason. Only a regular file (or nothing) at `path` is replaced.
-function report.write_atomic(path, s)
-  iomoon.write_atomic(path, s)
-end
-
--- "dir/name" -> "dir", "name"
-local function split(path)
-  local dir, base = path:match("^(.*)/([^/]*)$")
-  if not dir then return ".", path end
-  return dir == "" and "/" or dir, base
-end
-
--- what a path names: its file (device and inode) if it exists, else the
--- name in its directory
-local function identity(path)
-  local st = iomoon.stat(path)
-  if st then return st.dev .. ":" .. st.ino end
-  local dir, base = split(path)
-  local ds = iomoon.stat(dir)
-  if ds then return ds.dev .. ":" .. ds.ino .. "/" .. base end
-  return "?" .. path
-end
-
--- the paths of a target list: strings, {path = ...} tables, target objects, lists of them
-local function target_paths(t, out, seen)
-  if type(t) == "string" then
-    out[#out + 1] = t
-  elseif type(t) == "userdata" then
-    local ok, p = pcall(function() return t:path() end)
-    if ok and type(p) == "string" then out[#out + 1] = p end
-  elseif type(t) == "table" and not seen[t] then
-    seen[t] = true
-    if type(rawget(t, "path")) == "string" then out[#out + 1] = t.path end
-    for _, v in ipairs(t) do target_paths(v, out, seen) end
-  end
-  return out
-end
-
-local KINDS = {
-  directory = "a directory", block = "a block device", char = "a character device", fifo = "a FIFO",
-  socket = "a socket", other = "a special file",
-}
-
---- Check an output path before anything runs. Returns "-" when `path`
--- means standard output ("-", "/dev/stdout", "/dev/fd/1"), else `path`.
--- Raises an input error (naming `what`, default "--output") when `path`
--- is a symbolic link, exists and is not a regular file (a device, FIFO,
--- socket, directory), is the same file as (or the same name as a file to
--- be created for) any of `targets` (a path, a target table or object, or a
--- list of them), or its directory does not exist or is not writable.
--- Nothing is created or opened: a FIFO is never opened.
-function report.check_output(path, targets, what)
-  what = what or "--output"
-  if type(path) ~= "string" or path == "" then
-    errors.input("%s: a file name is needed (or - for standard output)", what)
-  end
-  if STDOUT[path] then return "-" end
-  local shown = visible(path)
-  local st, err, errno = iomoon.stat(path, false)
-  if st then
-    if st.kind == "link" then
-      errors.input("%s: '%s' is a symbolic link; give the path of the file itself", what, shown)
-    elseif st.kind ~= "file" then
-      errors.input("%s: '%s' is %s, not a regular file (use - for standard output)", what, shown, KINDS[st.kind])
-    end
-  elseif path:sub(-1) == "/" then
-    errors.input("%s: '%s' is a directory, not a file name", what, shown)
-  elseif errno ~= 2 then -- ENOENT: a new file
-    errors.input("%s: '%s': %s", what, shown, err)
-  end
-  local dir = split(path)
-  local ds = iomoon.stat(dir)
-  if not ds or ds.kind ~= "directory" then
-    errors.input("%s: '%s': directory '%s' does not exist", what, shown, visible(dir))
-  elseif not ds.writable then
-    errors.input("%s: '%s': directory '%s' is not writable", what, shown, visible(dir))
-  end
-  local id = identity(path)
-  for _, t in ipairs(target_paths(targets, {}, {})) do
-    if identity(t) == id then
-      errors.input("%s: '%s' is a target of this run (%s); the report would replace it", what, shown, visible(t))
-    end
-  end
-  return path
+  return file.writer(path, format, renderers[format])
 end
 
 return report

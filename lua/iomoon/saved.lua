@@ -7,6 +7,7 @@
 local errors = require "iomoon.errors"
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
+local iometer = require "iomoon.iometer"
 local util = require "iomoon.util"
 
 local saved = {}
@@ -265,7 +266,7 @@ function saved.load(path)
     doc.phases, doc.machine = util.redacted(doc.phases), util.redacted(doc.machine)
     return doc
   end
-  if text:find("^%s*'") then return redacted(require("iomoon.iometer").load_results(path, text)) end
+  if text:find("^%s*'") then return redacted(iometer.load_results(path, text)) end
   local doc = json.decode(text, function(m) fail("%s (give a file written by --format json)", m) end)
   if type(doc) ~= "table" or type(doc.phases) ~= "table" or doc.iomoon == nil then
     fail("not an iomoon results document (no \"iomoon\" and \"phases\"; give a file written by --format json)")

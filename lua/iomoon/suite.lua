@@ -20,6 +20,7 @@ local suite = {}
 
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
+local iometer = require "iomoon.iometer"
 local input_error = errors.input
 
 --- Cartesian expansion, vdbench's for*: one phase per combination (or one
@@ -122,7 +123,7 @@ local SUITE_FIELDS = { name = "string", description = "string", source = "string
 -- A path ending in .icf is an IOMeter configuration file (iomoon.iometer;
 -- o.skip_unsupported skips what iomoon does not do).
 function suite.load(name_or_path, o)
-  if name_or_path:lower():match("%.icf$") then return require("iomoon.iometer").suite(name_or_path, o) end
+  if name_or_path:lower():match("%.icf$") then return iometer.suite(name_or_path, o) end
   if o and o.skip_unsupported then input_error("--skip-unsupported: only for an IOMeter .icf file") end
   local path = name_or_path
   if not name_or_path:find("/") and not name_or_path:find("%.lua$") then

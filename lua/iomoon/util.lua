@@ -4,8 +4,8 @@
 -- Text shown in a message or a report goes through util.shown, the one
 -- escaper of the library (the C core's is src/shown.h, in the same style):
 -- control characters as \n, \r, \t or \xHH, so a name can neither break
--- a line nor forge one. trim, is_url, finite and opt are written here once
--- for the same reason.
+-- a line nor forge one. trim, is_url, whole, finite, opt and csv_safe are
+-- written here once for the same reason.
 --
 -- Sizes are written in several formats, each the one a tool's users know;
 -- they live here, side by side, so none is written twice:
@@ -43,6 +43,22 @@ function util.trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
 --- Whether s is a URL (a scheme, then "://": nbd://, iscsi://, in any case).
 function util.is_url(s) return type(s) == "string" and s:match("^%a[%w+.-]*://") ~= nil end
+
+--- n as a whole number: "%d" for an integer or an integral float, else
+-- "%.0f" (a count read back from a file may be a huge float).
+function util.whole(n)
+  local i = math.tointeger(n)
+  return i and string.format("%d", i) or string.format("%.0f", n)
+end
+
+--- A CSV cell as a spreadsheet may read it: a text it would run as a
+-- formula (=, +, -, @, tab or CR first) gets a leading ' (OWASP's advice
+-- on CSV injection); numbers, and texts such as -1.5, are left alone.
+function util.csv_safe(v)
+  if type(v) ~= "string" or tonumber(v) then return v end
+  if v:find("^[=+%-@\t\r]") then return "'" .. v end
+  return v
+end
 
 --- v when it is a finite number, else nil (NaN, the infinities and
 -- anything not a number).

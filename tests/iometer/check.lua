@@ -139,7 +139,7 @@ for _, f in ipairs({ "openperformancetest", "cycling", "workers" }) do
   local icf = suite.load(dir .. "/" .. f .. ".icf")
   local out = tmp .. "/" .. f .. ".lua"
   local fh = assert(io.open(out, "wb"))
-  fh:write(require("iomoon.iometer_convert").lua(iometer.plan(iometer.read(dir .. "/" .. f .. ".icf"), {}), f .. ".icf"))
+  fh:write(require("iomoon.iometer.convert").lua(iometer.plan(iometer.read(dir .. "/" .. f .. ".icf"), {}), f .. ".icf"))
   fh:close()
   local lua = suite.load(out)
   local paths = f == "workers" and "a.dat,b.dat,c.dat" or "a.dat"

@@ -4,7 +4,7 @@
 local tap = dofile(arg[1] .. "/tap.lua")
 local iomoon = require "iomoon"
 local fio = require "iomoon.fio"
-local job = require "iomoon.fio_job"
+local job = require "iomoon.fio.job"
 local dir = arg[1] .. "/fio"
 
 local function read(name)

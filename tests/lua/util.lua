@@ -46,3 +46,23 @@ do
   tap.ok(not ok and tostring(err):find("(allowed: " .. table.concat(names, ", ") .. ")", 1, true),
     "an unknown engine's message lists the engine table (got %s)", tostring(err))
 end
+
+-- the helpers written once (util.shown is the one escaper of shown text)
+tap.ok(util.shown("a\nb\r\tc\27d\127\255\xc2\x85") == "a\\nb\\r\\tc\\x1bd\\x7f\\xff\\u0085" and util.shown(nil) == ""
+  and util.shown(12) == "12", "shown: \\n \\r \\t, \\xHH for controls and bytes not UTF-8, \\u for C1 (%s)",
+  util.shown("a\nb\r\tc\27d\127\255\xc2\x85"))
+tap.ok(util.shown("nbd://u:secret@h/x") == iomoon.redact("nbd://u:secret@h/x") and not util.shown("nbd://u:secret@h/x"):find("secret"),
+  "shown leaves a URL's password out")
+tap.ok(require("iomoon.report").visible == util.shown, "report.visible is util.shown")
+do
+  local ok, err = pcall(require("iomoon.errors").input, "x: '%s'", "a\nb\27")
+  tap.ok(not ok and err.msg == "x: 'a\\nb\\x1b'", "errors.input shows its message as util.shown does (%s)", tostring(err))
+end
+tap.ok(util.trim("  a b \t\n") == "a b" and util.is_url("NBD://h/x") and not util.is_url("/dev/nbd0")
+  and not util.is_url(nil), "trim, is_url")
+tap.ok(util.finite(0) == 0 and util.finite(0 / 0) == nil and util.finite(math.huge) == nil and util.finite("1") == nil,
+  "finite: a finite number, else nil")
+tap.ok(util.whole(3) == "3" and util.whole(3.0) == "3" and util.whole(2 ^ 70) == "1180591620717411303424",
+  "whole: integers and huge floats without a fraction")
+tap.ok(util.csv_safe("=1+1") == "'=1+1" and util.csv_safe("-1.5") == "-1.5" and util.csv_safe(3) == 3,
+  "csv_safe: a formula quoted, numbers left alone")

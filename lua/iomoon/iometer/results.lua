@@ -1,4 +1,4 @@
--- iomoon.iometer_results: an IOMeter results.csv read as a saved run (the
+-- iomoon.iometer.results: an IOMeter results.csv read as a saved run (the
 -- document iomoon.saved.load returns), for `iomoon report` and `iomoon
 -- compare` (doc/import.md, "IOMeter").
 --
@@ -13,6 +13,7 @@
 
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
+local plan = require "iomoon.iometer.plan"
 
 local results = {}
 
@@ -265,7 +266,7 @@ function results.load(path, text)
     phases[i] = p
     host, cores = host or mgr, math.max(cores, cpus)
   end
-  require("iomoon.iometer_plan").suffix_names(phases, function(p)
+  plan.suffix_names(phases, function(p)
     local m = p.meta.iometer
     return { name = p.name, workers = m.workers, disks = m.disks, qd = m.qd, set = function(n) p.name = n end }
   end)

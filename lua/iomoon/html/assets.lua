@@ -1,4 +1,4 @@
---- iomoon.html_js: the script and styles of the HTML report (lua/iomoon/html.lua
+--- iomoon.html.assets: the script and styles of the HTML report (lua/iomoon/html.lua
 -- puts them inline). Our own SVG charts: no library, no network. The page
 -- writes what it drew into <div id="status">: data-charts (SVG charts
 -- drawn), data-empty (charts without a data point), data-errors (script

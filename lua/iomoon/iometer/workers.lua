@@ -1,4 +1,4 @@
--- iomoon.iometer_workers: the 'MANAGER LIST section of an IOMeter .icf
+-- iomoon.iometer.workers: the 'MANAGER LIST section of an IOMeter .icf
 -- file (IOMeter's Manager::LoadConfig and Worker::LoadConfig): managers,
 -- their workers, each worker's default target settings (outstanding I/Os,
 -- test connection rate, fixed seed, disk size and starting sector, data

@@ -1,13 +1,14 @@
--- iomoon.fio_job: fio's job files read as fio reads them: sections,
+-- iomoon.fio.job: fio's job files read as fio reads them: sections,
 -- options with their lines, ${VAR} substitution, and the values (sizes
 -- with kb_base, times with each option's unit, per-direction lists).
--- fio_map.lua turns the jobs this returns into iomoon phases.
+-- fio/map.lua turns the jobs this returns into iomoon phases.
+local iomoon = require "iomoon"
 local errors = require "iomoon.errors"
 local input_error = errors.input
 
 local job = {}
 
--- What each fio option is to iomoon: "map" (honoured, fio_map reads it),
+-- What each fio option is to iomoon: "map" (honoured, iomoon.fio.map reads it),
 -- "noop" (changes only fio's bookkeeping: accepted, said to have no
 -- effect). An option in neither is unsupported.
 job.OPTIONS = {}
@@ -70,7 +71,7 @@ end
 -- in messages. Options before the first section are an error, as in fio.
 function job.parse(text, src, env, machine)
   env = env or os.getenv
-  machine = machine or function() return require("iomoon").machine() end
+  machine = machine or iomoon.machine
   local sections, cur = {}, nil
   local n = 0
   for raw in (text .. "\n"):gmatch("([^\n]*)\n") do

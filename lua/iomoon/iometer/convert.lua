@@ -1,8 +1,10 @@
--- iomoon.iometer_convert: an IOMeter .icf file's plan (iomoon.iometer_plan)
+-- iomoon.iometer.convert: an IOMeter .icf file's plan (iomoon.iometer.plan)
 -- written as a Lua suite (`iomoon convert FILE.icf > suite.lua`): the same
 -- phases, as tables a user can read and extend, with comments where an
 -- IOMeter concept becomes an iomoon field. Running the suite gives the
 -- phases `iomoon suite FILE.icf` runs (both go through iometer.resolve).
+
+local plan = require "iomoon.iometer.plan"
 
 local convert = {}
 
@@ -77,7 +79,7 @@ end
 -- The header comment: where the file came from and how IOMeter maps.
 local function header(pl, path, out)
   local s = pl.setup
-  local TT = require("iomoon.iometer").TEST_TYPES
+  local TT = plan.TEST_TYPES
   -- one comment line: a control byte in a name or path (a newline, or a CR, which Lua also ends a line at) is '?'
   local function c(fmt, ...) out[#out + 1] = "-- " .. string.format(fmt, ...):gsub("%c", "?") end
   c("%s: converted by `iomoon convert` from %s (IOMeter Version %s).", pl.name, pl.file, pl.version)

@@ -1,10 +1,10 @@
--- iomoon.fio_map: fio's jobs (iomoon.fio_job) as iomoon phases. Jobs
+-- iomoon.fio.map: fio's jobs (iomoon.fio.job) as iomoon phases. Jobs
 -- separated by `stonewall` are phases run one after another; the jobs of
 -- one group run at one barrier as the streams of one phase. Every field
 -- set is noted with the fio option it came from (map.from), for the
 -- comments of `iomoon convert`.
 local iomoon = require "iomoon"
-local job = require "iomoon.fio_job"
+local job = require "iomoon.fio.job"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
@@ -477,7 +477,7 @@ local function verify_phase(ws, ph, from)
   return p
 end
 
---- The phases of parsed jobs (fio_job.jobs). ctx: target (a path over
+--- The phases of parsed jobs (iomoon.fio.job.jobs). ctx: target (a path over
 -- every filename), allow_write, force. Returns phases, from (per table
 -- given, field -> the fio options it came from) and notes (lines for
 -- stderr).

@@ -1,4 +1,4 @@
--- iomoon.iometer_plan: a parsed IOMeter .icf file (iomoon.iometer.parse)
+-- iomoon.iometer.plan: a parsed IOMeter .icf file (iomoon.iometer.parse)
 -- turned into iomoon phases: what iomoon cannot do is named (or skipped),
 -- the tests are expanded as IOMeter's cycling runs them, and each test
 -- becomes one phase (one stream per worker when its workers differ).
@@ -14,6 +14,14 @@ local plan = {}
 
 local input_error = errors.input
 local shown = util.shown
+
+-- IOMeter's test types (the file's 'Test Type: a name or its number):
+-- plan.TEST_TYPE maps a name to its number, plan.TEST_TYPES a number to its name.
+plan.TEST_TYPE = { NORMAL = 0, CYCLE_TARGETS = 1, CYCLE_WORKERS = 2, INCREMENT_TARGETS_PARALLEL = 3,
+  INCREMENT_TARGETS_SERIAL = 4, CYCLE_WORKERS_AND_TARGETS = 5, CYCLE_OUTSTANDING_IOS = 6,
+  CYCLE_OUTSTANDING_IOS_AND_TARGETS = 7 }
+plan.TEST_TYPES = {}
+for k, v in pairs(plan.TEST_TYPE) do plan.TEST_TYPES[v] = k end
 
 -- IOMeter's sectors (its disk size and starting sector count 512 bytes)
 plan.SECTOR = 512
@@ -256,7 +264,7 @@ end
 
 -- Cycled tests of one name get what varies among them in their names:
 -- "4K Read (QD 8)", "(2 workers, 3 disks)" (as results.csv's # Workers,
--- # Disks and Queue Depth columns say it; iomoon.iometer_results names the
+-- # Disks and Queue Depth columns say it; iomoon.iometer.results names the
 -- sheet's rows the same way).
 function plan.suffix_names(list, get)
   local groups, order = {}, {}
@@ -333,7 +341,7 @@ function plan.plan(model, o)
   local dws, target_names = disk_workers(model, bad_specs)
   local phases = {}
   for i, t in ipairs(all_tests(model, dws)) do
-    local info = { test = i, access_index = t.access_index, test_type = require("iomoon.iometer").TEST_TYPES[model.setup.type] }
+    local info = { test = i, access_index = t.access_index, test_type = plan.TEST_TYPES[model.setup.type] }
     local p, n = phase_of(model, t.test, info)
     if not p then
       input_error("%s: test %d runs %d workers with different access specs; iomoon runs at most %d streams in a phase",

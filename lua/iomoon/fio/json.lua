@@ -1,0 +1,107 @@
+-- iomoon.fio.json: results in fio's --output-format=json layout (fio.json,
+-- `--format fio-json`): one job per phase, or per stream of a phase with
+-- streams, with fio's fields where iomoon has the figures.
+local iomoon = require "iomoon"
+local json = require "iomoon.json"
+
+local out = {}
+
+-- fio's percentiles, where iomoon's latency figures have them
+local PCT = { { "50.000000", "p50_ns" }, { "90.000000", "p90_ns" }, { "99.000000", "p99_ns" },
+  { "99.900000", "p999_ns" }, { "99.990000", "p9999_ns" } }
+local FIO_PCT = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99 }
+
+local object = json.object
+
+local function raw(t, k)
+  if type(t) ~= "table" then return nil end
+  return rawget(t, k)
+end
+
+-- fio's latency block {min, max, mean, stddev, N, percentile} of an
+-- iomoon latency table (with its histogram when the result still has it);
+-- percentiles only where fio writes them by default (clat, sync's lat)
+local function lat_block(l, n, with_pct, h)
+  if type(l) ~= "table" then
+    return object { min = 0, max = 0, mean = 0, stddev = 0, N = 0 }
+  end
+  local b = object { min = raw(l, "min_ns") or 0, max = raw(l, "max_ns") or 0, mean = raw(l, "mean_ns") or 0,
+    stddev = raw(l, "stdev_ns") or 0, N = n }
+  local pct = object {}
+  h = h or raw(l, "hist")
+  if type(h) ~= "userdata" then h = nil end -- a live result's histogram; a file read back has none
+  if n > 0 and h ~= nil then
+    for _, p in ipairs(FIO_PCT) do pct[string.format("%.6f", p)] = h:percentile(p) end
+  elseif n > 0 then
+    for _, e in ipairs(PCT) do pct[e[1]] = raw(l, e[2]) end
+  end
+  if n > 0 and with_pct then b.percentile = pct end
+  return b
+end
+
+-- One direction of a result (iomoon's result.read / write / trim) as fio's
+-- section; runtime_ms: the job's measured time; h: a histogram of this
+-- direction's latencies, when the result has one (the whole result's,
+-- when it did only this kind of I/O).
+local function dir_block(d, runtime_ms, h)
+  local ios = raw(d, "ios") or 0
+  local bytes = raw(d, "bytes") or 0
+  local lat = raw(d, "svc") or raw(d, "lat")
+  local secs = runtime_ms / 1000
+  return object {
+    io_bytes = bytes, io_kbytes = bytes // 1024, bw_bytes = secs > 0 and math.floor(bytes / secs) or 0,
+    bw = secs > 0 and math.floor(bytes / secs / 1024) or 0, iops = raw(d, "iops") or 0,
+    runtime = ios > 0 and runtime_ms or 0, total_ios = ios, short_ios = 0, drop_ios = 0,
+    slat_ns = lat_block(nil, 0), clat_ns = lat_block(lat, ios, true, h), lat_ns = lat_block(lat, ios),
+  }
+end
+
+-- The result's own histogram when all its I/Os were of kind `op` (and it
+-- still has it: a report's copy has none), for that direction's percentiles;
+-- the service time's when paced (as fio measures).
+local function only(r, op)
+  local n = raw(raw(r, op), "ios") or 0
+  if n == 0 or n ~= (raw(r, "ios") or -1) then return nil end
+  return raw(raw(r, "svc") or raw(r, "lat"), "hist")
+end
+
+-- One result (a phase, or a stream of one) as a fio job.
+local function job_of(r, group, phase)
+  local runtime_ms = math.floor((raw(r, "seconds") or 0) * 1000 + 0.5)
+  local cpu = raw(phase, "cpu") or {}
+  local secs = raw(phase, "seconds") or 0
+  local s = raw(r, "sync")
+  return object {
+    jobname = raw(r, "name") or "", groupid = group, error = (raw(r, "failed") or (raw(r, "errors") or 0) > 0) and 1 or 0,
+    eta = 0, elapsed = math.floor(secs + (raw(phase, "ramp_s") or 0) + 0.5),
+    read = dir_block(raw(r, "read"), runtime_ms, only(r, "read")),
+    write = dir_block(raw(r, "write"), runtime_ms, only(r, "write")),
+    trim = dir_block(raw(r, "trim"), runtime_ms, only(r, "trim")),
+    sync = object { total_ios = raw(s, "ios") or 0, lat_ns = lat_block(raw(s, "lat"), raw(s, "ios") or 0, true) },
+    job_runtime = runtime_ms,
+    usr_cpu = secs > 0 and (raw(cpu, "user_s") or 0) / secs * 100 or 0,
+    sys_cpu = secs > 0 and (raw(cpu, "sys_s") or 0) / secs * 100 or 0,
+    ctx = 0, majf = 0, minf = 0,
+  }
+end
+
+--- Results in fio's --output-format=json layout: one job per phase, or
+-- per stream of a phase with streams (its group: the phase).
+function out.json(results)
+  local jobs = {}
+  for i, r in ipairs(results) do
+    local streams = raw(r, "streams")
+    if type(streams) == "table" and #streams > 0 then
+      for _, s in ipairs(streams) do jobs[#jobs + 1] = job_of(s, i - 1, r) end
+    else
+      jobs[#jobs + 1] = job_of(r, i - 1, r)
+    end
+  end
+  local now = os.time()
+  return json.encode(object {
+    ["fio version"] = "iomoon-" .. iomoon.version, timestamp = now, timestamp_ms = now * 1000,
+    time = os.date("%a %b %d %H:%M:%S %Y", now), jobs = jobs, disk_util = {},
+  }, "  ") .. "\n"
+end
+
+return out

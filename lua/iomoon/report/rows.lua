@@ -1,0 +1,239 @@
+-- iomoon.report.rows: what every report format shows of a result, written
+-- once for all of them (the table, CSV, Markdown, Analyzer, HTML and the
+-- comparison read it): the rows a result makes (its streams', its
+-- hosts', its own), what is wrong with it (rows.marks: interrupted,
+-- failed, errors, an unmet rate, a replay cut short), what its
+-- verification looked at, the table's columns, and the machine the
+-- results ran on. iomoon.report gives each under its documented name
+-- (report.rows is rows.of, report.marks is rows.marks, ...).
+
+local iomoon = require "iomoon"
+local util = require "iomoon.util"
+
+local rows = {}
+
+local opt, visible, whole = util.opt, util.shown, util.whole
+
+--- v / (scale or 1) in format f, or "-" when v is not a number (a figure a
+-- host's row does not have)
+function rows.fig(f, v, scale)
+  if type(v) ~= "number" then return "-" end
+  return string.format(f, v / (scale or 1))
+end
+local fig = rows.fig
+
+--- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
+-- The core gives the rate asked over the measured time as
+-- `rate_asked_iops` (a schedule's segments weighed by their measured
+-- time), and the first segment's as `rate_iops`.
+function rows.asked_rate(r)
+  local v = opt(r, "rate_asked_iops")
+  if v == nil then v = opt(r, "rate_iops") end
+  if v == nil then v = opt(opt(r, "rate"), "iops") end
+  if type(v) == "number" and v > 0 then return v end
+  return nil
+end
+
+--- For an open-loop result: whether the asked rate was met, and the asked
+-- rate; nil for a closed loop. Met means the achieved IOPS reached 99 % of
+-- the asked rate, or fell short of it by at most one I/O over the measured
+-- time (a short phase cannot do a fraction of an I/O), plus, for poisson
+-- arrivals, three standard deviations of their count (3 x sqrt(rate x s)).
+function rows.rate_met(r)
+  local asked = rows.asked_rate(r)
+  if not asked then return nil end
+  local iops, seconds = r.iops or 0, r.seconds or 0
+  -- poisson arrivals: the count itself varies by sqrt(asked x seconds);
+  -- three of those is chance, not a device falling behind
+  local slack = opt(r, "rate_arrival") == "poisson" and 3 * math.sqrt(asked * seconds) or 0
+  return iops >= 0.99 * asked or (asked - iops) * seconds <= 1 + slack, asked
+end
+
+--- For a replay that ended before its trace did (fewer records issued
+-- than the replay would issue to its end, result.replay.planned_ios):
+-- "replay cut: 192 of 2000 records (missed 1808, cut 0)", the records
+-- issued of those planned, then those due and never issued and those
+-- not due when the phase ended (doc/replay.md); else nil (no replay, one
+-- that ran to its end, or one that loops until the phase ends).
+function rows.replay_cut(r)
+  local rp = opt(r, "replay")
+  local ios, planned = opt(rp, "ios"), opt(rp, "planned_ios")
+  if type(ios) ~= "number" or type(planned) ~= "number" or planned <= 0 or ios >= planned then return nil end
+  local function count(k)
+    local v = opt(rp, k)
+    return type(v) == "number" and whole(v) or "?"
+  end
+  return string.format("replay cut: %s of %s records (missed %s, cut %s)", whole(ios), whole(planned),
+    count("missed_ios"), count("cut_ios"))
+end
+
+--- What is wrong with a result, as a list of short texts (empty when
+-- nothing is): interrupted, FAILED, errors with the first message, an
+-- unmet open-loop rate, a replay cut short (rows.replay_cut).
+function rows.marks(r)
+  local m = {}
+  if r.interrupted then m[#m + 1] = "interrupted" end
+  if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
+  if (r.errors or 0) > 0 then
+    local first = opt(r, "first_error")
+    -- a host's row has no first error of its own: the count alone
+    local why = (first ~= nil or not rows.is_host(r)) and " (" .. visible(opt(first, "message") or "") .. ")" or ""
+    m[#m + 1] = string.format("%s error%s%s", whole(r.errors), r.errors == 1 and "" or "s", why)
+  end
+  local met, asked = rows.rate_met(r)
+  if met == false then
+    m[#m + 1] = string.format("rate not met: %.0f of %.0f IOPS", r.iops or 0, asked)
+  end
+  m[#m + 1] = rows.replay_cut(r)
+  return m
+end
+
+--- v when it is a number, else nil.
+function rows.number(v) return type(v) == "number" and v or nil end
+local number = rows.number
+
+-- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
+local function size_text(bytes)
+  local s = util.ioping_size(bytes)
+  return s:find("%.") and string.format("%s (%s bytes)", s, whole(bytes)) or s
+end
+
+--- What a crc32c verification looked at (result.verify) as one line, or
+-- nil for a result without one: "verified 2048 units of 4 KiB, 14336
+-- never written (blank), written area ends at 8 MiB", with the units
+-- never written that held other data (unexpected), those skipped
+-- (skip_unwritten), and "no state says what was written" when none did.
+function rows.verify_text(r)
+  local v = opt(r, "verify")
+  if type(v) ~= "table" then return nil end
+  local function n(k) return number(opt(v, k)) or 0 end
+  local function units(k, what) return string.format("%s %s", whole(n(k)), what) end
+  local unit = n("unit_bytes")
+  local parts = { string.format("verified %s unit%s%s", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
+    unit > 0 and " of " .. size_text(unit) or "") }
+  local e = number(opt(v, "written_end_bytes"))
+  if n("units_unwritten") > 0 or (e and n("units_skipped") == 0) then
+    parts[#parts + 1] = units("units_unwritten", "never written (blank)")
+  end
+  if n("units_unexpected") > 0 then parts[#parts + 1] = units("units_unexpected", "never written but not blank (unexpected)") end
+  if n("units_skipped") > 0 then parts[#parts + 1] = units("units_skipped", "skipped as never written") end
+  if not e then
+    parts[#parts + 1] = "no state says what was written (every unit must hold a header)"
+  elseif e == 0 then
+    parts[#parts + 1] = "nothing written with verification"
+  else
+    parts[#parts + 1] = "written area ends at " .. size_text(e)
+  end
+  return table.concat(parts, ", ")
+end
+
+--- The columns of the table format: header, width, formatter.
+-- A figure a host's row may lack is shown as "-" (rows.of).
+rows.columns = {
+  { "Latency ms", 10, function(r) return fig("%.3f", r.lat.mean_ns, 1e6) end },
+  { "Avg iops", 10, function(r) return fig("%.0f", r.iops) end },
+  { "Avg MiB/s", 10, function(r) return fig("%.2f", r.mib_per_s) end },
+  { "cpu load", 8, function(r) return fig("%.0f%%", r.cpu.util_pct) end },
+  { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
+}
+
+local HOST = {} -- metatable of a host's row result (rows.host_result)
+
+--- Whether r is a host's row result (rows.host_result).
+function rows.is_host(r)
+  return getmetatable(r) == HOST
+end
+
+--- One rank's figures (an entry of result.hosts) as a row's result, named
+-- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
+-- p50, p99 and max latency, CPU, errors, failed, error and interrupted.
+-- It holds nothing else (no read/write split, no target, no p99.9): a
+-- figure the host does not have reads as nil, never as the cluster's.
+function rows.host_result(h, name)
+  local bytes, seconds = number(opt(h, "bytes")), number(opt(h, "seconds"))
+  local mib
+  if bytes and seconds then mib = seconds > 0 and bytes / seconds / 1048576 or 0 end
+  local err = opt(h, "error")
+  return setmetatable({
+    name = name, ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
+    mib_per_s = mib, bytes = bytes, seconds = seconds, errors = number(opt(h, "errors")),
+    failed = opt(h, "failed") == true, interrupted = opt(h, "interrupted") == true,
+    error = err ~= nil and tostring(err) or nil,
+    lat = { mean_ns = number(opt(h, "mean_ns")), p50_ns = number(opt(h, "p50_ns")), p99_ns = number(opt(h, "p99_ns")),
+      max_ns = number(opt(h, "max_ns")) },
+    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
+  }, HOST)
+end
+
+-- a host entry's rank: its own when a whole number, else its place - 1
+local function rank_of(h, i)
+  local r = math.tointeger(opt(h, "rank"))
+  return r or i - 1
+end
+
+--- The rows one result makes in every report, as IOMeter shows each worker
+-- and then "All": a phase without streams is one row, the result itself; a
+-- phase with streams is one row per stream, named "PHASE / STREAM" (the
+-- phase's name, " / ", the stream's), then the phase's total row under the
+-- phase's own name. A phase run on several hosts (`hosts`, under MPI, with
+-- more than one entry) has, after its stream rows, one row per host named
+-- "PHASE / rank N (HOST)", reading that host's own figures
+-- (rows.host_result), before its total. Each row is {result =, phase =,
+-- stream =, host =, rank =}: `result` reads as the stream's result (or the
+-- host's, or the phase's), with the row's name; `stream` is the stream's
+-- number on a stream row, "All" on the total row (and the host rows) of a
+-- phase with streams, nil without streams; `host` is the host's name (shown
+-- escaped) on a host row, "All" on the other rows of a phase run on several
+-- hosts, nil otherwise; `rank` the host's rank on a host row.
+function rows.of(r)
+  local streams, hosts = opt(r, "streams"), opt(r, "hosts")
+  if type(streams) ~= "table" then streams = {} end
+  if type(hosts) ~= "table" or #hosts < 2 then hosts = nil end
+  if #streams == 0 and not hosts then return { { result = r } } end
+  local out, all = {}, #streams > 0 and "All" or nil
+  local on = hosts and "All" or nil
+  for i, s in ipairs(streams) do
+    local name = string.format("%s / %s", tostring(r.name), tostring(opt(s, "name")))
+    out[i] = { result = setmetatable({ name = name }, { __index = s }), phase = r.name, stream = opt(s, "stream") or i,
+      host = on }
+  end
+  for i, h in ipairs(hosts or {}) do
+    local rank, host = rank_of(h, i), visible(opt(h, "host") or "?")
+    local name = string.format("%s / rank %d (%s)", tostring(r.name), rank, host)
+    out[#out + 1] = { result = rows.host_result(h, name), phase = r.name, stream = all, host = host, rank = rank }
+  end
+  out[#out + 1] = { result = r, phase = r.name, stream = all, host = on }
+  return out
+end
+
+--- Every row of a list of results, in order (rows.of of each).
+function rows.all(results)
+  local out = {}
+  for _, r in ipairs(results) do
+    for _, row in ipairs(rows.of(r)) do out[#out + 1] = row end
+  end
+  return out
+end
+
+--- The paths the results ran on (each once, in order; not the "(none)"
+-- of null and sim).
+function rows.target_paths(results)
+  local out, seen = {}, {}
+  local function add(t)
+    if type(t) == "table" then
+      for _, p in ipairs(t) do add(p) end
+    elseif type(t) == "string" and t ~= "(none)" and not seen[t] then
+      seen[t] = true
+      out[#out + 1] = t
+    end
+  end
+  for _, r in ipairs(results) do add(opt(r, "target")) end
+  return out
+end
+
+--- This machine, and what each target of `results` is (iomoon.machine).
+function rows.machine(results)
+  return iomoon.machine(rows.target_paths(results or {}))
+end
+
+return rows
