@@ -2,7 +2,7 @@
 -- copy and merge are shallow: nested tables are shared, not copied.
 --
 -- Text shown in a message or a report goes through util.shown, the one
--- escaper of the library (the C core's is src/shown.h, in the same style):
+-- escaper of the library (the C core's, src/core/shown.h, writes the same):
 -- control characters as \n, \r, \t or \xHH, so a name can neither break
 -- a line nor forge one. trim, is_url, whole, finite, opt and csv_safe are
 -- written here once for the same reason.

@@ -66,3 +66,10 @@ tap.ok(util.whole(3) == "3" and util.whole(3.0) == "3" and util.whole(2 ^ 70) ==
   "whole: integers and huge floats without a fraction")
 tap.ok(util.csv_safe("=1+1") == "'=1+1" and util.csv_safe("-1.5") == "-1.5" and util.csv_safe(3) == 3,
   "csv_safe: a formula quoted, numbers left alone")
+-- the core's messages show text as util.shown does (src/core/shown.h), byte for byte
+for _, p in ipairs { "/nonexistent/a\nb\r\tc\27\127", "/nonexistent/\255\xc2\x85\xc2\xa0", "/nonexistent/\xc0\xaf\xed\xa0\x80",
+  "/nonexistent/\xf0\x9f\x98\x80\xf4\x90\x80\x80 \xe2\x82" } do
+  local ok, err = pcall(iomoon.check, { target = p, bs = "4k" })
+  local got = not ok and tostring(err.msg):match("^phase%.target%.path: (.*) does not exist")
+  tap.ok(got == util.shown(p), "the core shows %s as util.shown does (%s)", util.shown(p), tostring(got))
+end
