@@ -1,8 +1,11 @@
 #!/bin/bash
 # iomoon.util, and the engine list and block-size limit taken from the core
-# (tests/lua/util.lua); the usage text lists the same engines.
+# (tests/lua/util.lua); the usage text lists the same engines. The result's
+# description, iomoon.result_fields, against real results
+# (tests/lua/result_fields.lua).
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/util.lua" "$T" "$TMP"
+lua_tap "$T/lua/result_fields.lua" "$T" "$TMP"
 
 engines=$("$IOMOON" run --format none /dev/stdin <<'LUA'
 local n = { "auto" }

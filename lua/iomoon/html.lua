@@ -88,10 +88,12 @@ local function intervals(r)
   return cols
 end
 
--- the fields of a result that say what ran, for a result without `definition`
-local DEF_FIELDS = { "engine", "engine_features", "target", "direct", "workers", "qd", "mix", "dist", "seed", "batch",
-  "ramp_s", "duration_s", "interval_s", "quota_ios", "quota_bytes", "rate_iops", "rate_asked_iops", "rate_arrival",
-  "open_sync", "meta" }
+-- the fields of a result that say what ran, for a result without
+-- `definition` (those iomoon.result_fields marks `defines`)
+local DEF_FIELDS = {}
+for _, f in ipairs(iomoon.result_fields.result) do
+  if f.defines then DEF_FIELDS[#DEF_FIELDS + 1] = f.name end
+end
 local STREAM_DEF = { "name", "engine", "target", "workers", "qd", "mix", "dist", "rate_iops", "rate_asked_iops" }
 
 --- A result's workload definition: `definition` when it has one (and

@@ -16,206 +16,87 @@ local saved = {}
 -- empty one ({} in the file) is told from an empty list.
 local OBJECT = json.OBJECT
 
--- What every phase of a results file must hold for every report format:
--- a path (dots; "?" marks an optional table) and a Lua type.
-local REQUIRED = {
-  { "name", "string" }, { "iops", "number" }, { "mb_per_s", "number" }, { "mib_per_s", "number" },
-  { "seconds", "number" }, { "errors", "number" }, { "workers", "number" }, { "qd", "number" },
-  { "engine", "string" }, { "interrupted", "boolean" }, { "failed", "boolean" },
-  { "lat", "table" }, { "lat.mean_ns", "number" }, { "lat.max_ns", "number" }, { "lat.p50_ns", "number" },
-  { "lat.p99_ns", "number" }, { "lat.p999_ns", "number" }, { "lat.p9999_ns", "number" },
-  { "cpu", "table" }, { "cpu.util_pct", "number" }, { "cpu.user_s", "number" }, { "cpu.sys_s", "number" },
-}
-for _, op in ipairs({ "read", "write" }) do
-  REQUIRED[#REQUIRED + 1] = { op, "table" }
-  for _, f in ipairs({ "iops", "mib_per_s", "mb_per_s", "errors", "bytes", "ios" }) do
-    REQUIRED[#REQUIRED + 1] = { op .. "." .. f, "number" }
-  end
-  REQUIRED[#REQUIRED + 1] = { op .. ".lat", "table" }
-  REQUIRED[#REQUIRED + 1] = { op .. ".lat.mean_ns", "number" }
-  REQUIRED[#REQUIRED + 1] = { op .. ".lat.max_ns", "number" }
-end
-
--- The value at dotted path in t, or nil.
-local function at(t, path)
-  for k in path:gmatch("[^.]+") do
-    if type(t) ~= "table" then return nil end
-    t = t[k]
-  end
-  return t
-end
+-- What a result holds, table by table (iomoon.result_fields: the core's
+-- own description, src/lua/lua_result_fields.c). A phase read back must
+-- hold the fields marked `saved` (every report format reads them); any
+-- described field it has must have its type, a count must be a whole
+-- number of 0 or more and a measure 0 or more.
+local FIELDS = iomoon.result_fields
 
 -- A number as a message shows it (%g: 1e+308, not 309 digits).
 local function number_text(v)
   return math.type(v) == "float" and string.format("%g", v) or tostring(v)
 end
 
--- Fields a phase may lack but, when it has them, compare and the charts
--- compute with: ios, and each interval's figures.
-local IV_FIELDS = { "t_s", "len_s", "iops", "mb_per_s", "p50_ns", "p99_ns", "max_ns" }
-
--- Fields a phase may lack, and the type they need when it has them
--- (fio-json computes with them).
-local OPTIONAL = { { "ios", "number" }, { "ramp_s", "number" }, { "trim", "table" }, { "sync", "table" },
-  { "sync.ios", "number" }, { "svc", "table" }, { "replay", "table" } }
-for _, f in ipairs({ "ios", "planned_ios", "due_ios", "on_time_ios", "late_ios", "missed_ios", "cut_ios",
-  "on_time_pct" }) do
-  OPTIONAL[#OPTIONAL + 1] = { "replay." .. f, "number" } -- a replay's figures (report.replay_cut reads them)
-end
-for _, op in ipairs({ "trim.", "read.", "write." }) do
-  for _, f in ipairs({ "ios", "bytes", "iops" }) do OPTIONAL[#OPTIONAL + 1] = { op .. f, "number" } end
-  OPTIONAL[#OPTIONAL + 1] = { op .. "svc", "table" }
-end
--- result.verify (a crc32c phase): counts, each a whole number of 0 or more
-local VERIFY_COUNTS = { "units_checked", "units_unwritten", "units_unexpected", "units_skipped", "unit_bytes",
-  "written_end_bytes" }
-OPTIONAL[#OPTIONAL + 1] = { "verify", "table" }
-for _, f in ipairs(VERIFY_COUNTS) do OPTIONAL[#OPTIONAL + 1] = { "verify." .. f, "number" } end
-OPTIONAL[#OPTIONAL + 1] = { "verify.skip_unwritten", "boolean" }
-
--- The first thing wrong with r's optional fields, or nil.
-local function optional_problem(r, where)
-  for _, o in ipairs(OPTIONAL) do
-    local v = at(r, o[1])
-    if v ~= nil and type(v) ~= o[2] then
-      return string.format("%s.%s is a %s (a %s is needed)", where, o[1], type(v), o[2])
-    end
-  end
-  for _, f in ipairs(VERIFY_COUNTS) do
-    local v = at(r, "verify." .. f)
-    if v ~= nil and (not math.tointeger(v) or v < 0) then
-      return string.format("%s.verify.%s is %s (a whole number of 0 or more is needed)", where, f, number_text(v))
-    end
-  end
-  local ivs = r.intervals
-  if ivs == nil then return nil end
-  if type(ivs) ~= "table" or getmetatable(ivs) == OBJECT and next(ivs) ~= nil then
-    return where .. ".intervals is not a list"
-  end
-  for i, iv in ipairs(ivs) do
-    if type(iv) ~= "table" then
-      return string.format("%s.intervals[%d] is a %s (an object is needed)", where, i, type(iv))
-    end
-    for _, k in ipairs(IV_FIELDS) do
-      if iv[k] ~= nil and type(iv[k]) ~= "number" then
-        return string.format("%s.intervals[%d].%s is a %s (a number is needed)", where, i, k, type(iv[k]))
-      end
-    end
-  end
-end
-
--- What each entry of a phase's `hosts` (one rank's figures, under MPI) may
--- hold, and the type it needs when it has it.
-local HOST_FIELDS = { rank = "number", host = "string", ios = "number", iops = "number", mb_per_s = "number",
-  bytes = "number", seconds = "number", p50_ns = "number", p99_ns = "number", max_ns = "number", mean_ns = "number",
-  util_pct = "number", user_s = "number", sys_s = "number", errors = "number", failed = "boolean",
-  interrupted = "boolean", error = "string" }
-local CLUSTER_FIELDS = { "ranks", "start_skew_ns", "stopped_by", "rounds", "end_bytes", "end_ns", "interval_bytes" }
-
 -- whether v is a list (a JSON array, or an empty object)
 local function is_list(v)
   return type(v) == "table" and not (getmetatable(v) == OBJECT and next(v) ~= nil)
 end
 
--- The first thing wrong with r's `hosts` and `cluster` (a run under MPI),
--- or nil: hosts a list of objects whose known fields have their types, a
--- rank and an error count whole numbers of 0 or more; cluster an object of
--- numbers.
-local function cluster_problem(r, where)
-  if r.hosts ~= nil then
-    if not is_list(r.hosts) then return where .. ".hosts is not a list (one object per rank is needed)" end
-    for i, h in ipairs(r.hosts) do
-      local at_i = string.format("%s.hosts[%d]", where, i)
-      if type(h) ~= "table" or is_list(h) and next(h) ~= nil then
-        return string.format("%s is a %s (an object is needed)", at_i, type(h) == "table" and "list" or type(h))
-      end
-      for k, t in pairs(HOST_FIELDS) do
-        if h[k] ~= nil and type(h[k]) ~= t then
-          return string.format("%s.%s is a %s (a %s is needed)", at_i, k, type(h[k]), t)
-        end
-      end
-      for _, k in ipairs({ "rank", "errors" }) do
-        if h[k] ~= nil and (not math.tointeger(h[k]) or h[k] < 0) then
-          return string.format("%s.%s is %s (a whole number of 0 or more is needed)", at_i, k, number_text(h[k]))
-        end
-      end
-    end
+-- whether v is an object (a JSON object, or an empty array)
+local function is_object(v)
+  return type(v) == "table" and (getmetatable(v) == OBJECT or next(v) == nil)
+end
+
+local types_problem
+
+-- The first thing wrong with the described table x held by field f (at
+-- where): an object, or a list or map of objects.
+local function table_problem(x, f, where)
+  if f.entries == nil then
+    if not is_object(x) then return where .. " is not an object" end
+    return types_problem(x, f.table, where)
   end
-  if r.cluster == nil then return nil end
-  if type(r.cluster) ~= "table" or getmetatable(r.cluster) ~= OBJECT then return where .. ".cluster is not an object" end
-  for _, k in ipairs(CLUSTER_FIELDS) do
-    local v = r.cluster[k]
-    if v ~= nil and type(v) ~= "number" then
-      return string.format("%s.cluster.%s is a %s (a number is needed)", where, k, type(v))
+  for k, e in (f.entries == "list" and ipairs or pairs)(x) do
+    local at = f.entries == "list" and string.format("%s[%d]", where, k) or string.format("%s.%s", where, tostring(k))
+    if not is_object(e) then
+      return string.format("%s is a %s (an object is needed)", at, type(e) == "table" and "list" or type(e))
+    end
+    local p = types_problem(e, f.table, at)
+    if p then return p end
+  end
+end
+
+-- The first field of t (at where, described by FIELDS[d]) missing or of
+-- the wrong type, or nil.
+types_problem = function(t, d, where)
+  for _, f in ipairs(FIELDS[d]) do
+    local x, at = t[f.name], where .. "." .. f.name
+    if x == nil then
+      if f.saved then return string.format("%s is missing (a %s is needed)", at, f.type) end
+    elseif f.entries == "list" and not is_list(x) then
+      return at .. " is not a list (a list of objects is needed)"
+    elseif f.table then
+      local p = table_problem(x, f, at)
+      if p then return p end
+    elseif f.type ~= "any" and type(x) ~= f.type then
+      return string.format("%s is a %s (%s is needed)", at, type(x), f.type == "table" and "an object" or "a " .. f.type)
     end
   end
 end
 
--- Figures no run can have below 0 (rates, times, latencies, sizes), and
--- of those the counts, which are whole: a file that says otherwise is
--- not a results file (a report would show it as if measured).
-local WHOLE = { "errors", "ios", "read.errors", "write.errors", "read.ios", "write.ios", "read.bytes",
-  "write.bytes", "trim.ios", "trim.bytes", "sync.ios" }
-local MEASURES = { "iops", "mb_per_s", "mib_per_s", "seconds", "ramp_s", "workers", "qd", "cpu.util_pct",
-  "cpu.user_s", "cpu.sys_s", "read.iops", "read.mb_per_s", "read.mib_per_s", "write.iops", "write.mb_per_s",
-  "write.mib_per_s", "trim.iops" }
-local LATS = { "lat", "read.lat", "write.lat", "trim.lat", "sync.lat" }
-
--- The first figure of r (at where) below 0, or a count that is not whole,
--- or nil: "phases[1].read.errors is 1.5 (a whole number of 0 or more is needed)".
-local function figure_problem(r, where)
-  local function bad(path, v, whole)
-    if type(v) ~= "number" then return nil end
-    if whole and not math.tointeger(v) or v < 0 then
-      return string.format("%s.%s is %s (a %s of 0 or more is needed)", where, path, number_text(v),
-        whole and "whole number" or "number")
-    end
-  end
-  for _, path in ipairs(WHOLE) do
-    local p = bad(path, at(r, path), true)
-    if p then return p end
-  end
-  for _, path in ipairs(MEASURES) do
-    local p = bad(path, at(r, path))
-    if p then return p end
-  end
-  for _, path in ipairs(LATS) do
-    local lat = at(r, path)
-    if type(lat) == "table" then
-      local keys = {}
-      for k in pairs(lat) do if type(k) == "string" and k:match("_ns$") then keys[#keys + 1] = k end end
-      table.sort(keys)
-      for _, k in ipairs(keys) do
-        local p = bad(path .. "." .. k, lat[k])
+-- The first figure of t (at where, described by FIELDS[d]) below 0, or a
+-- count that is not whole, or nil: "phases[1].read.errors is 1.5 (a
+-- whole number of 0 or more is needed)". Types are checked before.
+local function figure_problem(t, d, where)
+  for _, f in ipairs(FIELDS[d]) do
+    local x, at = t[f.name], where .. "." .. f.name
+    if type(x) == "number" and (f.count and not math.tointeger(x) or (f.count or f.measure) and x < 0) then
+      return string.format("%s is %s (a %s of 0 or more is needed)", at, number_text(x),
+        f.count and "whole number" or "number")
+    elseif type(x) == "table" and f.table then
+      local list = f.entries and x or { x }
+      for k, e in (f.entries == "map" and pairs or ipairs)(list) do
+        local p = figure_problem(e, f.table, f.entries == "list" and string.format("%s[%d]", at, k)
+          or f.entries == "map" and string.format("%s.%s", at, tostring(k)) or at)
         if p then return p end
       end
     end
   end
-  for i, iv in ipairs(type(r.intervals) == "table" and r.intervals or {}) do
-    for _, k in ipairs(IV_FIELDS) do
-      local p = bad(string.format("intervals[%d].%s", i, k), iv[k])
-      if p then return p end
-    end
-  end
-  for i, h in ipairs(type(r.hosts) == "table" and r.hosts or {}) do
-    for _, k in ipairs({ "ios", "iops", "mb_per_s", "bytes", "seconds", "p50_ns", "p99_ns", "max_ns", "mean_ns",
-      "util_pct", "user_s", "sys_s" }) do
-      local p = bad(string.format("hosts[%d].%s", i, k), h[k], k == "ios" or k == "bytes")
-      if p then return p end
-    end
-  end
 end
 
--- The first thing wrong with phase r (a result read back), or nil.
-local function phase_problem(r, where)
-  if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
-  for _, req in ipairs(REQUIRED) do
-    local v = at(r, req[1])
-    if type(v) ~= req[2] then
-      return string.format("%s.%s is %s (a %s is needed)", where, req[1], v == nil and "missing" or "a " .. type(v),
-        req[2])
-    end
-  end
+-- The first thing wrong with r's target, or nil: a path or a list of paths.
+local function target_problem(r, where)
   if type(r.target) ~= "string" and type(r.target) ~= "table" then
     return where .. ".target is missing (a path or a list of paths is needed)"
   end
@@ -229,15 +110,17 @@ local function phase_problem(r, where)
       end
     end
   end
-  if not math.tointeger(r.errors) or r.errors < 0 then
-    return string.format("%s.errors is %s (a whole number of 0 or more is needed)", where, number_text(r.errors))
-  end
-  local opt = optional_problem(r, where) or cluster_problem(r, where) or figure_problem(r, where)
-  if opt then return opt end
+end
+
+-- The first thing wrong with phase r (a result read back), or nil.
+local function phase_problem(r, where)
+  if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
+  local p = types_problem(r, "result", where) or target_problem(r, where) or figure_problem(r, "result", where)
+  if p then return p end
   if r.streams ~= nil then
     if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
     for i, st in ipairs(r.streams) do
-      local p = phase_problem(st, string.format("%s.streams[%d]", where, i))
+      p = phase_problem(st, string.format("%s.streams[%d]", where, i))
       if p then return p end
     end
   end

@@ -33,6 +33,7 @@
 #include "io/engine.h"
 #include "io/target.h"
 #include "lua/lua_repro.h"
+#include "lua/lua_result_fields.h"
 #include "lua/lua_trace.h"
 #include "run/phase.h"
 
@@ -702,5 +703,7 @@ int luaopen_iomoon(lua_State *L)
 	lua_pushinteger(L, PHASE_MAX_BS);
 	lua_setfield(L, -2, "max_bs");
 	lua_setfield(L, -2, "limits");
+	api_push_result_fields(L);
+	lua_setfield(L, -2, "result_fields");
 	return 1;
 }

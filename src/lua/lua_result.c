@@ -15,6 +15,7 @@
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "lua/lua_repro.h"
+#include "lua/lua_result_fields.h"
 #include "run/phase.h"
 #include "verify/verify.h"
 
@@ -638,14 +639,19 @@ int api_on_result(lua_State *L)
 	return 1;
 }
 
-/* Fields a result (or its lat, read, write, cpu tables) may lack: absent
- * is nil. Any other missing field is a mistake in the script. */
-static const char *const optional_fields[] = { "svc", "rate_iops", "rate_asked_iops", "rate_arrival", "first_error", "error",
-	"trace", "meta", "streams", "trim", "sync", "specs", "definition", "engine_asked", "replay", "verify",
-	"written_end_bytes", NULL };
+/* Whether k is an optional field of the description t (lua_result_fields.c). */
+static int optional_field(const struct result_table *t, const char *k)
+{
+	for (unsigned i = 0; t->fields[i].name; i++)
+		if (!strcmp(k, t->fields[i].name))
+			return (t->fields[i].flags & RF_OPTIONAL) != 0;
+	return 0;
+}
 
 /* __index of a result's tables: a misspelt field (r.lat.p99) is an input
- * error naming the field and the near names, not a nil that fails later. */
+ * error naming the field and the near names, not a nil that fails later;
+ * an optional field the result does not have is nil. Upvalues: the
+ * table's name in messages, its description. */
 static int l_result_index(lua_State *L)
 {
 	const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
@@ -655,9 +661,8 @@ static int l_result_index(lua_State *L)
 
 	if (!k)
 		return 0; /* ipairs and array probes: plain nil */
-	for (unsigned i = 0; optional_fields[i]; i++)
-		if (!strcmp(k, optional_fields[i]))
-			return 0;
+	if (optional_field(lua_touserdata(L, lua_upvalueindex(2)), k))
+		return 0;
 	lua_pushnil(L);
 	while (lua_next(L, 1) && n < 127) {
 		lua_pop(L, 1);
@@ -672,10 +677,11 @@ static int l_result_index(lua_State *L)
 	return api_input_error(L, "%s: no field '%s' (see doc/lua-api.md, \"Results\")", lua_tostring(L, lua_upvalueindex(1)), k);
 }
 
-/* Give the table at idx the strict __index of a result table called what. */
-static void seal_table(lua_State *L, int idx, const char *what)
+/* Give the table at idx the strict __index of a result table called what,
+ * described by t. */
+static void seal_table(lua_State *L, int idx, const char *what, const struct result_table *t)
 {
-	char key[64];
+	char key[96];
 
 	idx = lua_absindex(L, idx);
 	snprintf(key, sizeof(key), "iomoon.result_mt:%s", what);
@@ -683,7 +689,8 @@ static void seal_table(lua_State *L, int idx, const char *what)
 		lua_pop(L, 1);
 		lua_createtable(L, 0, 1);
 		lua_pushstring(L, what);
-		lua_pushcclosure(L, l_result_index, 1);
+		lua_pushlightuserdata(L, (void *)t);
+		lua_pushcclosure(L, l_result_index, 2);
 		lua_setfield(L, -2, "__index");
 		lua_pushvalue(L, -1);
 		lua_setfield(L, LUA_REGISTRYINDEX, key);
@@ -691,73 +698,66 @@ static void seal_table(lua_State *L, int idx, const char *what)
 	lua_setmetatable(L, idx);
 }
 
-/* Seal every table in the list field `field` of the result on top. */
-/* Seal every table under field's map (result.specs) and its lat. */
-static void seal_map(lua_State *L, const char *field, const char *what, const char *lat_what)
+static void seal_described(lua_State *L, int idx, const char *what, const struct result_table *t);
+
+/* Seal the entries of the list or map at idx (field f of the table called
+ * what): "what.f[i]" or "what.f[name]". */
+static void seal_entries(lua_State *L, int idx, const char *what, const struct result_field *f)
 {
-	if (lua_getfield(L, -1, field) == LUA_TTABLE) {
-		lua_pushnil(L);
-		while (lua_next(L, -2)) {
-			if (lua_istable(L, -1)) {
-				seal_table(L, -1, what);
-				if (lua_getfield(L, -1, "lat") == LUA_TTABLE)
-					seal_table(L, -1, lat_what);
-				lua_pop(L, 1);
+	const struct result_table *t = result_table_named(f->table);
+	char sub[96];
+
+	idx = lua_absindex(L, idx);
+	snprintf(sub, sizeof(sub), "%s.%s[%s]", what, f->name, f->flags & RF_LIST ? "i" : "name");
+	if (f->flags & RF_LIST) {
+		for (lua_Integer i = 1; lua_rawgeti(L, idx, i) == LUA_TTABLE; i++) {
+			seal_described(L, -1, sub, t);
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		if (lua_istable(L, -1))
+			seal_described(L, -1, sub, t);
+		lua_pop(L, 1);
+	}
+}
+
+/* Seal the table at idx, called what (messages name it), with its
+ * description t, and every table under it that t describes. */
+static void seal_described(lua_State *L, int idx, const char *what, const struct result_table *t)
+{
+	idx = lua_absindex(L, idx);
+	seal_table(L, idx, what, t);
+	for (unsigned i = 0; t->fields[i].name; i++) {
+		const struct result_field *f = &t->fields[i];
+
+		if (!f->table)
+			continue;
+		lua_pushstring(L, f->name);
+		if (lua_rawget(L, idx) == LUA_TTABLE) {
+			char sub[96]; /* "result.read.lat" and the like: our own names */
+
+			if (f->flags & (RF_LIST | RF_MAP)) {
+				seal_entries(L, -1, what, f);
+			} else {
+				snprintf(sub, sizeof(sub), "%s.%s", what, f->name);
+				seal_described(L, -1, sub, result_table_named(f->table));
 			}
-			lua_pop(L, 1);
-		}
-	}
-	lua_pop(L, 1);
-}
-
-static void seal_list(lua_State *L, const char *field, const char *what)
-{
-	lua_pushstring(L, field);
-	if (lua_rawget(L, -2) == LUA_TTABLE) {
-		for (lua_Integer i = 1; lua_rawgeti(L, -1, i) == LUA_TTABLE; i++) {
-			seal_table(L, -1, what);
-			lua_pop(L, 1);
-		}
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
-}
-
-/* Seal the tables under `names` of the table on top as "prefix.name", and
- * in each of them the tables under `inner` (NULL: none). */
-static void seal_fields(lua_State *L, const char *prefix, const char *const *names, const char *const *inner)
-{
-	for (unsigned i = 0; names[i]; i++) {
-		lua_pushstring(L, names[i]);
-		if (lua_rawget(L, -2) == LUA_TTABLE) {
-			char what[64]; /* "result.read.lat" and the like: our own names */
-
-			if ((size_t)snprintf(what, sizeof(what), "%s.%s", prefix, names[i]) >= sizeof(what))
-				what[sizeof(what) - 1] = 0;
-			seal_table(L, -1, what);
-			if (inner)
-				seal_fields(L, what, inner, NULL);
 		}
 		lua_pop(L, 1);
 	}
 }
 
-/* The result at the top of the stack and its lat, svc, read, write, cpu,
- * submit_sizes and reap_sizes tables, and the entries of its intervals and mix, say which field does
- * not exist, instead of a silent nil. */
+/* The result at the top of the stack, and every table of it that
+ * lua_result_fields.c describes (lat, read, intervals[i], replay, cluster,
+ * hosts[i], ...), say which field does not exist, instead of a silent nil.
+ * A stream's result is sealed as a result of its own when it is made. */
 void api_seal_result(lua_State *L)
 {
-	static const char *const subs[] = { "lat", "svc", "cpu", "verify", NULL };
-	static const char *const ops[] = { "read", "write", "trim", "sync", NULL };
-	static const char *const sizes[] = { "submit_sizes", "reap_sizes", NULL };
-
-	seal_table(L, -1, "result");
-	seal_list(L, "intervals", "result.intervals[i]");
-	seal_list(L, "mix", "result.mix[i]");
-	seal_map(L, "specs", "result.specs[name]", "result.specs[name].lat");
-	seal_fields(L, "result", subs, NULL);
-	seal_fields(L, "result", ops, subs);
-	seal_fields(L, "result", sizes, NULL);
+	seal_described(L, -1, "result", result_table_named("result"));
 }
 
 /* Hand the result on top of the stack to what asked for results. */
