@@ -290,19 +290,31 @@ uint64_t pace_think_ns(const struct pace *p, struct rng *r)
 	}
 }
 
+/* The mean gap between arrivals at this segment's rate, for one worker. */
+static double mean_gap_ns(const struct pace_seg *s, unsigned nworkers)
+{
+	return 1e9 * nworkers / s->iops;
+}
+
 /* Gap to the next arrival at this segment's rate, for one worker. */
 static uint64_t gap_ns(const struct pace_seg *s, unsigned nworkers, struct rng *r)
 {
-	double mean = 1e9 * nworkers / s->iops;
+	double mean = mean_gap_ns(s, nworkers);
 
 	if (s->poisson)
 		return (uint64_t)(-log(1.0 - rng_unit(r)) * mean);
 	return (uint64_t)mean;
 }
 
-/* Move to the segment that holds next_ns, skipping idle ones. */
-static void pace_settle(const struct pace *p, struct pace_state *ps, uint64_t t0,
-			unsigned nworkers, struct rng *r)
+/* Move to the segment that holds next_ns, skipping idle ones. An arrival
+ * due past its segment's end keeps the part of its gap still to go, as a
+ * share of a gap, into the next segment with arrivals, at that one's rate:
+ * the arrivals run on across a boundary as if there were none (an idle
+ * segment holds them), so each segment gets its rate times its length.
+ * (Poisson arrivals forget: the rest of an exponential gap, rescaled, is
+ * an exponential gap at the new rate.) */
+static void pace_settle(const struct pace *p, struct pace_state *ps, uint64_t t0, unsigned nworkers,
+			double rest /* of a gap, still to go at the boundary */)
 {
 	while (ps->seg < p->nseg) {
 		const struct pace_seg *s = &p->seg[ps->seg];
@@ -310,11 +322,17 @@ static void pace_settle(const struct pace *p, struct pace_state *ps, uint64_t t0
 
 		if (ps->next_ns < end && s->iops > 0)
 			return;
-		if (ps->next_ns < end) /* idle segment: jump to its end */
+		if (s->iops > 0) { /* due past the end: carry the rest over */
+			rest = (double)(ps->next_ns - end) / mean_gap_ns(s, nworkers);
 			ps->next_ns = end;
+		} else if (ps->next_ns < end) { /* idle segment: jump to its end */
+			ps->next_ns = end;
+		}
 		ps->seg++;
-		if (ps->seg < p->nseg && p->seg[ps->seg].iops > 0)
-			ps->next_ns += gap_ns(&p->seg[ps->seg], nworkers, r) / 2;
+		if (ps->seg < p->nseg && p->seg[ps->seg].iops > 0) {
+			ps->next_ns += (uint64_t)(rest * mean_gap_ns(&p->seg[ps->seg], nworkers));
+			rest = 0;
+		}
 	}
 	ps->next_ns = UINT64_MAX;
 }
@@ -328,7 +346,8 @@ void pace_start(const struct pace *p, struct pace_state *ps, uint64_t t0, uint64
 	ps->next_ns = first_ns;
 	if (p->nseg && p->seg[0].iops > 0)
 		ps->next_ns += (uint64_t)(rng_unit(r) * (double)gap_ns(&p->seg[0], nworkers, r));
-	pace_settle(p, ps, t0, nworkers, r);
+	/* a schedule that starts idle: the stagger is a share of the first gap */
+	pace_settle(p, ps, t0, nworkers, p->nseg && p->seg[0].iops > 0 ? 0 : rng_unit(r));
 }
 
 void pace_advance(const struct pace *p, struct pace_state *ps, uint64_t t0, unsigned nworkers, struct rng *r)
@@ -336,5 +355,5 @@ void pace_advance(const struct pace *p, struct pace_state *ps, uint64_t t0, unsi
 	if (ps->seg >= p->nseg)
 		return;
 	ps->next_ns += gap_ns(&p->seg[ps->seg], nworkers, r);
-	pace_settle(p, ps, t0, nworkers, r);
+	pace_settle(p, ps, t0, nworkers, 0);
 }
