@@ -144,7 +144,7 @@ static int check_quota(const struct run_state *rs, char *why, size_t why_len)
 	const char *path = rs->path;
 	const unsigned n = cluster_ranks();
 
-	if (rs->bytes_own)
+	if (sp->read_once)
 		return RC_OK; /* verify_only's own region: each rank reads all of its own */
 
 	/* the last rank's part is the smallest; 0 would mean no quota at all */
@@ -196,17 +196,8 @@ static uint64_t path_key(const char *s)
  * region is this rank's slice of it now. */
 static void own_bytes(struct run_state *w)
 {
-	struct phase_spec *sp = &w->sp;
-	uint64_t off, len, least = UINT64_MAX;
-
-	if (!w->bytes_own)
-		return;
-	for (unsigned t = 0; t < sp->ntargets; t++) {
-		phase_region_of(sp, t, &off, &len);
-		if (len < least)
-			least = len;
-	}
-	sp->bytes = least * sp->ntargets;
+	if (w->sp.read_once)
+		w->sp.bytes = phase_read_once_bytes(&w->sp);
 }
 
 int api_cluster_share(struct run_state *rs, char *why, size_t why_len)
@@ -268,7 +259,7 @@ void api_cluster_apply(struct run_state *rs, struct cluster_saved *saved)
 		saved->bytes[i] = sp->bytes;
 		saved->seed[i] = sp->seed;
 		sp->ios = share(sp->ios);
-		if (!w->bytes_own)
+		if (!sp->read_once)
 			sp->bytes = sp->bytes ? phase_bytes_part(sp, sp->bytes, cluster_ranks(), cluster_rank()) : 0;
 		sp->seed ^= 0x9e3779b97f4a7c15ull * (cluster_rank() + 1); /* offsets and arrivals of its own */
 	}

@@ -34,7 +34,6 @@ struct run_state {
 	char spec_name[WL_MAX_SPECS][64]; /* mix[i].name, "" when none: result.specs */
 	int engine_auto;      /* engine "auto" (or none) asked: no probe of a named one */
 	int verify_only;
-	int bytes_own;         /* bytes defaulted to this rank's own region (verify_only): not the cluster's */
 	int qd_given;         /* qd given by the phase or (for a stream) by it or its phase */
 	struct replay replay; /* phase.replay (sp.replay points here when given) */
 	uint64_t given;       /* bit i: field i of the field table was in the phase table */

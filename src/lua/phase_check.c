@@ -297,12 +297,41 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
-/* verify_only reads the whole region back, in order, once; skip_unwritten
- * needs crc32c. */
+/* verify_only without a quota reads every unit of the region once: each
+ * worker its part of its target's region (phase_part_of), in blocks of
+ * one size laid out on a grid of that size, the tail under a block
+ * unread; no ramp (what a ramp reads counts for nothing). */
+static int check_read_once(struct run_state *rs, char *why, size_t why_len)
+{
+	struct phase_spec *sp = &rs->sp;
+	const uint64_t bs = wl_min_bs(&rs->wl);
+
+	if (bs != wl_max_bs(&rs->wl))
+		REFUSE("%s.verify_only: reads the region once in blocks of one size, but bs gives %llu to %llu bytes "
+		       "(give one bs, or a bytes quota)", rs->path, (unsigned long long)bs,
+		       (unsigned long long)wl_max_bs(&rs->wl));
+	for (unsigned i = 0; i < rs->wl.nspecs; i++)
+		if (rs->wl.spec[i].region_len)
+			REFUSE("%s.mix[%u].region: given with verify_only, which reads the phase's region once (give "
+			       "the region on the phase, or a bytes quota)", rs->path, i + 1);
+	if (sp->ramp_ns)
+		REFUSE("phase.ramp: given with %s.verify_only, which reads each unit once (what a ramp reads would "
+		       "count for nothing: give no ramp, or a bytes quota)", rs->path);
+	for (unsigned i = 0; i < rs->wl.nspecs; i++)
+		rs->wl.spec[i].align = bs; /* the grid the workers' parts are laid out on */
+	sp->read_once = 1;
+	sp->bytes = phase_read_once_bytes(sp); /* this rank's: api_cluster_share sets it again */
+	sp->duration_ns = 0;
+	if (!sp->bytes)
+		REFUSE("%s.verify_only: the region holds no whole block of %llu bytes", rs->path, (unsigned long long)bs);
+	return RC_OK;
+}
+
+/* verify_only reads the whole region back, in order: once without a
+ * quota (check_read_once); skip_unwritten needs crc32c. */
 static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
-	uint64_t len = UINT64_MAX;
 
 	if (sp->skip_unwritten > 0 && sp->verify != VERIFY_CRC)
 		REFUSE("%s.skip_unwritten: needs verify = \"crc32c\" (only crc32c knows which units were written)",
@@ -315,15 +344,7 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 		rs->wl.spec[i].read_thr = WL_ONE;
 		rs->wl.spec[i].random_thr = 0;
 	}
-	if (sp->bytes || sp->ios)
-		return RC_OK;
-	for (unsigned t = 0; t < sp->ntargets; t++)
-		if (phase_region_len(sp, t) < len)
-			len = phase_region_len(sp, t);
-	sp->bytes = len * sp->ntargets; /* each target's region once, its workers a slice each */
-	rs->bytes_own = 1;
-	sp->duration_ns = 0;
-	return RC_OK;
+	return sp->bytes || sp->ios ? RC_OK : check_read_once(rs, why, why_len);
 }
 
 /* crc32c works in whole 512-byte units, 4096 where every size allows:

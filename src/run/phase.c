@@ -131,6 +131,11 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	/* quotas split evenly, the remainder to the first workers */
 	wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
 	wk->bytes_quota = sp->bytes ? phase_bytes_part(sp, sp->bytes, sp->workers, i) : UINT64_MAX;
+	if (sp->read_once) { /* its part of the region, where its reads start (wl_state_init) */
+		uint64_t off;
+
+		wl_part(wk->wl->region_len, wk->wl->grid, wk->part, wk->nparts, &off, &wk->bytes_quota);
+	}
 	/* split as the quotas are: the records add up to trace_max */
 	wk->trace_max = sp->trace_max / sp->workers + (i < sp->trace_max % sp->workers);
 	if (sp->per_spec && !(wk->specs = phase_specs_new(sp->wl->nspecs))) {
@@ -212,6 +217,7 @@ static int unit_setup(struct runner *r, struct unit *u, char *why, size_t why_le
 		wk->sh = &r->sh;
 		wk->spec = sp;
 		wk->wl = &u->wls[phase_sliced(sp) ? i : i % sp->ntargets];
+		phase_part_of(sp, i, &wk->part, &wk->nparts);
 		wk->fd = u->fds[i % sp->ntargets];
 		wk->target = sp->targets[i % sp->ntargets];
 		wk->trace_target = (uint8_t)phase_target_index(r->sp, wk->target);

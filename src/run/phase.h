@@ -104,6 +104,10 @@ struct phase_spec {
 	 * the phase's region (phase_region_of), its workers slice the slice;
 	 * 0 or 1 part: the whole region is this rank's */
 	uint32_t rank_parts[PHASE_MAX_TARGETS], rank_part[PHASE_MAX_TARGETS];
+	/* verify_only without a quota: every worker reads its part of its
+	 * target's region (phase_part_of) once, its bytes quota that part;
+	 * bytes is then their sum (phase_read_once_bytes) */
+	int read_once;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */
@@ -182,6 +186,13 @@ unsigned phase_target_index(const struct phase_spec *ph, const struct target *t)
 int phase_sliced(const struct phase_spec *sp);
 /* Worker i's slice of its target's region [*off, *off + *len). */
 void phase_slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint64_t *len);
+/* Worker i's part of its target's region: part *part of *nparts (its
+ * place among the workers of its target; 0 of 1 when it has a slice of its
+ * own), laid out by wl_part in cells of its workload's grid. */
+void phase_part_of(const struct phase_spec *sp, unsigned i, unsigned *part, unsigned *nparts);
+/* A read_once phase's bytes: every target's region (this rank's) in whole
+ * cells of the grid, the smallest alignment (the one block size). */
+uint64_t phase_read_once_bytes(const struct phase_spec *sp);
 /* The bytes of the phase's region on target t (all of it past region_off
  * when the phase gives no region size). */
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);

@@ -152,6 +152,20 @@ static void note_written_ends(struct runner *r)
 	}
 }
 
+/* After the join, before the merge: a phase that reads its region once
+ * (read_once) leaves the tail of each target's region under a block
+ * unread; its units count as skipped, on the worker of the last part. */
+static void note_unread_tails(struct runner *r)
+{
+	for (unsigned i = 0; i < r->sp->workers; i++) {
+		struct worker *w = &r->w[i];
+		const struct phase_spec *sp = w->spec;
+
+		if (sp->read_once && sp->verify == VERIFY_CRC && w->part + 1 == w->nparts)
+			w->c.verify.units_skipped += w->wl->region_len % w->wl->grid / sp->verify_unit;
+	}
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 void phase_collect(struct runner *r)
@@ -163,6 +177,7 @@ void phase_collect(struct runner *r)
 	cpu_mark(&r->cpu_b);
 	stop_ns = clock_ns();
 	note_written_ends(r);
+	note_unread_tails(r);
 	for (unsigned i = 0; i < r->sp->workers; i++) {
 		counters_merge(&res->total, &r->w[i].c);
 		worker_batch_merge(&res->batch, &r->w[i]);

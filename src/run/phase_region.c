@@ -1,8 +1,10 @@
 /* phase_region.c - where a phase does I/O: its targets (each once, over
  * its streams), their regions, the slices of them that workers writing
  * with crc32c verification each get (and ranks of a cluster verifying one
- * target: each rank's slice, its workers' slices of that), and the parts
- * of a byte quota (phase.h). */
+ * target: each rank's slice, its workers' slices of that), each worker's
+ * part of its target's region (where its sequential stream starts; a
+ * phase reading the region once reads just that), and the parts of a byte
+ * quota (phase.h). */
 #include "run/phase.h"
 
 #include <assert.h>
@@ -36,6 +38,28 @@ void phase_slice_of(const struct phase_spec *sp, unsigned i, uint64_t *off, uint
 
 	*off += s * (i / nt);
 	*len = s;
+}
+
+void phase_part_of(const struct phase_spec *sp, unsigned i, unsigned *part, unsigned *nparts)
+{
+	const unsigned nt = sp->ntargets, t = i % nt;
+
+	*part = phase_sliced(sp) ? 0 : i / nt;
+	*nparts = phase_sliced(sp) ? 1 : sp->workers / nt + (t < sp->workers % nt);
+}
+
+uint64_t phase_read_once_bytes(const struct phase_spec *sp)
+{
+	uint64_t grid = UINT64_MAX, off, len, sum = 0;
+
+	for (unsigned k = 0; k < sp->wl->nspecs; k++)
+		if (sp->wl->spec[k].align < grid)
+			grid = sp->wl->spec[k].align;
+	for (unsigned t = 0; t < sp->ntargets; t++) {
+		phase_region_of(sp, t, &off, &len);
+		sum += len - len % grid;
+	}
+	return sum;
 }
 
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)

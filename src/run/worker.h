@@ -35,6 +35,10 @@ struct worker {
 	const struct workload *wl;
 	struct target *target;
 	int fd;
+	/* its part of its target's region (phase_part_of): where its
+	 * sequential stream starts and, in a phase that reads the region
+	 * once (read_once), its bytes quota */
+	unsigned part, nparts;
 	uint64_t ios_quota, bytes_quota; /* this worker's share; UINT64_MAX: none */
 	struct engine engine;
 	char features[64];     /* engine.features, kept past the engine's exit */

@@ -8,7 +8,10 @@
  * is spread over the region by a multiplicative bijection, as fio spreads
  * its hot blocks, so "hot" is not "at the start of the disk". A sequential
  * I/O continues where the worker's last I/O ended and wraps at the region's
- * end, as IOMeter's percent-random mix does. A spec with a region of its own
+ * end, as IOMeter's percent-random mix does; each worker's stream starts at
+ * its part of its target's region (wl_part: the parts tile the region in
+ * whole cells of its grid, so a phase that reads a region once gives each
+ * worker the same part as its quota). A spec with a region of its own
  * (a log file's area, say) keeps its own sequential stream there, and its
  * random offsets are uniform within it.
  */
@@ -142,18 +145,27 @@ int wl_prepare(struct workload *wl, char *why, size_t why_len)
 	return 0;
 }
 
-void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed,
-		   unsigned worker, unsigned nworkers)
+void wl_part(uint64_t len, uint64_t grain, unsigned part, unsigned nparts, uint64_t *off, uint64_t *part_len)
 {
-	uint64_t start = wl->region_len / nworkers * worker;
+	const uint64_t cells = len / grain, each = cells / nparts, more = cells % nparts;
+
+	*off = (part * each + (part < more ? part : more)) * grain;
+	*part_len = (each + (part < more)) * grain;
+}
+
+void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed, unsigned worker, unsigned part,
+		   unsigned nparts)
+{
+	uint64_t len;
 
 	rng_seed(&st->rng, seed, worker + 1);
-	st->next_seq[0] = start - start % wl->grid;
+	wl_part(wl->region_len, wl->grid, part, nparts, &st->next_seq[0], &len);
 	for (unsigned i = 0; i < wl->nspecs; i++) {
 		const struct wl_spec *s = &wl->spec[i];
 
-		start = s->region_len / nworkers * worker;
-		st->next_seq[i + 1] = s->region_len ? start - start % s->align : 0;
+		st->next_seq[i + 1] = 0;
+		if (s->region_len)
+			wl_part(s->region_len, s->align, part, nparts, &st->next_seq[i + 1], &len);
 	}
 }
 

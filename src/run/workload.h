@@ -70,8 +70,16 @@ struct wl_state {
 
 /* Compute derived tables (grid, zipf constants). 0, or -1 with why. */
 int wl_prepare(struct workload *wl, char *why, size_t why_len);
-void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed,
-		   unsigned worker, unsigned nworkers);
+/* Part `part` of `nparts` of a region of len bytes, in whole grains: the
+ * first (len / grain) % nparts parts one grain more than the others, the
+ * tail under a grain in none. [*off, *off + *part_len), relative to the
+ * region's start; the parts tile [0, len - len % grain) in order. */
+void wl_part(uint64_t len, uint64_t grain, unsigned part, unsigned nparts, uint64_t *off, uint64_t *part_len);
+/* A worker's random stream (seeded by its id) and sequential positions:
+ * each starts at the worker's part of its region (wl_part, in cells of
+ * the grid; a spec's own region in its alignment). */
+void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed, unsigned worker, unsigned part,
+		   unsigned nparts);
 void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op);
 uint64_t wl_max_bs(const struct workload *wl);
 uint64_t wl_min_bs(const struct workload *wl);

@@ -37,7 +37,7 @@ static void run_ops(const struct workload *wl, uint64_t seed, struct wl_op *ops,
 {
 	struct wl_state st;
 
-	wl_state_init(wl, &st, seed, 0, 1);
+	wl_state_init(wl, &st, seed, 0, 0, 1);
 	for (int i = 0; i < n; i++)
 		wl_next(wl, &st, &ops[i]);
 }
@@ -182,6 +182,60 @@ static void test_schedule_counts(void)
 	free(pc);
 }
 
+/* wl_part: parts that tile the whole grains of a region in order, the
+ * first ones a grain more, the tail under a grain in none; each worker's
+ * sequential stream starts where its part does. */
+static void test_parts(void)
+{
+	static const uint64_t want10of3[][2] = { { 0, 4 }, { 4, 3 }, { 7, 3 } };
+	static const uint64_t want10of7[][2] = { { 0, 2 }, { 2, 2 }, { 4, 2 }, { 6, 1 }, { 7, 1 }, { 8, 1 }, { 9, 1 } };
+	const uint64_t K = 65536;
+	uint64_t off, len, end = 0;
+	int bad = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		wl_part(10 * K, K, i, 3, &off, &len);
+		bad += off != want10of3[i][0] * K || len != want10of3[i][1] * K;
+	}
+	ok(!bad, "10 blocks over 3 parts: blocks 0-3, 4-6, 7-9");
+	for (unsigned i = 0; i < 7; i++) {
+		wl_part(10 * K + 8192, K, i, 7, &off, &len);
+		bad += off != want10of7[i][0] * K || len != want10of7[i][1] * K;
+	}
+	ok(!bad, "10 blocks and 8 KiB over 7 parts: 2, 2, 2, 1, 1, 1, 1 blocks, the 8 KiB in none");
+	wl_part(10 * K, K, 12, 16, &off, &len);
+	ok(off == 10 * K && len == 0, "part 12 of 16 of 10 blocks: empty, at the end");
+	wl_part(3 * K - 1, K, 0, 1, &off, &len);
+	ok(off == 0 && len == 2 * K, "one part of 3 blocks less a byte: 2 blocks");
+	for (unsigned n = 1; n <= 40 && !bad; n++)
+		for (unsigned i = 0, at = 0; i < n; i++) {
+			wl_part(1000 * 4096 + 512, 4096, i, n, &off, &len);
+			bad += off != at || len / 4096 < 1000 / n || len / 4096 > 1000 / n + 1 || len % 4096;
+			at = off + len;
+			end = at;
+		}
+	ok(!bad && end == 1000 * 4096, "1000 blocks over 1 to 40 parts: each part where the last ended, all 1000 covered");
+	{
+		struct workload *w = single(DIST_UNIFORM, 0);
+		struct wl_state st;
+
+		w->spec[0].random_thr = 0;
+		w->region_len = 10 * K;
+		w->spec[0].bs[0].bytes = K;
+		w->spec[0].align = K;
+		ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "10 blocks of 64 KiB prepare");
+		for (unsigned i = 0; i < 3; i++) {
+			struct wl_op op;
+
+			wl_state_init(w, &st, 1, i, i, 3);
+			wl_next(w, &st, &op);
+			bad += op.offset != want10of3[i][0] * K || op.len != K;
+		}
+		ok(!bad, "workers 0, 1, 2 of 3 read first at blocks 0, 4 and 7");
+		free(w);
+	}
+}
+
 int main(void)
 {
 	struct workload *wl = mixed();
@@ -221,13 +275,15 @@ int main(void)
 	run_ops(wl, 2, again, OPS);
 	ok(memcmp(ops, again, OPS * sizeof(*ops)) != 0, "another seed gives another sequence");
 
-	/* workers start their sequential streams in their own slice */
+	/* workers start their sequential streams in their own part */
 	{
 		struct wl_state st;
 
-		wl_state_init(wl, &st, 1, 3, 4);
-		ok(st.next_seq[0] == (wl->region_len / 4 * 3) / 4096 * 4096, "worker 3 of 4 starts at 3/4 of the region");
+		wl_state_init(wl, &st, 1, 7, 3, 4);
+		/* 25603 cells of 4 KiB (and 12 KiB over): 6401, 6401, 6401, 6400 */
+		ok(st.next_seq[0] == 19203ull * 4096, "part 3 of 4 starts after 3 x 6401 cells of the region");
 	}
+	test_parts();
 
 	/* distributions */
 	{
