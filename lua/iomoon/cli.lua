@@ -663,6 +663,10 @@ function cli.main(args)
     return 0
   end
   local h = handlers[cmd]
+  if h and (rest[1] == "--help" or rest[1] == "-h") then
+    io.stdout:write(usage()) -- iomoon quick --help: what a user tries first
+    return 0
+  end
   if not h then
     io.stderr:write(string.format("iomoon: unknown command '%s' (%s)\n", util.shown(cmd),
       table.concat(cli.verbs(handlers), ", ")))
