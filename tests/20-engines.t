@@ -17,33 +17,14 @@ for e in io_uring libaio psync; do
 		head -c $SIZE /dev/urandom >"$F" # later tests read it: no holes
 		continue
 	fi
-	cat >"$TMP/w.lua" <<LUA
-local iomoon = require "iomoon"
-local t = iomoon.target{path = "$F", size = $SIZE, fill = false}
-local r = iomoon.run{target = t, engine = "$e", qd = $qd, bs = "64k", read = 0, random = 0,
-  pattern = "offset", bytes = t:size()}
-assert(r.engine == "$e" and r.bytes == $SIZE and r.errors == 0, "write pass")
-print(r.qd_max)
-LUA
-	out=$("$IOMOON" run --format none --quiet "$TMP/w.lua"); ok $? "$e: sequential write pass of the whole file"
+	out=$("$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" $SIZE $e $qd); ok $? "$e: sequential write pass of the whole file"
 	is "$out" "$qd" "$e: $qd I/Os in flight at most, as asked"
 	res=$(python3 "$T/check_offsets.py" "$F" 0 $SIZE); ok $? "$e: python reads back the offset pattern everywhere ($res bad)"
-	cat >"$TMP/r.lua" <<LUA
-local iomoon = require "iomoon"
-local r = iomoon.run{target = "$F", engine = "$e", qd = $qd, bs = "4k", random = 100, ios = 4000, verify = "offset"}
-print(r.ios, r.errors)
-LUA
-	out=$("$IOMOON" run --format none --quiet "$TMP/r.lua"); ok $? "$e: random reads with verify exit 0"
+	out=$("$IOMOON" run --format none --quiet "$LUA_DIR/read.lua" "$F" $e $qd); ok $? "$e: random reads with verify exit 0"
 	is "$out" "$(printf '4000\t0')" "$e: 4000 reads, all verified"
 	# corrupt one 4k block with dd: the verifying read must catch exactly it
 	printf 'CORRUPT!' | dd of="$F" bs=1 seek=$((4096 * 1000 + 16)) conv=notrunc status=none
-	cat >"$TMP/c.lua" <<LUA
-local iomoon = require "iomoon"
-local r = iomoon.run{target = "$F", engine = "$e", qd = $qd, bs = "4k", random = 0,
-  bytes = $SIZE, verify = "offset", on_error = "continue"}
-print(r.errors, r.first_error.offset, r.errors_by_errno.EILSEQ)
-LUA
-	out=$("$IOMOON" run --format none --quiet "$TMP/c.lua"); is $? 1 "$e: a run with a verify error exits 1"
+	out=$("$IOMOON" run --format none --quiet "$LUA_DIR/corrupt.lua" "$F" $SIZE $e $qd); is $? 1 "$e: a run with a verify error exits 1"
 	is "$out" "$(printf '1\t%d\t1' $((4096 * 1000)))" "$e: exactly the corrupted block is reported, as EILSEQ"
 done
 
@@ -51,11 +32,7 @@ done
 F="$TMP/null.dat"
 "$IOMOON" quick --target "$F" --size 4m --time 0.1 --quiet >/dev/null
 before=$(md5sum <"$F")
-cat >"$TMP/n.lua" <<LUA
-local r = require("iomoon").run{target = "$F", engine = "null", qd = 32, bs = "4k", read = 0, random = 100, ios = 100000}
-print(r.ios, r.engine)
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/n.lua"); is "$out" "$(printf '100000\tnull')" "null: counts 100000 writes"
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/null.lua" "$F"); is "$out" "$(printf '100000\tnull')" "null: counts 100000 writes"
 is "$(md5sum <"$F")" "$before" "null: the file is untouched"
 
 # qd seen from outside: a loop device's in-flight counter while iomoon runs
@@ -67,9 +44,7 @@ if L=$(losetup -f --show "$TMP/io_uring.dat" 2>/dev/null); then
 			skip "$e does not work on this kernel: $why"; skip "$e does not work on this kernel: $why"
 			continue
 		fi
-		"$IOMOON" run --format none --quiet /dev/stdin <<LUA &
-require("iomoon").run{target = "$L", engine = "$e", qd = 16, bs = "4k", random = 100, duration = "1.5s"}
-LUA
+		"$IOMOON" run --format none --quiet "$LUA_DIR/inflight.lua" "$L" $e &
 		pid=$!
 		max=0
 		for i in $(seq 1 300); do
@@ -124,19 +99,9 @@ fi
 # a block device: size and sector from the kernel; writes need allow_write
 if L=$(losetup -f --show "$TMP/libaio.dat" 2>/dev/null); then
 	LOOPS="$LOOPS $L"
-	cat >"$TMP/b.lua" <<LUA
-local iomoon = require "iomoon"
-local t = iomoon.target{path = "$L"}
-print(t:kind(), t:size(), t:sector())
-local ok, err = pcall(iomoon.run, {target = t, bs = "4k", read = 0, ios = 10})
-print(ok, tostring(err))
-local w = iomoon.target{path = "$L", allow_write = true}
-local r = iomoon.run{target = w, bs = "4k", read = 0, random = 100, ios = 100, qd = 4}
-print(r.ios, r.errors)
-LUA
-	out=$("$IOMOON" run --format none --quiet "$TMP/b.lua"); ok $? "block device script runs"
+	out=$("$IOMOON" run --format none --quiet "$LUA_DIR/block.lua" "$L"); ok $? "block device script runs"
 	is "$(echo "$out" | sed -n 1p)" "$(printf 'block	%d	512' $SIZE)" "block device: kind, size and sector from the kernel"
-	like "$(echo "$out" | sed -n 2p)" "^false	$TMP/b.lua:4: phase\.target: $L: writing to a block device needs allow_write=true \(--allow-write\)" "block device: writes refused without allow_write, at the script's line"
+	like "$(echo "$out" | sed -n 2p)" "^false	$LUA_DIR/block.lua:7: phase\.target: $L: writing to a block device needs allow_write=true \(--allow-write\)" "block device: writes refused without allow_write, at the script's line"
 	is "$(echo "$out" | sed -n 3p)" "$(printf '100	0')" "block device: writes with allow_write"
 	err=$("$IOMOON" quick --target "$L" --read 0 --time 0.1 2>&1); is $? 2 "quick: writing a block device without --allow-write: exit 2"
 	like "$err" 'needs allow_write=true \(--allow-write\)' "quick names the flag that allows it"
@@ -148,23 +113,11 @@ fi
 
 # errors: the file shrinks under the target; reads past its end come back short
 F="$TMP/shrink.dat"
-cat >"$TMP/e.lua" <<LUA
-local iomoon = require "iomoon"
-local t = iomoon.target{path = "$F", size = "8m"}
-os.execute("truncate -s 1m $F")
-local r = iomoon.run{target = t, bs = "4k", random = 100, ios = 2000, qd = 4}
-print(r.errors > 0, r.errors_by_errno.short ~= nil, r.first_error.message)
-local c = iomoon.run{target = t, bs = "4k", random = 100, ios = 200, qd = 4, on_error = "continue"}
-local ordered = true
-for i, e in ipairs(c.first_errors) do ordered = ordered and e.op == "read" and e.offset >= 1048576 end
-io.stderr:write(string.format("%d %d %d %d %s\n", c.errors, c.read.errors_by_errno.short or -1,
-  c.write.errors_by_errno.short or 0, #c.first_errors, tostring(ordered and c.first_errors[1].message == c.first_error.message)))
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/e.lua" 2>"$TMP/e.err"); is $? 1 "short reads: exit 1"
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/shrink.lua" "$F" 2>"$TMP/e.err"); is $? 1 "short reads: exit 1"
 read -r n nread nwrite nfirst same <"$TMP/e.err"
 ok $([ "$n" -gt 100 ] && [ "$nread" = "$n" ] && [ "$nwrite" = 0 ] && [ "$nfirst" = 4 ] && [ "$same" = true ] && echo 0 || echo 1) \
 	"on_error=continue: $n errors, all reads, per op type by errno; the first 4 kept with their offsets ($(cat "$TMP/e.err"))"
 like "$out" '^true	true	read of 4096 bytes at offset [0-9]+: short, 0 bytes done' "short reads: counted and the first one described"
-out=$("$IOMOON" run --quiet "$TMP/e.lua" 2>/dev/null); is $? 1 "short reads, table format: exit 1"
+out=$("$IOMOON" run --quiet "$LUA_DIR/shrink.lua" "$F" 2>/dev/null); is $? 1 "short reads, table format: exit 1"
 like "$out" '[0-9]+ errors \(read of 4096 bytes at offset [0-9]+: short' "the table row says what went wrong"
 done_testing

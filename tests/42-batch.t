@@ -4,23 +4,8 @@
 # and per reap, and what the kernel saw (system calls counted by strace).
 . "$(dirname "$0")/lib.sh"
 
-# sizes.lua ENGINE QD BATCH IOS [TARGET]: one phase; prints batch, batch_used,
-# then count ios mean max hist of submit_sizes, the same of reap_sizes, and
-# the I/Os counted
-cat >"$TMP/sizes.lua" <<'LUA'
-local iomoon = require "iomoon"
-local engine, qd, batch, ios, target = arg[1], tonumber(arg[2]), arg[3], tonumber(arg[4]), arg[5]
-local phase = {target = target ~= "" and target or nil, engine = engine, qd = qd, bs = "4k", random = 100, ios = ios,
-  sim_latency = engine == "sim" and "100us" or nil}
-if batch ~= "none" then phase.batch = tonumber(batch) or batch end
-local r = iomoon.run(phase)
-local function sizes(s) return string.format("%d %d %g %d %s", s.count, s.ios, s.mean, s.max, table.concat(s.hist, ",")) end
-print(tostring(r.batch) .. " " .. r.batch_used)
-print(sizes(r.submit_sizes))
-print(sizes(r.reap_sizes))
-print(r.ios)
-LUA
-run_sizes() { "$IOMOON" run --format none --quiet "$TMP/sizes.lua" "$@" 2>&1; }
+# sizes.lua ENGINE QD BATCH IOS [TARGET]: one phase, its submit and reap sizes
+run_sizes() { "$IOMOON" run --format none --quiet "$LUA_DIR/sizes.lua" "$@" 2>&1; }
 
 # null engine: queue() completes at once, so every turn has the whole queue ready
 out=$(run_sizes null 32 none 32000 "")
@@ -36,11 +21,7 @@ out=$(run_sizes null 32 5 32000 "")
 is "$(sed -n 2p <<<"$out")" "7000 32000 4.57143 5 0,1000,6000" \
 	"null, batch = 5: the ready 32 go as 6 submissions of 5 and the rest (2) at once, not held back to fill a batch"
 # the sizes tables are sealed as the rest of a result: a misspelt field is an error
-cat >"$TMP/seal.lua" <<'LUA'
-local r = require("iomoon").run{engine = "null", qd = 4, bs = "4k", ios = 100}
-print(r.reap_sizes.mean, r.submit_sizes.mena)
-LUA
-err=$("$IOMOON" run --format none --quiet "$TMP/seal.lua" 2>&1); rc=$?
+err=$("$IOMOON" run --format none --quiet "$LUA_DIR/seal.lua" 2>&1); rc=$?
 is "$rc" 2 "a misspelt field of submit_sizes: exit 2"
 like "$err" "result.submit_sizes: no field 'mena' \(did you mean 'mean'\?\)" "a misspelt field of submit_sizes is named, with the near one"
 
@@ -61,7 +42,7 @@ if ! command -v strace >/dev/null; then
 else
 	# calls ENGINE QD BATCH IOS SYSCALL: how many times the phase made SYSCALL
 	calls() {
-		strace -f -c -e trace="$5" -o "$TMP/strace.out" "$IOMOON" run --format none --quiet "$TMP/sizes.lua" \
+		strace -f -c -e trace="$5" -o "$TMP/strace.out" "$IOMOON" run --format none --quiet "$LUA_DIR/sizes.lua" \
 			"$1" "$2" "$3" "$4" "$F" >"$TMP/run.out" 2>&1
 		awk -v c="$5" '$NF == c { print $4 }' "$TMP/strace.out"
 	}
@@ -90,29 +71,14 @@ fi
 
 # batch = 1: an I/O's submit_ns is read after the submissions that went
 # before it in the same turn (each one a system call), not shared with them
-cat >"$TMP/stamps.lua" <<LUA
-local iomoon = require "iomoon"
-local r = iomoon.run{target = "$F", engine = "io_uring", qd = 32, bs = "4k", random = 100, ios = 3000, batch = 1, trace = 3000}
-local seen, distinct = {}, 0
-for _, s in ipairs(r.trace.submit_ns) do
-  if not seen[s] then seen[s] = true; distinct = distinct + 1 end
-end
-print(#r.trace.submit_ns, distinct, r.reap_sizes.count)
-LUA
-read -r nrec distinct nreap < <("$IOMOON" run --format none --quiet "$TMP/stamps.lua" 2>&1)
+read -r nrec distinct nreap < <("$IOMOON" run --format none --quiet "$LUA_DIR/stamps.lua" "$F" 2>&1)
 ok $([ "${nrec:-0}" = 3000 ] && [ "${distinct:-0}" -ge 2700 ] && echo 0 || echo 1) \
 	"io_uring, batch = 1: submit_ns read after each earlier submission ($distinct distinct of $nrec, $nreap reaps)"
 
 # paced at light load under auto: a lone due I/O goes at once, alone (more
 # go together only when a late wake-up on this shared machine made several
 # due at once, so the test asks for most, not all)
-cat >"$TMP/paced.lua" <<LUA
-local iomoon = require "iomoon"
-local r = iomoon.run{engine = "sim", sim_latency = "200us", qd = 16, bs = "4k", rate = 1000, duration = 0.5}
-local s = r.submit_sizes
-print(r.batch, s.hist[1] >= 0.75 * s.count and "mostly-alone" or "batched", s.count, table.concat(s.hist, ","))
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/paced.lua" 2>&1)
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/paced.lua" 2>&1)
 like "$out" "^auto	mostly-alone	(4[0-9][0-9]|5[0-9][0-9])	" \
 	"paced at light load, auto: about 500 submissions, most of one I/O (none waits for another: $out)"
 done_testing

@@ -12,11 +12,7 @@ cd "$TMP" || exit 1
 head -c 4M /dev/urandom >"$TMP/ro.dat"
 head -c 4M /dev/urandom >"$TMP/rw.dat"
 ro=$(md5sum <"$TMP/ro.dat"); rw=$(md5sum <"$TMP/rw.dat")
-"$IOMOON" run --format csv /dev/stdin >"$TMP/files.csv" 2>"$TMP/files.err" <<LUA
-require("iomoon").run { name = "files", duration = 0.5, qd = 4, streams = {
-  { name = "reads", target = "$TMP/ro.dat", bs = "4k", read = 100, random = 100 },
-  { name = "writes", target = { path = "$TMP/rw.dat", allow_write = true }, bs = "4k", read = 0, random = 100 } } }
-LUA
+"$IOMOON" run --format csv "$LUA_DIR/files.lua" "$TMP/ro.dat" "$TMP/rw.dat" >"$TMP/files.csv" 2>"$TMP/files.err"
 is $? 0 "a reader on one file beside a writer on another: exit 0"
 is "$(md5sum <"$TMP/ro.dat")" "$ro" "md5sum: the file only read is unchanged"
 [ "$(md5sum <"$TMP/rw.dat")" != "$rw" ] && [ "$(stat -c %s "$TMP/rw.dat")" -eq 4194304 ]
@@ -65,43 +61,23 @@ refused "streams = { {}, { target = { path = '$TMP/r.json', size = '1m' } } }" \
 # A stream that verifies what another stream overwrites without
 # verification would read false "missing" errors: refused.
 rm -f "$TMP/new.dat"
-printf 'require("iomoon").run { target = { path = "%s", size = "1m" }, duration = 0.2, streams = { { bs = "4k", read = 100, verify = "crc32c" }, { bs = "4k", read = 0 } } }\n' \
-	"$TMP/new.dat" >"$TMP/bad.lua"
-"$IOMOON" run --format none "$TMP/bad.lua" >/dev/null 2>&1; rc=$?
+"$IOMOON" run --format none "$LUA_DIR/crc32c-overwritten.lua" "$TMP/new.dat" >/dev/null 2>&1; rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$TMP/new.dat" ]; ok $? "crc32c reads of a target another stream writes: exit 2, nothing created (exit $rc)"
 
 # Two streams that name one file to be created (the same option table, in
-# a region each) share it, as when the phase gives it: created once.
-rm -f "$TMP/shared.dat"
-printf 'local t = { path = "%s", size = "1m" }\nrequire("iomoon").run { bs = "4k", duration = 0.2, streams = { { target = t, region = { offset = 0, size = "512k" } }, { target = t, read = 0, bs = "4k", region = { offset = "512k", size = "512k" } } } }\n' \
-	"$TMP/shared.dat" >"$TMP/shared.lua"
-"$IOMOON" run --format none "$TMP/shared.lua" >/dev/null 2>"$TMP/shared.err"; rc=$?
-[ "$rc" -eq 0 ] && [ "$(stat -c %s "$TMP/shared.dat")" = 1048576 ]
-ok $? "two streams share a 1 MiB file they create: exit $rc, $(head -c 160 "$TMP/shared.err")"
-printf 'require("iomoon").run { bs = "4k", duration = 0.2, streams = { { target = { path = "%s", size = "1m" } }, { target = { path = "%s", size = "2m" }, bs = "4k", read = 0 } } }\n' \
-	"$TMP/shared2.dat" "$TMP/shared2.dat" >"$TMP/shared2.lua"
-err=$("$IOMOON" run --format none "$TMP/shared2.lua" 2>&1); rc=$?
+# a region each) share it, as when the phase gives it: created once, each
+# stream's I/O in its own region of it (tests/lua/43-streams/shared.lua).
+lua_tap "$LUA_DIR/shared.lua" "$T" "$TMP/shared.dat" streams
+err=$("$IOMOON" run --format none "$LUA_DIR/two-sizes.lua" "$TMP/shared2.dat" 2>&1); rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$TMP/shared2.dat" ]; ok $? "one file to be created with two sizes: exit 2, nothing created (exit $rc)"
 like "$err" 'phase\.streams\[2\]\.target: .*shared2\.dat is also phase\.streams\[1\]\.target, with other options' "and says which"
-# the same through the phase's target works today
-printf 'local t = { path = "%s", size = "1m" }\nrequire("iomoon").run { target = t, bs = "4k", duration = 0.2, streams = { { region = { offset = 0, size = "512k" } }, { read = 0, bs = "4k", region = { offset = "512k", size = "512k" } } } }\n' \
-	"$TMP/shared.dat" >"$TMP/shared.lua"
-rm -f "$TMP/shared.dat"
-"$IOMOON" run --format none "$TMP/shared.lua" >/dev/null 2>&1; rc=$?
-[ "$rc" -eq 0 ] && [ -f "$TMP/shared.dat" ]; ok $? "two streams share the phase's target, a region each (exit $rc)"
+# the same through the phase's target
+lua_tap "$LUA_DIR/shared.lua" "$T" "$TMP/shared.dat" phase
 
 # ---- reports: a row per stream, then the phase's total ----
-cat >"$TMP/rep.lua" <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "plain", engine = "sim", bs = "4k", duration = 0.3 }
--- sim at 1 ms: a slot does 1000 IOPS, and a worker waiting for one sleeps
-iomoon.run { name = "pg", engine = "sim", sim_latency = "1ms", bs = "4k", duration = 0.5, streams = {
-  { name = "data", qd = 1, rate = 5000 }, -- 1000 IOPS at most at QD 1: not met
-  { name = "wal", read = 0, bs = "8k", rate = 200 },
-  { name = "scan" },
-} }
-LUA
-out=$("$IOMOON" run "$TMP/rep.lua"); ok $? "table report: exit 0"
+# report.lua: a phase without streams, then one of three (one rate unmet)
+REP="$LUA_DIR/report.lua"
+out=$("$IOMOON" run "$REP"); ok $? "table report: exit 0"
 names=$(printf '%s\n' "$out" | sed -n '2,$p' | cut -c1-36 | sed 's/ *$//' | tr '\n' ',')
 is "$names" "plain,pg / data,pg / wal,pg / scan,pg," "table: plain, then pg's streams as 'pg / NAME', then pg's total"
 like "$(printf '%s\n' "$out" | grep '^pg / data')" 'rate not met: [0-9]+ of 5000 IOPS$' "table: a stream's unmet rate marked on its row"
@@ -109,8 +85,8 @@ like "$(printf '%s\n' "$out" | grep '^pg / wal')" '[0-9.]+$' "table: a stream's 
 like "$(printf '%s\n' "$out" | grep '^pg  ')" '[0-9.]+$' "table: the total row has no rate of its own to miss"
 
 for mode in stdout file; do
-	if [ $mode = stdout ]; then "$IOMOON" run --format csv "$TMP/rep.lua" >"$TMP/rep.csv"
-	else "$IOMOON" run --format csv --output "$TMP/rep.csv" "$TMP/rep.lua" >/dev/null; fi
+	if [ $mode = stdout ]; then "$IOMOON" run --format csv "$REP" >"$TMP/rep.csv"
+	else "$IOMOON" run --format csv --output "$TMP/rep.csv" "$REP" >/dev/null; fi
 	python3 - "$TMP/rep.csv" <<'PY'
 import csv, sys
 r = list(csv.reader(open(sys.argv[1], newline="")))
@@ -128,9 +104,7 @@ assert [x["# Workers"] for x in rows[1:]] == ["1", "1", "1", "3"]
 PY
 	ok $? "csv ($mode): IOMeter's columns first, Phase Name and Stream last; a row per stream (1, 2, 3) then All; Rate Met per stream; the total adds up"
 done
-"$IOMOON" run --format csv /dev/stdin >"$TMP/plain.csv" <<'LUA'
-require("iomoon").run { name = "plain", engine = "sim", bs = "4k", duration = 0.1 }
-LUA
+"$IOMOON" run --format csv "$LUA_DIR/plain.lua" >"$TMP/plain.csv"
 python3 -c "
 import csv,sys
 r = list(csv.reader(open(sys.argv[1], newline='')))
@@ -138,8 +112,8 @@ assert len(r[0]) == 41 and r[0][-1] == 'Rate Met' and 'Stream' not in r[0], r[0]
 ok $? "csv without streams: the columns as before streams (41, Rate Met last)"
 
 for mode in stdout file; do
-	if [ $mode = stdout ]; then "$IOMOON" run --format json "$TMP/rep.lua" >"$TMP/rep.json"
-	else "$IOMOON" run --format json --output "$TMP/rep.json" "$TMP/rep.lua" >/dev/null; fi
+	if [ $mode = stdout ]; then "$IOMOON" run --format json "$REP" >"$TMP/rep.json"
+	else "$IOMOON" run --format json --output "$TMP/rep.json" "$REP" >/dev/null; fi
 	python3 - "$TMP/rep.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -156,12 +130,12 @@ PY
 	ok $? "json ($mode): the total holds its streams, each a whole result with its figures and intervals (no histogram)"
 done
 
-out=$("$IOMOON" run --format markdown "$TMP/rep.lua")
+out=$("$IOMOON" run --format markdown "$REP")
 is "$(printf '%s\n' "$out" | sed -n '3,$p' | cut -d'|' -f2 | sed 's/^ //; s/ $//' | tr '\n' ',')" "plain,pg / data,pg / wal,pg / scan,pg," \
 	"markdown: a row per stream, then the total"
 like "$(printf '%s\n' "$out" | grep '^| pg / data')" '\| rate not met: [0-9]+ of 5000 IOPS \|$' "markdown: a stream's unmet rate"
 like "$(printf '%s\n' "$out" | grep '^| pg |')" '\| ok \|$' "markdown: the total row ok"
-out=$("$IOMOON" run --format analyzer "$TMP/rep.lua")
+out=$("$IOMOON" run --format analyzer "$REP")
 is "$(printf '%s\n' "$out" | grep '^AccessSpec=' | tr '\n' ',')" "AccessSpec=plain,AccessSpec=pg / data,AccessSpec=pg / wal,AccessSpec=pg / scan,AccessSpec=pg," \
 	"analyzer: a block per stream, then the total's"
 like "$out" 'AccessSpec=pg / data

@@ -4,6 +4,8 @@
 set -u
 T=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$T")
+# the Lua scripts this test runs: tests/lua/NN-name/ for tests/NN-name.t
+LUA_DIR="$T/lua/$(basename "$0" .t)"
 IOMOON="${IOMOON_BIN:-$ROOT/iomoon}"   # make test-asan points this at the sanitized build
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/iomoon-test.XXXXXX")
 # verification states (genmap.h) go under $TMP too, never to /var/lib/iomoon
