@@ -7,78 +7,49 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
-run_lua() { # run_lua BODY: a script of one phase, its result printed by the body
-	printf 'local iomoon = require "iomoon"\n%s\n' "$1" >"$TMP/s.lua"
-	"$IOMOON" run --format none "$TMP/s.lua"
+run_lua() { # run_lua NAME ARGS...: tests/lua/44-sync-trim/NAME.lua, run with ARGS
+	local name=$1
+	shift
+	"$IOMOON" run --format none "$LUA_DIR/$name.lua" "$@"
 }
 
 # ---- syncs: one per N writes of a slot, exactly (qd 1, an ios quota) ----
 for e in io_uring libaio psync null sim; do
 	direct=true
 	[ "$e" = psync ] && direct=false
-	out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$TMP/s-$e.dat', size = '4m' }, bs = '4k',
-		read = 0, random = 0, qd = 1, ios = 120, fdatasync = 4, direct = $direct }
-		print(r.write.ios, r.sync.ios, r.sync.call, r.sync.every, r.errors, r.ios, r.sync.lat.max_ns > 0)" 2>&1)
+	out=$(run_lua sync-every "$e" "$TMP/s-$e.dat" $direct 2>&1)
 	is "$out" "$(printf '120\t30\tfdatasync\t4\t0\t120\ttrue')" "$e: 120 writes, fdatasync = 4: 30 syncs, counted apart from the quota"
 done
-out=$(run_lua "local r = iomoon.run{ engine = 'io_uring', target = { path = '$TMP/f.dat', size = '4m' }, bs = '4k',
-	read = 0, qd = 4, ios = 200, fsync = 5 }
-	print(r.sync.call, r.sync.ios <= 40 and r.sync.ios >= 36, r.write.ios)")
+out=$(run_lua sync-slots "$TMP/f.dat")
 is "$out" "$(printf 'fsync\ttrue\t200')" "qd 4, fsync = 5: a slot syncs after its own 5th write (36 to 40 syncs for 200 writes)"
 
 # streams that sync differently: each stream says its own, the phase "mixed"
-out=$(run_lua "local r = iomoon.run{ target = { path = '$TMP/mx.dat', size = '8m' }, bs = '4k', read = 0, random = 0,
-	streams = { { ios = 100, fdatasync = 1, sync = 'dsync', region = { offset = 0, size = '4m' } },
-		{ ios = 96, fsync = 8, region = { offset = '4m', size = '4m' } } } }
-	print(r.sync.call, r.sync.every, r.sync.ios, r.open_sync, r.streams[1].sync.call, r.streams[1].sync.ios,
-		r.streams[1].open_sync, r.streams[2].sync.call, r.streams[2].sync.ios, r.streams[2].open_sync)")
+out=$(run_lua sync-streams "$TMP/mx.dat")
 is "$out" "$(printf 'mixed\t0\t112\tmixed\tfdatasync\t100\tdsync\tfsync\t12\tnone')" \
 	"streams: fdatasync = 1 (100 syncs, O_DSYNC) and fsync = 8 (12 syncs); the phase says mixed and sums them"
 
 # a phase's fsync is each stream's default: a stream gives its own (fdatasync
 # replaces it), and one that never writes has none
-out=$(run_lua "local r = iomoon.run{ engine = 'null', bs = '4k', read = 0, qd = 1, fsync = 2, streams = {
-	{ ios = 40 }, { ios = 40, fdatasync = 4 }, { ios = 40, bs = '4k', read = 100 } } }
-	print(r.streams[1].sync.call, r.streams[1].sync.ios, r.streams[2].sync.call, r.streams[2].sync.ios, r.streams[3].sync)")
+out=$(run_lua sync-inherited)
 is "$out" "$(printf 'fsync\t20\tfdatasync\t10\tnil')" "streams: the phase's fsync = 2 inherited, replaced by fdatasync = 4, dropped where nothing is written"
 
 # psync: the system calls themselves, as the kernel saw them (LeakSanitizer
 # cannot run under ptrace: off for these two runs of the sanitized build)
 asan_was=${ASAN_OPTIONS-}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-strace -f -c -e trace=fdatasync,fsync -o "$TMP/strace.txt" "$IOMOON" run --format none /dev/stdin <<LUA
-require("iomoon").run{ engine = "psync", target = { path = "$TMP/st.dat", size = "4m" }, bs = "4k", read = 0,
-	ios = 90, fdatasync = 3, direct = false }
-LUA
+strace -f -c -e trace=fdatasync,fsync -o "$TMP/strace.txt" "$IOMOON" run --format none "$LUA_DIR/psync-fdatasync.lua" "$TMP/st.dat"
 is "$(awk '$NF == "fdatasync" { print $4 }' "$TMP/strace.txt")" 30 "psync: strace counts 30 fdatasync calls for 90 writes"
-strace -f -e trace=openat -o "$TMP/open.txt" "$IOMOON" run --format none /dev/stdin <<LUA
-require("iomoon").run{ engine = "psync", target = { path = "$TMP/ds.dat", size = "1m" }, bs = "4k", read = 0,
-	ios = 10, sync = "dsync", direct = false }
-LUA
+strace -f -e trace=openat -o "$TMP/open.txt" "$IOMOON" run --format none "$LUA_DIR/psync-dsync.lua" "$TMP/ds.dat"
 like "$(grep 'ds.dat' "$TMP/open.txt" | grep O_RDWR)" 'O_DSYNC' 'sync = "dsync": the target is opened O_RDWR|O_DSYNC'
 export ASAN_OPTIONS="$asan_was"
 
 # ---- trims in the figures: a trim-only phase measured, intervals that count them ----
-out=$(run_lua "local r = iomoon.run{ engine = 'null', mix = { { bs = '4k', read = 0, trim = 100 } }, ios = 1000 }
-	print(r.failed, r.ios, r.trim.ios, r.bytes, r.trim.bytes)
-	r = iomoon.run{ engine = 'sim', mix = { { bs = '4k', read = 0, trim = 50 } }, ios = 4000, interval = '50ms', qd = 8 }
-	local n, t = 0, 0
-	for _, iv in ipairs(r.intervals) do n = n + iv.ios; t = t + iv.trim_iops * iv.len_s end
-	print(n == r.ios, math.abs(t - r.trim.ios) < 1)
-	r = iomoon.run{ engine = 'sim', duration = '0.5s', interval = '50ms', streams = { { bs = '4k', qd = 8 }, { bs = '4k', think = '1ms' } } }
-	local same = #r.intervals == #r.streams[1].intervals and #r.intervals == #r.streams[2].intervals
-	for i, iv in ipairs(r.intervals) do same = same and iv.ios == r.streams[1].intervals[i].ios + r.streams[2].intervals[i].ios end
-	print(same)")
+out=$(run_lua trim-figures)
 is "$out" "$(printf 'false\t1000\t1000\t0\t4096000\ntrue\ttrue\ntrue')" \
 	"a trim-only phase is measured (its bytes are trim.bytes, not throughput); intervals count trims; a phase's intervals are its streams' summed, one by one"
 
 # ---- reports: sync and trim columns in CSV, only where a row has them ----
-cat >"$TMP/csv.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run{ name = "wal", target = { path = "$TMP/c.dat", size = "4m" }, bs = "8k", read = 0, random = 0, ios = 50, fdatasync = 1 }
-iomoon.run{ name = "plain", target = "$TMP/c.dat", bs = "8k", ios = 50 }
-LUA
-"$IOMOON" run --format csv "$TMP/csv.lua" >"$TMP/ops.csv"; ok $? "a CSV report of a phase with syncs: exit 0"
+"$IOMOON" run --format csv "$LUA_DIR/csv.lua" "$TMP/c.dat" >"$TMP/ops.csv"; ok $? "a CSV report of a phase with syncs: exit 0"
 out=$(python3 - "$TMP/ops.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
@@ -89,8 +60,7 @@ print(h.index("Sync IOps") > h.index("Rate Met"), float(wal["Sync IOps"]) > 0, f
 PY
 )
 is "$out" "True True True True True" "CSV: sync columns after IOMeter's and iomoon's, filled on the syncing row, empty elsewhere"
-printf 'require("iomoon").run{ target = "%s", bs = "8k", ios = 50 }\n' "$TMP/c.dat" >"$TMP/plain.lua"
-"$IOMOON" run --format csv "$TMP/plain.lua" | head -1 | grep -q "Sync IOps"
+"$IOMOON" run --format csv "$LUA_DIR/plain.lua" "$TMP/c.dat" | head -1 | grep -q "Sync IOps"
 ok "$([ $? -ne 0 ]; echo $?)" "CSV without syncs or trims: no such columns (as before they existed)"
 
 # ---- trims of a file: zeros read back, blocks given back ----
@@ -99,9 +69,7 @@ for e in io_uring libaio psync; do
 	[ "$e" = psync ] && qd=1
 	head -c 8M /dev/urandom >"$TMP/t-$e.dat"
 	before=$(stat -c %b "$TMP/t-$e.dat")
-	out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$TMP/t-$e.dat', allow_write = true },
-		bs = '64k', read = 0, trim = 100, random = 0, qd = $qd, bytes = '8m' }
-		print(r.trim.ios, r.write.ios, r.trim.how, r.errors)")
+	out=$(run_lua trim-file "$e" "$TMP/t-$e.dat" $qd)
 	how=engine
 	[ "$e" = libaio ] && how=syscall
 	is "$out" "$(printf '128\t0\t%s\t0' $how)" "$e: 128 trims of 64 KiB, by the $how"
@@ -112,9 +80,7 @@ for e in io_uring libaio psync; do
 done
 # a mix: 50 % trims land where the trims were asked, writes stay
 head -c 4M /dev/urandom >"$TMP/mix.dat"
-out=$(run_lua "local r = iomoon.run{ target = { path = '$TMP/mix.dat', allow_write = true }, bs = '4k', read = 20,
-	trim = 30, random = 100, ios = 2000, qd = 4 }
-	print(r.read.ios + r.write.ios + r.trim.ios == r.ios, r.trim.ios > 450 and r.trim.ios < 750, r.ios)")
+out=$(run_lua trim-mix "$TMP/mix.dat")
 is "$out" "$(printf 'true\ttrue\t2000')" "read 20 / trim 30 / write 50: the shares land near 30 % trims, the ios quota exact"
 
 # ---- a loop device: BLKDISCARD punches its backing file ----
@@ -124,9 +90,7 @@ if L=$(losetup -f --show "$TMP/back.img" 2>/dev/null); then
 	before=$(stat -c %b "$TMP/back.img")
 	off=0
 	for e in io_uring libaio; do
-		out=$(run_lua "local r = iomoon.run{ engine = '$e', target = { path = '$L', allow_write = true },
-			bs = '1m', read = 0, trim = 100, random = 0, bytes = '8m', region = { offset = '${off}m', size = '8m' } }
-			print(r.trim.ios, r.trim.how, r.errors)" 2>&1)
+		out=$(run_lua discard "$e" "$L" $off 2>&1)
 		is "$out" "$(printf '8\tsyscall\t0')" "$e on $L: 8 discards of 1 MiB, by BLKDISCARD in the worker"
 		off=8
 	done
@@ -171,9 +135,7 @@ if mount -t ramfs none "$TMP/ram" 2>/dev/null; then
 	head -c 1M /dev/urandom >"$TMP/ram/f.dat"
 	touch -d 2020-01-01 "$TMP/ram/f.dat"
 	sum=$(md5sum <"$TMP/ram/f.dat")
-	printf 'require("iomoon").run{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, trim = 50, ios = 10, direct = false }\n' \
-		"$TMP/ram/f.dat" >"$TMP/ram.lua"
-	err=$("$IOMOON" run --format none "$TMP/ram.lua" 2>&1)
+	err=$(run_lua trim-ramfs "$TMP/ram/f.dat" 2>&1)
 	is $? 2 "trims on ramfs (no hole punching): exit 2"
 	like "$err" 'phase\.mix: trims .*f\.dat, which cannot discard: .*not one known to punch holes' "names why"
 	is "$(md5sum <"$TMP/ram/f.dat") $(stat -c %Y "$TMP/ram/f.dat")" "$sum $(date -d 2020-01-01 +%s)" \
@@ -187,9 +149,7 @@ fi
 # checking a trim phase on an ext4 file touches nothing (no fallocate probe)
 head -c 64k /dev/urandom >"$TMP/pp.dat"
 touch -d 2020-01-01 "$TMP/pp.dat"
-printf 'print(require("iomoon").check{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, trim = 50, ios = 10 })\n' \
-	"$TMP/pp.dat" >"$TMP/pp.lua"
-is "$("$IOMOON" run --format none "$TMP/pp.lua") $(stat -c '%X %Y' "$TMP/pp.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
+is "$(run_lua trim-check "$TMP/pp.dat") $(stat -c '%X %Y' "$TMP/pp.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
 	"iomoon.check of a trim phase changes not even the file's times (access and modification)"
 
 done_testing

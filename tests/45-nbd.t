@@ -36,10 +36,7 @@ url() { echo "nbd+unix:///?socket=$TMP/$1.sock"; }
 # ---- what iomoon writes lands in the backing file ----
 truncate -s 16M backing.img
 serve file file backing.img
-"$IOMOON" run --format json /dev/stdin >w.json 2>w.err <<LUA
-require("iomoon").run { name = "write", target = { path = "$(url file)", allow_write = true },
-  bs = "64k", read = 0, random = 0, qd = 4, bytes = "8m", pattern = "offset" }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/write.lua" "$(url file)" >w.json 2>w.err
 is $? 0 "sequential writes of the offset pattern through nbd: exit 0"
 python3 - backing.img <<'PY' >words.txt
 import struct, sys
@@ -53,32 +50,20 @@ like "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]
 
 # ---- crc32c: a corruption made in the backing file is found ----
 export IOMOON_STATE_DIR="$TMP/state"
-"$IOMOON" run --format none /dev/stdin 2>v1.err <<LUA
-require("iomoon").run { name = "fill", target = { path = "$(url file)", allow_write = true },
-  bs = "64k", read = 0, random = 0, qd = 4, bytes = "4m", verify = "crc32c" }
-LUA
+"$IOMOON" run --format none "$LUA_DIR/fill.lua" "$(url file)" 2>v1.err
 is $? 0 "writing 4 MiB with crc32c through nbd: exit 0"
 printf 'XXXXXXXX' | dd of=backing.img bs=1 seek=$((1048576 + 100)) conv=notrunc status=none
-"$IOMOON" run --format json /dev/stdin >v2.json 2>v2.err <<LUA
-require("iomoon").run { name = "check", target = { path = "$(url file)" }, region = "4m",
-  bs = "64k", verify = "crc32c", verify_only = true, on_error = "continue" }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/check.lua" "$(url file)" >v2.json 2>v2.err
 is $? 1 "reading it back after a corruption behind iomoon's back: exit 1"
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["errors"], p["errors_by_errno"].get("corrupt"), p["first_error"]["offset"])' v2.json)" \
 	"1 1 1048576" "crc32c through nbd: one corrupt unit, at 1 MiB"
 
 # ---- trims and flushes reach the server ----
-"$IOMOON" run --format json /dev/stdin >t.json 2>t.err <<LUA
-require("iomoon").run { name = "trim", target = { path = "$(url file)", allow_write = true, force = true },
-  region = { offset = "8m", size = "4m" }, bs = "64k", read = 0, random = 0, trim = 100, qd = 2, bytes = "4m" }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/trim.lua" "$(url file)" >t.json 2>t.err
 is $? 0 "trims through nbd: exit 0"
 is "$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[8<<20:12<<20].count(0) == 4<<20)' backing.img)" "True" \
 	"the trimmed 4 MiB of the backing file read back as zeros"
-"$IOMOON" run --format json /dev/stdin >f.json 2>f.err <<LUA
-require("iomoon").run { name = "flush", target = { path = "$(url file)", allow_write = true, force = true },
-  bs = "4k", read = 0, qd = 2, ios = 100, fsync = 10 }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/flush.lua" "$(url file)" >f.json 2>f.err
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["sync"]["ios"] >= 8, p["sync"]["errors"])' f.json)" \
 	"True 0" "fsync every 10 writes: NBD flushes counted, none failed"
 
@@ -215,15 +200,7 @@ port=$((20000 + RANDOM % 20000))
 nbdkit --port "$port" --ipaddr 127.0.0.1 --pidfile "$TMP/tcp.pid" memory 32M
 for _ in $(seq 50); do [ -s "$TMP/tcp.pid" ] && break; sleep 0.1; done
 PIDS="$PIDS $(cat "$TMP/tcp.pid")"
-"$IOMOON" run --format json /dev/stdin >r.json 2>r.err <<LUA
-local iomoon = require "iomoon"
-local f = assert(io.open("t.iolog", "w"))
-f:write("fio version 3 iolog\n0 d add\n0 d open\n")
-for i = 0, 199 do f:write(string.format("%d d %s %d 4096\n", i * 500, i % 2 == 0 and "write" or "read", i * 4096)) end
-f:close()
-iomoon.run { name = "replay over tcp", target = { path = "nbd://127.0.0.1:$port/", allow_write = true },
-  replay = iomoon.trace.load("t.iolog") }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/replay.lua" "nbd://127.0.0.1:$port/" >r.json 2>r.err
 is $? 0 "a trace replayed over NBD on 127.0.0.1: exit 0"
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["replay"]["ios"], p["read"]["ios"], p["write"]["ios"])' r.json)" \
 	"200 100 100" "all 200 records, 100 reads and 100 writes"

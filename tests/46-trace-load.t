@@ -42,20 +42,14 @@ fi
 
 # a malformed line through the command line: exit 2, one line naming it
 python3 "$T/trace_gen.py" iolog3 "$TMP/bad.iolog" --n 20 --bad 8
-echo 'require("iomoon").trace.load(arg[1])' >"$TMP/load.lua"
-err=$("$IOMOON" run --quiet --format none "$TMP/load.lua" "$TMP/bad.iolog" 2>&1 >/dev/null)
+err=$("$IOMOON" run --quiet --format none "$LUA_DIR/load.lua" "$TMP/bad.iolog" 2>&1 >/dev/null)
 is "$?" 2 "a malformed trace line: exit 2"
 like "$err" "bad.iolog: line 8: read without its offset and length" "the message names the file and line 8"
 is "$(printf '%s\n' "$err" | wc -l)" 1 "one line on stderr"
 
 # fio replays what trace.save writes: as many I/Os as the trace holds
 if command -v fio >/dev/null; then
-	cat >"$TMP/save.lua" <<'LUA'
-local iomoon = require "iomoon"
-local r = iomoon.run { target = { path = arg[1], size = "16m" }, bs = "4k", read = 50, random = 100, ios = 300, trace = 300, direct = false }
-print(iomoon.trace.save(r, arg[2]))
-LUA
-	n=$("$IOMOON" run --quiet --format none "$TMP/save.lua" "$TMP/fio.dat" "$TMP/run.iolog")
+	n=$("$IOMOON" run --quiet --format none "$LUA_DIR/save.lua" "$TMP/fio.dat" "$TMP/run.iolog")
 	is "$n" 300 "a run's 300 I/Os saved as an iolog"
 	out=$(fio --name=replay --read_iolog="$TMP/run.iolog" --replay_redirect="$TMP/fio.dat" --ioengine=psync \
 		--output-format=json 2>"$TMP/fio.err")

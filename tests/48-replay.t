@@ -20,13 +20,7 @@ with open(sys.argv[1], "w") as f:
     for i in range(2000):
         f.write("%d d read %d 4096\n" % (i * 125, (i % 1000) * 4096))
 PY
-cat >"$TMP/cut.lua" <<LUA
-local iomoon = require "iomoon"
-local t = iomoon.trace.load("$TMP/dense.log")
-iomoon.run { name = "cut", engine = "sim", sim_latency = "1ms", qd = 1, duration = "0.125s", replay = t }
-iomoon.run { name = "whole", engine = "sim", sim_latency = "10us", qd = 64, replay = t }
-LUA
-"$IOMOON" run --format json --output "$TMP/cut.json" "$TMP/cut.lua" >/dev/null 2>"$TMP/cut.err"
+"$IOMOON" run --format json --output "$TMP/cut.json" "$LUA_DIR/cut.lua" "$TMP/dense.log" >/dev/null 2>"$TMP/cut.err"
 is $? 0 "a cut replay and a whole one, saved as JSON"
 got=$(python3 - "$TMP/cut.json" <<'PY'
 import json, sys
@@ -54,24 +48,15 @@ is "$(printf '%s\n' "$out" | python3 -c 'import csv, sys
 rows = list(csv.DictReader(sys.stdin))
 print([(r["Replay Records"], r["Replay Due"], r["Replay Cut"], r["Replay Status"] != "") for r in rows])')" \
 	"[('2000', '1000', '1000', True), ('2000', '2000', '0', False)]" "CSV: the replay columns of both phases"
-out=$("$IOMOON" run "$TMP/cut.lua" 2>&1)
+out=$("$IOMOON" run "$LUA_DIR/cut.lua" "$TMP/dense.log" 2>&1)
 like "$out" "cut .*replay cut: [0-9]+ of 2000 records \(missed [0-9]+, cut 1000\)" \
 	"iomoon run: the table says it as the phase ends"
 # under mpirun every rank replays the whole trace: the ranks' figures add up
 case "$IOMOON" in *asan*) mpi_ok="" ;; *) mpi_ok=1 ;; esac
 if [ -n "$mpi_ok" ] && command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
-	cat >"$TMP/mpicut.lua" <<LUA
-local iomoon = require "iomoon"
-local r = iomoon.run { name = "cut", engine = "sim", sim_latency = "1ms", qd = 1, duration = "0.125s",
-  replay = iomoon.trace.load("$TMP/dense.log") }
-local rp = r.replay
-if iomoon.cluster.rank == 0 then
-  print(rp.planned_ios, rp.due_ios, rp.cut_ios, rp.ios + rp.missed_ios == rp.due_ios and rp.missed_ios > 0)
-end
-LUA
 	out=$(OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
 		timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run \
-		--format none --quiet "$TMP/mpicut.lua" 2>&1)
+		--format none --quiet "$LUA_DIR/mpi-cut.lua" "$TMP/dense.log" 2>&1)
 	is "$out" $'4000\t2000\t2000\ttrue' "mpirun -n 2: 4000 planned, 2000 due, 2000 cut, the rest missed, over both ranks"
 else
 	skip "mpirun, MPI support, or a build outside ASan missing"
@@ -128,12 +113,7 @@ mkdir -p "$TMP/ramfs"
 if mount -t ramfs ramfs "$TMP/ramfs" 2>/dev/null; then
 	MOUNTS="$MOUNTS $TMP/ramfs"
 	printf 'fio version 3 iolog\n0 d write 0 65536\n10 d trim 0 8192\n' >"$TMP/trim.log"
-	out=$("$IOMOON" run /dev/stdin 2>&1 <<LUA
-local iomoon = require "iomoon"
-iomoon.run { target = { path = "$TMP/ramfs/t.dat", size = "1m", fill = false }, direct = false,
-  replay = iomoon.trace.load("$TMP/trim.log") }
-LUA
-)
+	out=$("$IOMOON" run "$LUA_DIR/trim-ramfs.lua" "$TMP/ramfs/t.dat" "$TMP/trim.log" 2>&1)
 	is $? 2 "a trimming trace on ramfs: exit 2"
 	like "$out" "phase.replay: trims .*cannot discard" "the message names phase.replay"
 	[ ! -e "$TMP/ramfs/t.dat" ]

@@ -5,7 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/api.lua" "$T" "$TMP"
 
-# script errors: file:line and a traceback, exit 2
+# script errors: file:line and a traceback, exit 2 (the broken scripts are
+# written here, beside the lines their messages must name)
 printf 'local function f(x)\n  return x.y\nend\nf(nil)\n' >"$TMP/bug.lua"
 err=$("$IOMOON" run "$TMP/bug.lua" 2>&1); is $? 2 "a bug in a script: exit 2"
 like "$err" 'bug.lua:2: attempt to index a nil value' "names file and line"
@@ -16,24 +17,14 @@ like "$err" "syntax.lua:1: unexpected symbol" "a syntax error names file and lin
 err=$("$IOMOON" run "$TMP/missing.lua" 2>&1); is $? 2 "a missing script: exit 2"
 like "$err" 'missing.lua: no such file' "a missing script is named"
 # arguments reach the script as `arg`
-printf 'print(arg[0], arg[1], arg[2], select("#", ...))\n' >"$TMP/args.lua"
-out=$("$IOMOON" run "$TMP/args.lua" one two); is "$out" "$(printf '%s\tone\ttwo\t2' "$TMP/args.lua")" "script arguments in arg and ..."
+out=$("$IOMOON" run "$LUA_DIR/args.lua" one two); is "$out" "$(printf '%s\tone\ttwo\t2' "$LUA_DIR/args.lua")" "script arguments in arg and ..."
 # print() goes to stderr when stdout carries JSON
-cat >"$TMP/p.lua" <<LUA
-print("hello")
-require("iomoon").run{target = {path = "$TMP/p.dat", size = "4m"}, bs = "4k", ios = 100}
-LUA
-"$IOMOON" run --format json "$TMP/p.lua" >"$TMP/p.json" 2>"$TMP/p.err"; ok $? "json with a chatty script exits 0"
+"$IOMOON" run --format json "$LUA_DIR/chatty.lua" "$TMP/p.dat" >"$TMP/p.json" 2>"$TMP/p.err"; ok $? "json with a chatty script exits 0"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/p.json"; ok $? "stdout stays one JSON document"
 is "$(cat "$TMP/p.err")" "hello" "the script's print went to stderr"
 
 # SIGINT: the phase stops within a second, reports what it measured, exit 1
-cat >"$TMP/long.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run{name = "long", target = {path = "$TMP/l.dat", size = "16m"}, bs = "4k", random = 100, qd = 4, duration = "30s"}
-iomoon.run{name = "never", target = "$TMP/l.dat", bs = "4k", duration = "30s"}
-LUA
-"$IOMOON" run --format json "$TMP/long.lua" >"$TMP/long.json" 2>"$TMP/long.err" &
+"$IOMOON" run --format json "$LUA_DIR/long.lua" "$TMP/l.dat" >"$TMP/long.json" 2>"$TMP/long.err" &
 pid=$!
 sleep 1.5
 start=$(date +%s%N)
