@@ -10,11 +10,7 @@ for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
 	S=(suite $s --target "$F" --size 16m --time 0.1 --ramp 0 --quiet)
 	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table"
 	ok $? "suite $s runs end to end"
-	want=$("$IOMOON" run --format none /dev/stdin <<LUA
-local suite = require "iomoon.suite"
-print(#suite.phases(suite.load("$s"), {area_bytes = 16 << 20}))
-LUA
-)
+	want=$("$IOMOON" run --format none "$LUA_DIR/suite-phases.lua" $s)
 	n=$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:3]==['Target Type','Target Name','Access Specification Name']; print(len(r)-1)" "$TMP/$s.csv")
 	is "$n" "$want" "suite $s: python reads $want CSV rows under IOMeter's header"
 done
@@ -37,14 +33,9 @@ like "$out" '\| RealLife-60%Rand-65%Read \| [0-9]+ \|' "markdown format"
 
 # a corrupted block fails the burn-in
 F="$TMP/burn-in.dat"
-"$IOMOON" run --format none /dev/stdin <<LUA
-require("iomoon").run{target = "$F", bs = "1m", read = 0, pattern = "offset", bytes = 16 << 20}
-LUA
-cat >"$TMP/bad-pass.lua" <<LUA
-return { name = "check", phases = { { name = "verify", bs = "1m", read = 100, verify = "offset", bytes = 16 << 20 } } }
-LUA
+"$IOMOON" run --format none "$LUA_DIR/write-offsets.lua" "$F"
 printf 'BROKEN' | dd of="$F" bs=1 seek=$((5 << 20)) conv=notrunc status=none
-out=$("$IOMOON" suite "$TMP/bad-pass.lua" --target "$F" --quiet 2>&1); is $? 1 "a suite whose verify finds corruption: exit 1"
+out=$("$IOMOON" suite "$LUA_DIR/verify-suite.lua" --target "$F" --quiet 2>&1); is $? 1 "a suite whose verify finds corruption: exit 1"
 like "$out" 'errors? \(read of 1048576 bytes at offset 5242880: Invalid or incomplete multibyte or wide character\)|errors? \(read of 1048576 bytes at offset 5242880' "names the corrupted block's offset"
 
 # ping: tests/73-ping.t
@@ -60,9 +51,7 @@ else
 fi
 
 # the examples, shortened
-"$IOMOON" run --format none /dev/stdin <<LUA
-require("iomoon").target{path = "$TMP/ex.dat", size = "32m"}
-LUA
+"$IOMOON" run --format none "$LUA_DIR/make-target.lua" "$TMP/ex.dat"
 # (the burn-in's warm-up may take up to 20 rounds of 0.3 s to be steady on a busy VM)
 for e in custom-workload app-mix burn-in-plan qd-sweep markdown-report; do
 	extra=""; [ $e = burn-in-plan ] && extra=20
@@ -153,33 +142,12 @@ done
 # Syncs are counted exactly when a stream ends by its quota: the postgres
 # WAL (fdatasync = 1) and the lsm-store log (fsync every 4), at QD 1, each
 # alone in its phase (the duration only a bound: the quota ends it)
-out=$("$IOMOON" run --format none /dev/stdin <<LUA
-local iomoon, suite = require "iomoon", require "iomoon.suite"
-local p = suite.phases(suite.load("postgres"), { target = "$TMP/postgres.dat", time = 60 })[1]
-p.streams = { p.streams[2] }
-p.streams[1].ios = 300
-local w = iomoon.run(p).streams[1]
-print(w.write.ios, w.sync.ios, w.sync.call)
-p = suite.phases(suite.load("lsm-store"), { target = "$TMP/lsm-store.dat", time = 60 })[1]
-p.streams = { p.streams[1] }
-p.streams[1].ios = 200
-w = iomoon.run(p).streams[1]
-print(w.write.ios, w.sync.ios, w.sync.call)
-LUA
-)
+out=$("$IOMOON" run --format none "$LUA_DIR/sync-quota.lua" "$TMP")
 is "$out" "$(printf '300\t300\tfdatasync\n200\t50\tfsync')" "a WAL stream's quota: 300 writes, 300 fdatasyncs; 200 appends with fsync = 4: 50 fsyncs"
 
 # The postgres checkpoint follows the run's time: over 1 s in 0.1 s
 # intervals, idle for 0.3 s, a burst for 0.2 s, idle, a burst again.
-out=$("$IOMOON" run --format none /dev/stdin <<LUA
-local iomoon, suite = require "iomoon", require "iomoon.suite"
-local p = suite.phases(suite.load("postgres"), { target = "$TMP/postgres.dat", time = 1 })[1]
-p.interval = 0.1
-local iv = iomoon.run(p).streams[3].intervals
-local n = function(i) return iv[i] and iv[i].ios or -1 end
-print(#iv, n(1) + n(2), n(7), n(4) + n(5) > 100, n(9) + n(10) > 100)
-LUA
-)
+out=$("$IOMOON" run --format none "$LUA_DIR/checkpoint.lua" "$TMP/postgres.dat")
 is "$out" "$(printf '10\t0\t0\ttrue\ttrue')" "suite postgres: the checkpoint idles, bursts, idles and bursts again within --time"
 
 # examples/postgres.lua: data and WAL p99 and the fdatasync p99 side by side

@@ -7,12 +7,7 @@
 lua_tap "$T/lua/util.lua" "$T" "$TMP"
 lua_tap "$T/lua/result_fields.lua" "$T" "$TMP"
 
-engines=$("$IOMOON" run --format none /dev/stdin <<'LUA'
-local n = { "auto" }
-for _, e in ipairs((require "iomoon".engines())) do n[#n + 1] = e.name end
-print(table.concat(n, "|"))
-LUA
-)
+engines=$("$IOMOON" run --format none "$LUA_DIR/engines.lua")
 help=$("$IOMOON" help)
 [[ "$help" == *"--engine NAME     $engines"$'\n'* ]]
 ok $? "help lists the engines of the core's table ($engines)"

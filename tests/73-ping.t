@@ -15,13 +15,7 @@ dd if=/dev/urandom of="$F" bs=1M count=16 status=none
 sync "$F"
 
 # ioping's figures (print_suffix): units, and 0, 1 or 2 decimals
-out=$("$IOMOON" run --format none /dev/stdin <<'LUA'
-local f = require("iomoon.ping").format
-print(f.time(310800), f.time(189800), f.time(3720000), f.time(305), f.time(0), f.time(1000124688),
-  f.time(12000583), f.size(4096), f.size(0), f.size(12288), f.size(18454938), f.size(270582939649), f.size(1 << 30),
-  f.int(2), f.int(4510), f.int(336600), f.int(736))
-LUA
-)
+out=$("$IOMOON" run --format none "$LUA_DIR/format.lua")
 is "$out" "$(printf '310.8 us\t189.8 us\t3.72 ms\t305 ns\t0 ns\t1.00 s\t12.0 ms\t4 KiB\t0 B\t12 KiB\t17.6 MiB\t252.0 GiB\t1 GiB\t2\t4.51 k\t336.6 k\t736')" \
 	"ioping's figures: the unit, then 0 decimals for whole, 1 from 10 units, else 2"
 
@@ -190,24 +184,7 @@ like "$out" '^512 B <<< .*request=2' "-size 1sector is 512 bytes"
 # its checks (a file iomoon did not create is not written; past the end,
 # unaligned direct requests: input errors), and the bytes on disk
 cp "$F" "$TMP/p.dat"
-out=$("$IOMOON" run --format none /dev/stdin "$TMP/p.dat" "$TMP/new.dat" 2>&1 <<'LUA'
-local iomoon = require "iomoon"
-local t = iomoon.target { path = arg[1] }
-local p = t:probe { direct = true }
-local ns = p:read(8192, 4096, true)
-assert(math.type(ns) == "integer" and ns > 0, "a read's time")
-local function err(f) local ok, e = pcall(f); return not ok and (e.msg or tostring(e)) or "no error" end
-print(err(function() p:read(t:size() - 512, 4096) end))
-print(err(function() p:read(100, 4096) end))
-print(err(function() t:probe { write = true } end))
-p:close()
-print(err(function() p:read(0, 512) end))
-local n = iomoon.target { path = arg[2], size = "1m", fill = "zero" }
-local w = n:probe { write = true }
-assert(w:write(4096, ("ab"):rep(2048), true, true) > 0)
-w:close()
-LUA
-)
+out=$("$IOMOON" run --format none "$LUA_DIR/probe.lua" "$TMP/p.dat" "$TMP/new.dat" 2>&1)
 ok $? "t:probe: reads and writes, timed"
 like "$out" 'probe: 4096 bytes at offset 16776704 are past the end' "probe: a request past the end is refused, naming it"
 like "$out" 'multiples of the 512-byte sector \(direct\)' "probe: an unaligned direct request is refused"
