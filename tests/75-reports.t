@@ -17,21 +17,9 @@ mkdir -p "$TINY"
 if mount -t tmpfs -o size=64k tmpfs "$TINY"; then
 	MOUNTS="$MOUNTS $TINY"
 	# phase one's report fits; then the filesystem fills up; phase two's does not
-	cat >"$TMP/two.lua" <<'LUA'
-local iomoon = require "iomoon"
-local out, keep, tiny = arg[1], arg[2], arg[3]
-local t = { path = arg[4], size = "1m" }
-iomoon.run { name = "one", target = t, engine = "sim", bs = "4k", ios = 10 }
-local f = assert(io.open(out, "rb")); local s = f:read("a"); f:close()
-f = assert(io.open(keep, "wb")); f:write(s); f:close()
-f = assert(io.open(tiny .. "/filler", "wb"))
-while f:write(string.rep("z", 4096)) and f:flush() do end
-f:close()
-iomoon.run { name = "two", target = t, engine = "sim", bs = "4k", ios = 10 }
-LUA
 	for fmt in json csv markdown analyzer table; do
 		rm -f "$TINY"/*
-		err=$("$IOMOON" run --format $fmt --output "$TINY/r.$fmt" "$TMP/two.lua" "$TINY/r.$fmt" "$TMP/keep.$fmt" "$TINY" "$F" 2>&1 >/dev/null)
+		err=$("$IOMOON" run --format $fmt --output "$TINY/r.$fmt" "$LUA_DIR/fill-up.lua" "$TINY/r.$fmt" "$TMP/keep.$fmt" "$TINY" "$F" 2>&1 >/dev/null)
 		is $? 1 "$fmt: a report that does not fit: exit 1"
 		like "$err" "tiny/r\\.$fmt: write failed, the previous file is kept: No space left on device" "$fmt: says why and that the previous file is kept"
 		cmp -s "$TINY/r.$fmt" "$TMP/keep.$fmt" && grep -q one "$TINY/r.$fmt"; ok $? "$fmt: the one-phase report is still there, byte for byte"
@@ -41,12 +29,7 @@ LUA
 	rm -f "$TINY"/*
 	# the script's own CSV writer on a full filesystem
 	printf 'old\r\n' >"$TINY/w.csv"
-	err=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-local w = require("iomoon").csv.writer("$TINY/w.csv")
-for i = 1, 10000 do w:row { i, string.rep("y", 20) } end
-w:close()
-LUA
-)
+	err=$("$IOMOON" run --format none "$LUA_DIR/csv-full.lua" "$TINY/w.csv" 2>&1)
 	is $? 1 "csv.writer on a full filesystem: exit 1"
 	is "$(cat "$TINY/w.csv")" "$(printf 'old\r\n')" "csv.writer: the previous file is kept"
 	is "$(ls -A "$TINY" | grep -c tmp-)" 0 "csv.writer: no temporary file left behind"
@@ -54,13 +37,7 @@ LUA
 	# file is gone at once (not at close), and close says it again
 	rm -f "$TINY"/*
 	printf 'old\r\n' >"$TINY/w.csv"
-	"$IOMOON" run --format none /dev/stdin >"$TMP/row.out" 2>&1 <<LUA
-local w = require("iomoon").csv.writer("$TINY/w.csv")
-local ok, e = pcall(function() for i = 1, 10000 do w:row { i, string.rep("y", 20) } end end)
-print("row:", ok, tostring(e))
-print("temporaries:", io.popen("ls -A '$TINY' | grep -c tmp-"):read("l"))
-print("close:", pcall(w.close, w))
-LUA
+	"$IOMOON" run --format none "$LUA_DIR/csv-row-full.lua" "$TINY" >"$TMP/row.out" 2>&1
 	like "$(grep '^row:' "$TMP/row.out")" 'row:	false	.*tiny/w\.csv: write failed, the previous file is kept: No space left on device' "csv.writer: a failed row names the file and the reason"
 	is "$(grep '^temporaries:' "$TMP/row.out")" "temporaries:	0" "csv.writer: the temporary file is removed when a row fails, before close"
 	like "$(grep '^close:' "$TMP/row.out")" 'close:	false	.*No space left on device' "csv.writer: close raises the failure again"
@@ -101,11 +78,7 @@ is "$(printf '%s\n' "$out" | wc -l)" 2 "table: a header and one row"
 "$IOMOON" quick "${SIM[@]}" --ios 10 --name $'bad \xff\xfe \xc3\xa9' --format json >"$TMP/n.json"
 python3 -c "import json,sys; n=json.load(open(sys.argv[1], encoding='utf-8'))['phases'][0]['name']; assert n == 'bad \ufffd\ufffd \u00e9', repr(n)" "$TMP/n.json"
 ok $? "json: bytes that are not UTF-8 become U+FFFD, valid UTF-8 is kept"
-"$IOMOON" run --format json /dev/stdin >"$TMP/c.json" <<LUA
-local m = { [1] = "a", ["1"] = "b" }
-m.self = m
-require("iomoon").run { target = { path = "$F", size = "1m" }, engine = "sim", bs = "4k", ios = 10, meta = m }
-LUA
+"$IOMOON" run --format json "$LUA_DIR/meta-cycle.lua" "$F" >"$TMP/c.json"
 is $? 0 "json: a meta that contains itself: exit 0"
 python3 -c "
 import json,sys
@@ -124,14 +97,7 @@ ok $? "csv: a formula gets a leading '"
 # a quote doubled; a comma, CR, LF and a control byte kept inside the
 # quotes; numbers as Lua prints them; nil empty; CRLF after every row
 printf '"h1","h2"\r\n"a""b","c,d","e\nf","\001g\r","42","1.5","",""\r\n' >"$TMP/want.csv"
-"$IOMOON" run --format none /dev/stdin <<LUA
-local csv = require("iomoon").csv
-local rows = { { "h1", "h2" }, { 'a"b', "c,d", "e\\nf", "\\1g\\r", 42, 1.5, nil, "" } }
-local f = assert(io.open("$TMP/format.csv", "wb")); f:write(csv.format(rows)); f:close()
-local w = csv.writer("$TMP/writer.csv")
-for _, r in ipairs(rows) do w:row(r) end
-w:close()
-LUA
+"$IOMOON" run --format none "$LUA_DIR/csv-quoting.lua" "$TMP/format.csv" "$TMP/writer.csv"
 is $? 0 "csv quoting: format and writer exit 0"
 cmp "$TMP/want.csv" "$TMP/format.csv"; ok $? "csv.format: RFC 4180 bytes (quote doubled; comma, LF, CR, \\001 kept quoted; CRLF rows)"
 cmp "$TMP/want.csv" "$TMP/writer.csv"; ok $? "csv.writer: the same bytes"
@@ -176,13 +142,10 @@ like "$(printf '%s\n' "$out" | sed -n 2p)" '[0-9.]+$' "table: a met rate is not 
 
 # a verification that finds a corrupted block: its errors in every format
 V="$TMP/v.dat"
-"$IOMOON" run --format none /dev/stdin <<LUA
-require("iomoon").run { target = { path = "$V", size = "1m" }, bs = "64k", read = 0, pattern = "offset", bytes = 1 << 20 }
-LUA
+"$IOMOON" run --format none "$LUA_DIR/write-offsets.lua" "$V"
 printf 'BROKEN' | dd of="$V" bs=1 seek=65536 conv=notrunc status=none
-VERIFY="require('iomoon').run { name = 'verify', target = '$V', bs = '64k', read = 100, verify = 'offset', bytes = 1 << 20 }"
 for fmt in markdown analyzer table csv; do
-	out=$(printf '%s\n' "$VERIFY" | "$IOMOON" run --format $fmt /dev/stdin); is $? 1 "verification errors, $fmt: exit 1"
+	out=$("$IOMOON" run --format $fmt "$LUA_DIR/verify.lua" "$V"); is $? 1 "verification errors, $fmt: exit 1"
 	case $fmt in
 	markdown) like "$out" '^\| verify \| .* \| 1 \| 1 error \(read of 65536 bytes at offset 65536: ' "markdown: the errors column and the first error" ;;
 	analyzer) printf '%s\n' "$out" | grep -qx 'Errors=1' && printf '%s\n' "$out" | grep -Eq '^Status=1 error \(read of 65536 bytes at offset 65536'
@@ -194,23 +157,12 @@ done
 
 # a schedule is judged against the rate it asked over the measured time,
 # not against its first segment: 0.3 s at 100 IOPS then 0.3 s at 1000 asks 550
-out=$("$IOMOON" run --quiet --format csv /dev/stdin <<'LUA'
-require("iomoon").run { engine = "sim", bs = "4k", schedule = { { duration = 0.3, iops = 100 }, { duration = 0.3, iops = 1000 } } }
-LUA
-)
+out=$("$IOMOON" run --quiet --format csv "$LUA_DIR/schedule.lua")
 is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Asked IOps"])')" "550.00" \
 	"a two-segment schedule asks 550 IOPS over its measured time (not its first segment's 100)"
 
 # JSON says whether an open-loop rate was met: rate_met, per phase and per stream
-cat >"$TMP/rm.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run{ name = "slow", engine = "sim", sim_latency = "10ms", qd = 1, bs = "4k", rate = 500, duration = "0.3s" }
-iomoon.run{ name = "easy", engine = "sim", sim_latency = "1ms", qd = 4, bs = "4k", rate = 200, duration = "0.3s" }
-iomoon.run{ name = "closed", engine = "null", bs = "4k", ios = 100 }
-iomoon.run{ name = "mix", engine = "sim", sim_latency = "10ms", bs = "4k", duration = "0.3s",
-  streams = { { qd = 1, rate = 500 }, { qd = 4, rate = 100 }, { qd = 1 } } }
-LUA
-out=$("$IOMOON" run --format json "$TMP/rm.lua" | python3 -c '
+out=$("$IOMOON" run --format json "$LUA_DIR/rate-met.lua" | python3 -c '
 import json, sys
 p = json.load(sys.stdin)["phases"]
 print(p[0].get("rate_met"), p[1].get("rate_met"), "rate_met" in p[2], [s.get("rate_met") for s in p[3]["streams"]])')

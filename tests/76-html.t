@@ -12,39 +12,16 @@ cd "$TMP" || exit 1
 F="$TMP/t.dat"
 
 # ---- the reports ----
-cat >one.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "one </script><!-- \"x\" & <b>y</b>", engine = "sim", bs = "4k", duration = "0.3s",
-  interval = "50ms", streams = { { name = "s1", qd = 2 }, { name = "s2", qd = 8 } } }
-LUA
-"$IOMOON" run --quiet --format html --output one.html one.lua >/dev/null 2>one.err
+"$IOMOON" run --quiet --format html --output one.html "$LUA_DIR/one.lua" >/dev/null 2>one.err
 is $? 0 "one phase with streams: --format html, exit 0"
 
-cat >sweep.lua <<'LUA'
-local iomoon = require "iomoon"
-for _, qd in ipairs { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048 } do
-  iomoon.run { name = "sim 4k randread QD " .. qd, engine = "sim", bs = "4k", random = 100, qd = qd,
-    duration = "0.1s", interval = "10ms" }
-end
-LUA
-"$IOMOON" run --quiet --format html --output sweep.html sweep.lua >/dev/null 2>sweep.err
+"$IOMOON" run --quiet --format html --output sweep.html "$LUA_DIR/sweep.lua" >/dev/null 2>sweep.err
 is $? 0 "a sweep of 12 queue depths: exit 0"
 
-cat >errors.lua <<'LUA'
-local iomoon = require "iomoon"
-local t = { path = arg[1], size = "1m" }
-iomoon.run { name = "write", target = t, bs = "64k", read = 0, bytes = "1m", qd = 4, verify = "crc32c" }
-local f = assert(io.open(arg[1], "r+b")); f:seek("set", 100 * 4096 + 10); f:write("garbage!"); f:close()
-iomoon.run { name = "verify", target = t, bs = "4k", qd = 1, verify = "crc32c", verify_only = true, on_error = "continue" }
-iomoon.run { name = "paced", engine = "sim", sim_latency = "1ms", bs = "4k", qd = 1, rate = 5000, duration = "0.3s" }
-iomoon.run { name = "nothing", engine = "sim", sim_latency = "5s", bs = "4k", duration = "0.3s", interval = "100ms" }
-LUA
-"$IOMOON" run --quiet --format html --output errors.html errors.lua "$F" >/dev/null 2>errors.err
+"$IOMOON" run --quiet --format html --output errors.html "$LUA_DIR/errors.lua" "$F" >/dev/null 2>errors.err
 is $? 1 "a run with errors: exit 1"
 
-"$IOMOON" run --quiet --format html --output intr.html /dev/stdin >/dev/null 2>intr.err <<'LUA' &
-require("iomoon").run { name = "long", engine = "sim", bs = "4k", qd = 4, duration = "20s", interval = "100ms" }
-LUA
+"$IOMOON" run --quiet --format html --output intr.html "$LUA_DIR/long.lua" >/dev/null 2>intr.err &
 pid=$!
 sleep 1.5
 kill -INT $pid
@@ -60,18 +37,7 @@ case "$IOMOON" in
 esac
 
 # a day of intervals (5,000 here), one of them ten times the others
-"$IOMOON" run --quiet --format none /dev/stdin "$TMP/long.html" >/dev/null <<'LUA'
-local r = require("iomoon").run { name = "long", engine = "sim", bs = "4k", duration = "0.1s", interval = "20ms" }
-local c, ivs = {}, {}
-for k, v in pairs(r) do c[k] = v end
-for i = 1, 5000 do
-  local iv = r.intervals[1]
-  ivs[i] = { t_s = i - 1, len_s = 1, iops = iv.iops * (i == 2500 and 10 or 1), mb_per_s = iv.mb_per_s,
-    p50_ns = iv.p50_ns, p99_ns = iv.p99_ns, max_ns = iv.max_ns }
-end
-c.intervals = ivs
-require("iomoon.report").write_atomic(arg[1], require("iomoon.report").html({ c }))
-LUA
+"$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
 
 # ---- the HTML text ----
 for r in one sweep errors intr big long; do
@@ -100,9 +66,7 @@ grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summa
 
 # two runs compared: both on the same charts (iomoon compare --format html)
 for l in 1ms 2ms; do
-	"$IOMOON" run --quiet --format json --output "run-$l.json" /dev/stdin >/dev/null 2>&1 <<LUA
-require("iomoon").run { name = "p", engine = "sim", sim_latency = "$l", bs = "4k", qd = 2, duration = "0.3s", interval = "0.1s" }
-LUA
+	"$IOMOON" run --quiet --format json --output "run-$l.json" "$LUA_DIR/latency.lua" $l >/dev/null 2>&1
 done
 "$IOMOON" compare run-1ms.json run-2ms.json --format html --output cmp.html 2>cmp.err
 is $? 0 "compare --format html: exit 0"

@@ -10,27 +10,9 @@ cd "$TMP" || exit 1
 
 # ---- two runs: p1 at 1 ms and at 2 ms of service time (sim spends CPU per I/O: at 100 us a
 # loaded machine's CPU, not the service time, would bound the rate), one phase each only in A or B ----
-cat >"$TMP/run.lua" <<'LUA'
-local iomoon = require "iomoon"
-local report = require "iomoon.report"
-local lat, only, out = arg[1], arg[2], arg[3]
-local results = {}
-iomoon.on_result(function(r) results[#results + 1] = r end)
-iomoon.run { name = "p1", engine = "sim", sim_latency = lat, qd = 1, bs = "4k", duration = "1s", interval = "100ms" }
-iomoon.run { name = only, engine = "sim", bs = "8k", read = 70, duration = "0.2s", interval = "100ms",
-  meta = { spec = "8k 70% read" } }
-iomoon.run { name = "mixed", engine = "sim", duration = "0.2s", interval = "100ms",
-  streams = { { name = "reader", bs = "4k", qd = 2 }, { name = "writer", bs = "64k", read = 0, rate = 200 } } }
--- what this very run prints in each format, from the results it made
-for _, f in ipairs({ "csv", "markdown", "table", "analyzer" }) do
-  local fh = assert(io.open(out .. "." .. f, "wb"))
-  fh:write(report.render(f, results))
-  fh:close()
-end
-LUA
-"$IOMOON" run --quiet --format json --output a.json run.lua 1ms onlyA "$TMP/a"
+"$IOMOON" run --quiet --format json --output a.json "$LUA_DIR/run.lua" 1ms onlyA "$TMP/a"
 is $? 0 "run A saved as JSON"
-"$IOMOON" run --quiet --format json --output b.json run.lua 2ms onlyB "$TMP/b"
+"$IOMOON" run --quiet --format json --output b.json "$LUA_DIR/run.lua" 2ms onlyB "$TMP/b"
 is $? 0 "run B saved as JSON"
 
 # ---- iomoon report: each format equals what the run made, byte for byte ----
@@ -169,10 +151,7 @@ ok $? "compare --format html: the comparison table, a row per phase and figure"
 is "$(grep -o '"name":"p1 \[[AB]\]"' ab.html | sort | tr '\n' ' ')" '"name":"p1 [A]" "name":"p1 [B]" ' \
 	"compare --format html: both runs' p1 in the charts' data, as p1 [A] and p1 [B]"
 # a phase with trouble in one run: said beside its figures
-cat >unmet.lua <<'LUA'
-require("iomoon").run { name = "p1", engine = "sim", sim_latency = "1ms", bs = "4k", duration = "0.2s", rate = 5000 }
-LUA
-"$IOMOON" run --quiet --format json --output u.json unmet.lua
+"$IOMOON" run --quiet --format json --output u.json "$LUA_DIR/unmet.lua"
 out=$("$IOMOON" compare a.json u.json)
 like "$out" "p1 in B: rate not met: [0-9]+ of 5000 IOPS" "compare table: an unmet rate in B is said"
 out=$("$IOMOON" compare a.json u.json --format csv)
@@ -214,10 +193,7 @@ ta, tb = da.pop("target"), db.pop("target")
 print(b["target"] == os.environ["F2"], tb["path"] == os.environ["F2"], tb["size"] == ta["size"], da == db)')
 is "$out" "True True True True" "rerun --target: the phase ran on the new path, the rest of the definition unchanged"
 # several targets and one --target: refused before anything runs
-cat >two.lua <<LUA
-require("iomoon").run { name = "two", engine = "psync", target = { { path = "$F1", size = "1m" }, { path = "$TMP/f3.dat", size = "1m" } }, bs = "4k", duration = "0.1s" }
-LUA
-"$IOMOON" run --quiet --format json --output t.json two.lua
+"$IOMOON" run --quiet --format json --output t.json "$LUA_DIR/two-targets.lua" "$F1" "$TMP/f3.dat"
 err=$("$IOMOON" rerun t.json --target "$TMP/f4.dat" --format json --output t4.json 2>&1)
 is $? 2 "rerun --target of a phase on two targets: exit 2"
 like "$err" "^iomoon rerun: --target: phase 1 \\('two'\\) ran on 2 targets" "rerun --target of two targets: says why"
@@ -288,7 +264,6 @@ os=$(sed -n 's/^PRETTY_NAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' /etc/os-release)
 is "$(python3 -c 'import json; print(json.load(open("f.json"))["machine"]["os"])')" "$os" "machine: os is PRETTY_NAME of /etc/os-release"
 
 # a URL given to iomoon.machine keeps no password (as a definition keeps none)
-printf 'for _, t in ipairs(require("iomoon").machine({ "nbd://u:pw@h/x", "iscsi://user%%%%secret@h/iqn.x/0" }).targets) do print(t.path) end\n' >m.lua
-is "$("$IOMOON" run m.lua | tr '\n' ' ')" "nbd://u@h/x iscsi://user@h/iqn.x/0 " "iomoon.machine: a URL's password is left out"
+is "$("$IOMOON" run "$LUA_DIR/machine-urls.lua" | tr '\n' ' ')" "nbd://u@h/x iscsi://user@h/iqn.x/0 " "iomoon.machine: a URL's password is left out"
 
 done_testing
