@@ -77,12 +77,7 @@ fi
 mkdir -p "$TMP/tiny"
 if mount -t tmpfs -o size=8m tmpfs "$TMP/tiny" 2>/dev/null; then
 	MNTS="$TMP/tiny"
-	cat >"$TMP/enospc.lua" <<LUA
-local r = require("iomoon").run{target = {path = "$TMP/tiny/big.dat", size = "16m", fill = false},
-  bs = "1m", read = 0, direct = false, bytes = "16m", on_error = "continue"}
-print(r.errors > 0, r.errors_by_errno.ENOSPC ~= nil, r.first_error.message)
-LUA
-	out=$(timeout 60 "$IOMOON" run --format none --quiet "$TMP/enospc.lua"); is $? 1 "a write phase on a full tmpfs ends, exit 1"
+	out=$(timeout 60 "$IOMOON" run --format none --quiet "$LUA_DIR/enospc.lua" "$TMP/tiny/big.dat"); is $? 1 "a write phase on a full tmpfs ends, exit 1"
 	like "$out" "^true	true	write of 1048576 bytes at offset [0-9]+: No space left on device" "ENOSPC counted and described"
 	err=$(timeout 60 "$IOMOON" quick --target "$TMP/tiny/fill.dat" --size 16m --time 0.1 2>&1); is $? 2 "a fill larger than the free space: exit 2, before it starts"
 	like "$err" "--size: 16 MiB needs 16 MiB free on $TMP/tiny \\([0-9.]+ [KMG]?i?B free\\)" "says what it needs and what is free"
@@ -93,14 +88,7 @@ LUA
 	head -c 7m /dev/zero >"$TMP/tiny/filler" 2>/dev/null
 	if L2=$(losetup -f --show "$TMP/tiny/backing.img" 2>/dev/null); then
 		LOOPS="$LOOPS $L2"
-		cat >"$TMP/eio.lua" <<LUA
-local r = require("iomoon").run{target = {path = "$L2", allow_write = true}, bs = "64k", read = 0, random = 0,
-  bytes = "16m", qd = 4, on_error = "continue"}
--- the loop driver passes the backing store's error up: EIO on older
--- kernels, ENOSPC on this one
-print(r.errors > 0, (r.errors_by_errno.EIO or r.errors_by_errno.ENOSPC) ~= nil, r.first_error.message)
-LUA
-		out=$(timeout 60 "$IOMOON" run --format none --quiet "$TMP/eio.lua"); is $? 1 "writes to a loop device on a full tmpfs: exit 1, no hang"
+		out=$(timeout 60 "$IOMOON" run --format none --quiet "$LUA_DIR/eio.lua" "$L2"); is $? 1 "writes to a loop device on a full tmpfs: exit 1, no hang"
 		like "$out" "^true	true	write of 65536 bytes at offset [0-9]+: (Input/output error|No space left on device)" "the device's write errors counted and described"
 	else
 		skip "no loop device"; skip "no loop device"
@@ -113,9 +101,7 @@ fi
 # a target truncated, and one deleted, under a running phase
 F="$TMP/shrinking.dat"
 "$IOMOON" quick --target "$F" --size 32m --time 0.1 --quiet >/dev/null
-"$IOMOON" run --quiet --format json --output "$TMP/shrink.json" /dev/stdin <<LUA &
-require("iomoon").run{target = "$F", bs = "4k", random = 100, qd = 4, duration = "3s", on_error = "continue"}
-LUA
+"$IOMOON" run --quiet --format json --output "$TMP/shrink.json" "$LUA_DIR/truncated.lua" "$F" &
 pid=$!; sleep 0.8; truncate -s 1m "$F"; wait $pid; rc=$?
 is $rc 1 "a target truncated under a running phase: exit 1, no hang"
 python3 -c "
@@ -124,25 +110,18 @@ assert p['errors'] > 0 and p['errors_by_errno']['short'] > 0 and p['ios'] > 0, p
 assert 2.5 < p['seconds'] < 3.5" "$TMP/shrink.json"; ok $? "its result survives: short reads counted, I/Os before them kept"
 F="$TMP/deleted.dat"
 "$IOMOON" quick --target "$F" --size 16m --time 0.1 --quiet >/dev/null
-"$IOMOON" run --quiet --format json --output "$TMP/deleted.json" /dev/stdin <<LUA &
-require("iomoon").run{target = "$F", bs = "4k", random = 100, qd = 4, duration = "1.5s"}
-LUA
+"$IOMOON" run --quiet --format json --output "$TMP/deleted.json" "$LUA_DIR/deleted.lua" "$F" &
 pid=$!; sleep 0.5; rm -f "$F"; wait $pid; rc=$?
 is $rc 0 "a target deleted under a running phase: the open file runs on"
 python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; assert p['ios'] > 0 and p['errors'] == 0" "$TMP/deleted.json"; ok $? "and its result is whole"
 
 # SIGTERM as SIGINT
-"$IOMOON" run --quiet --format json --output "$TMP/term.json" /dev/stdin <<LUA &
-require("iomoon").run{target = {path = "$TMP/term.dat", size = "8m"}, bs = "4k", random = 100, duration = "20s"}
-LUA
+"$IOMOON" run --quiet --format json --output "$TMP/term.json" "$LUA_DIR/long.lua" "$TMP/term.dat" &
 pid=$!; sleep 1.2; kill -TERM $pid; wait $pid; rc=$?
 is $rc 1 "SIGTERM: exit 1"
 python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; assert p['interrupted'] and p['ios'] > 0" "$TMP/term.json"; ok $? "SIGTERM: the output file is complete, the phase marked interrupted"
 # a second SIGINT ends the process at once
-"$IOMOON" run --quiet --format none /dev/stdin <<LUA &
-require("iomoon").run{target = {path = "$TMP/int.dat", size = "8m"}, bs = "4k", random = 100, duration = "20s"}
-require("iomoon").run{target = "$TMP/int.dat", bs = "4k", duration = "20s"}
-LUA
+"$IOMOON" run --quiet --format none "$LUA_DIR/two-long.lua" "$TMP/int.dat" &
 pid=$!; sleep 1; kill -INT $pid; kill -INT $pid; start=$(date +%s%N); wait $pid; rc=$?
 took=$(( ($(date +%s%N) - start) / 1000000 ))
 ok $([ $rc -ne 0 ] && [ $took -lt 1000 ] && echo 0 || echo 1) "two SIGINTs: the process ends at once (exit $rc after $took ms)"

@@ -143,31 +143,17 @@ fi
 mkfifo "$TMP/fifo"
 err=$(timeout 10 "$IOMOON" quick --target "$TMP/fifo" --time 0.1 2>&1); is $? 2 "quick on a FIFO: exit 2, no hang"
 like "$err" "$TMP/fifo is a FIFO, not a regular file or block device" "says it is a FIFO"
-err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-require("iomoon").run{target = {path = "$TMP/fifo"}, bs = "4k", duration = "0.1s"}
-LUA
-); is $? 2 "a phase on a FIFO (the library): exit 2, no hang"
+err=$(timeout 10 "$IOMOON" run --format none "$LUA_DIR/phase-on.lua" "$TMP/fifo" table 2>&1); is $? 2 "a phase on a FIFO (the library): exit 2, no hang"
 like "$err" "(phase.target.path|--target): .*is a FIFO, not a regular file or block device" "names the field"
-err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-require("iomoon").run{target = "/dev/null", bs = "4k", duration = "0.1s"}
-LUA
-); like "$err" "/dev/null is a character device, not a regular file or block device" "a character device is named"
-err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-require("iomoon").run{target = "$TMP", bs = "4k", duration = "0.1s"}
-LUA
-); like "$err" "is a directory, not a regular file or block device" "a directory is named"
+err=$(timeout 10 "$IOMOON" run --format none "$LUA_DIR/phase-on.lua" /dev/null 2>&1); like "$err" "/dev/null is a character device, not a regular file or block device" "a character device is named"
+err=$(timeout 10 "$IOMOON" run --format none "$LUA_DIR/phase-on.lua" "$TMP" 2>&1); like "$err" "is a directory, not a regular file or block device" "a directory is named"
 python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$TMP/sock"
-err=$(timeout 10 "$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-require("iomoon").run{target = "$TMP/sock", bs = "4k", duration = "0.1s"}
-LUA
-); like "$err" "is a socket, not a regular file or block device" "a socket is named"
+err=$(timeout 10 "$IOMOON" run --format none "$LUA_DIR/phase-on.lua" "$TMP/sock" 2>&1); like "$err" "is a socket, not a regular file or block device" "a socket is named"
 
 # 11. SIGINT stops a long fill within a second (a 4 GiB fill takes ~14 s
 # here); the file this run created is removed.
 if [ "$(df -k --output=avail "$TMP" | tail -1)" -gt $((6 << 20)) ]; then
-	"$IOMOON" run --quiet --format none /dev/stdin 2>"$TMP/int.err" <<LUA &
-require("iomoon").run{target = {path = "$TMP/big.dat", size = "4g"}, bs = "4k", duration = "1s"}
-LUA
+	"$IOMOON" run --quiet --format none "$LUA_DIR/big-fill.lua" "$TMP/big.dat" 2>"$TMP/int.err" &
 	pid=$!; sleep 0.3; start=$(date +%s%N); kill -INT $pid; wait $pid; rc=$?
 	took=$(( ($(date +%s%N) - start) / 1000000 ))
 	is $rc 1 "SIGINT during a 4 GiB fill: exit 1"
@@ -266,18 +252,7 @@ while time.time() < end:
     for t in ('foreign.dat', 'mine.dat'):
         os.symlink(t, d + '/flip.new'); os.replace(d + '/flip.new', d + '/flip')
 PY
-out=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-local iomoon = require("iomoon")
-local t = iomoon.target{path = "$TMP/flip", create = false}
-os.execute("python3 $TMP/flip.py $TMP & echo \$! >$TMP/flip.pid")
-local wrote, refused = 0, 0
-for i = 1, 1500 do
-  if pcall(t.write, t, 0, string.rep("X", 4096)) then wrote = wrote + 1 else refused = refused + 1 end
-  pcall(t.fsync, t)
-end
-print(wrote, refused)
-LUA
-)
+out=$("$IOMOON" run --format none "$LUA_DIR/flip-write.lua" "$TMP" 2>&1)
 rc=$?
 fp=$(cat "$TMP/flip.pid" 2>/dev/null); while [ -n "$fp" ] && kill -0 "$fp" 2>/dev/null; do sleep 0.1; done
 is "$rc" 0 "t:write under a flipping link: the script ends (wrote, refused: $out)"
@@ -307,10 +282,7 @@ fi
 truncate -s 64m "$TMP/small.img"; mkfs.ext4 -q -F "$TMP/small.img" >/dev/null 2>&1; mkdir -p "$TMP/small"
 if have_loop && mount -o loop "$TMP/small.img" "$TMP/small" 2>/dev/null; then
 	MNTS="$MNTS $TMP/small"
-	err=$("$IOMOON" run --format none /dev/stdin 2>&1 <<LUA
-require("iomoon").target{path = "$TMP/small/big.dat", size = "32t", fill = false}
-LUA
-); is $? 2 "fill=false, 32 TiB on a small ext4: exit 2"
+	err=$("$IOMOON" run --format none "$LUA_DIR/too-large.lua" "$TMP/small/big.dat" 2>&1); is $? 2 "fill=false, 32 TiB on a small ext4: exit 2"
 	like "$err" "target.size: 32 TiB is larger than the largest file the filesystem of $TMP/small takes" "says so"
 	is "$(ls -A "$TMP/small")" "lost+found" "nothing is created"
 	umount_wait "$TMP/small"; MNTS="${MNTS% $TMP/small}"
