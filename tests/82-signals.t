@@ -27,16 +27,7 @@ stop_after() {
 fast() { ok $([ "$ms" -lt $BOUND_MS ] && echo 0 || echo 1) "$1: exited ${ms} ms after the signal (< $BOUND_MS)"; }
 
 # iomoon.sleep returns early, interrupted() is then true, the script goes on
-cat >sleep.lua <<'LUA'
-local iomoon = require "iomoon"
-local t0 = iomoon.now()
-iomoon.sleep(10)
-print(string.format("slept %d ms, interrupted %s", (iomoon.now() - t0) // 1000000, iomoon.interrupted()))
-local ok, r = pcall(iomoon.run, { name = "after", target = { path = "after.dat", size = "4m" }, bs = "4k", duration = "5s" })
-print(ok and (r.interrupted and "run: interrupted result" or "run: ran") or
-  (tostring(r):match("interrupted") and "run: raised interrupted" or "run: raised " .. tostring(r)))
-LUA
-"$IOMOON" run --format none --quiet sleep.lua >sleep.out 2>sleep.err &
+"$IOMOON" run --format none --quiet "$LUA_DIR/sleep.lua" >sleep.out 2>sleep.err &
 stop_after 0.5 INT $!
 is $rc 1 "SIGINT in iomoon.sleep: the script runs to its end, and the run is an interrupted one (exit 1)"
 fast "SIGINT in iomoon.sleep(10)"
@@ -55,14 +46,7 @@ like "$(cat ping.out)" 'generated 1 requests in [0-9.]+ (ms|s)' "and its closing
 # sim device with a 7 s service time: the end of a timed phase drops what is
 # in flight instead of spinning two threads for 7 s (measured before: 7.0 s
 # wall, 11.2 s of CPU)
-cat >sim.lua <<'LUA'
-local iomoon = require "iomoon"
-local d = arg[1]
-local r = iomoon.run{ name = "sim", target = { path = "sim.dat", size = "1m" }, engine = "sim", sim_latency = "7s",
-  qd = 4, workers = 2, bs = "4k", duration = d }
-print(string.format("ios %d interrupted %s", r.ios, r.interrupted))
-LUA
-/usr/bin/time -o sim.time -f "%e %U %S" "$IOMOON" run --format none --quiet sim.lua 0.5s >sim.out 2>sim.err
+/usr/bin/time -o sim.time -f "%e %U %S" "$IOMOON" run --format none --quiet "$LUA_DIR/sim.lua" 0.5s >sim.out 2>sim.err
 read -r wall user sys < <(tail -1 sim.time) # after "Command exited with non-zero status" if any
 is "$(cat sim.out)" "ios 0 interrupted false" "sim, 7 s service, 0.5 s phase: nothing completed, not interrupted"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 2.5 else 1)" "$wall"
@@ -70,22 +54,14 @@ ok $? "and the run took ${wall} s (< 2.5 s, not the 7 s service time)"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) + float(sys.argv[2]) < 1.0 else 1)" "$user" "$sys"
 ok $? "and used ${user} s user + ${sys} s system CPU (< 1 s: no spinning)"
 # ... and SIGINT during such a phase stops it at once
-"$IOMOON" run --format none --quiet sim.lua 30s >sim2.out 2>sim2.err &
+"$IOMOON" run --format none --quiet "$LUA_DIR/sim.lua" 30s >sim2.out 2>sim2.err &
 stop_after 0.5 INT $!
 is $rc 1 "SIGINT while a sim device has 7 s I/Os in flight: exit 1"
 fast "SIGINT with sim I/Os in flight"
 is "$(cat sim2.out)" "ios 0 interrupted true" "the phase is marked interrupted, the dropped I/Os are not counted"
 
 # hist:record(v, n) is O(1): 1e12 records in well under a second
-cat >hist.lua <<'LUA'
-local iomoon = require "iomoon"
-local h = iomoon.hist()
-local t0 = iomoon.now()
-h:record(1000, 1e12)
-local ms = (iomoon.now() - t0) / 1e6
-print(string.format("%d %.1f %d %d %d %s", h:count(), h:mean(), h:min(), h:max(), h:percentile(99), ms < 1000 and "fast" or ms))
-LUA
-out=$(timeout -s KILL 10 "$IOMOON" run --format none --quiet hist.lua 2>&1); ok $? "hist:record(1000, 1e12) returns (exit 0)"
+out=$(timeout -s KILL 10 "$IOMOON" run --format none --quiet "$LUA_DIR/hist.lua" 2>&1); ok $? "hist:record(1000, 1e12) returns (exit 0)"
 is "$out" "1000000000000 1000.0 1000 1000 1000 fast" "it records 1e12 values of 1000 in under a second"
 out=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<<'require("iomoon").hist():record(5, -3)'); rc=$?
 is $rc 2 "hist:record with a negative count: exit 2"
@@ -105,15 +81,8 @@ PY
 ok $? "SIGHUP: --output holds the partial phase, \"interrupted\": true"
 
 # A closed stdout (| head -1) stops the run like SIGINT; --output survives
-cat >chatty.lua <<'LUA'
-local iomoon = require "iomoon"
-for i = 1, 6 do
-  local r = iomoon.run{ name = "p" .. i, target = { path = "chatty.dat", size = "16m" }, bs = "4k", duration = "1s" }
-  for j = 1, 200 do print("phase", i, "line", j, r.ios) end
-end
-LUA
 t0=$(date +%s%N)
-"$IOMOON" run --format json --output chatty.json --quiet chatty.lua 2>chatty.err | head -1 >/dev/null
+"$IOMOON" run --format json --output chatty.json --quiet "$LUA_DIR/chatty.lua" 2>chatty.err | head -1 >/dev/null
 rc=${PIPESTATUS[0]}
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 is $rc 1 "stdout closed under a script: exit 1 (not killed by SIGPIPE, 141)"
@@ -142,13 +111,7 @@ ok $([ $ms -lt 5000 ] && echo 0 || echo 1) "and it stopped early: ${ms} ms (5 ph
 like "$(cat suite.out)" '^Test name' "head got the table's first line"
 
 # a second SIGINT still ends the process at once
-cat >busy.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.sleep(30)
-local t = iomoon.now()
-while iomoon.now() - t < 20e9 do end -- ignores the first signal's flag
-LUA
-"$IOMOON" run --format none --quiet busy.lua &
+"$IOMOON" run --format none --quiet "$LUA_DIR/sleep-then-spin.lua" &
 pid=$!
 sleep 0.5
 kill -INT $pid
@@ -156,7 +119,7 @@ stop_after 0.3 INT $pid
 is $rc 130 "a second SIGINT kills the process (128 + SIGINT)"
 fast "a second SIGINT"
 # ... and so does any stop signal after another
-"$IOMOON" run --format none --quiet busy.lua &
+"$IOMOON" run --format none --quiet "$LUA_DIR/sleep-then-spin.lua" &
 pid=$!
 sleep 0.5
 kill -HUP $pid
@@ -165,12 +128,7 @@ is $rc 143 "SIGHUP then SIGTERM: the second kills the process (128 + SIGTERM)"
 fast "SIGTERM after SIGHUP"
 
 # under nohup (SIGHUP ignored from the start) a hangup changes nothing
-cat >nohup.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.sleep(1)
-print("done, interrupted " .. tostring(iomoon.interrupted()))
-LUA
-nohup "$IOMOON" run --format none --quiet nohup.lua >nohup.out 2>/dev/null &
+nohup "$IOMOON" run --format none --quiet "$LUA_DIR/nohup.lua" >nohup.out 2>/dev/null &
 pid=$!
 sleep 0.3
 kill -HUP $pid
@@ -179,8 +137,7 @@ is $? 0 "nohup: SIGHUP is still ignored (exit 0)"
 is "$(cat nohup.out)" "done, interrupted false" "nohup: the script slept its second and was not interrupted"
 # a script busy in its own Lua loop, which never asks iomoon.interrupted():
 # stopped a second after the signal (a run error, exit 1), report whole
-printf 'local i=require"iomoon"\ni.run{engine="sim",bs="4k",ios=5}\nwhile true do end\n' > busy.lua
-"$IOMOON" run --format json --output busy.json busy.lua 2>busy.err &
+"$IOMOON" run --format json --output busy.json "$LUA_DIR/spin.lua" 2>busy.err &
 stop_after 0.5 INT $!
 is $rc 1 "SIGINT in a busy Lua loop: exit 1"
 ok $([ "$ms" -lt 2500 ] && echo 0 || echo 1) "stopped ${ms} ms after the signal (a second's grace, < 2500)"

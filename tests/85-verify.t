@@ -5,55 +5,22 @@
 # are reported, each as what it is.
 . "$(dirname "$0")/lib.sh"
 F="$TMP/v.dat"
-cat >"$TMP/v.lua" <<LUA
-local iomoon = require "iomoon"
-local t = { path = "$F", size = "16m" }
-local function dd(args) assert(os.execute("dd status=none conv=notrunc " .. args)) end
-local r = iomoon.run { target = t, bs = "64k", read = 0, bytes = "16m", qd = 4, verify = "crc32c" }
-assert(r.errors == 0 and r.bytes == 16 << 20, "write pass")
-r = iomoon.run { target = t, bs = "4k", qd = 4, verify = "crc32c", verify_only = true }
-print("clean", r.ios, r.errors)
--- an old copy of block 100, then block 100 rewritten, then the old copy put back: a lost write
-dd("if=$F of=$TMP/old bs=4096 skip=100 count=1")
-r = iomoon.run { target = t, bs = "4k", read = 0, region = { offset = 100 * 4096, size = 4096 }, ios = 1, verify = "crc32c" }
-assert(r.ios == 1)
-dd("if=$TMP/old of=$F bs=4096 seek=100 count=1")
--- bytes corrupted in blocks 200 and 333, block 401 copied over block 400
-dd("if=/dev/urandom of=$F bs=1 seek=" .. (200 * 4096 + 1000) .. " count=8")
-dd("if=/dev/zero of=$F bs=1 seek=" .. (333 * 4096 + 4095) .. " count=1")
-dd("if=$F of=$F bs=4096 skip=401 seek=400 count=1")
-r = iomoon.run { target = t, bs = "4k", qd = 1, verify = "crc32c", verify_only = true, on_error = "continue" }
-print("damaged", r.errors, r.errors_by_errno.corrupt, r.errors_by_errno.misdirected, r.errors_by_errno.lost_write)
-for _, e in ipairs(r.first_errors) do print(e.kind, e.unit_offset // 4096) end
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/v.lua"); is $? 1 "a verify pass that finds damage: exit 1"
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/damage.lua" "$F" "$TMP/old"); is $? 1 "a verify pass that finds damage: exit 1"
 is "$(echo "$out" | sed -n 1p)" "$(printf 'clean\t4096\t0')" "an undamaged file verifies clean, all 4096 blocks"
 is "$(echo "$out" | sed -n 2p)" "$(printf 'damaged\t4\t2\t1\t1')" "four damaged blocks: two corrupt, one misdirected, one lost write"
 is "$(echo "$out" | sed -n '3,6p' | tr '\t\n' '  ')" "lost_write 100 corrupt 200 corrupt 333 misdirected 400 " "exactly those blocks, each named for what it is"
 # the message says what was expected and found
-cat >"$TMP/m.lua" <<LUA
-local r = require("iomoon").run { target = "$F", bs = "4k", verify = "crc32c", verify_only = true, region = { offset = 400 * 4096, size = 4096 } }
-print(r.first_error.message)
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/m.lua")
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/misdirected.lua" "$F")
 like "$out" "misdirected: the unit at 1638400 holds the data written for offset 1642496" "a misdirected block names the offset its data was written for"
 # units of 512 bytes when the sizes are not whole 4 KiB
-cat >"$TMP/s.lua" <<LUA
-local iomoon = require "iomoon"
-local t = { path = "$TMP/s.dat", size = "1m" }
-iomoon.run { target = t, bs = "1536", read = 0, bytes = 1536 * 600, verify = "crc32c" }
-os.execute("dd status=none conv=notrunc if=/dev/zero of=$TMP/s.dat bs=1 seek=" .. (512 * 7 + 100) .. " count=1")
-local r = iomoon.run { target = t, bs = "1536", verify = "crc32c", verify_only = true, on_error = "continue", bytes = 1536 * 600 }
-print(r.errors, r.first_error.unit_offset)
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/s.lua"); is "$out" "$(printf '1\t3584')" "1536-byte blocks: 512-byte units, the damaged one found"
-err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
-require("iomoon").run { target = { path = "$TMP/x.dat", size = "1m" }, bs = 1000, direct = false, verify = "crc32c" }
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/units-512.lua" "$TMP/s.dat"); is "$out" "$(printf '1\t3584')" "1536-byte blocks: 512-byte units, the damaged one found"
+err=$("$IOMOON" run --format none --quiet /dev/stdin "$TMP/x.dat" 2>&1 <<'LUA'
+require("iomoon").run { target = { path = arg[1], size = "1m" }, bs = 1000, direct = false, verify = "crc32c" }
 LUA
 ); is $? 2 "crc32c with blocks not in whole 512-byte units: exit 2"
 like "$err" "phase.verify: crc32c verifies whole 512-byte units; block size 1000 is not one" "says why"
-err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
-require("iomoon").run { target = { path = "$TMP/x.dat", size = "1m" }, bs = "4k", verify_only = true }
+err=$("$IOMOON" run --format none --quiet /dev/stdin "$TMP/x.dat" 2>&1 <<'LUA'
+require("iomoon").run { target = { path = arg[1], size = "1m" }, bs = "4k", verify_only = true }
 LUA
 ); is $? 2 "verify_only without a verification: exit 2"
 # Across processes (issue 8): a verifying write phase saves its generation
@@ -63,18 +30,8 @@ LUA
 export IOMOON_STATE_DIR="$TMP/state"
 st() { echo "$IOMOON_STATE_DIR/file-$(stat -L -c '%Hd-%Ld-%i' "$1").iomoon-verify"; }
 X="$TMP/x.dat"
-cat >"$TMP/xw.lua" <<LUA
-local r = require("iomoon").run { target = { path = "$X", size = "16m" }, bs = "64k", read = 0, bytes = "16m", qd = 4, verify = "crc32c" }
-assert(r.errors == 0 and r.bytes == 16 << 20, "write pass")
-LUA
-cat >"$TMP/xv.lua" <<LUA
-local r = require("iomoon").run { target = "$X", bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
-local e = r.errors_by_errno
-print(r.ios, r.errors, e.missing or 0, e.corrupt or 0, e.lost_write or 0, e.misdirected or 0)
-print(r.first_error and r.first_error.message or "")
-LUA
-xv() { "$IOMOON" run --format none --quiet "$TMP/xv.lua" >"$TMP/xv.out"; echo $?; }
-"$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a 16 MiB file written with verify=crc32c"
+xv() { "$IOMOON" run --format none --quiet "$LUA_DIR/verify.lua" "$X" >"$TMP/xv.out"; echo $?; }
+"$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$X"; ok $? "a 16 MiB file written with verify=crc32c"
 ok "$([ -s "$(st "$X")" ] && [ ! -e "$X.iomoon-verify" ]; echo $?)" "the write phase leaves its state in IOMOON_STATE_DIR, named for the file's identity (none beside it)"
 is "$(stat -c %a "$(st "$X")") $(ls -A "$IOMOON_STATE_DIR" | grep -c tmp)" "644 0" "the state is written through the one atomic writer: mode 644, no temporary file left"
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '0 4096\t0\t0\t0\t0\t0')" "a new process verifies it clean: 4096 units, exit 0"
@@ -83,7 +40,7 @@ is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t1\t1\t0\t0\t0')" "one zer
 is "$(sed -n 2p "$TMP/xv.out")" "read of 4096 bytes at offset 28672: missing: no header at offset 28672 (expected magic 0x564d4f49, found 0x00000000)" \
 	"a missing header says what was expected and what was found"
 cp "$X" "$TMP/x.old"
-"$IOMOON" run --format none --quiet "$TMP/xw.lua"; ok $? "a second write pass"
+"$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$X"; ok $? "a second write pass"
 cp "$TMP/x.old" "$X"   # cp writes into the same inode: an older copy put back
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t1\t0\t4095\t0')" "an older copy put back, seen by a new process: 4095 lost writes (and the zeroed one missing)"
 dd status=none conv=notrunc if=/dev/zero of="$X" bs=1M count=16
@@ -91,115 +48,53 @@ is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "a
 XS=$(st "$X"); mv "$XS" "$TMP/x.state"
 is "$(xv) $(head -1 "$TMP/xv.out")" "$(printf '1 4096\t4096\t4096\t0\t0\t0')" "with no state either: every unit must hold a header, 4096 missing"
 # a unit never written with verification is skipped when the state says so
-cat >"$TMP/xp.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run { target = { path = "$TMP/p.dat", size = "1m" }, bs = "4k", read = 0, region = { offset = 0, size = "512k" }, bytes = "512k", verify = "crc32c" }
-LUA
-cat >"$TMP/xq.lua" <<LUA
-local r = require("iomoon").run { target = "$TMP/p.dat", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.ios, r.errors)
-LUA
-"$IOMOON" run --format none --quiet "$TMP/xp.lua"
-is "$("$IOMOON" run --format none --quiet "$TMP/xq.lua")" "$(printf '256\t0')" "half a file written: the unwritten half is skipped, not missing"
+"$IOMOON" run --format none --quiet "$LUA_DIR/write-half.lua" "$TMP/p.dat"
+is "$("$IOMOON" run --format none --quiet "$LUA_DIR/verify-half.lua" "$TMP/p.dat")" "$(printf '256\t0')" "half a file written: the unwritten half is skipped, not missing"
 
 # one map per file, whatever path names it (issue 8.7)
-cat >"$TMP/k.lua" <<LUA
-local iomoon = require "iomoon"
-local function dd(args) assert(os.execute("dd status=none conv=notrunc " .. args)) end
-iomoon.run { target = { path = "k.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
-dd("if=k.dat of=k.old bs=4096 skip=3 count=1")
-iomoon.run { target = "./k.dat", bs = "4k", read = 0, region = { offset = 3 * 4096, size = 4096 }, ios = 1, verify = "crc32c" }
-dd("if=k.old of=k.dat bs=4096 seek=3 count=1")
-local r = iomoon.run { target = "$TMP/k.dat", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.errors, r.errors_by_errno.lost_write, r.first_error.unit_offset)
-LUA
 mv "$TMP/x.state" "$XS"
-is "$(cd "$TMP" && "$IOMOON" run --format none --quiet k.lua)" "$(printf '1\t1\t12288')" \
+is "$(cd "$TMP" && "$IOMOON" run --format none --quiet "$LUA_DIR/one-map.lua" "$TMP")" "$(printf '1\t1\t12288')" \
 	"written as k.dat, rewritten as ./k.dat, verified by its absolute path: the lost write is caught"
 
 # reading back with a block smaller than the units written (issue 8.8)
-err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
-require("iomoon").run { target = "$TMP/k.dat", bs = 512, verify = "crc32c", verify_only = true }
+err=$("$IOMOON" run --format none --quiet /dev/stdin "$TMP/k.dat" 2>&1 <<'LUA'
+require("iomoon").run { target = arg[1], bs = 512, verify = "crc32c", verify_only = true }
 LUA
 ); is $? 2 "verify_only with bs=512 over 4 KiB units: exit 2, not false corruption"
 like "$err" "(phase\.bs|--bs): 512, but the data to verify was written in 4096-byte units" "says the block size and the unit"
-cat >"$TMP/b.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run { target = { path = "$TMP/b2.dat", size = "1m" }, bs = "64k", read = 0, bytes = "1m", verify = "crc32c" }
-local ok, e = pcall(iomoon.run, { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true })
-print(ok, tostring(e):match("phase%.bs: 512") ~= nil)
-local r = iomoon.run { target = "$TMP/b2.dat", bs = "8k", verify = "crc32c", verify_only = true }
-print(r.ios, r.errors)
-LUA
-is "$("$IOMOON" run --format none --quiet "$TMP/b.lua" | tr '\t\n' '  ')" "false true 128 0 " \
+is "$("$IOMOON" run --format none --quiet "$LUA_DIR/smaller-block.lua" "$TMP/b2.dat" | tr '\t\n' '  ')" "false true 128 0 " \
 	"in the same process too; a larger multiple of the unit verifies clean"
 rm "$(st "$TMP/b2.dat")"
-err=$("$IOMOON" run --format none --quiet /dev/stdin 2>&1 <<LUA
-require("iomoon").run { target = "$TMP/b2.dat", bs = 512, verify = "crc32c", verify_only = true }
+err=$("$IOMOON" run --format none --quiet /dev/stdin "$TMP/b2.dat" 2>&1 <<'LUA'
+require("iomoon").run { target = arg[1], bs = 512, verify = "crc32c", verify_only = true }
 LUA
 ); is $? 2 "with no state, the first header's unit size is what refuses bs=512"
 like "$err" "(phase\.bs|--bs): 512, but the data to verify was written in 4096-byte units \(target .*b2.dat: the header at the region's start says so\)" "and says so"
 
 # overlapping I/Os of one worker (issue 8.8): a read racing a write of the
 # same unit is held until the write completes, so healthy storage is clean
-cat >"$TMP/o.lua" <<LUA
-local iomoon = require "iomoon"
-for _, direct in ipairs { true, false } do
-  local r = iomoon.run { target = { path = "$TMP/o.dat", size = "1m" }, region = "32k", bs = "4k", qd = 32, read = 50,
-    random = 100, verify = "crc32c", duration = "1.5s", direct = direct, on_error = "continue" }
-  print(direct, r.errors, r.ios > 1000)
-end
-LUA
-is "$("$IOMOON" run --format none --quiet "$TMP/o.lua" | tr '\t\n' '  ')" "true 0 true false 0 true " \
+is "$("$IOMOON" run --format none --quiet "$LUA_DIR/overlap.lua" "$TMP/o.dat" | tr '\t\n' '  ')" "true 0 true false 0 true " \
 	"qd=32 over 32 KiB, 50 % reads, direct and buffered: no false errors"
 
 # a verification pass reads each unit once and reports each bad unit once (issue 9.3)
-cat >"$TMP/c.lua" <<LUA
-local iomoon = require "iomoon"
-local function dd(args) assert(os.execute("dd status=none conv=notrunc " .. args)) end
-iomoon.run { target = { path = "$TMP/c.dat", size = "1m" }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
-dd("if=/dev/urandom of=$TMP/c.dat bs=1 seek=100 count=4")
-dd("if=/dev/urandom of=$TMP/c.dat bs=1 seek=" .. (200 * 4096 + 4000) .. " count=4")
-local r = iomoon.run { target = "$TMP/c.dat", bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.ios, r.errors, r.errors_by_errno.corrupt)
-r = iomoon.run { target = "$TMP/c.dat", bs = "64k", verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.ios, r.errors, r.errors_by_errno.corrupt)
-print(r.first_error.message)
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/c.lua")
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/once.lua" "$TMP/c.dat")
 is "$(echo "$out" | sed -n 1p)" "$(printf '256\t2\t2')" "two corrupt units, on_error=continue: errors 2, ios 256 (each unit read once)"
 is "$(echo "$out" | sed -n 2p)" "$(printf '16\t2\t2')" "in 64 KiB reads too: each bad unit counted once"
 like "$(echo "$out" | sed -n 3p)" "^read of 65536 bytes at offset 0: corrupt: the unit at 0 fails its check \(crc32c stored 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}\)$" \
 	"a crc mismatch says crc32c stored and computed"
 # several workers share one pass: each reads its slice of the region
-cat >"$TMP/mw.lua" <<LUA
-local iomoon = require "iomoon"
-iomoon.run { target = { path = "$TMP/mw.dat", size = "4m" }, workers = 4, bs = "4k", read = 0, bytes = "4m", verify = "crc32c" }
-local r = iomoon.run { target = "$TMP/mw.dat", workers = 4, bs = "4k", verify = "crc32c", verify_only = true }
-print(r.ios, r.errors)
-r = iomoon.run { target = { "$TMP/mw.dat", "$TMP/c.dat" }, workers = 4, bs = "4k", verify = "crc32c", verify_only = true, region = "1m", on_error = "continue" }
-print(r.ios, r.errors)
-LUA
-is "$("$IOMOON" run --format none --quiet "$TMP/mw.lua" | tr '\t\n' '  ')" "1024 0 512 2 " \
+is "$("$IOMOON" run --format none --quiet "$LUA_DIR/workers.lua" "$TMP/mw.dat" "$TMP/c.dat" | tr '\t\n' '  ')" "1024 0 512 2 " \
 	"verify_only with 4 workers reads each unit once (1024), also over two targets (256 + 256, the 2 bad units of c.dat once)"
 # a block device's state lives in $IOMOON_STATE_DIR, keyed by its device number
 truncate -s 16m "$TMP/lb.img"
 if L=$(losetup -f --show "$TMP/lb.img" 2>/dev/null); then
 	LOOPS="$LOOPS $L"
-	cat >"$TMP/lw.lua" <<LUA
-local r = require("iomoon").run { target = { path = "$L", allow_write = true }, bs = "64k", read = 0, bytes = "16m", verify = "crc32c" }
-assert(r.errors == 0 and not r.failed, "block device write")
-LUA
-	cat >"$TMP/lv.lua" <<LUA
-local r = require("iomoon").run { target = "$L", bs = "4k", verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.ios, r.errors, r.errors_by_errno.missing or 0)
-LUA
-	"$IOMOON" run --format none --quiet "$TMP/lw.lua"
+	"$IOMOON" run --format none --quiet "$LUA_DIR/device-write.lua" "$L"
 	st="$IOMOON_STATE_DIR/blockdev-$((0x$(stat -c %t "$L")))-$((0x$(stat -c %T "$L"))).iomoon-verify"
 	ok "$([ -s "$st" ]; echo $?)" "a block device's state: $(basename "$st") in IOMOON_STATE_DIR"
-	is "$("$IOMOON" run --format none --quiet "$TMP/lv.lua")" "$(printf '4096\t0\t0')" "verified clean by a new process"
+	is "$("$IOMOON" run --format none --quiet "$LUA_DIR/device-verify.lua" "$L")" "$(printf '4096\t0\t0')" "verified clean by a new process"
 	dd status=none oflag=direct if=/dev/zero of="$L" bs=4096 seek=9 count=1
-	is "$("$IOMOON" run --format none --quiet "$TMP/lv.lua")" "$(printf '4096\t1\t1')" "one zeroed block on the device: 1 missing"
+	is "$("$IOMOON" run --format none --quiet "$LUA_DIR/device-verify.lua" "$L")" "$(printf '4096\t1\t1')" "one zeroed block on the device: 1 missing"
 else
 	skip "no loop device here"; skip "no loop device here"; skip "no loop device here"
 fi
@@ -207,10 +102,7 @@ fi
 # an error before anything is written, and is left as it is
 truncate -s 1m "$TMP/f.dat"
 mkdir -p "$IOMOON_STATE_DIR"; echo "not mine to replace" >"$(st "$TMP/f.dat")"
-cat >"$TMP/f.lua" <<LUA
-local r = require("iomoon").run { target = { path = "$TMP/f.dat", allow_write = true }, bs = "4k", read = 0, bytes = "1m", verify = "crc32c" }
-LUA
-out=$("$IOMOON" run --format none --quiet "$TMP/f.lua" 2>&1); is $? 1 "a verifying write phase whose state is not a state file: exit 1"
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/foreign-state.lua" "$TMP/f.dat" 2>&1); is $? 1 "a verifying write phase whose state is not a state file: exit 1"
 like "$out" "verification state .*file-[0-9]+-[0-9]+-[0-9]+.iomoon-verify: damaged or not a state file" "the error names the state file"
 is "$(cat "$(st "$TMP/f.dat")"); $(ls "$IOMOON_STATE_DIR" | grep -c tmp); $(cmp -s "$TMP/f.dat" <(head -c 1M /dev/zero); echo $?)" \
 	"not mine to replace; 0; 0" "the file in its place is unchanged, no temporary left, the target not written"
