@@ -25,47 +25,34 @@ wait_for() {
 
 # ---- (a) two processes, one file ----
 F="$TMP/one.dat"
-cat >w.lua <<LUA
-local r = require("iomoon").run { target = { path = "$F", size = "64m" }, bs = "4k", read = 0, random = 100,
-  qd = 8, workers = 2, duration = "3s", verify = "crc32c" }
-print("wrote", r.errors)
-LUA
-cat >v.lua <<LUA
-local r = require("iomoon").run { target = "$F", bs = "64k", qd = 4, verify = "crc32c", verify_only = true,
-  on_error = "continue", rate = tonumber(arg[1]) }
-print(r.ios, r.errors)
-LUA
-"$IOMOON" run --format none --quiet w.lua >a.out 2>a.err & A=$!; PIDS="$A"
+"$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" >a.out 2>a.err & A=$!; PIDS="$A"
 wait_for "$F"; sleep 0.3
-err=$(run w.lua 2>&1); is $? 2 "a second verifying writer of one file, started 0.3 s after the first: exit 2"
+err=$(run "$LUA_DIR/write.lua" "$F" 2>&1); is $? 2 "a second verifying writer of one file, started 0.3 s after the first: exit 2"
 like "$err" "phase\.verify: another iomoon \(pid $A\) is writing $F with verification \(it holds the lock $IOMOON_STATE_DIR/file-[0-9]+-[0-9]+-[0-9]+\.iomoon-lock\): one process at a time writes a target with verification" \
 	"the refusal names the field, the first writer's pid, the target and the rule"
-err=$(run v.lua 2>&1); is $? 2 "a verify_only while a verifying writer runs: exit 2"
+err=$(run "$LUA_DIR/verify.lua" "$F" 2>&1); is $? 2 "a verify_only while a verifying writer runs: exit 2"
 like "$err" "phase\.verify: another iomoon \(pid $A\) is writing $F with verification .*a verification while it writes would report its writes as errors" \
 	"a verify_only is refused too (the read lock conflicts)"
 wait "$A"; is $? 0 "the first writer runs to its end"
 is "$(cat a.out)" "wrote	0" "the first writer saw no error"
-out=$(run v.lua); is $? 0 "verify_only afterwards: exit 0"
+out=$(run "$LUA_DIR/verify.lua" "$F"); is $? 0 "verify_only afterwards: exit 0"
 is "$out" "1024	0" "verify_only afterwards: all 1024 blocks of 64 KiB, 0 errors"
 # a writer while a verify_only runs (paced to 200 reads a second: 5 s)
-"$IOMOON" run --format none --quiet v.lua 200 >c.out 2>c.err & C=$!; PIDS="$C"
+"$IOMOON" run --format none --quiet "$LUA_DIR/verify.lua" "$F" 200 >c.out 2>c.err & C=$!; PIDS="$C"
 sleep 1
-err=$(run w.lua 2>&1); is $? 2 "a verifying writer while a verify_only runs: exit 2"
+err=$(run "$LUA_DIR/write.lua" "$F" 2>&1); is $? 2 "a verifying writer while a verify_only runs: exit 2"
 like "$err" "phase\.verify: another iomoon \(pid $C\) is verifying $F .*writing it with verification now would make that verification report" \
 	"says that another iomoon is verifying it"
-err=$(run v.lua 2>&1); is "$? $err" "0 1024	0" "two verify_only at once share the read lock: the second runs, 0 errors"
+err=$(run "$LUA_DIR/verify.lua" "$F" 2>&1); is "$? $err" "0 1024	0" "two verify_only at once share the read lock: the second runs, 0 errors"
 kill "$C" 2>/dev/null; wait "$C" 2>/dev/null; PIDS=""
 
 # ---- one process, one file named twice (a hard link, a symlink, the same path) ----
 # workers get slices per target, so two targets that are one file would race
-printf 'require("iomoon").run { target = { path = "two.dat", size = "4m" }, bs = "4k", ios = 1 }\n' >mk.lua
-run mk.lua
+run "$LUA_DIR/make-two.lua"
 ln -f two.dat two-hard.dat; ln -sf two.dat two-sym.dat
 for other in two-hard.dat two-sym.dat ./two.dat; do
-	printf 'require("iomoon").run { target = { "two.dat", "%s" }, workers = 2, bs = "4k", read = 50, random = 100, qd = 8, duration = "1s", verify = "crc32c" }\n' \
-		"$other" >twice.lua
 	sum=$(md5sum <two.dat)
-	err=$(run twice.lua 2>&1); rc=$?
+	err=$(run "$LUA_DIR/twice.lua" "$other" 2>&1); rc=$?
 	is "$rc $(md5sum <two.dat)" "2 $sum" "verify writing two.dat and $other in one phase: exit 2, nothing written"
 	like "$err" "phase.target\[2\]: .*$other is the file or device of phase.target\[1\] too" "names both targets"
 done
@@ -73,45 +60,34 @@ done
 # ---- (b) one loop device, two processes ----
 if [ "$(id -u)" = 0 ] && L=$(losetup -f --show "$(truncate -s 64m "$TMP/blank.img"; echo "$TMP/blank.img")" 2>/dev/null); then
 	LOOPS="$L"
-	cat >wr.lua <<LUA
-local iomoon = require "iomoon"
-local region = { offset = tonumber(arg[1]), size = arg[2] }
-local r = iomoon.run { target = { path = "$L", allow_write = true }, region = region, bs = "4k", read = 0,
-  random = 100, qd = 8, workers = 2, duration = "3s", verify = "crc32c" }
-print("wrote", r.errors)
-r = iomoon.run { target = "$L", region = region, bs = "64k", qd = 4, verify = "crc32c", verify_only = true,
-  on_error = "continue" }
-print("verified", r.ios, r.errors)
-LUA
-	IOMOON_STATE_DIR=$TMP/s0 run wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$TMP/s0"; sleep 0.3
-	err=$(IOMOON_STATE_DIR=$TMP/s1 run wr.lua 16777216 32m 2>&1)
+	err=$(IOMOON_STATE_DIR=$TMP/s1 run "$LUA_DIR/region.lua" "$L" 16777216 32m 2>&1)
 	is $? 2 "a blank loop device: a second writer with a state directory of its own over an overlapping region: exit 2"
 	like "$err" "phase\.verify: another process holds a write lock on bytes 0 to 33554431 of $L .*must not overlap" \
 		"the refusal names the bytes locked, the device and the rule"
 	ok "$([ ! -e "$TMP/s1" ]; echo $?)" "the refused one wrote nothing, not even its state directory"
 	wait "$A"; is "$? $(tr '\n' ' ' <b0.out)" "0 wrote	0 verified	512	0 " "the first writes and verifies clean"
 	# disjoint halves: both run together, both verify clean
-	IOMOON_STATE_DIR=$TMP/s0 run wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
 	sleep 0.5
-	IOMOON_STATE_DIR=$TMP/s1 run wr.lua 33554432 32m >b1.out 2>b1.err
+	IOMOON_STATE_DIR=$TMP/s1 run "$LUA_DIR/region.lua" "$L" 33554432 32m >b1.out 2>b1.err
 	is "$? $(tr '\n' ' ' <b1.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the second runs beside the first and verifies clean"
 	wait "$A"; is "$? $(tr '\n' ' ' <b0.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the first verifies clean"
 	PIDS=""
 	# another node of the same device (mknod): the lock is on the device, not on its node
 	N="$TMP/second-node"; mknod "$N" b $(stat -c '%t %T' "$L" | { read -r a b; echo "$((16#$a)) $((16#$b))"; })
-	sed "s|$L|$N|g" wr.lua >wr2.lua
-	IOMOON_STATE_DIR=$TMP/s0 run wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$TMP/s0"; sleep 0.3
-	err=$(IOMOON_STATE_DIR=$TMP/s2 run wr2.lua 16777216 32m 2>&1)
+	err=$(IOMOON_STATE_DIR=$TMP/s2 run "$LUA_DIR/region.lua" "$N" 16777216 32m 2>&1)
 	is $? 2 "the same device through another node (mknod), a state directory of its own, overlapping: exit 2"
 	like "$err" "another process holds a write lock on bytes 0 to 33554431 of $N" "names the bytes locked"
 	wait "$A"; PIDS=""
 	# one state directory: refused whatever the regions (one state per device)
-	"$IOMOON" run --format none --quiet wr.lua 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	"$IOMOON" run --format none --quiet "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$IOMOON_STATE_DIR/blockdev-$(stat -c '%t-%T' "$L" | { IFS=- read -r a b; echo "$((16#$a))-$((16#$b))"; }).iomoon-lock"
 	sleep 0.3
-	err=$(run wr.lua 33554432 32m 2>&1); is $? 2 "disjoint halves with one state directory: exit 2"
+	err=$(run "$LUA_DIR/region.lua" "$L" 33554432 32m 2>&1); is $? 2 "disjoint halves with one state directory: exit 2"
 	like "$err" "another iomoon \(pid $A\) is writing $L with verification .*runs on disjoint regions of one target need a state directory each: IOMOON_STATE_DIR" \
 		"says that disjoint runs need a state directory each"
 	wait "$A"; PIDS=""
@@ -125,22 +101,8 @@ if [ "$MPI" = yes ] && [ -n "$LOOPS" ] && command -v mpirun >/dev/null && "$IOMO
 	export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1
 	rm -rf "$TMP/s0" "$TMP/s1"
 	dd status=none if=/dev/zero of="$L" bs=1M count=64 oflag=direct
-	cat >m.lua <<LUA
-local iomoon = require "iomoon"
-local t = { path = "$L", allow_write = true }
--- a slice smaller than a block: refused on every rank, naming the rule
-local ok, e = pcall(iomoon.run, { name = "tiny", target = t, region = { offset = 0, size = "1m" }, bs = "1m",
-  read = 0, ios = 2, verify = "crc32c" })
-print("tiny", ok, ok and "ran" or e.msg)
-local r = iomoon.run { name = "fill", target = t, bs = "64k", read = 0, random = 0, bytes = "64m", qd = 4,
-  workers = 2, verify = "crc32c" }
-print("fill", r.bytes, r.errors)
-r = iomoon.run { name = "check", target = "$L", bs = "64k", qd = 4, verify = "crc32c", verify_only = true,
-  on_error = "continue" }
-print("check", r.bytes, r.errors, r.hosts[1].bytes, r.hosts[2].bytes)
-LUA
 	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 \
-		sh -c 'IOMOON_STATE_DIR='"$TMP"'/s$OMPI_COMM_WORLD_RANK exec "$0" run --format none --quiet m.lua' "$IOMOON" \
+		sh -c 'IOMOON_STATE_DIR='"$TMP"'/s$OMPI_COMM_WORLD_RANK exec "$0" run --format none --quiet "$1" "$2"' "$IOMOON" "$LUA_DIR/mpi.lua" "$L" \
 		>m.out 2>m.err
 	is $? 0 "mpirun -n 2, one loop device, a state directory per rank: exit 0"
 	like "$(grep ^tiny m.out)" "tiny	false	phase\.target: 2 ranks verify $L with crc32c under that one path, so each gets a slice of the region, 0 bytes, less than a block of 1048576" \
@@ -162,7 +124,7 @@ PY
 	is "$(cat ids.out)" "1 1 True True" "each rank wrote its own half: one target id in each half, two ids, every unit in place"
 	# one state directory for both ranks on one host: refused, naming the rule
 	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none \
-		--quiet m.lua >m2.out 2>m2.err
+		--quiet "$LUA_DIR/mpi.lua" "$L" >m2.out 2>m2.err
 	is $? 2 "ranks on one host with one state directory: exit 2"
 	like "$(cat m2.err)" "phase\.verify: another iomoon \(pid [0-9]+\) is writing $L with verification .*ranks on one host that share a target need a state directory each" \
 		"says that ranks on one host need a state directory each"

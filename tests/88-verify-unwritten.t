@@ -12,28 +12,13 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 run() { "$IOMOON" run --format none --quiet "$@"; }
-# w.lua PATH [FILL]: a 64 MiB file made by iomoon, its first 8 MiB written with verification
-cat >w.lua <<'LUA'
-local fill = arg[2] == "false" and false or arg[2] == "zero" and "zero" or true
-local r = require("iomoon").run { target = { path = arg[1], size = "64m", fill = fill }, bs = "64k", read = 0,
-  random = 0, bytes = "8m", qd = 4, verify = "crc32c" }
-assert(r.errors == 0 and r.bytes == 8 << 20, "the write pass")
-LUA
-# v.lua PATH [skip]: verify_only over the whole file, on_error = "continue"
-cat >v.lua <<'LUA'
-local r = require("iomoon").run { target = arg[1], bs = "4k", qd = 4, verify = "crc32c", verify_only = true,
-  on_error = "continue", skip_unwritten = arg[2] == "skip" }
-local v = r.verify
-print(r.ios, r.errors, r.errors_by_errno.unexpected or 0, v.units_checked, v.units_unwritten, v.units_unexpected,
-  v.units_skipped, v.unit_bytes, v.written_end_bytes)
-print(r.first_error and r.first_error.kind or "-", r.first_error and r.first_error.unit_offset or "-")
-print(r.first_error and r.first_error.message or "-")
-LUA
-v() { run v.lua "$@" >v.out; echo "exit $?"; }
+# write.lua PATH [FILL]: a 64 MiB file made by iomoon, its first 8 MiB written with verification
+# verify.lua PATH [skip]: verify_only over the whole file, on_error = "continue"
+v() { run "$LUA_DIR/verify.lua" "$@" >v.out; echo "exit $?"; }
 garbage() { dd status=none conv=notrunc if=/dev/urandom of="$1" bs=1M seek="$2" count="${3:-1}"; }
 
 # ---- the issue's reproduction ----
-run w.lua t.dat; ok $? "64 MiB made by iomoon, 8 MiB of it written with verify = crc32c"
+run "$LUA_DIR/write.lua" t.dat; ok $? "64 MiB made by iomoon, 8 MiB of it written with verify = crc32c"
 is "$(v t.dat) $(head -1 v.out)" "$(printf 'exit 0 16384\t0\t0\t2048\t14336\t0\t0\t4096\t8388608')" \
 	"before any damage: 2048 units checked, 14336 never written and blank (the fill), the written area ends at 8 MiB, exit 0"
 garbage t.dat 40
@@ -44,10 +29,7 @@ ok "$([ "$kind" = unexpected ] && [ "$at" -ge $((40 << 20)) ] && [ "$at" -lt $((
 	"the first error: unexpected, at a unit of the garbage ($kind at $at; qd 4: any of the first to complete)"
 like "$(sed -n 3p v.out)" "unexpected: the unit at $at was never written with verification, yet holds neither zeros nor this file's fill .*skip_unwritten = true leaves never-written units unread" \
 	"its message says what was found and how to leave such units out"
-cat >stop.lua <<'LUA'
-require("iomoon").run { target = "t.dat", bs = "4k", qd = 1, verify = "crc32c", verify_only = true }
-LUA
-out=$("$IOMOON" run --quiet stop.lua); rc=$?
+out=$("$IOMOON" run --quiet "$LUA_DIR/stop.lua"); rc=$?
 is "$rc" 1 "the reproduction as the issue ran it (on_error stop, the table report): exit 1"
 like "$out" "phase 1 .* 1 error \(read of 4096 bytes at offset 41943040: unexpected: .*\); verified 2048 units of 4 KiB, 8192 never written \(blank\), 1 never written but not blank \(unexpected\), written area ends at 8 MiB" \
 	"the table's row names the unexpected error and what was verified"
@@ -56,24 +38,21 @@ is "$(v t.dat skip) $(head -1 v.out)" "$(printf 'exit 0 16384\t0\t0\t2048\t0\t0\
 
 # ---- every report format shows the counts ----
 rm -f t.dat
-run w.lua t.dat
-cat >r.lua <<'LUA'
-require("iomoon").run { name = "check", target = "t.dat", bs = "4k", qd = 4, verify = "crc32c", verify_only = true }
-LUA
+run "$LUA_DIR/write.lua" t.dat
 line='verified 2048 units of 4 KiB, 14336 never written \(blank\), written area ends at 8 MiB'
-like "$("$IOMOON" run --quiet r.lua)" "check .*  $line" "table: $line"
-csv=$("$IOMOON" run --quiet --format csv r.lua)
+like "$("$IOMOON" run --quiet "$LUA_DIR/check.lua")" "check .*  $line" "table: $line"
+csv=$("$IOMOON" run --quiet --format csv "$LUA_DIR/check.lua")
 is "$(printf '%s\n' "$csv" | head -1 | tr -d '\r' | grep -o '"Units Checked","Units Never Written","Units Unexpected","Units Skipped","Unit Bytes","Written End Bytes"$')" \
 	'"Units Checked","Units Never Written","Units Unexpected","Units Skipped","Unit Bytes","Written End Bytes"' "CSV: the verify columns last"
 like "$(printf '%s\n' "$csv" | sed -n 2p | tr -d '\r')" '"2048","14336","0","0","4096","8388608"$' "CSV: their values"
-"$IOMOON" run --quiet --format json --output r.json r.lua; ok $? "JSON written"
+"$IOMOON" run --quiet --format json --output r.json "$LUA_DIR/check.lua"; ok $? "JSON written"
 is "$(tr -d ' \n' <r.json | grep -o '"verify":{[^}]*}')" \
 	'"verify":{"skip_unwritten":false,"unit_bytes":4096,"units_checked":2048,"units_skipped":0,"units_unexpected":0,"units_unwritten":14336,"written_end_bytes":8388608}' \
 	"JSON: result.verify with every count"
-md=$("$IOMOON" run --quiet --format markdown r.lua)
+md=$("$IOMOON" run --quiet --format markdown "$LUA_DIR/check.lua")
 like "$(printf '%s\n' "$md" | head -1)" '\| Status \| Verified \|$' "markdown: a Verified column"
 like "$(printf '%s\n' "$md" | sed -n 3p)" "^\| check \| .* \| ok \| $line \|$" "markdown: the row says it"
-"$IOMOON" run --quiet --format html --output r.html r.lua
+"$IOMOON" run --quiet --format html --output r.html "$LUA_DIR/check.lua"
 like "$(grep -o '<th class="n">Verified</th>' r.html)$(grep -o '<td class="n verify">[^<]*' r.html)" \
 	"Verified</th><td class=\"n verify\">$line" "HTML: the summary's Verified column"
 like "$("$IOMOON" report r.json)" "check .*  $line" "iomoon report of the saved JSON: the same line"
@@ -84,26 +63,12 @@ like "$("$IOMOON" report r.json --format html | grep -o '<td class="n verify">[^
 sed 's/"units_checked": 2048/"units_checked": -1/' r.json >bad.json
 err=$("$IOMOON" report bad.json 2>&1); is $? 2 "a saved result with a negative unit count: exit 2"
 like "$err" "phases\[1\]\.verify\.units_checked is -1 \(a whole number of 0 or more is needed\)" "naming the field"
-cat >plain.lua <<'LUA'
-require("iomoon").run { name = "plain", target = "t.dat", bs = "4k", read = 100, ios = 10 }
-LUA
-is "$("$IOMOON" run --quiet --format csv plain.lua | head -1 | grep -c 'Units')" 0 "a phase that does not verify: no verify columns"
-cat >field.lua <<'LUA'
-local r = require("iomoon").run { target = "t.dat", bs = "4k", read = 100, ios = 10 }
-print(r.verify)
-LUA
-is "$(run field.lua)" "nil" "nor result.verify"
+is "$("$IOMOON" run --quiet --format csv "$LUA_DIR/plain.lua" | head -1 | grep -c 'Units')" 0 "a phase that does not verify: no verify columns"
+is "$(run "$LUA_DIR/field.lua")" "nil" "nor result.verify"
 
 # ---- an interrupted write: the written area ends where it stopped ----
-cat >slow.lua <<'LUA'
-require("iomoon").run { target = { path = "i.dat", size = "64m" }, bs = "64k", read = 0, random = 0, rate = 100,
-  duration = "60s", verify = "crc32c" }
-LUA
-cat >made.lua <<'LUA'
-require("iomoon").run { target = { path = "i.dat", size = "64m" }, bs = "4k", ios = 1 }
-LUA
-run made.lua; touch -d '2000-01-01' i.dat; t0=$(stat -c %Y i.dat)
-"$IOMOON" run --format none --quiet slow.lua & pid=$!
+run "$LUA_DIR/made.lua"; touch -d '2000-01-01' i.dat; t0=$(stat -c %Y i.dat)
+"$IOMOON" run --format none --quiet "$LUA_DIR/slow.lua" & pid=$!
 # once its first write has landed (the file's mtime moves), half a second more
 for _ in $(seq 200); do [ "$(stat -c %Y i.dat)" != "$t0" ] && break; sleep 0.1; done
 sleep 0.5; kill -INT $pid; wait $pid
@@ -117,36 +82,25 @@ v i.dat >/dev/null
 is "$(cut -f2,3 v.out | head -1)" "$(printf '256\t256')" "garbage past where it stopped: 256 unexpected"
 
 # ---- streams: each says whether it skipped; the phase only when all did ----
-run w.lua sr.dat; garbage sr.dat 40
-cat >st.lua <<'LUA'
-local r = require("iomoon").run { verify = "crc32c", on_error = "continue", duration = "0.5s", streams = {
-  { name = "r", target = "sr.dat", bs = "4k", read = 100, random = 0, qd = 4 },
-  { name = "w", target = { path = "sw.dat", size = "16m" }, bs = "4k", read = 50, random = 100, qd = 4 } } }
-print(tostring(r.verify.skip_unwritten), tostring(r.streams[1].verify.skip_unwritten),
-  tostring(r.streams[2].verify.skip_unwritten))
-LUA
-is "$(run st.lua | tr '\t\n' '  ')" "false false true " \
+run "$LUA_DIR/write.lua" sr.dat; garbage sr.dat 40
+is "$(run "$LUA_DIR/streams.lua" | tr '\t\n' '  ')" "false false true " \
 	"a reading stream checks, a writing one skips: the phase's skip_unwritten is false (not every stream skipped)"
 
 # ---- a verifying writer killed (kill -9) before its state was saved ----
 # its first writes to units the state never had hold this target's own
 # intact headers: no error, neither to verify_only nor after another write
-cat >kw.lua <<'LUA'
-local r = require("iomoon").run { target = { path = "k.dat", size = "16m" }, bs = "4k", read = 0, random = 100, qd = 4,
-  duration = arg[1], verify = "crc32c", seed = tonumber(arg[2]) }
-LUA
-run kw.lua 0.3s 1
-"$IOMOON" run --format none --quiet kw.lua 30s 7 & pid=$!
+run "$LUA_DIR/kill-write.lua" 0.3s 1
+"$IOMOON" run --format none --quiet "$LUA_DIR/kill-write.lua" 30s 7 & pid=$!
 sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
 v k.dat >/dev/null; kv=$(head -1 v.out | cut -f2,3)
-run kw.lua 0.3s 8; v k.dat >/dev/null
+run "$LUA_DIR/kill-write.lua" 0.3s 8; v k.dat >/dev/null
 is "$kv $(head -1 v.out | cut -f2,3)" "$(printf '0	0 0	0')" \
 	"a writer killed mid-phase, then verify_only, then another write and verify_only: 0 errors, 0 unexpected, each time"
 
 # ---- the fill kinds: holes and zeros are blank; someone else's data is not ----
-run w.lua h.dat false
+run "$LUA_DIR/write.lua" h.dat false
 is "$(v h.dat) $(head -1 v.out | cut -f2,4,5)" "$(printf 'exit 0 0\t2048\t14336')" "fill = false (holes): the never-written units are blank"
-run w.lua z.dat zero
+run "$LUA_DIR/write.lua" z.dat zero
 is "$(v z.dat) $(head -1 v.out | cut -f2,4,5)" "$(printf 'exit 0 0\t2048\t14336')" "fill = \"zero\": blank too"
 garbage h.dat 8 56
 is "$(v h.dat) $(head -1 v.out | cut -f2,5,6)" "$(printf 'exit 1 14336\t0\t14336')" \
@@ -159,49 +113,23 @@ like "$(sed -n 3p v.out)" "unexpected: the unit at 41943040 holds an intact iomo
 	"the message says it is an intact header the state does not know of"
 
 # ---- a verify in 512-byte units, and a phase that writes and reads ----
-cat >mixed.lua <<'LUA'
-local iomoon = require "iomoon"
-local r = iomoon.run { target = { path = "m.dat", size = "4m" }, bs = "1536", read = 0, random = 0, bytes = 1536 * 100,
-  verify = "crc32c" }
-r = iomoon.run { target = "m.dat", bs = "1536", verify = "crc32c", verify_only = true, bytes = 1536 * 200 }
-local v = r.verify
-print(r.errors, v.units_checked, v.units_unwritten, v.unit_bytes, v.written_end_bytes)
-r = iomoon.run { target = "m.dat", bs = "4k", read = 50, random = 100, ios = 2000, verify = "crc32c", skip_unwritten = false }
-v = r.verify
-print(r.errors, v.units_checked + v.units_unwritten == r.read.ios * 8, v.units_unexpected)
-LUA
-is "$(run mixed.lua | tr '\t\n' '  ')" "0 300 300 512 153600 0 true 0 " \
+is "$(run "$LUA_DIR/units-512.lua" | tr '\t\n' '  ')" "0 300 300 512 153600 0 true 0 " \
 	"512-byte units: 300 checked, 300 never written; a phase that writes and reads counts every unit it reads"
 
 # ---- a phase that writes skips what was never written, unless told not to ----
 # (what a mixed phase reads where nothing was written says nothing of what
 # it wrote: on a disk that was not blank, an error there is a false alarm)
-run w.lua mx.dat
+run "$LUA_DIR/write.lua" mx.dat
 garbage mx.dat 20 40
-cat >mx.lua <<'LUA'
-local phase = { target = "mx.dat", bs = "4k", read = 50, random = 100, ios = 4000, qd = 4, verify = "crc32c",
-  on_error = "continue" }
-if arg[1] == "check" then phase.skip_unwritten = false end
-local r = require("iomoon").run(phase)
-local v = r.verify
-print(r.errors, v.units_unexpected, v.units_skipped > 0, v.units_checked + v.units_unwritten + v.units_unexpected
-  + v.units_skipped == r.read.ios, tostring(v.skip_unwritten))
-LUA
-is "$(run mx.lua | tr '\t\n' '  ')" "0 0 true true true " \
+is "$(run "$LUA_DIR/mixed.lua" | tr '\t\n' '  ')" "0 0 true true true " \
 	"a mixed phase over 40 MiB of garbage where nothing was written: no error, those reads counted as skipped (the default)"
-out=$(run mx.lua check | tr '\t\n' '  ')
+out=$(run "$LUA_DIR/mixed.lua" check | tr '\t\n' '  ')
 like "$out" "^([1-9][0-9]*) \\1 false true false $" "the same with skip_unwritten = false: each such read an unexpected error ($out)"
 
 # ---- bad input ----
-cat >bad1.lua <<'LUA'
-require("iomoon").run { target = { path = "new1.dat", size = "1m" }, bs = "4k", read = 100, skip_unwritten = "yes", verify = "crc32c" }
-LUA
-err=$(run bad1.lua 2>&1); is $? 2 "skip_unwritten = \"yes\": exit 2"
+err=$(run "$LUA_DIR/bad-skip-yes.lua" 2>&1); is $? 2 "skip_unwritten = \"yes\": exit 2"
 like "$err" "skip_unwritten" "names the field"
-cat >bad2.lua <<'LUA'
-require("iomoon").run { target = { path = "new2.dat", size = "1m" }, bs = "4k", read = 100, skip_unwritten = true }
-LUA
-err=$(run bad2.lua 2>&1); is $? 2 "skip_unwritten without verify: exit 2"
+err=$(run "$LUA_DIR/bad-skip-alone.lua" 2>&1); is $? 2 "skip_unwritten without verify: exit 2"
 like "$err" 'phase.skip_unwritten: needs verify = "crc32c"' "says what it needs"
 ok "$([ ! -e new1.dat ] && [ ! -e new2.dat ]; echo $?)" "and nothing was created"
 
@@ -209,16 +137,7 @@ ok "$([ ! -e new1.dat ] && [ ! -e new2.dat ]; echo $?)" "and nothing was created
 case "$IOMOON" in *asan*) have_mpi=0 ;; *) have_mpi=1 ;; esac
 if [ $have_mpi = 1 ] && command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
 	export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1
-	cat >mpi.lua <<'LUA'
-local iomoon = require "iomoon"
-local rank = iomoon.cluster.rank
-local t = { path = "r.{rank}", size = "1m" }
-iomoon.run { name = "w", target = t, bs = "4k", read = 0, random = 0, bytes = (rank + 1) * 256 * 1024, verify = "crc32c" }
-local r = iomoon.run { name = "v", target = t, bs = "4k", verify = "crc32c", verify_only = true }
-local v = r.verify
-print(r.errors, v.units_checked, v.units_unwritten, v.written_end_bytes)
-LUA
-	out=$(timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none --quiet mpi.lua 2>mpi.err | tail -1)
+	out=$(timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none --quiet "$LUA_DIR/mpi.lua" 2>mpi.err | tail -1)
 	# bytes is the cluster's quota, each rank writing its half: 128 KiB of r.0, 256 KiB of r.1
 	is "$out" "$(printf '0\t96\t416\t262144')" \
 		"2 ranks writing 128 and 256 KiB of their 1 MiB: 96 units checked (32 + 64), 416 never written, the area ends at 256 KiB (the larger)"
