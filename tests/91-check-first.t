@@ -44,17 +44,7 @@ like "$err" "too long for a size" "says so"
 err=$("$IOMOON" quick --target z.dat --time "1s$(printf '%70s' '')x" 2>&1); is $? 2 "the same for a duration"
 err=$("$IOMOON" quick --target z.dat --qdepth 4 2>&1); is $? 2 "a misspelt option: exit 2"
 like "$err" "unknown option --qdepth \(did you mean --qd\?\)" "with the near name"
-cat >lists.lua <<LUA
-local iomoon = require "iomoon"
-local function msg(p) local ok, e = pcall(iomoon.check, p); return ok and "accepted" or tostring(e.msg) end
-print(msg{target = "z.dat", bs = {[1] = "4k", [3] = "8k"}})
-print(msg{target = "z.dat", mix = {{bs = "4k"}, nil, {bs = "8k"}}})
-print(msg{target = "z.dat", bs = "4k", schedule = {[1] = {duration = 1, iops = 5}, [3] = {duration = 1, iops = 5}}})
-print(msg{target = "z.dat", bs = "4k", bytes = 1})
-print(msg{target = "z.dat", bs = "4k", qdepth = 2})
-print(msg{target = "z.dat", bs = "4k", duraton = 2})
-LUA
-out=$("$IOMOON" run --quiet lists.lua 2>&1)
+out=$("$IOMOON" run --quiet "$LUA_DIR/lists.lua" 2>&1)
 like "$(sed -n 1p <<<"$out")" "^phase.bs: not a list: .*the first missing is \[2\]" "a hole in a bs list is refused"
 like "$(sed -n 2p <<<"$out")" "^phase.mix: not a list: .*the first missing is \[2\]" "in a mix"
 like "$(sed -n 3p <<<"$out")" "^phase.schedule: not a list: .*the first missing is \[2\]" "in a schedule"
@@ -63,11 +53,7 @@ like "$(sed -n 5p <<<"$out")" "unknown field 'qdepth' \(did you mean 'qd'\?\)" "
 like "$(sed -n 6p <<<"$out")" "unknown field 'duraton' \(did you mean 'duration'\?\)" "another"
 err=$("$IOMOON" quick --target "$(printf 'new\nline\033[31m.dat')" --time 0.1 2>&1); is $? 2 "a path with control bytes: exit 2"
 is "$(printf '%s' "$err" | tr -d '[:print:]' | wc -c)" 0 "echoed without raw control bytes"
-cat >idle.lua <<LUA
-local r = require("iomoon").run{target = "z.dat", engine = "sim", sim_latency = "1s", bs = "4k", duration = 0.1}
-print(r.ios, r.failed, r.error)
-LUA
-out=$("$IOMOON" run --quiet --format none idle.lua 2>/dev/null); is $? 1 "a phase that completed no I/O fails (exit 1)"
+out=$("$IOMOON" run --quiet --format none "$LUA_DIR/idle.lua" 2>/dev/null); is $? 1 "a phase that completed no I/O fails (exit 1)"
 like "$out" "^0	true	no I/O completed in the measured time" "and says so in the result"
 
 # every flag of quick, read back from the result
@@ -110,9 +96,7 @@ before=$(ls)
 is "$(J n.json '(d["phases"][0]["ios"], d["phases"][0]["target"], d["phases"][0]["engine"])')" "(1000, '(none)', 'null')" \
 	"runs on the nominal target"
 "$IOMOON" quick --engine sim --size 64k --bs 4k --random 0 --ios 40 --trace 40 --quiet --format json --output s.json 2>/dev/null \
-	|| "$IOMOON" run --quiet --format json --output s.json /dev/stdin <<'LUA'
-local r = require("iomoon").run { engine = "sim", region = "64k", bs = "4k", random = 0, ios = 40, trace = 40 }
-LUA
+	|| "$IOMOON" run --quiet --format json --output s.json "$LUA_DIR/nominal.lua"
 ok $? "sim on a nominal 64 KiB region"
 is "$(J s.json 'max(d["phases"][0]["trace"]["offset"])')" 61440 "offsets stay inside --size (the last block at 60 KiB)"
 "$IOMOON" suite quick --engine null --time 0.05 --quiet --format json --output q.json; ok $? "suite quick --engine null without --target"
@@ -128,15 +112,11 @@ like "$err" "has no data to verify" "says why"
 
 # the report file and the run's own inputs are never targets (found by attack)
 head -c 1M /dev/urandom > user.db; sum=$(md5sum <user.db)
-printf 'local i=require"iomoon"\ni.run{target="user.db",bs="4k",read=100,ios=100}\n' > reads.lua
-err=$("$IOMOON" run --format json --output user.db reads.lua 2>&1); is $? 2 "run --output naming a file the script reads: exit 2"
+err=$("$IOMOON" run --format json --output user.db "$LUA_DIR/reads.lua" 2>&1); is $? 2 "run --output naming a file the script reads: exit 2"
 like "$err" "user.db is the report file \(--output\) of this run; it cannot also be a target" "says why"
 is "$(md5sum <user.db)" "$sum" "the file is untouched"
 head -c 1M /dev/urandom > userlog.dat; sum=$(md5sum <userlog.dat)
-cat > cs.lua <<'LUA'
-return { name = "cs", description = "d", phases = { { name = "main", bs = "4k", duration = "0.1s" },
-  { name = "log", target = "userlog.dat", bs = "4k", duration = "0.1s" } } }
-LUA
+cp "$LUA_DIR/cs.lua" cs.lua # a copy here: the test asks iomoon to write over it
 "$IOMOON" quick --target ours.dat --size 1m --ios 1 --quiet --format none
 out=$("$IOMOON" suite ./cs.lua --target ours.dat --output userlog.dat --format json --quiet 2>&1); is $? 2 "a suite phase's own target as --output: exit 2"
 like "$out" "userlog.dat is the report file .* \(suite cs, phase 2 of 2: log\)" "before any phase ran, naming the phase"
@@ -149,38 +129,14 @@ like "$err" "'-read' is not an option \(options start with two hyphens" "says so
 err=$("$IOMOON" quick --target ours.dat --time 0.1 junk 2>&1); is $? 2 "a stray argument: exit 2"
 err=$("$IOMOON" suite quick --target ours.dat "$(printf '\342\200\224')read" 0 2>&1); is $? 2 "an em-dash option (pasted from a document): exit 2"
 # a stop between phases is an interrupted run (exit 1), with the report whole
-cat > burn.lua <<'LUA'
-local iomoon = require "iomoon"
-for i = 1, 100 do
-  iomoon.run { name = "round " .. i, target = "ours.dat", engine = "sim", bs = "4k", duration = "0.1s" }
-  iomoon.sleep(2)
-  if iomoon.interrupted() then break end
-end
-LUA
-"$IOMOON" run --format json --output b.json burn.lua & p=$!; sleep 1; kill -INT $p; wait $p
+"$IOMOON" run --format json --output b.json "$LUA_DIR/burn.lua" & p=$!; sleep 1; kill -INT $p; wait $p
 is $? 1 "SIGINT during iomoon.sleep between phases: exit 1"
 is "$(J b.json 'len(d["phases"])')" 1 "the report holds the phase that ran"
-printf 'local i=require"iomoon"\ni.run{engine="sim",bs="4k",ios=5}\nos.exit(0)\n' > ex.lua
-out=$("$IOMOON" run --format json ex.lua); is $? 0 "a script that calls os.exit"
+out=$("$IOMOON" run --format json "$LUA_DIR/exit.lua"); is $? 0 "a script that calls os.exit"
 is "$(J /dev/stdin 'd["phases"][0]["ios"]' <<<"$out")" 5 "still prints its whole report"
-"$IOMOON" run --quiet --format json --output many.json /dev/stdin <<'LUA'
-for i = 1, 600 do require("iomoon").run { engine = "null", bs = "4k", ios = 1 } end
-LUA
+"$IOMOON" run --quiet --format json --output many.json "$LUA_DIR/many.lua"
 is "$(J many.json 'len(d["phases"])')" 600 "600 short phases with --output: the report holds all of them"
-cat > lib.lua <<'LUA'
-local plan, suite = require "iomoon.plan", require "iomoon.suite"
-local function msg(f) local ok, e = pcall(f); return ok and "accepted" or tostring(e) end
-local ph = { engine = "sim", bs = "4k", ios = 10 }
-print(msg(function() plan.new():step { name = "x", phase = ph, times = 3, until_ok = function() return true end } end))
-print(msg(function() plan.until_steady { phase = ph, max_rounds = 0 } end))
-print(msg(function() plan.until_steady { phase = ph, window = 9, max_rounds = 3 } end))
-print(msg(function() plan.is_steady({ 1, 2, 3 }, { window = 0 }) end))
-print(msg(function() plan.find_max { phase = { engine = "sim", bs = "4k", duration = 0.1, rate = { iops = 5 } }, bound = "1ms" } end))
-print(msg(function() suite.apply({ bs = "4k" }, { tiem = 1 }, {}) end))
-print(msg(function() suite.check({ name = "m", defaluts = {}, phases = {} }, {}) end))
-print(msg(function() suite.check({ name = "f", phases = function() return 5 end }, {}) end))
-LUA
-out=$("$IOMOON" run --quiet --format none lib.lua 2>&1)
+out=$("$IOMOON" run --quiet --format none "$LUA_DIR/library.lua" 2>&1)
 like "$(sed -n 1p <<<"$out")" "times and until_ok both given" "a step with times and until_ok is refused"
 like "$(sed -n 2p <<<"$out")" "until_steady.max_rounds: 0 is not a count >= 1" "until_steady max_rounds = 0"
 like "$(sed -n 3p <<<"$out")" "until_steady.window: 9 rounds can never fit in max_rounds = 3" "a window that cannot fit"
@@ -191,46 +147,16 @@ like "$(sed -n 7p <<<"$out")" "unknown field 'defaluts' \(did you mean 'defaults
 like "$(sed -n 8p <<<"$out")" "phases gave a number, not a list of phases" "phases() that returns no list"
 
 # found by a first-time user: results that contradict themselves or hide a typo
-cat > res.lua <<'LUA'
-local iomoon, report = require "iomoon", require "iomoon.report"
-local r = iomoon.run { engine = "sim", sim_latency = "200us", qd = 2, bs = "4k", duration = 0.5, interval = 0.05 }
-local over = 0
-for _, iv in ipairs(r.intervals) do if iv.max_ns > r.lat.max_ns then over = over + 1 end end
-print("over " .. over)
-print(select(2, pcall(function() return r.lat.p99 end)))
-print(select(2, pcall(function() return r.intervals[1].p99 end)))
-print(select(2, pcall(function() return r.mix[1].blocksize end)))
-local met = 0
-for seed = 1, 6 do
-  local x = iomoon.run { engine = "sim", sim_latency = "50us", qd = 8, bs = "4k", duration = 1, seed = seed,
-                         rate = { iops = 1000, arrival = "poisson" } }
-  if report.rate_met(x) then met = met + 1 end
-end
-print("met " .. met)
-LUA
-out=$("$IOMOON" run --quiet --format none res.lua 2>&1)
+out=$("$IOMOON" run --quiet --format none "$LUA_DIR/results.lua" 2>&1)
 is "$(sed -n 1p <<<"$out")" "over 0" "no interval's max is above the phase's exact max"
 like "$(sed -n 2p <<<"$out")" "result.lat: no field 'p99' \(did you mean 'p99_ns'\?\)" "r.lat.p99 names p99_ns, as the docs show"
 like "$(sed -n 3p <<<"$out")" "result.intervals\[i\]: no field 'p99' \(did you mean 'p99_ns'\?\)" "interval entries are strict too"
 like "$(sed -n 4p <<<"$out")" "result.mix\[i\]: no field 'blocksize'" "and the mix's"
 is "$(sed -n 5p <<<"$out")" "met 6" "poisson arrivals a device keeps up with are 'rate met' (their count varies by chance)"
 
-cat > tr.lua <<'LUA'
-local iomoon = require "iomoon"
-local n = {}
-for _, c in ipairs { { 1, 5 }, { 1, 12 }, { 2, 10 }, { 3, 10 } } do
-  n[#n + 1] = #iomoon.run({ engine = "null", bs = "4k", ios = 1000, workers = c[1], trace = c[2] }).trace.start_ns
-end
-print(table.concat(n, " "))
-LUA
-is "$("$IOMOON" run --quiet --format none tr.lua)" "5 12 10 10" "trace = N keeps N records, however many workers"
+is "$("$IOMOON" run --quiet --format none "$LUA_DIR/trace.lua")" "5 12 10 10" "trace = N keeps N records, however many workers"
 
-cat > names.lua <<'LUA'
-local iomoon = require "iomoon"
-print(select(2, pcall(iomoon.check, { engine = "null", bs = "4k", name = "a\0b" })))
-print(select(2, pcall(iomoon.check, { engine = "null", bs = "4k", name = string.rep("n", 300) })))
-LUA
-out=$("$IOMOON" run --quiet --format none names.lua 2>&1)
+out=$("$IOMOON" run --quiet --format none "$LUA_DIR/names.lua" 2>&1)
 like "$(sed -n 1p <<<"$out")" "phase.name: holds a NUL byte" "a name with a NUL byte is refused (reports would cut it)"
 like "$(sed -n 2p <<<"$out")" "phase.name: 300 bytes \(at most 127\)" "a name too long to keep is refused, not cut"
 
@@ -244,8 +170,6 @@ err=$(timeout 10 "$IOMOON" suite quick --target pipe --time 0.1 2>&1); is $? 2 "
 # time stays (O_NOATIME where the owner may ask for it)
 head -c 64k /dev/urandom >"$TMP/at.dat"
 touch -d 2020-01-01 "$TMP/at.dat"
-printf 'print(require("iomoon").check{ target = { path = "%s", allow_write = true }, bs = "4k", read = 0, ios = 10 })\n' \
-	"$TMP/at.dat" >"$TMP/at.lua"
-is "$("$IOMOON" run --format none "$TMP/at.lua") $(stat -c '%X %Y' "$TMP/at.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
+is "$("$IOMOON" run --format none "$LUA_DIR/check-write.lua" "$TMP/at.dat") $(stat -c '%X %Y' "$TMP/at.dat")" "true $(date -d 2020-01-01 +%s) $(date -d 2020-01-01 +%s)" \
 	"iomoon.check of a writing phase changes neither the access nor the modification time"
 done_testing

@@ -7,26 +7,17 @@
 # say nothing there: skipped.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
-cat >many.lua <<'LUA'
-local iomoon = require "iomoon"
-for i = 1, tonumber(arg[1]) do iomoon.run { target = "m.dat", engine = "null", bs = "4k", ios = 1 } end
-LUA
 "$IOMOON" quick --target m.dat --size 1m --ios 1 --quiet --format none
 rss() { /usr/bin/time -f %M "$IOMOON" run --quiet "$@" 2>&1 >/dev/null | tail -1; }
 case "$IOMOON" in
 *asan*)
 	for i in 1 2 3; do skip "peak RSS under ASan's quarantine says nothing"; done ;;
 *)
-	a=$(rss --format none many.lua 200); b=$(rss --format none many.lua 2000)
+	a=$(rss --format none "$LUA_DIR/many.lua" 200); b=$(rss --format none "$LUA_DIR/many.lua" 2000)
 	[ "$b" -le $((a * 11 / 10)) ]; ok $? "--format none: 2000 phases peak at $b KiB, 200 at $a KiB (within 10 %)"
-	a=$(rss many.lua 200); b=$(rss many.lua 2000)
+	a=$(rss "$LUA_DIR/many.lua" 200); b=$(rss "$LUA_DIR/many.lua" 2000)
 	[ "$b" -le $((a * 11 / 10)) ]; ok $? "the table on stdout: 2000 phases $b KiB, 200 $a KiB (within 10 %)"
-	cat >kept.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.keep_results(true)
-for i = 1, tonumber(arg[1]) do iomoon.run { target = "m.dat", engine = "null", bs = "4k", ios = 1 } end
-LUA
-	a=$(rss --format none kept.lua 200); b=$(rss --format none kept.lua 2000)
+	a=$(rss --format none "$LUA_DIR/kept.lua" 200); b=$(rss --format none "$LUA_DIR/kept.lua" 2000)
 	[ "$b" -gt $((a * 2)) ]; ok $? "keep_results(true) does keep them: $b KiB against $a KiB (the measure can see growth)"
 	;;
 esac
