@@ -39,31 +39,11 @@ mpi() {
 }
 
 # ---- one host: nothing changes; iomoon.cluster says rank 0 of 1 ----
-out=$("$IOMOON" run /dev/stdin 2>&1 <<'LUA'
-local iomoon = require "iomoon"
-local c = iomoon.cluster
-local r = iomoon.run { engine = "sim", bs = "4k", qd = 1, duration = "0.1s", target = nil }
-print(c.rank, c.ranks, c.on, rawget(r, "cluster") == nil, rawget(r, "hosts") == nil)
-LUA
-)
+out=$("$IOMOON" run "$LUA_DIR/one-host.lua" 2>&1)
 like "$out" $'0\t1\tfalse\ttrue\ttrue' "without mpirun: rank 0 of 1, no cluster fields in the result"
 
 # ---- two ranks: the merge is exact and the same on every rank ----
-cat >merge.lua <<'LUA'
-local iomoon = require "iomoon"
-local json = require "iomoon.json"
-local rank = iomoon.cluster.rank
-local r = iomoon.run { name = "merge", engine = "sim", sim_latency = "200us", bs = "4k", qd = 8, workers = 2,
-  rate = 4000, duration = "2s", interval = "0.25s", trace = 100000 }
-local f = assert(io.open(string.format("lat.%d", rank), "w"))
-for _, v in ipairs(r.trace.lat_ns) do f:write(v, "\n") end
-f:close()
-r.trace = nil
-f = assert(io.open(string.format("res.%d.json", rank), "w"))
-f:write(json.encode(r))
-f:close()
-LUA
-mpi 2 run merge.lua >merge.out 2>merge.err
+mpi 2 run "$LUA_DIR/merge.lua" >merge.out 2>merge.err
 ok $? "mpirun -n 2: a rate-paced phase runs on both ranks"
 python3 - >py.out 2>&1 <<'PY'
 import json, math
@@ -116,24 +96,7 @@ ok $([ "$skew" -lt 50000000 ]; echo $?) "start skew measured: $skew ns (one host
 is "$(grep -c '^Test name' merge.out)" 1 "only rank 0 prints the table"
 
 # ---- four ranks, streams, {rank} targets, --output by rank 0 ----
-cat >four.lua <<'LUA'
-local iomoon = require "iomoon"
-local json = require "iomoon.json"
-local rank = iomoon.cluster.rank
-local r = iomoon.run { name = "four", engine = "psync", duration = "1s", interval = "0.2s",
-  streams = {
-    { name = "reads", target = { path = "data.{rank}", size = "4m" }, bs = "4k", random = 100 },
-    { name = "writes", target = { path = "w.{host}.{rank}", size = "2m", allow_write = true }, bs = "8k", read = 0 },
-  } }
-local f = assert(io.open(string.format("four.%d.json", rank), "w"))
-f:write(json.encode({ ios = r.ios, hosts = #r.hosts, s1 = r.streams[1].ios, s2 = r.streams[2].ios,
-  iv = #r.intervals, ivs = (function() local n = 0 for _, i in ipairs(r.intervals) do n = n + i.ios end return n end)(),
-  s1iv = (function() local n = 0 for _, i in ipairs(r.streams[1].intervals) do n = n + i.ios end return n end)(),
-  hsum = (function() local n = 0 for _, h in ipairs(r.hosts) do n = n + h.ios end return n end)(),
-  target = r.streams[1].target }))
-f:close()
-LUA
-mpi 4 run --output four.csv --format csv four.lua >four.out 2>four.err
+mpi 4 run --output four.csv --format csv "$LUA_DIR/four.lua" >four.out 2>four.err
 ok $? "mpirun -n 4: a phase of two streams runs"
 python3 - >py4.out <<'PY'
 import json
@@ -154,18 +117,7 @@ ok $(grep -q '"four / reads"' four.csv || grep -q 'four / reads' four.csv; echo 
 ok $([ ! -s four.out ]; echo $?) "with --output, nothing on standard output"
 
 # ---- find_max follows one path on every rank ----
-cat >fm.lua <<'LUA'
-local iomoon = require "iomoon"
-local plan = require "iomoon.plan"
-local rank = iomoon.cluster.rank
-local out = plan.find_max { phase = { engine = "sim", sim_latency = "100us", bs = "4k", qd = 2, duration = "0.2s" },
-  bound = "20ms", from = 2000, max = 64000, tolerance = 0.25 }
-local f = assert(io.open("fm." .. rank, "w"))
-f:write(tostring(out.asked_iops), " ", tostring(out.iops), " ", #out.probes)
-for _, p in ipairs(out.probes) do f:write(" ", p.iops, p.ok and "+" or "-") end
-f:close()
-LUA
-mpi 2 run fm.lua >fm.out 2>fm.err
+mpi 2 run "$LUA_DIR/fm.lua" >fm.out 2>fm.err
 ok $? "find_max under mpirun -n 2"
 echo "# rank 0: $(cat fm.0)"
 ok $([ -s fm.0 ] && cmp -s fm.0 fm.1; echo $?) "find_max: the same probes, answer and decisions on both ranks"
@@ -173,12 +125,7 @@ read -r _ _ nprobes _ <fm.0
 ok $([ "${nprobes:-0}" -ge 3 ]; echo $?) "find_max made $nprobes probes (a search, not one refusal)"
 
 # ---- an input error on one rank: one message, exit 2, nothing made ----
-cat >bad.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { engine = "psync", target = { path = "made.{rank}", size = "1m" }, bs = "4k",
-  qd = iomoon.cluster.rank == 1 and 0 or 1, duration = "0.2s" }
-LUA
-mpi 2 run bad.lua >bad.out 2>bad.err
+mpi 2 run "$LUA_DIR/bad.lua" >bad.out 2>bad.err
 is $? 2 "an input error on rank 1: exit status 2"
 cat bad.err | head -5 | sed 's/^/# /'
 is "$(grep -c 'phase.qd' bad.err)" 1 "the message is printed once"
@@ -186,33 +133,15 @@ like "$(cat bad.err)" "phase.qd: .*rank 1 of 2" "it names the field and the rank
 ok $([ ! -e made.0 ] && [ ! -e made.1 ]; echo $?) "no target created on any rank"
 
 # an error that is not iomoon's own (a metatable of the script's) is told as it is
-cat >meta.lua <<'LUA'
-local iomoon = require "iomoon"
-local p = { engine = "sim", bs = "4k", duration = "0.2s" }
-if iomoon.cluster.rank == 1 then
-  setmetatable(p, { __index = function(_, k) if k == "qd" then error("boom from a metatable") end end })
-end
-iomoon.run(p)
-LUA
-mpi 2 run meta.lua >meta.out 2>meta.err
+mpi 2 run "$LUA_DIR/meta.lua" >meta.out 2>meta.err
 like "$(head -1 meta.err)" "boom from a metatable \(on rank 1 of 2" "a rank's own Lua error in the check: its message, named by rank"
 
-cat >shape.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { engine = "sim", bs = "4k", duration = iomoon.cluster.rank == 0 and "0.2s" or "0.3s" }
-LUA
-mpi 2 run shape.lua >shape.out 2>shape.err
+mpi 2 run "$LUA_DIR/shape.lua" >shape.out 2>shape.err
 is $? 2 "ranks running phases of different durations: exit 2"
 like "$(cat shape.err)" "differ in their duration" "the error says what differs"
 
 # ---- a rank that leaves its script early ----
-cat >early.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "one", engine = "sim", bs = "4k", duration = "0.2s" }
-if iomoon.cluster.rank == 1 then return end
-iomoon.run { name = "two", engine = "sim", bs = "4k", duration = "0.2s" }
-LUA
-mpi 2 run early.lua >early.out 2>early.err
+mpi 2 run "$LUA_DIR/early.lua" >early.out 2>early.err
 rc=$?
 ok $([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; echo $?) "rank 1 left early: the run fails (exit $rc), no hang"
 like "$(cat early.err)" "rank 1 ended its script" "rank 0 says which rank left"
@@ -222,21 +151,8 @@ if command -v nbdkit >/dev/null && "$IOMOON" list 2>/dev/null | grep -Eq '^  nbd
 	nbdkit --unix "$TMP/err.sock" --pidfile "$TMP/err.pid" --filter=error memory 16M error-rate=100% error=EIO
 	for _ in $(seq 50); do [ -s "$TMP/err.pid" ] && break; sleep 0.1; done
 	PIDS="$PIDS $(cat "$TMP/err.pid")"
-	cat >stop.lua <<LUA
-local iomoon = require "iomoon"
-local json = require "iomoon.json"
-local rank = iomoon.cluster.rank
-local p = { name = "stop", bs = "4k", qd = 1, duration = "30s", on_error = "stop" }
-if rank == 1 then p.target = "nbd+unix:///?socket=$TMP/err.sock" else p.engine = "sim" end
-local r = iomoon.run(p)
-local f = assert(io.open("stop." .. rank, "w"))
-f:write(json.encode({ stopped_by = r.cluster.stopped_by, errors = r.errors, seconds = r.seconds,
-  first = r.first_error and r.first_error.rank, msg = r.first_error and r.first_error.message,
-  h1 = r.hosts[2].errors, h0 = r.hosts[1].ios }))
-f:close()
-LUA
 	start=$(date +%s%N)
-	mpi 2 run stop.lua >stop.out 2>stop.err
+	mpi 2 run "$LUA_DIR/stop.lua" "nbd+unix:///?socket=$TMP/err.sock" >stop.out 2>stop.err
 	rc=$?
 	took=$((($(date +%s%N) - start) / 1000000))
 	echo "# rank 0 saw: $(cat stop.0 2>/dev/null)"
@@ -250,14 +166,8 @@ else
 fi
 
 # ---- a rank killed mid-phase ----
-cat >kill.lua <<'LUA'
-local iomoon = require "iomoon"
-local f = assert(io.open("/proc/self/stat")); local pid = f:read("n"); f:close()
-f = assert(io.open("pid." .. iomoon.cluster.rank, "w")); f:write(pid); f:close()
-iomoon.run { name = "long", engine = "sim", bs = "4k", qd = 1, duration = "60s" }
-LUA
 rm -f pid.0 pid.1
-mpi 2 run kill.lua >kill.out 2>kill.err &
+mpi 2 run "$LUA_DIR/kill.lua" >kill.out 2>kill.err &
 mp=$!
 for _ in $(seq 100); do [ -s pid.1 ] && break; sleep 0.1; done
 sleep 1
@@ -272,18 +182,12 @@ for _ in $(seq 50); do kill -0 "$(cat pid.0)" 2>/dev/null || break; sleep 0.1; d
 ok $(! kill -0 "$(cat pid.0)" 2>/dev/null; echo $?) "no rank is left running (5 s after)"
 
 # ---- SIGINT to mpirun: a complete partial report ----
-cat >long.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "first", engine = "sim", bs = "4k", qd = 2, duration = "0.3s" }
-iomoon.run { name = "long", engine = "sim", bs = "4k", qd = 2, duration = "30s" }
-iomoon.run { name = "never", engine = "sim", bs = "4k", qd = 2, duration = "1s" }
-LUA
-mpi 2 run --output int.json --format json long.lua >int.out 2>int.err &
+mpi 2 run --output int.json --format json "$LUA_DIR/long.lua" >int.out 2>int.err &
 mp=$!
 for _ in $(seq 100); do grep -q '"first"' int.json 2>/dev/null && break; sleep 0.1; done
 sleep 1
 start=$(date +%s%N)
-pkill -INT -x -P "$(pgrep -f "^timeout .*long.lua" | head -1)" mpirun # mpirun itself, once (a second SIGINT kills at once)
+pkill -INT -x -P "$(pgrep -f "^timeout .*93-cluster/long\.lua" | head -1)" mpirun # mpirun itself, once (a second SIGINT kills at once)
 wait $mp
 rc=$?
 took=$((($(date +%s%N) - start) / 1000000))
@@ -294,23 +198,8 @@ print(' '.join('%s:%s:%d' % (p['name'], p['interrupted'], len(p['hosts'])) for p
 is "$(cat int.py)" "first:False:2 long:True:2" "rank 0 wrote the report: the interrupted phase merged from both ranks, no later phase"
 
 # ---- a rank whose sampler stalls: the k-th intervals still cover the same time ----
-cat >stall.lua <<'LUA'
-local iomoon = require "iomoon"
-local f = assert(io.open("/proc/self/stat")); local pid = f:read("n"); f:close()
-f = assert(io.open("spid." .. iomoon.cluster.rank, "w")); f:write(pid); f:close()
-local r = iomoon.run { name = "stall", engine = "sim", bs = "4k", rate = 2000, duration = "2s", interval = "0.1s" }
-local back, short, sum = 0, 0, 0
-for i, iv in ipairs(r.intervals) do
-  if i > 1 and iv.t_s <= r.intervals[i - 1].t_s then back = back + 1 end
-  if iv.len_s < 0.099 or iv.len_s > 0.101 then short = short + 1 end
-  sum = sum + iv.ios
-end
-f = assert(io.open("stall." .. iomoon.cluster.rank, "w"))
-f:write(#r.intervals, " ", back, " ", short, " ", sum == r.ios and "sum" or "nosum")
-f:close()
-LUA
 rm -f spid.0 spid.1
-mpi 2 run stall.lua >stall.out 2>stall.err &
+mpi 2 run "$LUA_DIR/stall.lua" >stall.out 2>stall.err &
 mp=$!
 for _ in $(seq 100); do [ -s spid.1 ] && break; sleep 0.1; done
 sleep 0.6
@@ -320,89 +209,37 @@ ok $? "rank 1 stopped for 0.5 s mid-phase: the phase still ends well"
 is "$(cat stall.0 2>/dev/null)" "20 0 0 sum" "20 intervals of 0.1 s in time order, adding up to the total (intervals, going back, off length)"
 
 # ---- quotas are the cluster's, split in whole blocks ----
-cat >quota.lua <<'LUA'
-local iomoon = require "iomoon"
-local out = {}
-for _, b in ipairs { "12k", "20k" } do
-  local r = iomoon.run { name = "q" .. b, engine = "sim", bs = "4k", bytes = b, duration = "5s" }
-  out[#out + 1] = string.format("%s:%d:%d", b, r.ios, r.read.bytes)
-end
-local r = iomoon.run { name = "qios", engine = "sim", bs = "4k", ios = 7, workers = 2, duration = "5s" }
-out[#out + 1] = "ios7:" .. r.ios .. ":" .. r.hosts[1].ios .. "+" .. r.hosts[2].ios
-local f = assert(io.open("quota." .. iomoon.cluster.rank, "w")); f:write(table.concat(out, " ")); f:close()
-LUA
-mpi 2 run quota.lua >quota.out 2>quota.err
+mpi 2 run "$LUA_DIR/quota.lua" >quota.out 2>quota.err
 is "$(cat quota.0 2>/dev/null)" "12k:3:12288 20k:5:20480 ios7:7:4+3" "bytes and ios quotas: the cluster's, exactly (3 and 5 blocks of 4k; 7 I/Os as 4 + 3)"
-cat >quota1.lua <<'LUA'
-require("iomoon").run { engine = "sim", bs = "4k", bytes = "4k", duration = "1s" }
-LUA
-mpi 2 run quota1.lua >quota1.out 2>quota1.err
+mpi 2 run "$LUA_DIR/quota1.lua" >quota1.out 2>quota1.err
 is $? 2 "a byte quota of one block over two ranks: exit 2"
 like "$(cat quota1.err)" "phase.bytes: 4096 cannot be split over 2 ranks" "the error says so"
 
 # ---- what other ranks print: nothing, unless asked ----
-cat >say.lua <<'LUA'
-print("hello from " .. require("iomoon").cluster.rank)
-LUA
-is "$(mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 " "ranks but 0 are silent"
-is "$(IOMOON_ALL_RANKS=1 mpi 2 run say.lua 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 hello from 1 " \
+is "$(mpi 2 run "$LUA_DIR/say.lua" 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 " "ranks but 0 are silent"
+is "$(IOMOON_ALL_RANKS=1 mpi 2 run "$LUA_DIR/say.lua" 2>/dev/null | sort | tr '\n' ' ')" "hello from 0 hello from 1 " \
 	"IOMOON_ALL_RANKS=1: every rank speaks"
 
 # ---- named specs per stream: counts that hashed alike (1,0 and 0,31) are told apart ----
-cat >specs.lua <<'LUA'
-local iomoon = require "iomoon"
-local function named(n)
-  local m = {}
-  for i = 1, n do m[i] = { name = "s" .. i, bs = "4k", weight = i == 1 and 100 - 3 * (n - 1) or 3 } end
-  return m
-end
-local a, b = { name = "a", qd = 1, bs = "4k" }, { name = "b", qd = 1, bs = "4k" }
-if iomoon.cluster.rank == 0 then a = { name = "a", qd = 1, mix = named(1) } else b = { name = "b", qd = 1, mix = named(31) } end
-iomoon.run { name = "specs", engine = "sim", duration = "0.2s", streams = { a, b } }
-LUA
-mpi 2 run specs.lua >specs.out 2>specs.err
+mpi 2 run "$LUA_DIR/specs.lua" >specs.out 2>specs.err
 is $? 2 "named specs differing per stream (1+0 on rank 0, 0+31 on rank 1): exit 2, not a reduction of two layouts"
 like "$(cat specs.err)" "differ in their access specs" "the error says the named specs differ"
 
 # ---- verify_only reads every rank's whole region (its default bytes are each rank's own) ----
-cat >vonly.lua <<'LUA'
-local iomoon = require "iomoon"
-local t = { path = "v.{rank}", size = "1m" }
-iomoon.run { name = "w", target = t, bs = "4k", qd = 4, verify = "crc32c", read = 0, random = 0, bytes = "2m" }
-if iomoon.cluster.rank == 1 then -- spoil rank 1's last block
-  local f = assert(io.open("v.1", "r+b")); f:seek("set", 1048576 - 4096); f:write(string.rep("x", 4096)); f:close()
-end
-local r = iomoon.run { name = "r", target = t, bs = "4k", qd = 4, verify = "crc32c", verify_only = true, on_error = "continue" }
-print(r.ios, r.hosts[1].ios, r.hosts[2].ios, r.hosts[2].errors)
-LUA
-is "$(mpi 2 run vonly.lua 2>vonly.err | tail -1)" $'512\t256\t256\t1' \
+is "$(mpi 2 run "$LUA_DIR/vonly.lua" 2>vonly.err | tail -1)" $'512\t256\t256\t1' \
 	"verify_only under mpirun: each rank reads all of its own region, rank 1's spoiled last block is found"
 
 # ---- a rank whose script fails says why: its message reaches rank 0, control bytes shown ----
-cat >early2.lua <<'LUA'
-local iomoon = require "iomoon"
-if iomoon.cluster.rank == 1 then error("no such table on this host: \027[31mx") end
-iomoon.run { name = "a", engine = "sim", bs = "4k", duration = "0.1s" }
-LUA
-mpi 2 run early2.lua >early2.out 2>early2.err
-like "$(head -1 early2.err)" 'rank 1 ended its script \(exit status 2: iomoon: early2.lua:2: no such table on this host: \\x1b\[31mx\)' \
+mpi 2 run "$LUA_DIR/early2.lua" >early2.out 2>early2.err
+like "$(head -1 early2.err)" 'rank 1 ended its script \(exit status 2: iomoon: [^ ]*/early2\.lua:3: no such table on this host: \\x1b\[31mx\)' \
 	"rank 1's own error message reaches rank 0, on one line, its control bytes shown"
 
-cat >late.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "a", engine = "sim", bs = "4k", duration = "0.1s" }
-if iomoon.cluster.rank == 1 then error("failed after the last phase") end
-LUA
-mpi 2 run late.lua >late.out 2>late.err
-like "$(head -1 late.err)" '^iomoon: rank 1 ended its script with exit status 2: iomoon: late.lua:3: failed after the last phase$' \
+mpi 2 run "$LUA_DIR/late.lua" >late.out 2>late.err
+like "$(head -1 late.err)" '^iomoon: rank 1 ended its script with exit status 2: iomoon: [^ ]*/late\.lua:4: failed after the last phase$' \
 	"a rank failing after the last phase: rank 0 says which and why"
 
 # ---- a rate is the cluster's: a rate on one rank only is a shape that differs ----
-cat >rate1.lua <<'LUA'
-local iomoon = require "iomoon"
-iomoon.run { name = "p", engine = "sim", bs = "4k", qd = 2, rate = iomoon.cluster.rank == 0 and 1000 or nil, duration = "0.2s" }
-LUA
-mpi 2 run rate1.lua >rate1.out 2>rate1.err
+mpi 2 run "$LUA_DIR/rate1.lua" >rate1.out 2>rate1.err
 is $? 2 "rate on rank 0 only: exit 2 (not rank 0 paced at 500 and results that differ by rank)"
 like "$(head -1 rate1.err)" "phase 'p': the ranks' phases differ in their rate or schedule" "the error says the rates differ"
 

@@ -1,0 +1,2 @@
+-- say.lua: prints its rank
+print("hello from " .. require("iomoon").cluster.rank)
