@@ -106,15 +106,13 @@ is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
 # run: iomoon's options come before the script; the words after it are the
 # script's (arg), but iomoon's own options there are refused (exit 2, before
 # the script runs) unless after --, which is dropped
-printf 'print(table.concat(arg, "|"))\n' >"$TMP/args.lua"
-out=$("$IOMOON" run --quiet --format=none "$TMP/args.lua" -x --target t --fromat 1 -- --format json --quiet=1 -- y)
+out=$("$IOMOON" run --quiet --format=none "$LUA_DIR/args.lua" -x --target t --fromat 1 -- --format json --quiet=1 -- y)
 is $? 0 "run: the script's own options after it, iomoon's after --: exit 0"
 is "$out" "-x|--target|t|--fromat|1|--format|json|--quiet=1|--|y" "run: the words after the script reach it unparsed, the first -- dropped"
-out=$("$IOMOON" run --quiet -- "$TMP/args.lua" --format json); is "$?:$out" "0:--format|json" "run: a -- before the script: every word after it is the script's"
+out=$("$IOMOON" run --quiet -- "$LUA_DIR/args.lua" --format json); is "$?:$out" "0:--format|json" "run: a -- before the script: every word after it is the script's"
 # a burn-in script that takes arg[1] as its target path creates nothing for a misplaced option
 mkdir "$TMP/burn" && cd "$TMP/burn" || exit 1
-printf '%s\n' 'local iomoon = require "iomoon"' \
-	'iomoon.run { name = "burn", target = { path = arg[1] or "burn.dat", size = "1m" }, bs = "64k", read = 0, ios = 4 }' >burn.lua
+cp "$LUA_DIR/burn.lua" . # run from a folder of its own: what it creates shows
 for opts in "--format json --output knee.json" "--format=json" "--output knee.json" "--quiet" "x --quiet y"; do
 	# shellcheck disable=SC2086
 	err=$("$IOMOON" run burn.lua $opts 2>&1 >out.txt)

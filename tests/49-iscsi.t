@@ -81,9 +81,10 @@ P="iscsi://127.0.0.1:$PORT/$IQN"
 # every run in a minute at most: a hang fails a test (status 124), never the suite
 iom() { timeout 60 "$IOMOON" "$@"; }
 
-run_lua() { # run_lua BODY: a script of one phase, its result printed by the body
-	printf 'local iomoon = require "iomoon"\n%s\n' "$1" >"$TMP/s.lua"
-	iom run --format none --quiet "$TMP/s.lua"
+run_lua() { # run_lua NAME ARGS...: tests/lua/49-iscsi/NAME.lua, run with ARGS
+	local name=$1
+	shift
+	iom run --format none --quiet "$LUA_DIR/$name.lua" "$@"
 }
 
 out=$(iom list 2>&1)
@@ -100,9 +101,7 @@ t=$(since "$t0")
 is "$rc" 0 "a 1 s phase at qd 1 runs (exit 0)"
 ok $(awk -v t="$t" 'BEGIN { exit !(t < 8) }' && echo 0 || echo 1) "and ends on time ($t s): the last I/Os drain"
 
-out=$(run_lua "local r = iomoon.run{ target = { path = '$P:plain/1', allow_write = true }, bs = '64k', read = 0,
-	random = 0, qd = 8, region = '4m', bytes = '4m', pattern = 'offset' }
-	print(r.write.ios, r.errors, r.engine)" 2>&1)
+out=$(run_lua write-offsets "$P:plain/1" 2>&1)
 is "$out" "$(printf '64\t0\tiscsi')" "4 MiB of 64k sequential writes, pattern offset: 64 writes, no errors"
 out=$(python3 -c "
 import struct, sys
@@ -112,46 +111,25 @@ rest = open('$TMP/plain.img', 'rb').read()[4 << 20:(4 << 20) + 65536]
 print(len(bad), 'rest-zero' if rest == bytes(len(rest)) else 'rest-written')")
 is "$out" "0 rest-zero" "the backing file holds every 8-byte word = its offset in the 4 MiB written, nothing beyond"
 
-out=$(run_lua "local r = iomoon.run{ target = '$P:plain/1', bs = '4k', read = 100, random = 100, qd = 4,
-	region = '4m', ios = 2000, verify = 'offset' }
-	print(r.read.ios, r.errors)" 2>&1)
+out=$(run_lua read-verify "$P:plain/1" 2>&1)
 is "$out" "$(printf '2000\t0')" "2000 random reads of that region, verify = offset: no errors"
 
-out=$(run_lua "local r = iomoon.run{ target = '$P:plain/1', bs = '4k', read = 100, qd = 8, workers = 4, duration = 0.5 }
-	print(r.workers, r.errors, r.ios > 100)" 2>&1)
+out=$(run_lua workers "$P:plain/1" 2>&1)
 is "$out" "$(printf '4\t0\ttrue')" "4 workers (4 sessions of one initiator), qd 8 each: I/O, no errors"
 
 # ---- crc32c: a corruption made in the backing file is found ----
-out=$(run_lua "local r = iomoon.run{ target = { path = '$P:plain/1', allow_write = true }, bs = '16k', read = 0,
-	random = 0, qd = 4, region = { offset = '8m', size = '2m' }, bytes = '2m', verify = 'crc32c' }
-	print(r.write.ios, r.errors)" 2>&1)
+out=$(run_lua crc32c-write "$P:plain/1" 2>&1)
 is "$out" "$(printf '128\t0')" "crc32c: 2 MiB written at 8 MiB, no errors"
-verify_phase="local r = iomoon.run{ target = '$P:plain/1', bs = '16k', qd = 4, region = { offset = '8m', size = '2m' },
-	verify = 'crc32c', verify_only = true, on_error = 'continue' }
-	print(r.read.ios, r.errors, r.errors_by_errno.corrupt)"
-out=$(run_lua "$verify_phase" 2>&1)
+out=$(run_lua crc32c-verify "$P:plain/1" 2>&1)
 is "$out" "$(printf '128\t0\tnil')" "crc32c: read back whole, no errors"
 printf 'CORRUPTION' | dd of="$TMP/plain.img" bs=1 seek=$((8 * 1048576 + 700000)) conv=notrunc status=none
-out=$(run_lua "$verify_phase" 2>&1)
+out=$(run_lua crc32c-verify "$P:plain/1" 2>&1)
 rc=$?
 is "$rc" 1 "crc32c: after 10 bytes of the backing file are overwritten, the verifying phase exits 1"
 like "$out" "$(printf '^128\t1\t1')" "crc32c: one error, counted as corrupt"
 
 # ---- streams, pacing, intervals and a replay, as on a file ----
-out=$(run_lua "local u = '$P:plain/1'
-	local r = iomoon.run { target = { path = u, allow_write = true }, bs = '4k', duration = 1, interval = '250ms',
-		streams = { { bs = '4k', read = 100, qd = 4, region = { offset = '16m', size = '16m' } },
-			{ bs = '4k', read = 0, qd = 2, rate = 400, region = { offset = '32m', size = '16m' } } } }
-	local f = assert(io.open('t.iolog', 'w'))
-	f:write('fio version 3 iolog\\n0 x add\\n0 x open\\n')
-	for i = 1, 150 do
-		f:write(string.format('%d x %s %d 4096\\n', i * 1000, i % 3 == 0 and 'write' or 'read', (i * 7919 % 4000) * 4096))
-	end
-	f:write('150000 x close\\n')
-	f:close()
-	local r2 = iomoon.run { target = { path = u, allow_write = true }, replay = iomoon.trace.load('t.iolog') }
-	print(r.errors, r.streams[1].ios > 100, r.streams[2].ios >= 360 and r.streams[2].ios <= 410, #r.intervals,
-		r2.errors, r2.read.ios, r2.write.ios)" 2>&1)
+out=$(run_lua streams-replay "$P:plain/1" 2>&1)
 is "$out" "$(printf '0\ttrue\ttrue\t4\t0\t100\t50')" \
 	"two streams (reads; writes paced at 400 IOPS), 4 intervals; a 150-record iolog replayed: 100 reads, 50 writes"
 
@@ -160,9 +138,7 @@ if command -v strace >/dev/null; then
 	strace -f -p "$TGTD_PID" -e trace=fdatasync,fsync -o "$TMP/tgtd.strace" 2>/dev/null &
 	spid=$!
 	sleep 0.5
-	out=$(run_lua "local r = iomoon.run { target = { path = '$P:plain/1', allow_write = true }, bs = '4k', read = 0,
-		qd = 1, ios = 120, fsync = 4, region = { offset = '48m', size = '4m' } }
-		print(r.write.ios, r.sync.ios, r.errors)" 2>&1)
+	out=$(run_lua fsync "$P:plain/1" 2>&1)
 	sleep 0.3
 	kill "$spid"
 	wait "$spid" 2>/dev/null
@@ -186,9 +162,7 @@ like "$out" "^\\{'EROFS': [1-4]\\}$" "its writes fail with EROFS (DATA PROTECT),
 # ---- trims ----
 dd if=/dev/urandom of="$TMP/thin.img" bs=1M count=4 conv=notrunc status=none
 before=$(du -k "$TMP/thin.img" | cut -f1)
-out=$(run_lua "local r = iomoon.run{ target = { path = '$P:thin/1', allow_write = true }, bs = '64k', read = 0,
-	trim = 100, random = 0, qd = 4, region = '2m', bytes = '2m' }
-	print(r.trim.ios, r.trim.bytes, r.errors)" 2>&1)
+out=$(run_lua trim "$P:thin/1" 2>&1)
 is "$out" "$(printf '32\t2097152\t0')" "thin LUN: 2 MiB trimmed in 32 UNMAPs, no errors"
 out=$(python3 -c "
 d = open('$TMP/thin.img', 'rb').read(4 << 20)
@@ -197,8 +171,7 @@ after=$(du -k "$TMP/thin.img" | cut -f1)
 is "$out" "zero data" "thin LUN: the trimmed 2 MiB of the backing file read zeros, the next 2 MiB still hold data"
 ok $((after <= before - 2048 ? 0 : 1)) "thin LUN: the backing file gave back its blocks ($before KiB -> $after KiB)"
 md5=$(md5sum <"$TMP/plain.img")
-out=$(run_lua "iomoon.run{ target = { path = '$P:plain/1', allow_write = true }, bs = '64k', read = 0, trim = 100,
-	region = '1m', bytes = '1m' }" 2>&1)
+out=$(run_lua trim-thick "$P:plain/1" 2>&1)
 rc=$?
 is "$rc" 2 "thick LUN: a phase that trims is refused, exit 2"
 like "$out" "does not offer trim" "thick LUN: the message says the server does not offer trim"

@@ -146,9 +146,8 @@ sed 's/^\tWorker 1$/\tW\rio.open("PWNED", "w")/; s/^\tsdb$/\tsdb\rio.open("PWNED
 "$IOMOON" convert cr.icf >cr.lua
 is "$?:$(grep -c $'\r' cr.icf):$(grep -c $'\r' cr.lua)" "0:2:0" "convert: a CR in a worker's or target's name is not written into the suite"
 # a value the suite's file set is named as its field, not as an option that was not given
-printf 'return { name = "s", phases = { { engine = "sim", bs = "4k", qd = 5000, duration = "0.1s" } } }\n' >qd.lua
-err=$("$IOMOON" suite ./qd.lua --engine sim 2>&1)
+err=$("$IOMOON" suite "$LUA_DIR/qd.lua" --engine sim 2>&1)
 like "$?:$err" "^2:iomoon suite: phase\\.qd: 5000 is out of range" "a suite's own qd: named phase.qd (no --qd was given)"
-err=$("$IOMOON" suite ./qd.lua --engine sim --qd 9999 2>&1)
+err=$("$IOMOON" suite "$LUA_DIR/qd.lua" --engine sim --qd 9999 2>&1)
 like "$?:$err" "^2:iomoon suite: --qd: 9999 is out of range" "--qd given: named --qd"
 done_testing

@@ -28,9 +28,7 @@ shows() { grep -l -- "$PW" "$@" 2>/dev/null | tr '\n' ' '; }
 printf 'fio version 3 iolog\n0 d add\n0 d open\n0 d read 0 4096\n500 d read 8192 4096\n1000 d close\n' >in/app.iolog
 printf '[j]\nrw=randread\nfilename=plain.dat\nsize=1m\nruntime=1\ntime_based\n' >in/plain.fio
 cp "$T/iometer/openperformancetest.icf" in/opt.icf
-printf 'local iomoon = require "iomoon"\niomoon.run { name = "s", target = arg[1], bs = "4k", duration = "0.1s" }\n' >in/t.lua
-printf 'error("cannot reach " .. arg[1])\n' >in/bug.lua
-printf 'local t = require("iomoon").target { path = arg[1] }\n' >in/target.lua
+cp "$LUA_DIR/t.lua" "$LUA_DIR/bug.lua" "$LUA_DIR/target.lua" in/
 
 for i in "${!URLS[@]}"; do
 	U=${URLS[$i]} S=${SHOWN[$i]}

@@ -179,8 +179,7 @@ if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^  
 else
 	case "$IOMOON" in *asan*) for i in 1 2 3 4; do skip "MPI runs: not under ASan"; done ;; *)
 	export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1
-	echo 'require("iomoon").run { name = "mpi", engine = "sim", sim_latency = "100us", qd = 4, bs = "4k", duration = "1s" }' >p.lua
-	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --quiet --format json --output m.json p.lua >/dev/null 2>err
+	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --quiet --format json --output m.json "$LUA_DIR/mpi.lua" >/dev/null 2>err
 	ok $? "mpirun -n 2: a phase runs and writes its JSON"
 	"$IOMOON" report m.json --format csv >m.csv
 	python3 - m.json m.csv <<'PY'

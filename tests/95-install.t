@@ -41,10 +41,7 @@ ok $? "no generated man page is kept in git"
 
 # --- the installed binary finds its installed library (not the source tree's,
 # nor $(PREFIX)/share/iomoon outside DESTDIR): ../share/iomoon/lua beside it
-cat >"$TMP/where.lua" <<'LUA'
-print(require("iomoon").lua_dir)
-LUA
-dir=$(cd "$TMP" && "$IB" run --quiet --format none where.lua 2>&1)
+dir=$(cd "$TMP" && "$IB" run --quiet --format none "$LUA_DIR/where.lua" 2>&1)
 is "$(readlink -f "$dir")" "$(readlink -f "$SHARE/lua")" "the installed binary loads the library installed beside it"
 is "$(cd "$TMP" && "$IB" list 2>&1 | sed -n '/^suites:/,$p')" \
 	"$("$IOMOON" list 2>&1 | sed -n '/^suites:/,$p')" "it lists the ready suites of the source tree"

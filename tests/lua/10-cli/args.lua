@@ -1,0 +1,2 @@
+-- args.lua ARGS...: prints its arguments, joined by "|"
+print(table.concat(arg, "|"))

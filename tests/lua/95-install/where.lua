@@ -1,0 +1,2 @@
+-- where.lua: prints the folder the Lua library was loaded from
+print(require("iomoon").lua_dir)
