@@ -4,6 +4,9 @@
 # interrupted by SIGINT keeping what it measured.
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/api.lua" "$T" "$TMP"
+# every Lua file of the tests compiles, those only skipped paths run included
+out=$("$IOMOON" run --format none "$LUA_DIR/compile.lua" "$T" 2>&1)
+like "$(printf '%s' "$out" | tr '\n' ' ')" '^[0-9]{3,}$' "every tests/**/*.lua compiles ($(printf '%s' "$out" | head -1) files)"
 
 # script errors: file:line and a traceback, exit 2 (the broken scripts are
 # written here, beside the lines their messages must name)
