@@ -1,10 +1,17 @@
 #!/bin/bash
 # Every ```lua and ```sh example in README.md and doc/*.md runs, each in an
 # empty directory: Lua blocks with `iomoon run`, shell blocks with bash -e.
+# Where a page shows what an example prints (an ```output block right after
+# it, `-->` in a Lua example, or an ```output block after a comment
+# `<!-- output of: COMMAND -->`, COMMAND then run as an example too), what
+# it printed has the shape shown: the same lines, measurements aside
+# (tests/doc_shown.py).
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$TMP/examples"
-names=$(python3 "$T/extract_examples.py" "$TMP/examples" "$ROOT/README.md" "$ROOT"/doc/*.md)
-[ -n "$names" ]; ok $? "the docs hold examples"
+names=$(python3 "$T/extract_examples.py" "$TMP/examples" "$ROOT/README.md" "$ROOT"/doc/*.md 2>"$TMP/extract.err")
+rc=$?
+ok "$([ "$rc" -eq 0 ] && [ -n "$names" ]; echo $?)" "the docs hold examples, and every output they show follows one"
+[ "$rc" -eq 0 ] || sed 's/^/#   /' "$TMP/extract.err"
 export PATH="$(dirname "$IOMOON"):$PATH"
 for n in $names; do
 	d="$TMP/run-$n"
@@ -16,5 +23,10 @@ for n in $names; do
 	rc=$?
 	ok $rc "example $n runs"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$d.out"
+	shown="$TMP/examples/${n%.*}.shown"
+	if [ -e "$shown" ]; then
+		why=$(python3 "$T/doc_shown.py" "$shown" "$d.out")
+		ok $? "example $n prints what its page shows (the same lines, measurements aside)${why:+: $why}"
+	fi
 done
 done_testing

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""doc_shown.py SHOWN OUTPUT: does OUTPUT (what an example of the docs
+printed) have the shape of SHOWN (what its page shows it printing)?
+
+The shape of a line: its measurements made N (a number standing alone, or
+after `=`, with its unit if any: `0.052`, `18%`, `time=261.3 us`,
+`3.33 k iops`; digits inside a word stay, as in `4K;` or
+`8k_55%Read_80%Random`), the file system and device ping names
+(`(ext4 /dev/vda 252.0 GiB)`) made `(FS DEV N)`, runs of blanks made one.
+Every line SHOWN holds must have a line of that shape in OUTPUT, in the same
+order (a page may show part of what an example prints). Exit 0 if so; else
+1, saying which shown line was not found."""
+import re
+import sys
+
+NUMBER = re.compile(r"(?<![^\s=(\[])-?[0-9]+(\.[0-9]+)?(?=$|[\s%,;:)\]/])")
+UNIT = re.compile(r"\bN (ns|us|ms|s|min|hour|B|KiB|MiB|GiB|TiB|PiB|k|M|G|T)\b")
+DEVICE = re.compile(r"\(\S+ \S+ N\)")
+
+
+def shape(line):
+    line = NUMBER.sub("N", line)
+    line = UNIT.sub("N", line)
+    line = DEVICE.sub("(FS DEV N)", line)
+    return " ".join(line.split())
+
+
+def lines(path):
+    return [shape(x) for x in open(path, errors="replace").read().split("\n") if x.strip()]
+
+
+shown, got = lines(sys.argv[1]), lines(sys.argv[2])
+at = 0
+for want in shown:
+    while at < len(got) and got[at] != want:
+        at += 1
+    if at == len(got):
+        print("not printed (in this order): %s" % want)
+        sys.exit(1)
+    at += 1
