@@ -160,4 +160,13 @@ like "$err" "cannot load the Lua library from $TMP/none" "a wrong IOMOON_LUA_PAT
 out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 0.3 --quiet); ok $? "suite quick runs"
 is "$(echo "$out" | grep -c '; QD ')" 5 "suite quick: five phases"
 like "$out" '1M; 0% Read; 0% random; QD 8' "suite quick: names its phases as the seeds do"
+# --help right after a command is the usage (what a new user tries first);
+# after a script's name it is the script's
+for v in quick suite run fio ping report; do
+	out=$("$IOMOON" $v --help 2>&1); rc=$?
+	is "$rc:$(printf '%s\n' "$out" | head -1)" "0:usage: iomoon COMMAND [options]" "iomoon $v --help: the usage, exit 0"
+done
+out=$("$IOMOON" quick -h 2>&1); like "$?:$out" "^0:usage: iomoon" "iomoon quick -h: the same"
+printf 'print("script got", ...)\n' >"$TMP/h.lua"
+out=$("$IOMOON" run "$TMP/h.lua" --help 2>&1); is "$?:$out" "0:script got	--help" "iomoon run s.lua --help: the script's argument"
 done_testing

@@ -15,7 +15,7 @@ for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
 	is "$n" "$want" "suite $s: python reads $want CSV rows under IOMeter's header"
 done
 for f in table json; do
-	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 0.1 --quiet --format $f); ok $? "suite oltp --format $f"
+	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 0.3 --quiet --format $f); ok $? "suite oltp --format $f"
 	case $f in
 	table) is "$(printf '%s\n' "$out" | grep -c .)" 3 "table: a header and two rows" ;;
 	json) is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["phases"]), sum(p["errors"] for p in d["phases"]))')" "2 0" "json: two phases, no errors" ;;
@@ -121,7 +121,7 @@ done
 # psync does one I/O at a time: a model keeps each stream's concurrency as
 # workers x qd workers at QD 1 (the streams' own qd is not --qd's to change)
 for s in postgres lsm-store jetstress boot-storm; do
-	"$IOMOON" suite $s --target "$TMP/$s.dat" --time 0.2 --ramp 0 --quiet --engine psync --format json --output "$TMP/$s-psync.json"
+	"$IOMOON" suite $s --target "$TMP/$s.dat" --time 0.4 --ramp 0 --quiet --engine psync --format json --output "$TMP/$s-psync.json"
 	ok $? "suite $s --engine psync runs"
 	python3 - "$TMP/$s.json" "$TMP/$s-psync.json" <<'PY'
 import json, sys

@@ -13,7 +13,7 @@ trap cleanup_mounts EXIT
 F="$TMP/theirs.dat"
 python3 -c "import os,sys; open(sys.argv[1],'wb').write(os.urandom(8<<20))" "$F"
 sum=$(md5sum <"$F")
-out=$("$IOMOON" quick --target "$F" --time 0.2 --quiet --format json); ok $? "reading a file iomoon did not create is fine"
+out=$("$IOMOON" quick --target "$F" --ios 64 --quiet --format json); ok $? "reading a file iomoon did not create is fine"
 err=$("$IOMOON" quick --target "$F" --read 0 --time 0.2 2>&1); is $? 2 "writing to it: exit 2"
 like "$err" "iomoon did not create this file; writing to it needs allow_write=true \(--allow-write\)" "says why and which flag"
 err=$("$IOMOON" quick --target "$F" --size 16m --time 0.2 2>&1); is $? 2 "extending it: exit 2"

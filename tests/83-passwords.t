@@ -128,7 +128,7 @@ done
 	--output out/live.fio.json || echo "fio: $?"
 "$IOMOON" replay in/app.iolog --target "$U" --format csv --output out/live.replay.csv || echo "replay: $?"
 "$IOMOON" rerun out/live.json --target "$U" --format json --output out/live.rerun.json || echo "rerun: $?"
-"$IOMOON" suite quick --target "$U" --allow-write --time 0.1 --ramp 0 --format markdown --output out/live.suite.md || echo "suite: $?"
+"$IOMOON" suite quick --target "$U" --allow-write --time 0.5 --ramp 0 --format markdown --output out/live.suite.md || echo "suite: $?"
 EOF
 	PW=$PW IOMOON=$IOMOON nbdkit -U - memory 64M --run '. ./in/live.sh' >out/live.out 2>out/live.err
 	is "$?:$(cat out/live.out)" "0:" "a live export: quick in every format, run, fio, replay, rerun, suite all ran" ||
