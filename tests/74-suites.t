@@ -1,0 +1,52 @@
+#!/bin/bash
+# Every ready suite end to end in every format, a burn-in that finds a
+# corrupted block, and the progress line on a terminal. (The library's
+# timed checks and the application models: 70-library.t.) Phases of
+# 0.2 s and more: a loaded disk may hold one 4 KiB read for over 0.1 s,
+# and a phase that completes no I/O is failed.
+. "$(dirname "$0")/lib.sh"
+
+for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
+	F="$TMP/$s.dat"
+	S=(suite $s --target "$F" --size 16m --time 0.2 --ramp 0 --quiet)
+	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table"
+	ok $? "suite $s runs end to end"
+	want=$("$IOMOON" run --format none "$LUA_DIR/suite-phases.lua" $s)
+	n=$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:3]==['Target Type','Target Name','Access Specification Name']; print(len(r)-1)" "$TMP/$s.csv")
+	is "$n" "$want" "suite $s: python reads $want CSV rows under IOMeter's header"
+done
+for f in table json; do
+	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 0.3 --quiet --format $f); ok $? "suite oltp --format $f"
+	case $f in
+	table) is "$(printf '%s\n' "$out" | grep -c .)" 3 "table: a header and two rows" ;;
+	json) is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["phases"]), sum(p["errors"] for p in d["phases"]))')" "2 0" "json: two phases, no errors" ;;
+	esac
+done
+out=$("$IOMOON" suite io-analyzer --target "$TMP/io-analyzer.dat" --time 0.1 --quiet --format analyzer)
+like "$out" '^AccessSpec=0\.5k_100%Read_0%Random
+IOps=[0-9.]+
+ReadIOps=[0-9.]+
+WriteIOps=0\.00
+MBps=' "io-analyzer: the Analyzer's raw block"
+like "$out" 'AccessSpec=8k_55%Read_80%Random' "io-analyzer: Exchange 2007's access spec"
+out=$("$IOMOON" suite openperformancetest --target "$TMP/openperformancetest.dat" --time 0.1 --quiet --format markdown)
+like "$out" '\| RealLife-60%Rand-65%Read \| [0-9]+ \|' "markdown format"
+
+# a corrupted block fails the burn-in
+F="$TMP/burn-in.dat"
+"$IOMOON" run --format none "$LUA_DIR/write-offsets.lua" "$F"
+printf 'BROKEN' | dd of="$F" bs=1 seek=$((5 << 20)) conv=notrunc status=none
+out=$("$IOMOON" suite "$LUA_DIR/verify-suite.lua" --target "$F" --quiet 2>&1); is $? 1 "a suite whose verify finds corruption: exit 1"
+like "$out" 'errors? \(read of 1048576 bytes at offset 5242880: Invalid or incomplete multibyte or wide character\)|errors? \(read of 1048576 bytes at offset 5242880' "names the corrupted block's offset"
+
+
+# the progress line, on a terminal
+if command -v script >/dev/null; then
+	out=$(script -qec "$IOMOON suite quick --target $TMP/quick.dat --time 0.6" /dev/null | tr '\r' '\n')
+	like "$out" '\[1/5 4K; 100% Read; 100% random; QD 1\] [0-9.]+/0\.6 s +[0-9]+ IOPS +[0-9.]+ MB/s +\[eta [0-9]+ s\]' "a progress line on a terminal, with the suite's ETA"
+	out=$("$IOMOON" suite quick --target "$TMP/quick.dat" --time 0.6 2>&1 >/dev/null)
+	is "$out" "" "no progress line when stderr is not a terminal"
+else
+	skip "no script(1)"; skip "no script(1)"
+fi
+done_testing
