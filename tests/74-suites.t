@@ -9,8 +9,8 @@
 for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
 	F="$TMP/$s.dat"
 	S=(suite $s --target "$F" --size 16m --time 0.2 --ramp 0 --quiet)
-	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table"
-	ok $? "suite $s runs end to end"
+	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table" 2>"$TMP/$s.err"
+	ok $? "suite $s runs end to end" || cat "$TMP/$s.err" "$TMP/$s.csv" | grep -iE "fail|error|iomoon" | sed 's/^/#   /'
 	want=$("$IOMOON" run --format none "$LUA_DIR/suite-phases.lua" $s)
 	n=$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:3]==['Target Type','Target Name','Access Specification Name']; print(len(r)-1)" "$TMP/$s.csv")
 	is "$n" "$want" "suite $s: python reads $want CSV rows under IOMeter's header"
