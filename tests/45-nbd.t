@@ -155,7 +155,7 @@ slow() {
 if slow sigint 45 4; then
 	sigint_after 2 quick --target "$slow" --qd 4 --time 10 --format json --output sig.json --quiet
 	is "$rc" 1 "SIGINT 2 s into a phase whose reads stall 45 s: exit 1 (interrupted)"
-	ok "$(under "$t" 1.5)" "  iomoon exited $t s after the signal (< 1.5)"
+	ok "$(under "$t" 3)" "  iomoon exited $t s after the signal (< 3, in a long phase: the reads in flight abandoned)"
 	is "$(phase_of sig.json interrupted failed ios errors)" "True False 0 0" \
 		"  the report says interrupted, not failed: no I/O counted, no error (the 4 stalled reads abandoned)"
 	is "$(cat sig.err)" "" "  nothing on stderr (under ASan: no leak, no use of a freed buffer)"
@@ -165,7 +165,7 @@ fi
 if slow probe 45 3; then
 	sigint_after 1 quick --target "$slow" --read 0 --allow-write --time 1 --quiet
 	is "$rc" 1 "SIGINT during the signature probe's read of a stalled export: exit 1"
-	ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the read's timeout is 30 s)"
+	ok "$(under "$t" 3)" "  it exited $t s after the signal (< 3; the read's timeout is 30 s)"
 	like "$(cat sig.err)" "reading 1048576 bytes at 0: interrupted" "  and says the probe's read was interrupted"
 fi
 # connecting to a server that answers nothing (SIGSTOP): SIGINT ends it at once
@@ -174,7 +174,7 @@ if slow connect 0 3; then
 	sigint_after 1 quick --target "$slow" --time 1 --quiet
 	kill -CONT "$(cat "$TMP/connect.pid")"
 	is "$rc" 1 "SIGINT while connecting to a server that answers nothing: exit 1"
-	ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the connect timeout is 10 s)"
+	ok "$(under "$t" 3)" "  it exited $t s after the signal (< 3; the connect timeout is 10 s)"
 	like "$(cat sig.err)" "interrupted \\(connecting and negotiating\\)" "  and says the connect was interrupted"
 fi
 # half writes (answered at once), half reads (12 s each): once the 4 slots

@@ -289,7 +289,7 @@ sigint_after 2 quick --target "$P:plain/1" --qd 4 --time 10 --format json --outp
 wait
 kill -CONT "$TGTD_PID"
 is "$rc" 1 "SIGINT 2 s into a phase, tgtd stopped since 1 s: exit 1 (interrupted)"
-ok "$(under "$t" 1.5)" "  iomoon exited $t s after the signal (< 1.5)"
+ok "$(under "$t" 3)" "  iomoon exited $t s after the signal (< 3, in a 10 s phase: the reads in flight abandoned, not waited for)"
 is "$(phase_of "$TMP/sig.json" interrupted failed errors)" "True False 0" "  the report says interrupted, not failed, no error"
 is "$(cat "$TMP/sig.err")" "" "  nothing on stderr (under ASan: no leak, no use of a freed buffer)"
 
@@ -298,7 +298,7 @@ kill -STOP "$TGTD_PID"
 sigint_after 1 quick --target "$P:plain/1" --time 1 --quiet
 kill -CONT "$TGTD_PID"
 is "$rc" 1 "SIGINT while logging in to a target that answers nothing: exit 1"
-ok "$(under "$t" 1.5)" "  it exited $t s after the signal (< 1.5; the login timeout is 10 s)"
+ok "$(under "$t" 3)" "  it exited $t s after the signal (< 3; the login timeout is 10 s)"
 like "$(cat "$TMP/sig.err")" "interrupted \\(connecting and logging in\\)" "  and says the login was interrupted"
 
 # ---- a server that stops answering (SIGSTOP): the I/O timeout
