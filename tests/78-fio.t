@@ -197,10 +197,10 @@ cmp_iops() {
 	fl="" ml=""
 	for i in $(seq "$rounds"); do
 		f=$(fio "$@" --output-format=json 2>/dev/null | iops)
-		m=$("$IOMOON" fio "$@" --output-format=json --quiet 2>/dev/null | iops)
+		m=$("$IOMOON" fio "$@" --output-format=json --quiet 2>"$TMP/cmp.err" | iops) || sed 's/^/# iomoon fio: /' "$TMP/cmp.err"
 		fl="$fl $f" ml="$ml $m"
 	done
-	python3 - "$name" "$fl" "$ml" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$mode" <<'PY'
+	python3 - "$name" "$fl" "$ml" "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$mode" "$rounds" <<'PY'
 import statistics, sys
 name, f, m, load, cores = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()], float(sys.argv[4]), int(sys.argv[5])
 mode = sys.argv[6]
@@ -209,7 +209,7 @@ ratio = mm / fm if fm > 0 else 0
 kind = {"same": "a job the device paces", "not-slower": "a job the tools' CPU paces"}[mode]
 print("# %s: fio %s, iomoon %s IOPS; medians %.0f / %.0f = %.3f; load %.1f on %d cores (%s; make bench measures the ratio)" % (
     name, " ".join("%.0f" % x for x in f), " ".join("%.0f" % x for x in m), fm, mm, ratio, load, cores, kind))
-print("ok" if min(f) > 0 and min(m) > 0 else "off")
+print("ok" if len(f) == len(m) == int(sys.argv[7]) and min(f) > 0 and min(m) > 0 else "off")
 PY
 }
 case "$IOMOON" in
@@ -235,7 +235,8 @@ elif command -v fio >/dev/null; then
 		is "$(printf '%s\n' "$out" | tail -1)" ok "seed 001 --readwrite=$rw: fio and iomoon fio both did I/O, alternated 3 times"
 	done
 	out=$("$IOMOON" fio --randrepeat=1 --ioengine=libaio --direct=1 --gtod_reduce=1 --name=test --filename=test \
-		--bs=4k --iodepth=128 --size=2G --readwrite=randwrite --size=256M --runtime=300ms --time_based 2>/dev/null)
+		--bs=4k --iodepth=128 --size=2G --readwrite=randwrite --size=256M --runtime=300ms --time_based 2>"$TMP/seed.err") ||
+		sed 's/^/#   /' "$TMP/seed.err"
 	like "$out" "^Test name.*Avg iops" "the seed's line prints iomoon's table"
 	like "$out" "
 test  " "... a row named as fio's job"
