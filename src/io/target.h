@@ -12,6 +12,8 @@
  * the inode ("iomoon-2 ino=N btime=S.NS", or "dev=MAJ:MIN" for the birth
  * time where there is none); a file whose mark does not match is anyone's. */
 #define TARGET_XATTR "user.iomoon"
+/* what iomoon's own writes left that a signature probe finds (target_note_seen) */
+#define TARGET_SEEN_XATTR "user.iomoon.seen"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,6 +85,15 @@ int target_prepare(struct target *t, const struct target_opts *o, char *why, siz
  * that cannot tell, and for a block device an exclusive open the kernel
  * refuses) unless force. Reads t, writes nothing. */
 int target_may_write(const struct target *t, char *why, size_t why_len);
+/* After a phase wrote t, a file of ours: probe it as target_may_write does.
+ * Random payloads match libblkid's weakest probes (2 bytes at a fixed
+ * offset: hfsplus, minix) about once in 30,000 writes that cover them; what
+ * is found now is iomoon's own data, and is noted with the file's mtime and
+ * size (TARGET_SEEN_XATTR), so target_may_write does not refuse that
+ * finding while both stay as they are. Anything else writing the file
+ * (mkfs, dd, a loop device) changes its mtime, and it is probed as before.
+ * Without a finding the note is removed. Best effort: writes nothing else. */
+void target_note_seen(const struct target *t);
 /* Open a descriptor on t (O_DIRECT if direct, read-write with sync_flags,
  * O_DSYNC or O_SYNC or 0, if write), or
  * RC_INPUT (replaced since inspected, or no O_DIRECT there) or RC_FAIL with

@@ -115,6 +115,8 @@ static int fill_holes(struct target *t, enum target_fill fill, int rfd, char *wh
 	else if (rc < 0)
 		snprintf(why, why_len, "target %s: fill at offset %llu: %s", p, (unsigned long long)at, strerror(errno));
 	close(fd);
+	if (rc == RC_OK)
+		target_note_seen(t); /* the fill's data is iomoon's too */
 	return rc;
 }
 

@@ -64,16 +64,63 @@ int target_mark_matches(int fd)
 	return !strcmp(have, want);
 }
 
+/* The note of what the signature probe found (what) in the file open at
+ * fd, as it is now: "iomoon-seen-1", its mtime and size, and what. */
+static int seen_value(int fd, const char *what, char *v, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return RC_FAIL;
+	return snprintf(v, len, "iomoon-seen-1 mtime=%lld.%09ld size=%lld %s", (long long)st.st_mtim.tv_sec,
+			st.st_mtim.tv_nsec, (long long)st.st_size, what) < 0 ? RC_FAIL : RC_OK;
+}
+
+/* Does the file open at fd carry a note that its probe finds what, made
+ * after iomoon last wrote it, with its mtime and size unchanged since? */
+static int seen_matches(int fd, const char *what)
+{
+	char have[1024], want[1024];
+	ssize_t n = fgetxattr(fd, TARGET_SEEN_XATTR, have, sizeof(have) - 1);
+
+	if (n <= 0 || seen_value(fd, what, want, sizeof(want)) < 0)
+		return 0;
+	have[n] = 0;
+	return !strcmp(have, want);
+}
+
+void target_note_seen(const struct target *t)
+{
+	char what[WHY_LEN], v[1024];
+	struct stat st;
+	int fd;
+
+	if (t->kind != TARGET_FILE || !t->ours || t->net)
+		return;
+	fd = target_open_checked(t, O_RDONLY, &st);
+	if (fd < 0)
+		return;
+	if (claims_signatures(fd, what, sizeof(what)) && seen_value(fd, what, v, sizeof(v)) == RC_OK)
+		(void)fsetxattr(fd, TARGET_SEEN_XATTR, v, strlen(v), 0);
+	else
+		(void)fremovexattr(fd, TARGET_SEEN_XATTR);
+	close(fd);
+}
+
 /* Has something else claimed what fd (st) is: a mount or swap on the
  * device, a loop device over the file, a signature on either, or a probe
- * that cannot tell? 1 with what naming it, else 0. */
+ * that cannot tell? 1 with what naming it, else 0. A signature in a file
+ * of ours that its note (target_note_seen) says iomoon's own writes left
+ * is not a claim. */
 int target_claimed(const struct target *t, int fd, const struct stat *st, char *what, size_t what_len)
 {
 	if (t->kind == TARGET_BLOCK && claims_device_in_use(st->st_rdev, what, what_len))
 		return 1;
 	if (t->kind == TARGET_FILE && claims_loop_backing(st, what, what_len))
 		return 1;
-	return claims_signatures(fd, what, what_len);
+	if (!claims_signatures(fd, what, what_len))
+		return 0;
+	return !(t->kind == TARGET_FILE && t->ours && seen_matches(fd, what));
 }
 
 /* What an exclusive open's EBUSY means. */

@@ -11,6 +11,7 @@
 
 #include "cluster/cluster_phase.h"
 #include "core/clock.h"
+#include "io/target.h"
 #include "run/phase_int.h"
 #include "run/replay.h"
 #include "run/worker.h"
@@ -166,6 +167,21 @@ static void note_unread_tails(struct runner *r)
 	}
 }
 
+/* After the join: each file of ours a worker wrote probed once more, so
+ * that what its own data looks like is not taken for a claim next time
+ * (target_note_seen). */
+static void note_seen(struct runner *r)
+{
+	for (unsigned i = 0; i < r->sp->workers; i++) {
+		unsigned j = 0;
+
+		while (j < i && r->w[j].target != r->w[i].target)
+			j++;
+		if (j == i && phase_writes(r->w[i].spec))
+			target_note_seen(r->w[i].target);
+	}
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 void phase_collect(struct runner *r)
@@ -207,5 +223,6 @@ void phase_collect(struct runner *r)
 	snprintf(res->features, sizeof(res->features), "%s", r->w[0].features);
 	if (r->sp->trace_max)
 		gather_trace(r);
+	note_seen(r);
 }
 
