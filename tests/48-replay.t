@@ -1,5 +1,4 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
 # Replay: the trace's records issued as recorded (tests/lua/replay.lua:
 # ops, offsets, lengths, times, speed, no_stall, offsets, devices, passes,
 # streams, bad input), and `iomoon replay` on the command line.

@@ -7,7 +7,6 @@
 local iomoon = require "iomoon"
 local tap = dofile(arg[1] .. "/tap.lua")
 local dir = arg[2]
-local asan = (os.getenv("IOMOON_BIN") or ""):find("asan") ~= nil
 
 -- An iolog v3 trace of the records {t_us, dev, op, offset, len}, written
 -- to dir/name; returns its path.
@@ -126,10 +125,14 @@ for _, speed in ipairs { 1, 4 } do
     "speed %g: record k is due at k x %g us (worst %d ns off)", speed, 500 / speed, worst_intended)
   -- what happened: the submissions themselves, read off the clock that stamped them
   local p50 = lags[500]
-  tap.ok(lags[1] >= 0 and p50 < (asan and 2e6 or 500e3),
+  -- never early; how late is measured in make bench (BENCH_ONLY=replay):
+  -- here only that it is not late by whole milliseconds, a stall aside
+  tap.ok(lags[1] >= 0 and p50 < 20e6,
     "speed %g: submitted at their times (lag p50 %.1f us, min %d ns; the result says p50 %.1f us)", speed,
     p50 / 1e3, lags[1], r.replay.lag_p50_ns / 1e3)
-  tap.ok(math.abs(r.replay.span_s - recorded) < recorded * 0.2 + 0.002,
+  -- never shorter than the trace over the speed; longer only by a stall
+  -- (speed 4 must not take speed 1's time)
+  tap.ok(r.replay.span_s >= recorded * 0.999 and r.replay.span_s < recorded * 2 + 0.1,
     "speed %g: the replay spanned %.3f s, the trace %.3f s / %g = %.3f s", speed, r.replay.span_s,
     r.replay.recorded_span_s, speed, recorded)
   tap.ok(r.replay.on_time_pct >= 0 and r.replay.on_time_pct <= 100 and r.replay.late_ns == 100000 and
