@@ -209,10 +209,12 @@ do
 end
 
 -- find_max: the sim device with qd 4 at 1 ms has its knee at 4000 IOPS (a
--- probe there falls 1 % short when the VM stalls it: 3000 and up is the knee)
+-- probe there falls 1 % short when the VM stalls it: 3000 and up is the
+-- knee). A rate is refused after three failed probes, not two: on a busy
+-- 2-core VM two stalled probes in a row at 700 IOPS happened once.
 do
   local r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "1ms", qd = 4, bs = "4k", duration = "0.4s" },
-    bound = "5ms", from = 500 }
+    bound = "5ms", from = 500, confirm = 3 }
   tap.ok(r.iops and r.iops >= 3000 and r.iops <= 4100, "find_max finds the knee near 4000 IOPS (%s, %d probes)",
     tostring(r.iops), #r.probes)
   tap.ok(r.result and r.result.lat.p99_ns <= 5e6, "find_max's result meets the bound")
