@@ -16,7 +16,7 @@ for f in /sys/block/loop*/loop/backing_file; do
 done
 for p in /proc/[0-9]*; do
 	[ "${p#/proc/}" = "$$" ] && continue
-	cmd=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) || continue
+	cmd=$(tr '\0' ' ' 2>/dev/null <"$p/cmdline") || continue
 	case "$cmd" in *leftovers.sh*) continue ;; esac
 	case "$cmd" in *"$dir"/*) say "process ${p#/proc/} still running: $cmd" ;; esac
 done
