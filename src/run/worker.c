@@ -29,8 +29,8 @@
 #include "io/discard.h"
 #include "run/batch.h"
 #include "run/replay.h"
+#include "run/worker_verify.h"
 #include "verify/verify.h"
-#include "verify/verify_read.h"
 
 /* How long a worker may wait without looking at the stop flag. */
 #define STOP_POLL_NS 50000000ull
@@ -54,117 +54,6 @@ static inline void fill_offsets(struct io_slot *s)
 
 	for (uint32_t i = 0; i < s->op.len / 8; i++)
 		p[i] = s->op.offset + 8ull * i;
-}
-
-/* 1 if a read returned the OFFSET pattern for where it read. */
-static inline int offsets_ok(const struct io_slot *s)
-{
-	const uint64_t *p = s->buf;
-
-	for (uint32_t i = 0; i < s->op.len / 8; i++)
-		if (p[i] != s->op.offset + 8ull * i)
-			return 0;
-	return 1;
-}
-
-/* A completed I/O under verification: a write records its generation, a
- * read is checked, every bad unit counted. 0 when a read failed. */
-static int verified(struct worker *w, const struct io_slot *s, uint64_t now)
-{
-	const struct phase_spec *sp = w->spec;
-	struct gen_map *m = w->target->gmap;
-	const uint32_t unit = sp->verify_unit;
-	uint64_t at, want, got;
-	int bad, nbad = 0;
-
-	if (sp->verify == VERIFY_OFFSET) {
-		if (s->op.op == OP_READ && !offsets_ok(s)) {
-			counters_error(&w->c, OP_READ, EILSEQ, s->op.offset, s->op.len, -EILSEQ, now);
-			return 0;
-		}
-		return 1;
-	}
-	if (s->op.op == OP_WRITE) {
-		if (!m)
-			return 1;
-		for (uint64_t o = 0; o < s->op.len; o += unit)
-			__atomic_store_n(&m->gens[(s->op.offset + o) / unit], s->gen, __ATOMIC_RELAXED);
-		if (!__atomic_load_n(&m->dirty, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&m->written, 1, __ATOMIC_RELAXED);
-			__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
-		}
-		return 1;
-	}
-	for (uint32_t from = 0; from < s->op.len; from = (uint32_t)(at - s->op.offset) + unit) {
-		bad = verify_read(&w->vv, s->buf, s->op.len, s->op.offset, from, &w->c.verify, &at, &want, &got);
-		if (!bad)
-			break;
-		counters_verify_error(&w->c, bad, s->op.offset, s->op.len, at, want, got, now);
-		nbad++;
-	}
-	return !nbad;
-}
-
-/* Does s (taken from the free slots) overlap an I/O of this worker in
- * flight, one of them a write? (A read racing a write of the same unit may
- * see either, or a mix.) In flight: every slot neither free nor s. Only
- * verifying phases ask, so the hot loop keeps no bookkeeping for it. */
-static int overlaps(const struct worker *w, struct io_slot *const *freeq, unsigned nfree, unsigned qd,
-		    const struct io_slot *s)
-{
-	unsigned char idle[PHASE_MAX_QD];
-
-	memset(idle, 0, qd);
-	for (unsigned j = 0; j < nfree; j++)
-		idle[freeq[j]->index] = 1;
-	idle[s->index] = 1;
-	for (unsigned j = 0; j < qd; j++) {
-		const struct wl_op *o = &w->slots[j].op;
-
-		if (!idle[j] && (o->op == OP_WRITE || s->op.op == OP_WRITE) && o->offset < s->op.offset + s->op.len &&
-		    s->op.offset < o->offset + o->len)
-			return 1;
-	}
-	return 0;
-}
-
-/* Before the start barrier: the generation map of a file this phase
- * created (its inspection found nothing to attach), and how its reads are
- * judged (w->vv): strictly, a header in every unit, when the phase only
- * reads and no map says what was written. */
-static int verify_setup(struct worker *w)
-{
-	const struct phase_spec *sp = w->spec;
-	struct target *t = w->target;
-	uint32_t unit = sp->verify_unit;
-	int reads_only = 1;
-
-	if (sp->verify != VERIFY_CRC)
-		return 0;
-	if (t->created && genmap_attach(t, &unit, 1, 1, 0, GENMAP_WRITES, w->error, sizeof(w->error)) < 0)
-		return -1;
-	for (unsigned i = 0; i < w->wl->nspecs; i++)
-		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
-	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap),
-			 sp->skip_unwritten < 0 ? !reads_only : sp->skip_unwritten);
-	return 0;
-}
-
-/* The last worker of a phase out saves the maps its writes changed. */
-static void verify_finish(struct worker *w)
-{
-	struct phase_shared *sh = w->sh;
-	const struct phase_spec *ph = sh->spec;
-
-	if (__atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != ph->workers)
-		return;
-	for (unsigned i = 0; i < phase_nstreams(ph); i++) {
-		const struct phase_spec *sp = phase_stream(ph, i);
-
-		for (unsigned t = 0; sp->verify == VERIFY_CRC && t < sp->ntargets; t++)
-			if (genmap_save(sp->targets[t], w->error, sizeof(w->error)) < 0)
-				w->engine_failed = 1;
-	}
 }
 
 static inline uint64_t min64(uint64_t a, uint64_t b)
@@ -301,7 +190,7 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 
 	if (l->held) {
 		/* generated, waiting for an overlapping I/O */
-		if (overlaps(l->w, l->freeq, l->nfree, l->qd, l->held))
+		if (worker_overlaps(l->w, l->freeq, l->nfree, l->qd, l->held))
 			return NULL;
 		s = l->held;
 		l->held = NULL;
@@ -320,7 +209,7 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 		pace_advance(l->pace, l->ps, l->measure, l->pacers, l->prng);
 	}
 	wl_next(l->w->wl, l->st, &s->op);
-	if (l->verifying && overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
+	if (l->verifying && worker_overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
 		l->held = s; /* kept as it is: issued when the other completes */
 		return NULL;
 	}
@@ -534,7 +423,7 @@ HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int 
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (!plain && l->verifying && s->op.op <= OP_WRITE && !verified(w, s, now) && !sp->on_error_continue) {
+	if (!plain && l->verifying && s->op.op <= OP_WRITE && !worker_verified(w, s, now) && !sp->on_error_continue) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
@@ -579,7 +468,7 @@ static int worker_ready(struct worker *w)
 		w->engine.priv = NULL;
 	} else {
 		snprintf(w->features, sizeof(w->features), "%s", w->engine.features ? w->engine.features : "");
-		if (verify_setup(w) < 0)
+		if (worker_verify_setup(w) < 0)
 			w->init_failed = 1;
 	}
 	pthread_mutex_lock(&sh->lock);
@@ -791,7 +680,7 @@ void *worker_main(void *arg)
 	}
 	if (w->engine.priv)
 		w->spec->engine->exit(&w->engine);
-	verify_finish(w);
+	worker_verify_finish(w);
 	pthread_mutex_lock(&sh->lock);
 	sh->finished++;
 	pthread_cond_broadcast(&sh->cond);
