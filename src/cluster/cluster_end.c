@@ -232,6 +232,9 @@ static void own_figures(const struct phase_result *res, struct cluster_host *me)
 	me->util_pct = res->cpu.util_pct;
 	me->user_s = res->cpu.user_s;
 	me->sys_s = res->cpu.sys_s;
+	me->inflight_mean = res->seconds > 0 ? (double)res->total.inflight_ns / (res->seconds * 1e9) : 0;
+	me->has_device = res->has_device;
+	me->device = res->device;
 	snprintf(me->error, sizeof(me->error), "%.*s", (int)sizeof(me->error) - 1, res->failed ? res->error : "");
 }
 
@@ -339,6 +342,7 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	if (!mine || !merged || !hosts)
 		abort(); /* the other ranks wait in the reduction: no way to go on */
 	own_figures(res, &me);
+	res->has_device = 0; /* each host's devices are its own: in result.hosts[i].device, not merged */
 	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, hosts, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	h = head_of(cp);
 	memset(mine, 0, size);

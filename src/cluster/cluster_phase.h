@@ -31,6 +31,9 @@ struct cluster_host {
 	uint64_t p50_ns, p99_ns, max_ns;
 	double mean_ns;
 	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
+	double inflight_mean;           /* its I/Os in flight, time-weighted */
+	int has_device;                 /* the kernel's witness of its own devices */
+	struct device_result device;
 	char error[192];
 };
 

@@ -19,6 +19,15 @@ static inline uint64_t clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time of the calling thread, in ns. */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Below this much time left, waits spin: a sleep wakes ~30 us late on a VM
  * even with a timer slack of 1 ns (the workers set it), ~95 us with the
  * default 50 us slack. */

@@ -67,6 +67,9 @@ void counters_merge(struct counters *dst, const struct counters *src)
 		dst->last_done_ns = src->last_done_ns;
 	if (src->max_inflight > dst->max_inflight)
 		dst->max_inflight = src->max_inflight;
+	dst->inflight_ns += src->inflight_ns;
+	if (src->cpu_busiest > dst->cpu_busiest)
+		dst->cpu_busiest = src->cpu_busiest;
 	verify_counts_merge(&dst->verify, &src->verify);
 }
 

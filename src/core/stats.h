@@ -72,6 +72,8 @@ struct counters {
 	unsigned nfirst;
 	uint64_t last_done_ns;  /* completion time of the last counted I/O */
 	uint64_t max_inflight;  /* the largest number in flight at once */
+	uint64_t inflight_ns;   /* I/Os in flight x ns, over the measured time (their time-weighted mean x its length) */
+	double cpu_busiest;     /* the largest share of its loop's time a worker spent on a CPU (thread CPU / wall) */
 	struct verify_counts verify;
 };
 

@@ -326,6 +326,9 @@ static void push_host(lua_State *L, const struct cluster_host *h)
 	api_set_num(L, "user_s", h->user_s);
 	api_set_num(L, "sys_s", h->sys_s);
 	api_set_int(L, "errors", h->errors);
+	api_set_num(L, "inflight_mean", h->inflight_mean);
+	if (h->has_device)
+		api_push_device(L, &h->device, (double)h->bytes);
 	lua_pushboolean(L, h->failed);
 	lua_setfield(L, -2, "failed");
 	lua_pushboolean(L, h->interrupted);

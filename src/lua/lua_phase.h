@@ -72,6 +72,9 @@ void api_push_verify(lua_State *L, const struct run_state *rs, const struct phas
 
 /* The result table of the phase rs ran, pushed. */
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r);
+/* result.device (or hosts[i].device): the kernel's counts of the devices
+ * under the targets, beside the bytes iomoon moved (ours). */
+void api_push_device(lua_State *L, const struct device_result *dev, double ours);
 /* The result on top of the stack answers a missing field with an input error. */
 void api_seal_result(lua_State *L);
 /* Keep the result on top of the stack (keep_results) and call on_result's functions. */

@@ -16,6 +16,7 @@
 #include "lua/lua_repro.h"
 #include "lua/lua_result_fields.h"
 #include "run/phase.h"
+#include "run/phase_witness.h"
 #include "verify/verify.h"
 
 
@@ -296,13 +297,82 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	lua_setfield(L, -2, "rate_arrival");
 }
 
-static void push_cpu(lua_State *L, const struct cpu_use *cpu)
+static void push_cpu(lua_State *L, const struct cpu_use *cpu, const struct counters *c)
 {
-	lua_createtable(L, 0, 3);
+	lua_createtable(L, 0, 4);
 	api_set_num(L, "user_s", cpu->user_s);
 	api_set_num(L, "sys_s", cpu->sys_s);
 	api_set_num(L, "util_pct", cpu->util_pct);
+	api_set_num(L, "worker_max_pct", 100.0 * c->cpu_busiest);
 	lua_setfield(L, -2, "cpu");
+}
+
+/* result.device: what the kernel counted on the devices under the
+ * targets over the measured time, beside iomoon's own figures. Its mean
+ * time per request and, by Little's law, the mean in flight at the
+ * device; `others` when it moved more than iomoon did (10 % and 1 MiB
+ * over: another program's I/O, writeback, a journal), which makes those
+ * means partly someone else's. */
+void api_push_device(lua_State *L, const struct device_result *dev, double ours)
+{
+	const struct devstat *d = &dev->counts;
+	const double ms = dev->seconds * 1e3;
+	const double moved = 512.0 * (double)(d->sectors[DEVSTAT_READ] + d->sectors[DEVSTAT_WRITE] +
+					      d->sectors[DEVSTAT_DISCARD]);
+
+	lua_createtable(L, 0, 12);
+	lua_pushstring(L, dev->name);
+	lua_setfield(L, -2, "name");
+	api_set_int(L, "reads", (lua_Integer)d->ios[DEVSTAT_READ]);
+	api_set_int(L, "writes", (lua_Integer)d->ios[DEVSTAT_WRITE]);
+	api_set_int(L, "trims", (lua_Integer)d->ios[DEVSTAT_DISCARD]);
+	api_set_int(L, "flushes", (lua_Integer)d->ios[DEVSTAT_FLUSH]);
+	api_set_num(L, "bytes", moved);
+	api_set_num(L, "read_mean_ns", d->ios[0] ? 1e6 * (double)d->ticks_ms[0] / (double)d->ios[0] : 0);
+	api_set_num(L, "write_mean_ns", d->ios[1] ? 1e6 * (double)d->ticks_ms[1] / (double)d->ios[1] : 0);
+	api_set_num(L, "inflight_mean", ms > 0 ? (double)d->in_queue_ms / ms : 0);
+	api_set_num(L, "util_pct", ms > 0 ? 100.0 * (double)d->io_ticks_ms / ms : 0);
+	api_set_num(L, "seconds", dev->seconds);
+	lua_pushboolean(L, moved > 1.1 * ours + 1048576.0);
+	lua_setfield(L, -2, "others");
+	lua_setfield(L, -2, "device");
+}
+
+/* Did the phase (or one of its streams) hold its I/Os back by design: a
+ * rate, a schedule, think time, bursts, a replay's times? */
+static int held_by_design(const struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		if (held_by_design(rs->stream[i]))
+			return 1;
+	return rs->pace.nseg > 0 || rs->pace.think != THINK_NONE || rs->pace.burst || rs->sp.replay;
+}
+
+/* How many I/Os the phase allowed in flight: qd x workers, over its streams. */
+static unsigned allowed_inflight(const struct run_state *rs)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < rs->nstreams; i++)
+		n += allowed_inflight(rs->stream[i]);
+	return rs->nstreams ? n : rs->sp.qd * rs->sp.workers;
+}
+
+/* result.inflight and result.bottleneck: who set the figures
+ * (phase_bottleneck; doc/performance.md, "Who set the figures"). */
+static void push_inflight(lua_State *L, const struct run_state *rs, const struct phase_result *r)
+{
+	const double allowed = allowed_inflight(rs), measured = r->seconds * 1e9;
+	const double mean = measured > 0 ? (double)r->total.inflight_ns / measured : 0;
+
+	lua_createtable(L, 0, 3);
+	api_set_num(L, "mean", mean);
+	api_set_int(L, "max", r->total.max_inflight);
+	api_set_int(L, "allowed", (lua_Integer)allowed);
+	lua_setfield(L, -2, "inflight");
+	lua_pushstring(L, phase_bottleneck(r->engine && !strcmp(r->engine, "null"), r->engine && !strcmp(r->engine, "sim"),
+					   held_by_design(rs), mean, allowed, r->total.cpu_busiest));
+	lua_setfield(L, -2, "bottleneck");
 }
 
 /* An errno's name (EIO), a verification failure's kind, or "short". */
@@ -525,6 +595,7 @@ static void push_streams(lua_State *L, const struct run_state *rs, const struct 
 		v->streams = NULL;
 		v->specs = sr->specs;
 		v->replay = sr->replay;
+		v->has_device = 0; /* the devices' counts are the phase's, not a stream's */
 		api_push_result(L, rs->stream[i], v);
 		api_set_int(L, "stream", i + 1);
 		api_seal_result(L);
@@ -544,7 +615,11 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 	push_setup(L, &rs->sp, r);
 	push_definition(L, rs);
 	push_measures(L, rs, r, &all);
-	push_cpu(L, &r->cpu);
+	push_cpu(L, &r->cpu, &r->total);
+	push_inflight(L, rs, r);
+	if (r->has_device)
+		api_push_device(L, &r->device, (double)(r->total.op[OP_READ].bytes + r->total.op[OP_WRITE].bytes +
+							 r->total.op[OP_TRIM].bytes));
 	push_errors(L, r);
 	api_push_verify(L, rs, r); /* lua_verify.c: crc32c phases only */
 	push_intervals(L, r, all.max);

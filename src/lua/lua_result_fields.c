@@ -36,6 +36,9 @@ static const struct result_field result_fields[] = {
 	{ "engine_features", "string", D, NULL },
 	{ "direct", "boolean", D, NULL },
 	{ "qd_max", "number", M, NULL },
+	{ "inflight", "table", O, "inflight" }, /* optional: saved by an iomoon before it */
+	{ "bottleneck", "string", O, NULL },    /* "device", "tool" or "rate" */
+	{ "device", "table", O, "device" },     /* the kernel's witness: a local block device or a file on one */
 	{ "ramp_s", "number", M | D, NULL },
 	{ "mix", "table", D | RF_LIST, "mix" },
 	{ "dist", "string", D, NULL },
@@ -123,6 +126,30 @@ static const struct result_field cpu_fields[] = {
 	{ "util_pct", "number", S | M, NULL },
 	{ "user_s", "number", S | M, NULL },
 	{ "sys_s", "number", S | M, NULL },
+	{ "worker_max_pct", "number", O | M, NULL }, /* the busiest worker thread's CPU over its loop's time */
+	{ NULL, NULL, 0, NULL },
+};
+
+static const struct result_field device_fields[] = {
+	{ "name", "string", 0, NULL },
+	{ "reads", "number", C, NULL },
+	{ "writes", "number", C, NULL },
+	{ "trims", "number", C, NULL },
+	{ "flushes", "number", C, NULL },
+	{ "bytes", "number", M, NULL },
+	{ "read_mean_ns", "number", M, NULL },
+	{ "write_mean_ns", "number", M, NULL },
+	{ "inflight_mean", "number", M, NULL },
+	{ "util_pct", "number", M, NULL },
+	{ "seconds", "number", M, NULL },
+	{ "others", "boolean", 0, NULL },
+	{ NULL, NULL, 0, NULL },
+};
+
+static const struct result_field inflight_fields[] = {
+	{ "mean", "number", M, NULL },    /* time-weighted, over the measured time, all workers */
+	{ "max", "number", M, NULL },     /* the most in flight at once in one worker */
+	{ "allowed", "number", M, NULL }, /* qd x workers (summed over streams) */
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -252,6 +279,8 @@ static const struct result_field host_fields[] = {
 	{ "user_s", "number", M, NULL },
 	{ "sys_s", "number", M, NULL },
 	{ "errors", "number", C, NULL },
+	{ "inflight_mean", "number", O | M, NULL },
+	{ "device", "table", O, "device" },
 	{ "failed", "boolean", 0, NULL },
 	{ "interrupted", "boolean", 0, NULL },
 	{ "error", "string", O, NULL }, /* a rank that failed: why */
@@ -264,6 +293,7 @@ static const struct result_table tables[] = {
 	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "verify", verify_fields },
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },
 	{ "replay", replay_fields },   { "cluster", cluster_fields }, { "host", host_fields },
+	{ "inflight", inflight_fields }, { "device", device_fields },
 	{ NULL, NULL },
 };
 

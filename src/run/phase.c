@@ -256,6 +256,7 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 		snprintf(why, why_len, "out of memory setting up the phase");
 		return rc;
 	}
+	witness_setup(&r->wit, sp);
 	r->sh.spec = sp;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -373,6 +374,7 @@ void phase_take_all(struct runner *r)
 static void measure_begin(struct runner *r)
 {
 	cpu_mark(&r->cpu_a);
+	witness_begin(&r->wit);
 	sampler_begin(&r->all, r->sh.measure_ns);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_begin(&r->u[i].smp, r->sh.measure_ns);

@@ -18,6 +18,7 @@
 #include "core/rc.h"
 #include "core/stats.h"
 #include "core/stop.h"
+#include "io/devstat.h"
 #include "io/engine.h"
 #include "io/target.h"
 #include "run/batch.h"
@@ -120,6 +121,15 @@ struct stream_result {
 	struct replay_stats *replay; /* the stream's replay, when it has one */
 };
 
+/* The kernel's account of the block devices under a phase's targets over
+ * its measured time (phase_witness.h): result.device. */
+struct device_result {
+	char name[96];          /* vda, or sda+sdb for several */
+	unsigned devices;
+	struct devstat counts;  /* summed over them */
+	double seconds;         /* between the two readings */
+};
+
 struct phase_result {
 	struct counters total;  /* every stream's, merged */
 	double seconds;
@@ -139,6 +149,8 @@ struct phase_result {
 	struct spec_stats *specs; /* per access spec, when per_spec (none with streams) */
 	struct replay_stats *replay; /* every replaying worker's, merged (NULL: none replays) */
 	struct cluster_result *cluster; /* run by every rank of a cluster: merged (NULL: one host) */
+	int has_device;         /* the kernel's witness, when it could be read (one host only) */
+	struct device_result device;
 };
 
 /* A phase's workloads: its streams, or the phase itself when it has none. */

@@ -191,6 +191,7 @@ void phase_collect(struct runner *r)
 	int keep;
 
 	cpu_mark(&r->cpu_b);
+	witness_end(&r->wit, res);
 	stop_ns = clock_ns();
 	note_written_ends(r);
 	note_unread_tails(r);

@@ -10,6 +10,7 @@
 #include "core/stats.h"
 #include "run/phase.h"
 #include "run/phase_sample.h"
+#include "run/phase_witness.h"
 #include "run/worker.h"
 
 static inline uint64_t min_u64(uint64_t a, uint64_t b)
@@ -50,6 +51,7 @@ struct runner {
 	struct cluster_phase *cp; /* run by every rank of a cluster (else NULL) */
 	int remote_stop;          /* stopped because another rank did */
 	int64_t realtime_ns;      /* the realtime clock at the start */
+	struct witness wit;       /* the kernel's counts of the devices under the targets */
 };
 
 /* n empty spec_stats, or NULL when out of memory. */

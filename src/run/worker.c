@@ -73,6 +73,8 @@ struct loop {
 	int paced, think, stamping, verifying, autob;
 	int plain;            /* no pacing, think, burst nor verification */
 	uint64_t now, measure, end, seq, wake;
+	uint64_t if_at;       /* when the count in flight last changed (inflight_mark) */
+	uint64_t if_start;    /* when the loop started */
 	uint64_t ios_room, bytes_room; /* in this turn: what may be in flight */
 	uint64_t n_ios, n_bytes, inflight_bytes, burst_resume;
 	unsigned nfree, inflight, burst_left, bound;
@@ -333,6 +335,18 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	l->inflight_bytes += s->op.len;
 }
 
+/* What has been in flight since the count last changed, summed over the
+ * part of that time inside the measured time (c.inflight_ns: its mean is
+ * result.inflight.mean). Once a turn, before the count changes. */
+static inline void inflight_mark(struct loop *l)
+{
+	const uint64_t from = l->if_at > l->measure ? l->if_at : l->measure, to = min64(l->now, l->end);
+
+	if (to > from)
+		l->w->c.inflight_ns += (to - from) * l->inflight;
+	l->if_at = l->now;
+}
+
 /* One hand-over of n queued I/Os, counted in the measured time. */
 static inline void note_submit(struct loop *l, unsigned n)
 {
@@ -351,6 +365,8 @@ static inline void start_ios(struct loop *l)
 	const unsigned before = l->inflight;
 	unsigned mark = before; /* in flight at the last hand-over */
 	struct io_slot *s;
+
+	inflight_mark(l);
 
 	while (l->nsyncq) { /* due syncs first: they belong to writes already done */
 		struct io_slot *s = l->syncq[--l->nsyncq];
@@ -495,6 +511,7 @@ static inline void completed(struct loop *l, int n)
 {
 	const int counting = l->now >= l->measure && l->now <= l->end;
 
+	inflight_mark(l);
 	if (n && counting)
 		sizes_add(&l->w->batch.reap, (unsigned)n);
 	if (l->plain)
@@ -608,6 +625,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->end = w->sh->end_ns;
 	l->seq = (uint64_t)w->id << 48;
 	l->wake = UINT64_MAX;
+	l->if_at = l->if_start = l->now;
 	l->n_ios = l->n_bytes = l->inflight_bytes = l->burst_resume = 0;
 	l->nfree = l->qd;
 	l->inflight = 0;
@@ -661,6 +679,7 @@ void *worker_main(void *arg)
 	struct batch_auto au;
 	struct replay_cursor rc;
 	struct loop l;
+	uint64_t cpu0;
 
 	if (worker_ready(w) == 0) {
 		l.freeq = freeq;
@@ -674,7 +693,10 @@ void *worker_main(void *arg)
 		l.au = &au;
 		l.rc = &rc;
 		loop_init(&l, w);
+		cpu0 = thread_cpu_ns();
 		run(&l);
+		if (l.now > l.if_start)
+			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);
 		if (l.rp)
 			replay_end(&l);
 	}

@@ -67,9 +67,28 @@ function rows.replay_cut(r)
     count("missed_ios"), count("cut_ios"))
 end
 
+--- The warning of a result whose figures the host set, not the device
+-- (result.bottleneck "tool"), else nil: how many I/Os were in flight (at
+-- the device, where the kernel's witness says, else in the engine) of
+-- those allowed.
+function rows.tool_mark(r)
+  if opt(r, "bottleneck") ~= "tool" then return nil end
+  if opt(r, "engine") == "null" then return "engine null: iomoon's own speed, not a device's" end
+  local inflight, dev, n = opt(r, "inflight"), opt(r, "device"), nil
+  -- the device's count where it saw this run's I/O and no one else's
+  local seen = (rows.number(opt(dev, "reads")) or 0) + (rows.number(opt(dev, "writes")) or 0)
+  if dev and opt(dev, "others") == false and seen >= 0.5 * (rows.number(opt(r, "ios")) or math.huge) then
+    n = rows.number(opt(dev, "inflight_mean"))
+  end
+  n = n or rows.number(opt(inflight, "mean")) or 0
+  return string.format("the host's CPU, not the device, set these figures: %.1f of %s I/Os in flight", n,
+    whole(rows.number(opt(inflight, "allowed")) or 0))
+end
+
 --- What is wrong with a result, as a list of short texts (empty when
 -- nothing is): interrupted, FAILED, errors with the first message, an
--- unmet open-loop rate, a replay cut short (rows.replay_cut).
+-- unmet open-loop rate, a replay cut short (rows.replay_cut), figures
+-- the host set (rows.tool_mark).
 function rows.marks(r)
   local m = {}
   if r.interrupted then m[#m + 1] = "interrupted" end
@@ -85,6 +104,7 @@ function rows.marks(r)
     m[#m + 1] = string.format("rate not met: %.0f of %.0f IOPS", r.iops or 0, asked)
   end
   m[#m + 1] = rows.replay_cut(r)
+  m[#m + 1] = rows.tool_mark(r)
   return m
 end
 

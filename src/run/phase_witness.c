@@ -1,0 +1,87 @@
+/* phase_witness.c - the block devices under a phase, read by the kernel's
+ * own counts before and after its measured time. */
+#include "run/phase_witness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/rc.h"
+
+/* Add target t's device to w, once. 0, or -1 when it has none to read or
+ * there are too many. */
+static int add_device(struct witness *w, const struct target *t)
+{
+	unsigned maj, min;
+	char name[32];
+	size_t len = strlen(w->names);
+
+	if (devstat_device(t, &maj, &min, name, sizeof(name)) != RC_OK)
+		return -1;
+	for (unsigned i = 0; i < w->n; i++)
+		if (w->maj[i] == maj && w->min[i] == min)
+			return 0;
+	if (w->n == WITNESS_MAX_DEVS)
+		return -1;
+	w->maj[w->n] = maj;
+	w->min[w->n++] = min;
+	snprintf(w->names + len, sizeof(w->names) - len, "%s%s", len ? "+" : "", name);
+	return 0;
+}
+
+void witness_setup(struct witness *w, const struct phase_spec *sp)
+{
+	memset(w, 0, sizeof(*w));
+	for (unsigned i = 0; i < phase_nstreams(sp); i++) {
+		const struct phase_spec *s = phase_stream(sp, i);
+
+		for (unsigned t = 0; t < s->ntargets; t++)
+			if (add_device(w, s->targets[t]) < 0) {
+				w->n = 0;
+				return;
+			}
+	}
+}
+
+void witness_begin(struct witness *w)
+{
+	w->a_ns = 0;
+	for (unsigned i = 0; i < w->n; i++)
+		if (devstat_read(w->maj[i], w->min[i], &w->a[i]) != RC_OK)
+			return;
+	w->a_ns = w->n ? clock_ns() : 0;
+}
+
+void witness_end(struct witness *w, struct phase_result *out)
+{
+	struct device_result *d = &out->device;
+	uint64_t now;
+
+	out->has_device = 0;
+	if (!w->a_ns)
+		return;
+	memset(d, 0, sizeof(*d));
+	for (unsigned i = 0; i < w->n; i++) {
+		struct devstat b, diff;
+
+		if (devstat_read(w->maj[i], w->min[i], &b) != RC_OK)
+			return;
+		devstat_sub(&b, &w->a[i], &diff);
+		devstat_add(&d->counts, &diff);
+	}
+	now = clock_ns();
+	snprintf(d->name, sizeof(d->name), "%s", w->names);
+	d->devices = w->n;
+	d->seconds = (double)(now - w->a_ns) / 1e9;
+	out->has_device = d->seconds > 0;
+}
+
+const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, double inflight_mean,
+			     double allowed, double cpu_busiest)
+{
+	if (instant_engine)
+		return "tool";
+	if (held_by_design && inflight_mean < 0.9 * allowed)
+		return "rate";
+	return !spinning_engine && cpu_busiest >= BUSY_SHARE ? "tool" : "device";
+}

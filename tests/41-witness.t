@@ -1,0 +1,81 @@
+#!/bin/bash
+# I/Os in flight and who set the figures (result.inflight, .bottleneck),
+# and the kernel as a witness (result.device): on sim, null, a file, a loop
+# device of the test's own, tmpfs and streams; the warning in every report
+# format that shows a row's trouble.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+F="$TMP/w.dat"
+J() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2])' "$@"; }
+
+# sim: QD 16 at 1 ms keeps 16 in flight; Little's law on its own figures
+"$IOMOON" run --format json --quiet "$T/lua/41-witness/sim.lua" "$F" >sim.json
+J sim.json '
+p = d["phases"][0]; i = p["inflight"]
+little = p["iops"] * p["lat"]["mean_ns"] / 1e9
+print(i["allowed"], i["max"], i["mean"] >= 15.5, abs(little - i["mean"]) / i["mean"] < 0.05, p["bottleneck"],
+      "# mean %.2f, iops x mean latency %.2f" % (i["mean"], little))' >out
+is "$(cut -d'#' -f1 out)" "16 16 True True device " "sim at QD 16, 1 ms: 16 allowed, at least 15.5 in flight, Little's law within 5 %, device ($(cut -d'#' -f2 out))"
+
+# paced below what the device does: rate
+J sim.json 'p = d["phases"][1]; print(p["bottleneck"], p["inflight"]["mean"] < 0.9 * 16, "# %.2f in flight" % p["inflight"]["mean"])' >out
+is "$(cut -d'#' -f1 out)" "rate True " "sim paced at 2000 IOPS: about 2 of 16 in flight, rate ($(cut -d'#' -f2 out))"
+
+# null completes at once: tool, and every format says so
+"$IOMOON" quick --engine null --target "$F" --size 16m --qd 8 --ios 20000 --format json --quiet >null.json
+is "$(J null.json 'print(d["phases"][0]["bottleneck"])')" "tool" "engine null: tool"
+for f in table markdown analyzer html; do
+	"$IOMOON" report null.json --format $f >null.$f
+	grep -q "engine null: iomoon's own speed, not a device's" null.$f; ok $? "  report --format $f says so"
+done
+"$IOMOON" report sim.json --format table | grep -q "set these figures\|iomoon's own speed"; is $? 1 "  the sim run's table says nothing of it"
+# a result that says "tool" on a real engine: the warning names the I/Os in flight
+J null.json '
+p = d["phases"][0]; p["engine"] = "io_uring"; p["inflight"]["mean"] = 5.25
+json.dump(d, open("tool.json", "w"))'
+like "$("$IOMOON" report tool.json --format table)" "the host's CPU, not the device, set these figures: 5\\.2 of 8 I/Os in flight" \
+	"a tool row on io_uring: N of M I/Os in flight"
+
+# a file on a block device: the kernel's counts of it, beside iomoon's
+dev=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]); print(os.path.basename(os.readlink("/sys/dev/block/%d:%d" % (os.major(s.st_dev), os.minor(s.st_dev)))) if os.major(s.st_dev) else "")' "$TMP" 2>/dev/null)
+if [ -n "$dev" ]; then
+	"$IOMOON" quick --target "$F" --qd 8 --ios 2000 --format json --quiet >file.json
+	J file.json '
+p = d["phases"][0]; v = p["device"]
+print(v["name"], v["reads"] >= 0.9 * p["ios"], v["read_mean_ns"] > 0, v["inflight_mean"] > 0, v["seconds"] > 0,
+      type(v["others"]).__name__, "# %d reads for %d I/Os, %.0f us a request" % (v["reads"], p["ios"], v["read_mean_ns"] / 1e3))' >out
+	is "$(cut -d'#' -f1 out)" "$dev True True True True bool " "a file in \$TMP: the device under it ($dev), its reads, mean time, in flight ($(cut -d'#' -f2 out))"
+else
+	skip "\$TMP is on no block device"
+fi
+
+# a loop device of our own, which nothing else reads: the counts match
+if L=$(losetup -f --show "$(truncate -s 64m "$TMP/loop.img"; echo "$TMP/loop.img")" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	udevadm settle 2>/dev/null
+	"$IOMOON" quick --target "$L" --qd 4 --ios 3000 --format json --quiet >loop.json
+	J loop.json '
+p = d["phases"][0]; v = p["device"]
+print(v["name"], 0.9 * p["ios"] <= v["reads"] <= p["ios"] + 64, v["writes"] == 0, v["others"],
+      p["lat"]["mean_ns"] >= 0.9 * v["read_mean_ns"], "# %d reads, iomoon %d; %.1f us a request at the device, %.1f us in iomoon" % (
+      v["reads"], p["ios"], v["read_mean_ns"] / 1e3, p["lat"]["mean_ns"] / 1e3))' >out
+	is "$(cut -d'#' -f1 out)" "${L#/dev/} True True False True " "a loop device: its own reads, no writes, no others, iomoon's latency holds the device's ($(cut -d'#' -f2 out))"
+	losetup -d "$L"; LOOPS="${LOOPS% $L}"
+else
+	skip "no loop device here"
+fi
+
+# tmpfs has no device to read; a stream's result has none of its own
+S=$(mktemp -d /dev/shm/iomoon-test.XXXXXX)
+"$IOMOON" quick --target "$S/t.dat" --size 4m --buffered --ios 100 --format json --quiet >shm.json
+rm -rf "$S"
+is "$(J shm.json 'print("device" in d["phases"][0])')" "False" "a file on tmpfs: no device"
+"$IOMOON" run --format json --quiet "$T/lua/41-witness/streams.lua" "$F" >streams.json
+J streams.json '
+p = d["phases"][0]
+print("device" in p, [("device" in s) for s in p["streams"]], p["inflight"]["allowed"], [s["inflight"]["allowed"] for s in p["streams"]])' >out
+case "$dev" in
+"") is "$(cat out)" "False [False, False] 6 [4, 2]" "streams: allowed 4 + 2; no device on any" ;;
+*) is "$(cat out)" "True [False, False] 6 [4, 2]" "streams: the phase has the device, its streams do not; allowed 4 + 2" ;;
+esac
+done_testing
