@@ -10,8 +10,10 @@ cd "$TMP" || exit 1
 
 # ---- two runs: p1 at 1 ms and at 2 ms of service time (sim spends CPU per I/O: at 100 us a
 # loaded machine's CPU, not the service time, would bound the rate), one phase each only in A or B ----
+t0=$(date -u +%s.%N)
 "$IOMOON" run --quiet --format json --output a.json "$LUA_DIR/run.lua" 1ms onlyA "$TMP/a"
 is $? 0 "run A saved as JSON"
+t1=$(date -u +%s.%N)
 "$IOMOON" run --quiet --format json --output b.json "$LUA_DIR/run.lua" 2ms onlyB "$TMP/b"
 is $? 0 "run B saved as JSON"
 
@@ -35,6 +37,54 @@ if "$IOMOON" report a.json --format html --output r.html 2>html.err; then
 else
 	skip "the html format is not built yet: $(head -c 120 html.err)"
 fi
+
+# ---- when it was measured, and how: started, ended (UTC), the command line ----
+out=$(T0=$t0 T1=$t1 LUA_DIR="$LUA_DIR" python3 -c '
+import json, os, re, datetime
+d = json.load(open("a.json"))
+iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+t = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+rs = d["phases"] + [s for p in d["phases"] for s in p.get("streams", [])]
+print(all(iso.match(r["started"]) and iso.match(r["ended"]) for r in rs),
+      all(abs(t(r["ended"]) - t(r["started"]) - r["seconds"]) < 0.002 for r in rs),
+      float(os.environ["T0"]) - 0.002 <= t(rs[0]["started"]) and t(d["phases"][-1]["ended"]) <= float(os.environ["T1"]) + 0.002,
+      all(t(a["ended"]) <= t(b["started"]) for a, b in zip(d["phases"], d["phases"][1:])),
+      d["command"] == "iomoon run --quiet --format json --output a.json %s/run.lua 1ms onlyA %s/a" % (os.environ["LUA_DIR"], os.getcwd()))')
+is "$out" "True True True True True" \
+	"every result says when it was measured (started, ended: ISO 8601 UTC, seconds apart, within the run, in order); the document its command line"
+python3 -c '
+import json, datetime
+d = json.load(open("a.json")); f = json.load(open("/dev/stdin"))
+e = datetime.datetime.strptime(d["phases"][-1]["ended"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+ms = int(e.timestamp()) * 1000 + e.microsecond // 1000
+print(f["timestamp_ms"] == ms, f["timestamp"] == ms // 1000, f["time"] == e.strftime("%a %b %d %H:%M:%S %Y"))' \
+	<<<"$("$IOMOON" report a.json --format fio-json)" >fio.out
+is "$(cat fio.out)" "True True True" "report --format fio-json: timestamp, timestamp_ms and time are when the run's last phase ended, not now"
+"$IOMOON" report a.json --format html --output when.html
+first=$(python3 -c 'import json; print(json.load(open("a.json"))["phases"][0]["started"][:19].replace("T", " "))')
+last=$(python3 -c 'import json; print(json.load(open("a.json"))["phases"][-1]["ended"][11:19])')
+like "$(grep 'id="measured"' when.html)" "measured by iomoon [^ ]+ from $first to $last UTC: 3 phases" \
+	"report --format html: measured from the first phase's start to the last one's end (not when the page was written)"
+like "$(grep 'id="command"' when.html)" "command: <code>iomoon run --quiet --format json --output a\.json .*/run\.lua 1ms onlyA " \
+	"report --format html: the command line that ran, from the file"
+python3 -c '
+import json; d = json.load(open("a.json")); del d["command"]
+for p in d["phases"] + [s for p in d["phases"] for s in p.get("streams", [])]: del p["started"], p["ended"]
+json.dump(d, open("notime.json", "w"))'
+"$IOMOON" report notime.json --format fio-json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(sorted(k for k in ("time", "timestamp", "timestamp_ms") if k in d), len(d["jobs"]))' >notime.out
+is "$(cat notime.out)" "[] 4" "fio-json of a file without times (an older iomoon's): no time at all, never now"
+like "$("$IOMOON" report notime.json --format html | grep 'id="measured"')" "measured by iomoon [^ ]+ at a time the results do not say: 3 phases" \
+	"html of a file without times: says the time is not known"
+"$IOMOON" report notime.json --format json | grep -c '"command"' >notime.out
+is "$(cat notime.out)" "0" "json of a file without a command line: none is made up (not report's own)"
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][1]["ended"] = "19:05:32"; json.dump(d, open("badtime.json", "w"))
+d = json.load(open("a.json")); d["command"] = ["iomoon"]; json.dump(d, open("badcmd.json", "w"))'
+err=$("$IOMOON" report badtime.json 2>&1)
+like "$?:$err" "^2:iomoon report: badtime\.json: phases\[2\]\.ended is '19:05:32' \(a time as ISO 8601 in UTC is needed" \
+	"a results file whose ended is no ISO 8601 time: exit 2 naming it"
+err=$("$IOMOON" report badcmd.json 2>&1)
+like "$?:$err" "^2:iomoon report: badcmd\.json: \"command\" is a table" "a command that is not a string: exit 2 naming it"
 
 # ---- bad files: exit 2, the file named with what is wrong, nothing written ----
 printf 'not json at all' >bad1.json

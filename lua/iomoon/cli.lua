@@ -497,7 +497,8 @@ function cli.report(args)
   -- a file without a machine (an older iomoon's) is not this machine's: none is shown
   local machine = doc.machine
   if machine == nil then machine = fmt == "html" and { note = "not in the results file" } or false end
-  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon), { file })
+  -- nor is this command line the one that ran
+  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon, doc.command or false), { file })
 end
 
 --- iomoon compare A.json B.json: two saved runs, phase by phase.
@@ -643,8 +644,19 @@ function cli.verbs(handlers)
   return names
 end
 
+-- The command line as a shell would take it back: words with anything but
+-- letters, digits and -_./=:,@+% quoted in '...'; no URL's password.
+local function command_text(args)
+  local words = { "iomoon" }
+  for _, a in ipairs(args) do
+    words[#words + 1] = a:find("^[%w%-_./=:,@+%%]+$") and a or "'" .. a:gsub("'", "'\\''") .. "'"
+  end
+  return iomoon.redact(table.concat(words, " "))
+end
+
 function cli.main(args)
   local cmd = args[1]
+  report.command = command_text(args) -- the JSON document says what ran
   local rest = { table.unpack(args, 2) }
   local handlers = {
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,

@@ -232,6 +232,7 @@ static void own_figures(const struct phase_result *res, struct cluster_host *me)
 	me->util_pct = res->cpu.util_pct;
 	me->user_s = res->cpu.user_s;
 	me->sys_s = res->cpu.sys_s;
+	me->started_ns = res->started_ns;
 	snprintf(me->error, sizeof(me->error), "%.*s", (int)sizeof(me->error) - 1, res->failed ? res->error : "");
 }
 
@@ -351,6 +352,9 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	res->cpu.user_s = (double)h.user_ns / 1e9;
 	res->cpu.sys_s = (double)h.sys_ns / 1e9;
 	res->cpu.util_pct = (double)h.util_milli / 1000.0 / cluster_ranks();
+	/* when the cluster measured: rank 0's wall clock, so every rank holds the same */
+	res->started_ns = hosts[0].started_ns;
+	res->ended_ns = res->started_ns + (int64_t)h.seconds_ns;
 	swap_intervals(cp);
 	cluster_result(cp, &h, hosts, t0, size);
 	cluster_phase_free(cp);

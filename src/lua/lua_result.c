@@ -265,6 +265,8 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 
 	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds); /* trims move no data */
 	api_set_num(L, "seconds", r->seconds);
+	api_set_time(L, "started", r->started_ns);
+	api_set_time(L, "ended", r->ended_ns);
 	for (int op = 0; op < OP_NTYPES; op++) {
 		if (!has[op])
 			continue;

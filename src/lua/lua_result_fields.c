@@ -22,6 +22,8 @@ static const struct result_field result_fields[] = {
 	{ "mb_per_s", "number", S | M, NULL },
 	{ "mib_per_s", "number", S | M, NULL },
 	{ "seconds", "number", S | M, NULL },
+	{ "started", "string", O, NULL }, /* the measured window on the wall clock: ISO 8601, UTC */
+	{ "ended", "string", O, NULL },
 	{ "errors", "number", S | C, NULL },
 	{ "workers", "number", S | M | D, NULL },
 	{ "qd", "number", S | M | D, NULL },

@@ -49,7 +49,7 @@ struct runner {
 	struct cpu_mark cpu_a, cpu_b;
 	struct cluster_phase *cp; /* run by every rank of a cluster (else NULL) */
 	int remote_stop;          /* stopped because another rank did */
-	int64_t realtime_ns;      /* the realtime clock at the start */
+	int64_t realtime_ns;      /* the realtime clock at the start (sh.t_start_ns) */
 };
 
 /* n empty spec_stats, or NULL when out of memory. */
