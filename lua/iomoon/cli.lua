@@ -42,7 +42,8 @@ usage: iomoon COMMAND [options]
   iomoon quick --target PATH [options]        one phase from flags, fio-style
   iomoon ping [ioping's options] DIR|FILE|DEVICE   per-request latency, as ioping 1.3 measures it
   iomoon report RESULTS.json [--format F] [--output FILE]   a saved run (--format json) rendered again
-  iomoon compare A.json B.json [--format F] [--output FILE]  two saved runs, phase by phase
+  iomoon compare A.json B.json [--pair A=B] [--pair-by position] [--format F] [--output FILE]
+                                              two saved runs, phase by phase: better or worse
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
@@ -110,7 +111,8 @@ local function protect(fn, ...)
   return 2, err
 end
 
---- Parse options from args[i..]. spec: name -> "value" | "flag".
+--- Parse options from args[i..]. spec: name -> "value" | "flag" | "list"
+-- (a value that may be given again: o[name] is the list of them).
 -- Returns the options, the other words, and whether a `--` ended the
 -- options (it is not among the words). Stops at the first non-option
 -- when stop_at_arg is set.
@@ -154,7 +156,12 @@ local function parse_options(args, i, spec, stop_at_arg)
         else
           i = i + 1
         end
-        o[name] = val
+        if kind == "list" then -- repeatable: every value, in order
+          o[name] = o[name] or {}
+          table.insert(o[name], val)
+        else
+          o[name] = val
+        end
       end
     end
   end
@@ -501,15 +508,26 @@ function cli.report(args)
   return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon, doc.command or false), { file })
 end
 
---- iomoon compare A.json B.json: two saved runs, phase by phase.
+--- iomoon compare A.json B.json: two saved runs, phase by phase. Nothing
+-- to compare (no phase paired) is bad input; the warnings (what else
+-- differed between the runs) also go to stderr when the comparison is
+-- not the table on stdout.
 function cli.compare(args)
-  local o, rest = parse_options(args, 1, { format = "value", output = "value" })
-  if #rest < 2 then input_error("give two results files (iomoon compare A.json B.json [--format F] [--output F])") end
+  local o, rest = parse_options(args, 1, { format = "value", output = "value", pair = "list", ["pair-by"] = "value" })
+  if #rest < 2 then
+    input_error("give two results files (iomoon compare A.json B.json [--pair A=B] [--pair-by name|position] "
+      .. "[--format F] [--output F])")
+  end
   no_stray({ table.unpack(rest, 3) })
   local fmt = doc_format(o, compare.formats)
   if o.output then outfile.check_output(o.output, { rest[1], rest[2] }) end
   local a, b = saved.load(rest[1]), saved.load(rest[2])
-  local text = compare.render(fmt, report.compare_document(a, b))
+  local doc = report.compare_document(a, b, { pairs = o.pair, by = o["pair-by"] })
+  compare.check_pairs(doc)
+  local text = compare.render(fmt, doc)
+  if fmt ~= "table" or (o.output and outfile.check_output(o.output, {}) ~= "-") then
+    for _, w in ipairs(doc.warnings) do io.stderr:write("iomoon compare: warning: ", util.shown(w), "\n") end
+  end
   return emit(o, text, { rest[1], rest[2] })
 end
 

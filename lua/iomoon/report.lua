@@ -465,9 +465,10 @@ function report.render(format, results, machine, version, command)
 end
 
 --- The comparison of two saved runs (iomoon.saved.load's documents), a
--- plain table (iomoon.compare.document says what it holds).
-function report.compare_document(a, b)
-  return compare.document(a, b)
+-- plain table (iomoon.compare.document says what it holds); opts: how
+-- phases are paired ({ pairs = {"A=B", ...}, by = "name" | "position" }).
+function report.compare_document(a, b, opts)
+  return compare.document(a, b, opts)
 end
 
 --- A report file kept complete while results come in, in `format` (json

@@ -31,6 +31,7 @@ struct cluster_host {
 	uint64_t p50_ns, p99_ns, max_ns;
 	double mean_ns;
 	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
+	double other_pct;               /* its machine's CPUs busy with other work */
 	int64_t started_ns;             /* its measured window's start, on its wall clock */
 	char error[192];
 };

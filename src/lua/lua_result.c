@@ -309,6 +309,7 @@ static void push_cpu(lua_State *L, const struct cpu_use *cpu)
 	api_set_num(L, "user_s", cpu->user_s);
 	api_set_num(L, "sys_s", cpu->sys_s);
 	api_set_num(L, "util_pct", cpu->util_pct);
+	api_set_num(L, "other_pct", cpu->other_pct);
 	lua_setfield(L, -2, "cpu");
 }
 

@@ -125,6 +125,7 @@ static const struct result_field cpu_fields[] = {
 	{ "util_pct", "number", S | M, NULL },
 	{ "user_s", "number", S | M, NULL },
 	{ "sys_s", "number", S | M, NULL },
+	{ "other_pct", "number", M, NULL }, /* the CPUs busy with other work than iomoon's */
 	{ NULL, NULL, 0, NULL },
 };
 
