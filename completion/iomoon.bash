@@ -35,7 +35,8 @@ _iomoon_opts() {
 	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported" ;;
 	replay) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_trace_opts $_iomoon_replay_opts" ;;
 	trace) echo "$_iomoon_trace_opts --format" ;;
-	report | compare) echo "--format --output" ;;
+	report) echo "--format --output" ;;
+	compare) echo "--format --output --pair --pair-by" ;;
 	rerun) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
 	quick) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_quick_opts" ;;
 	ping) echo "$_iomoon_ping_opts" ;;
@@ -57,6 +58,7 @@ _iomoon_value() {
 	--format) COMPREPLY=($(compgen -W "$_iomoon_formats" -- "$cur")) ;;
 	--engine) COMPREPLY=($(compgen -W "auto $(_iomoon_list "$bin" engines)" -- "$cur")) ;;
 	--target | --output) _iomoon_files "$cur" ;;
+	--pair-by) COMPREPLY=($(compgen -W "name position" -- "$cur")) ;;
 	--dist) COMPREPLY=($(compgen -W "uniform zipf: pareto: normal: zoned:" -- "$cur"))
 		compopt -o nospace 2>/dev/null ;;
 	esac

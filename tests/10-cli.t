@@ -39,7 +39,7 @@ for k in ("name", "ios", "bytes", "seconds", "iops", "mb_per_s", "mib_per_s", "e
     assert k in p, k
 for k in ("min_ns", "mean_ns", "max_ns", "stdev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns"):
     assert k in p["lat"] and k in p["read"]["lat"], k
-assert set(p["cpu"]) == {"user_s", "sys_s", "util_pct", "worker_max_pct"}
+assert set(p["cpu"]) == {"user_s", "sys_s", "util_pct", "worker_max_pct", "other_pct"}
 l = p["lat"]
 assert l["min_ns"] <= l["p50_ns"] <= l["p90_ns"] <= l["p99_ns"] <= l["p999_ns"] <= l["max_ns"], l
 assert p["ios"] == p["read"]["ios"] + p["write"]["ios"] and p["ios"] > 0

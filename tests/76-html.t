@@ -70,6 +70,17 @@ for l in 1ms 2ms; do
 done
 "$IOMOON" compare run-1ms.json run-2ms.json --format html --output cmp.html 2>cmp.err
 is $? 0 "compare --format html: exit 0"
+# phase p: 1 ms in A, 2 ms in B (worse); phase q the other way round (better)
+python3 -c '
+import json
+one, two = (json.load(open("run-%s.json" % l)) for l in ("1ms", "2ms"))
+def run(p, q):
+    d = json.loads(json.dumps(p)); q = json.loads(json.dumps(q["phases"][0])); q["name"] = "q"
+    d["phases"].append(q); return d
+json.dump(run(one, two), open("mix-a.json", "w")); json.dump(run(two, one), open("mix-b.json", "w"))'
+"$IOMOON" compare mix-a.json mix-b.json --format html --output mix.html 2>/dev/null
+grep -q '<tr class="worse"><td>p</td><td>IOPS</td>' mix.html && grep -q '<tr class="better"><td>q</td><td>IOPS</td>' mix.html
+ok $? "compare --format html: p's IOPS row worse, q's better"
 
 # ---- in a browser ----
 case "$IOMOON" in *asan*)
@@ -90,6 +101,18 @@ pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
+timeout 120 chromium "${o[@]}" --screenshot="$TMP/mix.png" --window-size=1000,1400 "file://$TMP/mix.html" >/dev/null 2>&1
+# the compare table as drawn: pixels of the worse rows' red and the better rows' green
+out=$(python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); from check import png_pixels
+rows, w, bpp = png_pixels(sys.argv[2])
+count = {(253, 226, 226): 0, (227, 244, 225): 0}
+for line in rows:
+    for x in range(w):
+        px = tuple(line[x * bpp:x * bpp + 3])
+        if px in count: count[px] += 1
+print(count[(253, 226, 226)] > 1000, count[(227, 244, 225)] > 1000)' "$T/html" "$TMP/mix.png" 2>&1)
+is "$out" "True True" "compare in chromium: the worse rows drawn red, the better rows green"
 # check NAME URL EXPECTED-CHARTS [SHOT [all]]: sets $c to check.py's lines
 check() {
 	c=$(python3 "$T/html/check.py" "$TMP/${2%%#*}" "$TMP/harness.dom::$2" "${4:--}" ${5:-})

@@ -10,8 +10,10 @@ cd "$TMP" || exit 1
 
 # ---- two runs: p1 at 1 ms and at 2 ms of service time (sim spends CPU per I/O: at 100 us a
 # loaded machine's CPU, not the service time, would bound the rate), one phase each only in A or B ----
+t0=$(date -u +%s.%N)
 "$IOMOON" run --quiet --format json --output a.json "$LUA_DIR/run.lua" 1ms onlyA "$TMP/a"
 is $? 0 "run A saved as JSON"
+t1=$(date -u +%s.%N)
 "$IOMOON" run --quiet --format json --output b.json "$LUA_DIR/run.lua" 2ms onlyB "$TMP/b"
 is $? 0 "run B saved as JSON"
 
@@ -35,6 +37,54 @@ if "$IOMOON" report a.json --format html --output r.html 2>html.err; then
 else
 	skip "the html format is not built yet: $(head -c 120 html.err)"
 fi
+
+# ---- when it was measured, and how: started, ended (UTC), the command line ----
+out=$(T0=$t0 T1=$t1 LUA_DIR="$LUA_DIR" python3 -c '
+import json, os, re, datetime
+d = json.load(open("a.json"))
+iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+t = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+rs = d["phases"] + [s for p in d["phases"] for s in p.get("streams", [])]
+print(all(iso.match(r["started"]) and iso.match(r["ended"]) for r in rs),
+      all(abs(t(r["ended"]) - t(r["started"]) - r["seconds"]) < 0.002 for r in rs),
+      float(os.environ["T0"]) - 0.002 <= t(rs[0]["started"]) and t(d["phases"][-1]["ended"]) <= float(os.environ["T1"]) + 0.002,
+      all(t(a["ended"]) <= t(b["started"]) for a, b in zip(d["phases"], d["phases"][1:])),
+      d["command"] == "iomoon run --quiet --format json --output a.json %s/run.lua 1ms onlyA %s/a" % (os.environ["LUA_DIR"], os.getcwd()))')
+is "$out" "True True True True True" \
+	"every result says when it was measured (started, ended: ISO 8601 UTC, seconds apart, within the run, in order); the document its command line"
+python3 -c '
+import json, datetime
+d = json.load(open("a.json")); f = json.load(open("/dev/stdin"))
+e = datetime.datetime.strptime(d["phases"][-1]["ended"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+ms = int(e.timestamp()) * 1000 + e.microsecond // 1000
+print(f["timestamp_ms"] == ms, f["timestamp"] == ms // 1000, f["time"] == e.strftime("%a %b %d %H:%M:%S %Y"))' \
+	<<<"$("$IOMOON" report a.json --format fio-json)" >fio.out
+is "$(cat fio.out)" "True True True" "report --format fio-json: timestamp, timestamp_ms and time are when the run's last phase ended, not now"
+"$IOMOON" report a.json --format html --output when.html
+first=$(python3 -c 'import json; print(json.load(open("a.json"))["phases"][0]["started"][:19].replace("T", " "))')
+last=$(python3 -c 'import json; print(json.load(open("a.json"))["phases"][-1]["ended"][11:19])')
+like "$(grep 'id="measured"' when.html)" "measured by iomoon [^ ]+ from $first to $last UTC: 3 phases" \
+	"report --format html: measured from the first phase's start to the last one's end (not when the page was written)"
+like "$(grep 'id="command"' when.html)" "command: <code>iomoon run --quiet --format json --output a\.json .*/run\.lua 1ms onlyA " \
+	"report --format html: the command line that ran, from the file"
+python3 -c '
+import json; d = json.load(open("a.json")); del d["command"]
+for p in d["phases"] + [s for p in d["phases"] for s in p.get("streams", [])]: del p["started"], p["ended"]
+json.dump(d, open("notime.json", "w"))'
+"$IOMOON" report notime.json --format fio-json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(sorted(k for k in ("time", "timestamp", "timestamp_ms") if k in d), len(d["jobs"]))' >notime.out
+is "$(cat notime.out)" "[] 4" "fio-json of a file without times (an older iomoon's): no time at all, never now"
+like "$("$IOMOON" report notime.json --format html | grep 'id="measured"')" "measured by iomoon [^ ]+ at a time the results do not say: 3 phases" \
+	"html of a file without times: says the time is not known"
+"$IOMOON" report notime.json --format json | grep -c '"command"' >notime.out
+is "$(cat notime.out)" "0" "json of a file without a command line: none is made up (not report's own)"
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][1]["ended"] = "19:05:32"; json.dump(d, open("badtime.json", "w"))
+d = json.load(open("a.json")); d["command"] = ["iomoon"]; json.dump(d, open("badcmd.json", "w"))'
+err=$("$IOMOON" report badtime.json 2>&1)
+like "$?:$err" "^2:iomoon report: badtime\.json: phases\[2\]\.ended is '19:05:32' \(a time as ISO 8601 in UTC is needed" \
+	"a results file whose ended is no ISO 8601 time: exit 2 naming it"
+err=$("$IOMOON" report badcmd.json 2>&1)
+like "$?:$err" "^2:iomoon report: badcmd\.json: \"command\" is a table" "a command that is not a string: exit 2 naming it"
 
 # ---- bad files: exit 2, the file named with what is wrong, nothing written ----
 printf 'not json at all' >bad1.json
@@ -129,19 +179,20 @@ is "$out" "['mixed', 'p1'] ['onlyA'] ['onlyB'] True True spread True True True" 
 out=$(python3 -c '
 import json
 d = json.load(open("aa.json"))
-print(len(d["phases"]), all(v["ratio"] == 1 and not v["differs"] for p in d["phases"] for v in p["metrics"].values()),
-      d["only_a"], d["only_b"], sorted(d["phases"][0]["metrics"]))')
-is "$out" "3 True [] [] ['cpu_per_io', 'iops', 'mb_per_s', 'p50', 'p99', 'p999']" \
-	"compare of a run with itself: every ratio 1, nothing marked, no phase alone"
+print(len(d["phases"]), all(v.get("ratio", 1) == 1 and not v["differs"] and "change" not in v
+      for p in d["phases"] for v in p["metrics"].values()), d["only_a"], d["only_b"], d["warnings"],
+      sorted(d["phases"][0]["metrics"]))')
+is "$out" "3 True [] [] [] ['cpu_per_io', 'errors', 'iops', 'mb_per_s', 'p50', 'p99', 'p999']" \
+	"compare of a run with itself: every ratio 1, nothing marked, no phase alone, no warning"
 out=$("$IOMOON" compare a.json b.json)
 like "$out" "only in A \\(a\\.json\\): onlyA" "compare table: says which phase is only in A"
 like "$out" "only in B \\(b\\.json\\): onlyB" "compare table: says which phase is only in B"
-like "$out" "p1 +IOPS +[0-9.]+ +[0-9.]+ +0\\.[0-9]+ +yes +spread" "compare table: p1's IOPS row: A, B, ratio, marked"
+like "$out" "p1 +IOPS +[0-9.]+ +[0-9.]+ +0\\.[0-9]+ +worse +spread" "compare table: p1's IOPS row: A, B, ratio, worse"
 out=$("$IOMOON" compare a.json b.json --format csv)
-like "$out" '"Test name","Metric","A","B","B/A","Differs","Rule"' "compare csv: the header"
+like "$out" '"Test name","Metric","A","B","B/A","Change","Rule"' "compare csv: the header"
 like "$out" '"onlyB","only in B"' "compare csv: a phase only in B is a row"
 out=$("$IOMOON" compare a.json b.json --format markdown)
-like "$out" "\\| p1 \\| IOPS \\| [0-9.]+ \\| [0-9.]+ \\| 0\\.[0-9]+ \\| yes \\| spread \\|" "compare markdown: p1's IOPS row"
+like "$out" "\\| p1 \\| IOPS \\| [0-9.]+ \\| [0-9.]+ \\| 0\\.[0-9]+ \\| \\*\\*worse\\*\\* \\| spread \\|" "compare markdown: p1's IOPS row, worse in bold"
 "$IOMOON" compare a.json b.json --format markdown --output ab.md
 grep -q "| p1 | IOPS |" ab.md; ok $? "compare --output writes the file"
 "$IOMOON" compare a.json b.json --format html --output ab.html
@@ -161,6 +212,122 @@ is $? 2 "compare --format analyzer: exit 2"
 like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare --format analyzer: lists compare's formats"
 err=$("$IOMOON" compare a.json 2>&1)
 is $? 2 "compare with one file: exit 2"
+
+# ---- which way a change went: better or worse, in every format ----
+out=$(python3 -c '
+import json
+m = {p["name"]: p for p in json.load(open("ab.json"))["phases"]}["p1"]["metrics"]
+print(m["iops"]["change"], m["mb_per_s"]["change"], m["p50"]["change"], m["errors"]["rule"], "change" in m["errors"])')
+is "$out" "worse worse worse count False" "compare A (1 ms) with B (2 ms): IOPS, MB/s and p50 are worse; errors equal, unmarked"
+"$IOMOON" compare b.json a.json --format json >ba.json
+out=$(python3 -c '
+import json
+p = {p["name"]: p for p in json.load(open("ba.json"))["phases"]}["p1"]
+m = p["metrics"]
+print(m["iops"]["change"], m["p50"]["change"], p["better"] >= 3, json.load(open("ba.json"))["metrics"][0]["better"])')
+is "$out" "better better True higher" "compare B with A: IOPS and p50 are better (higher IOPS, lower latency); metrics say which way is better"
+like "$("$IOMOON" compare b.json a.json)" "p1 +p50 ms +[0-9.]+ +[0-9.]+ +0\\.[0-9]+ +better +spread" "compare table: a lower p50 is better"
+like "$("$IOMOON" compare b.json a.json --format csv)" '"p1","IOPS","[0-9.]+","[0-9.]+","[0-9.]+","better","spread"' "compare csv: better"
+"$IOMOON" compare a.json b.json --format html --output ab.html
+grep -q '<tr class="worse"><td>p1</td><td>IOPS</td><td>[0-9.]*</td><td>[0-9.]*</td><td>0\.[0-9]*</td><td class="worse">worse</td>' ab.html
+ok $? "compare html: a worse row and its Change cell classed worse"
+grep -q '#compare tr.worse td{background:#fde2e2}' ab.html && grep -q '#compare tr.better td{background:#e3f4e1}' ab.html
+ok $? "compare html: worse rows red, better rows green"
+# errors: more is worse, any difference counts
+python3 -c '
+import json; d = json.load(open("a.json")); d["phases"][0]["errors"] = 5; d["phases"][0]["read"]["errors"] = 5
+json.dump(d, open("errs.json", "w"))'
+out=$("$IOMOON" compare a.json errs.json --format json | python3 -c '
+import json, sys; e = json.load(sys.stdin)["phases"][0]["metrics"]["errors"]; print(e["a"], e["b"], e["change"], e["rule"])')
+is "$out" "0 5 worse count" "compare: 0 errors in A, 5 in B: worse (rule count)"
+
+# ---- the spread rule never hides a change larger than the spread itself ----
+# p99 (ms) per interval and over the run, in A and in B, the rest as in a.json
+mk() {
+	python3 - "$@" <<'PY'
+import json, sys
+out, ivs, p99 = sys.argv[1], [float(x) for x in sys.argv[2].split(",")], float(sys.argv[3])
+d = json.load(open("a.json")); p = d["phases"][0]
+p["intervals"] = [dict(p["intervals"][i % len(p["intervals"])], p99_ns=v * 1e6) for i, v in enumerate(ivs)]
+p["lat"]["p99_ns"] = p99 * 1e6
+json.dump(d, open(out, "w"))
+PY
+}
+p99_of() { "$IOMOON" compare "$1" "$2" --format json | python3 -c '
+import json, sys; m = json.load(sys.stdin)["phases"][0]["metrics"]["p99"]; print(m["differs"], m.get("change"), m["rule"])'; }
+# two intervals each: 1.1 ms against 1.7 ms, more than either run's spread (0.14 and 0.57 ms)
+# but less than two standard errors (0.82 ms)
+mk cap-a.json 1.0,1.2 1.1; mk cap-b.json 1.3,2.1 1.7
+is "$(p99_of cap-a.json cap-b.json)" "True worse spread" "p99 1.1 -> 1.7 ms, beyond both runs' interval spread: marked worse (2 standard errors capped at the spread)"
+# ten intervals each; B's p99 four times A's, one interval of B 31 ms: its spread is larger than the change
+mk four-a.json 1,1,1,1,1,1,1,1,1,1 1; mk four-b.json 1,1,1,1,1,1,1,1,1,31 4
+is "$(p99_of four-a.json four-b.json)" "True worse factor" "p99 4x (1 -> 4 ms) with one 31 ms interval in B: marked worse (rule factor)"
+is "$(p99_of four-b.json four-a.json)" "True better factor" "... and the other way round: better"
+like "$("$IOMOON" compare four-a.json four-b.json)" "p1 +p99 ms +1\\.00 +4\\.00 +4\\.000 +worse +factor" "compare table: the 4x p99 row says worse, rule factor"
+
+# ---- warnings: the machines differed in load, kernel, target ----
+python3 - <<'PY'
+import json
+for name, other, kernel, dev, model in (("w-a.json", 27, None, "/dev/sdb", "Disk A"), ("w-b.json", 85, "9.9.9-test", "/dev/sdc", "Disk B")):
+    d = json.load(open("a.json"))
+    for p in d["phases"]:
+        p["cpu"]["other_pct"] = other
+        for s in p.get("streams", []): s["cpu"]["other_pct"] = other
+    if kernel: d["machine"]["kernel"] = kernel
+    d["phases"][0]["target"] = dev
+    d["machine"]["targets"] = [{"path": dev, "kind": "block", "size": 2 ** 40, "device": dev, "model": model}]
+    json.dump(d, open(name, "w"))
+d = json.load(open("w-a.json"))
+for p in d["phases"]: del p["cpu"]["other_pct"]; p["cpu"].update(util_pct=30, user_s=0, sys_s=0)
+json.dump(d, open("old-a.json", "w"))
+for p in d["phases"]: p["cpu"].update(util_pct=90)
+json.dump(d, open("old-b.json", "w"))
+PY
+kernel=$(python3 -c 'import json; print(json.load(open("a.json"))["machine"]["kernel"])')
+out=$("$IOMOON" compare w-a.json w-b.json 2>w.err)
+like "$out" "warning: the machines were not as busy with other work: 27 % of the CPUs in A, 85 % in B" "compare table: warns that the machines were not as busy with other work"
+like "$out" "warning: the kernel differs: $kernel in A, 9\\.9\\.9-test in B" "compare table: warns that the kernel differs"
+like "$out" "warning: the target differs \\(p1\\): /dev/sdb \\(block, 1 TiB, on /dev/sdb, Disk A\\) in A, /dev/sdc \\(block, 1 TiB, on /dev/sdc, Disk B\\) in B" \
+	"compare table: warns that p1 ran on another device"
+is "$(cat w.err)" "" "compare table on stdout: the warnings are in the table, not also on stderr"
+"$IOMOON" compare w-a.json w-b.json --format json >w.json 2>w.err
+is "$(python3 -c 'import json; print(len(json.load(open("w.json"))["warnings"]))'):$(grep -c '^iomoon compare: warning: ' w.err)" "3:3" \
+	"compare json: the three warnings in \"warnings\", and on stderr"
+like "$("$IOMOON" compare w-a.json w-b.json --format csv 2>/dev/null)" '"","warning","the kernel differs: ' "compare csv: a warning row"
+like "$("$IOMOON" compare w-a.json w-b.json --format markdown 2>/dev/null)" '\*\*warning: the machines were not as busy' "compare markdown: the warnings in bold"
+"$IOMOON" compare w-a.json w-b.json --format html --output w.html 2>/dev/null
+grep -q '<p class="warn">warning: the target differs (p1)' w.html; ok $? "compare html: the warnings above the table"
+like "$("$IOMOON" compare old-a.json old-b.json)" "warning: the machines were not as busy with other work: 30 % of the CPUs in A, 90 % in B" \
+	"files without cpu.other_pct (an older iomoon's): the load told from util_pct less iomoon's own CPU time"
+
+# ---- pairs: --pair A=B, --pair-by position; nothing to compare is bad input ----
+out=$("$IOMOON" compare a.json b.json --pair onlyA=onlyB --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+print([(p["name"], p["name_a"], p["name_b"]) for p in d["phases"]], d["only_a"], d["only_b"])')
+is "$out" "[('p1', 'p1', 'p1'), ('onlyA=onlyB', 'onlyA', 'onlyB'), ('mixed', 'mixed', 'mixed')] [] []" \
+	"--pair onlyA=onlyB: the two phases compared, in A's order, the rest by name"
+like "$("$IOMOON" compare a.json b.json --pair=onlyA=onlyB)" "onlyA=onlyB +IOPS " "--pair=A=B: the pair's row, named A=B"
+out=$("$IOMOON" compare a.json b.json --pair-by position --format json | python3 -c '
+import json, sys; d = json.load(sys.stdin); print([p["name"] for p in d["phases"]], d["only_a"], d["only_b"])')
+is "$out" "['p1', 'onlyA=onlyB', 'mixed'] [] []" "--pair-by position: the k-th phase of A with the k-th of B"
+python3 -c '
+import json; d = json.load(open("b.json"))
+for i, p in enumerate(d["phases"]): p["name"] = "other %d" % i
+json.dump(d, open("renamed.json", "w"))'
+err=$("$IOMOON" compare a.json renamed.json --format csv --output none.csv 2>&1)
+like "$?:$err" "^2:iomoon compare: nothing to compare: no phase of renamed\\.json has the name of one of a\\.json \\(a\\.json: 'p1', 'onlyA', 'mixed'; renamed\\.json: 'other 0', 'other 1', 'other 2'\\); pair them with --pair A=B or --pair-by position" \
+	"no phase in common and no pair: exit 2, saying how to pair"
+[ ! -e none.csv ]; ok $? "... and no output file"
+is "$("$IOMOON" compare a.json renamed.json --pair-by position --format json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["phases"]))')" 3 \
+	"... by position they compare"
+err=$("$IOMOON" compare a.json b.json --pair onlyX=onlyB 2>&1)
+like "$?:$err" "^2:iomoon compare: --pair: 'onlyX' is not a phase of a\\.json \\(the nearest is 'onlyA'\\)" "--pair naming no phase of A: exit 2 with the nearest name"
+err=$("$IOMOON" compare a.json b.json --pair onlyA=zzz 2>&1)
+like "$?:$err" "^2:iomoon compare: --pair: 'zzz' is not a phase of b\\.json \\(its phases: 'p1', 'onlyB', 'mixed'\\)" "--pair naming no phase of B, none near: exit 2 listing B's phases"
+err=$("$IOMOON" compare a.json b.json --pair onlyA 2>&1)
+like "$?:$err" "^2:iomoon compare: --pair: 'onlyA' is not A=B" "--pair without =: exit 2"
+err=$("$IOMOON" compare a.json b.json --pair-by size 2>&1)
+like "$?:$err" "^2:iomoon compare: --pair-by: 'size' is not a way to pair phases \\(name or position\\)" "--pair-by size: exit 2"
 
 # ---- the definition: command-line overrides, rerun ----
 "$IOMOON" quick --engine sim --qd 7 --time 0.2 --seed 42 --quiet --format json --output q.json

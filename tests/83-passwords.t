@@ -107,8 +107,10 @@ for f in table csv json analyzer markdown html fio-json; do
 	"$IOMOON" report in/pw.json --format $f --output out/rep.$f 2>out/rep.$f.err
 	is "$?:$(shows out/rep.$f out/rep.$f.err)" "0:" "report of a file with a password: --format $f without it"
 done
-"$IOMOON" compare in/pw.json in/r.json --format csv >out/cmp.csv 2>&1
+# paired by position (the names differ): its name and target in the rows and the warnings
+"$IOMOON" compare in/pw.json in/r.json --pair-by position --format csv >out/cmp.csv 2>&1
 is "$?:$(shows out/cmp.csv)" "0:" "compare: without it"
+grep -q '"warning","the target differs' out/cmp.csv; ok $? "compare: ... also in the warning naming its target"
 "$IOMOON" rerun in/pw.json --quiet >out/rerun.out 2>&1
 is "$(shows out/rerun.out)" "" "rerun of its definition: without it (exit $?)"
 python3 -c "

@@ -75,9 +75,13 @@ print("max", r["lat"]["max_ns"], max(lat))
 print("hosts", [h["rank"] for h in r["hosts"]], r["cluster"]["ranks"])
 print("iops", round(r["iops"]), [round(h["iops"]) for h in r["hosts"]])
 print("skew", r["cluster"]["start_skew_ns"])
+import datetime
+t = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+print("wall", abs(t(r["ended"]) - t(r["started"]) - r["seconds"]) < 0.002, 0 <= r["cpu"]["other_pct"] <= 100)
 PY
 cat py.out
 like "$(cat py.out)" "same True" "every rank returns the same merged result (byte for byte in JSON)"
+like "$(cat py.out)" "wall True True" "started and ended (rank 0's wall clock, the same on every rank) span the measured seconds; cpu.other_pct"
 read -r _ ios hsum isum nlat <<<"$(grep '^ios' py.out)"
 ok $([ "$ios" = "$hsum" ] && [ "$ios" = "$isum" ] && [ "$ios" = "$nlat" ]; echo $?) \
 	"merged ios $ios = the ranks' ($hsum) = the intervals' ($isum) = the I/Os recorded ($nlat)"

@@ -42,7 +42,8 @@ usage: iomoon COMMAND [options]
   iomoon quick --target PATH [options]        one phase from flags, fio-style
   iomoon ping [ioping's options] DIR|FILE|DEVICE   per-request latency, as ioping 1.3 measures it
   iomoon report RESULTS.json [--format F] [--output FILE]   a saved run (--format json) rendered again
-  iomoon compare A.json B.json [--format F] [--output FILE]  two saved runs, phase by phase
+  iomoon compare A.json B.json [--pair A=B] [--pair-by position] [--format F] [--output FILE]
+                                              two saved runs, phase by phase: better or worse
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
@@ -110,7 +111,8 @@ local function protect(fn, ...)
   return 2, err
 end
 
---- Parse options from args[i..]. spec: name -> "value" | "flag".
+--- Parse options from args[i..]. spec: name -> "value" | "flag" | "list"
+-- (a value that may be given again: o[name] is the list of them).
 -- Returns the options, the other words, and whether a `--` ended the
 -- options (it is not among the words). Stops at the first non-option
 -- when stop_at_arg is set.
@@ -154,7 +156,12 @@ local function parse_options(args, i, spec, stop_at_arg)
         else
           i = i + 1
         end
-        o[name] = val
+        if kind == "list" then -- repeatable: every value, in order
+          o[name] = o[name] or {}
+          table.insert(o[name], val)
+        else
+          o[name] = val
+        end
       end
     end
   end
@@ -497,18 +504,30 @@ function cli.report(args)
   -- a file without a machine (an older iomoon's) is not this machine's: none is shown
   local machine = doc.machine
   if machine == nil then machine = fmt == "html" and { note = "not in the results file" } or false end
-  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon), { file })
+  -- nor is this command line the one that ran
+  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon, doc.command or false), { file })
 end
 
---- iomoon compare A.json B.json: two saved runs, phase by phase.
+--- iomoon compare A.json B.json: two saved runs, phase by phase. Nothing
+-- to compare (no phase paired) is bad input; the warnings (what else
+-- differed between the runs) also go to stderr when the comparison is
+-- not the table on stdout.
 function cli.compare(args)
-  local o, rest = parse_options(args, 1, { format = "value", output = "value" })
-  if #rest < 2 then input_error("give two results files (iomoon compare A.json B.json [--format F] [--output F])") end
+  local o, rest = parse_options(args, 1, { format = "value", output = "value", pair = "list", ["pair-by"] = "value" })
+  if #rest < 2 then
+    input_error("give two results files (iomoon compare A.json B.json [--pair A=B] [--pair-by name|position] "
+      .. "[--format F] [--output F])")
+  end
   no_stray({ table.unpack(rest, 3) })
   local fmt = doc_format(o, compare.formats)
   if o.output then outfile.check_output(o.output, { rest[1], rest[2] }) end
   local a, b = saved.load(rest[1]), saved.load(rest[2])
-  local text = compare.render(fmt, report.compare_document(a, b))
+  local doc = report.compare_document(a, b, { pairs = o.pair, by = o["pair-by"] })
+  compare.check_pairs(doc)
+  local text = compare.render(fmt, doc)
+  if fmt ~= "table" or (o.output and outfile.check_output(o.output, {}) ~= "-") then
+    for _, w in ipairs(doc.warnings) do io.stderr:write("iomoon compare: warning: ", util.shown(w), "\n") end
+  end
   return emit(o, text, { rest[1], rest[2] })
 end
 
@@ -643,8 +662,19 @@ function cli.verbs(handlers)
   return names
 end
 
+-- The command line as a shell would take it back: words with anything but
+-- letters, digits and -_./=:,@+% quoted in '...'; no URL's password.
+local function command_text(args)
+  local words = { "iomoon" }
+  for _, a in ipairs(args) do
+    words[#words + 1] = a:find("^[%w%-_./=:,@+%%]+$") and a or "'" .. a:gsub("'", "'\\''") .. "'"
+  end
+  return iomoon.redact(table.concat(words, " "))
+end
+
 function cli.main(args)
   local cmd = args[1]
+  report.command = command_text(args) -- the JSON document says what ran
   local rest = { table.unpack(args, 2) }
   local handlers = {
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,

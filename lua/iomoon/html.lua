@@ -367,11 +367,35 @@ local function counts(results)
   return s
 end
 
+-- "2026-12-01T19:05:32.123Z" as "2026-12-01 19:05:32"; nil for what is not such a time
+local function wall(iso)
+  local d, t = tostring(iso):match("^(%d%d%d%d%-%d%d%-%d%d)T(%d%d:%d%d:%d%d)")
+  return d and d .. " " .. t or nil
+end
+
+--- When the results were measured, as the page's first line says it:
+-- "from 2026-12-01 19:05:32 to 19:07:10 UTC" (the first phase's start to
+-- the last one's end, the date again when it changed), or "at a time the
+-- results do not say" (an older iomoon's file): never the time the page is
+-- written.
+function html.measured(results)
+  local first, last
+  for _, r in ipairs(results) do
+    local s, e = wall(opt(r, "started")), wall(opt(r, "ended"))
+    if s and (not first or s < first) then first = s end
+    if e and (not last or e > last) then last = e end
+  end
+  if not first or not last then return "at a time the results do not say" end
+  if last:sub(1, 10) == first:sub(1, 10) then last = last:sub(12) end
+  return string.format("from %s to %s UTC", first, last)
+end
+
 --- The whole report of `results` as one HTML document (a string).
 -- machine: the description of the machine that ran them (a saved JSON's;
 -- nil: this machine's, from iomoon.machine when there is one, else what
--- /proc and uname say); version: the iomoon that measured them (nil: this one).
-function html.render(results, machine, version)
+-- /proc and uname say); version: the iomoon that measured them (nil: this
+-- one); command: the command line that ran them (nil: not shown).
+function html.render(results, machine, version, command)
   results = results or {}
   version = version or iomoon.version
   local defs = {}
@@ -382,9 +406,10 @@ function html.render(results, machine, version)
   local out = { '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n',
     '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
     "<title>iomoon report</title>\n<style>", assets.css, "</style></head><body>\n",
-    string.format("<h1>iomoon report</h1>\n<p>measured by iomoon %s%s, written %s: %s</p>\n", esc(version),
+    string.format('<h1>iomoon report</h1>\n<p id="measured">measured by iomoon %s%s %s: %s</p>\n', esc(version),
       version ~= iomoon.version and " (shown by iomoon " .. esc(iomoon.version) .. ")" or "",
-      os.date("!%Y-%m-%d %H:%M UTC"), counts(results)),
+      html.measured(results), counts(results)),
+    type(command) == "string" and '<p class="note" id="command">command: <code>' .. esc(command) .. "</code></p>\n" or "",
     html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
   summary(results, out)
   out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'

@@ -407,15 +407,23 @@ local function with_rate_met(r)
   return setmetatable(c, getmetatable(r))
 end
 
---- The JSON document: {"iomoon": VERSION, "machine": {...}, "phases":
--- [...]}. machine: the run's machine (nil: this one's, with the results'
--- targets; false: none, for a saved run that did not say); version: the
--- iomoon that measured (nil: this one).
-function report.json_document(results, machine, version)
+--- The command line of this run, as a shell would take it back
+-- (`iomoon suite oltp --target /dev/sdb`), for the JSON document; set by
+-- the command line (iomoon.cli), nil in a script run otherwise.
+report.command = nil
+
+--- The JSON document: {"command": "iomoon ...", "iomoon": VERSION,
+-- "machine": {...}, "phases": [...]}. machine: the run's machine (nil:
+-- this one's, with the results' targets; false: none, for a saved run that
+-- did not say); version: the iomoon that measured (nil: this one);
+-- command: the run's command line (nil: report.command; false: none).
+function report.json_document(results, machine, version, command)
   local phases = {}
   for i, r in ipairs(results) do phases[i] = with_rate_met(r) end
   if machine == nil then machine = report.machine(results) end
-  return json.encode({ iomoon = version or iomoon.version, machine = machine or nil, phases = phases }, "  ") .. "\n"
+  if command == nil then command = report.command end
+  return json.encode({ iomoon = version or iomoon.version, command = command or nil, machine = machine or nil,
+    phases = phases }, "  ") .. "\n"
 end
 
 local function table_string(rs)
@@ -433,31 +441,34 @@ local renderers = {
 }
 
 --- One self-contained HTML file with charts (lua/iomoon/html.lua).
-function report.html(results, machine)
-  return html.render(results, machine)
+function report.html(results, machine, version, command)
+  if command == nil then command = report.command end
+  return html.render(results, machine, version, command or nil)
 end
 renderers.html = report.html
-renderers["fio-json"] = function(rs) return fio_json.json(rs) end
+renderers["fio-json"] = function(rs, _, version) return fio_json.json(rs, version) end
 
 --- The report formats, in the order the manual lists them.
 report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,
--- markdown, html), as a string. machine and version: the run's, for the
--- formats that show them (json, html; nil: this machine and iomoon).
-function report.render(format, results, machine, version)
+-- markdown, html), as a string. machine, version and command: the run's,
+-- for the formats that show them (json, html, fio-json; nil: this machine,
+-- iomoon and command line; a command of false: none).
+function report.render(format, results, machine, version, command)
   local render = renderers[format]
   if not render then
     errors.input("report format '%s' is not known (%s)", visible(format), format_list())
   end
-  return render(results, machine, version)
+  return render(results, machine, version, command)
 end
 
 --- The comparison of two saved runs (iomoon.saved.load's documents), a
--- plain table (iomoon.compare.document says what it holds).
-function report.compare_document(a, b)
-  return compare.document(a, b)
+-- plain table (iomoon.compare.document says what it holds); opts: how
+-- phases are paired ({ pairs = {"A=B", ...}, by = "name" | "position" }).
+function report.compare_document(a, b, opts)
+  return compare.document(a, b, opts)
 end
 
 --- A report file kept complete while results come in, in `format` (json

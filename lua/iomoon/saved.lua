@@ -38,6 +38,8 @@ local function is_object(v)
   return type(v) == "table" and (getmetatable(v) == OBJECT or next(v) == nil)
 end
 
+local visible, shown = util.shown, util.shown
+
 local types_problem
 
 -- The first thing wrong with the described table x held by field f (at
@@ -112,10 +114,23 @@ local function target_problem(r, where)
   end
 end
 
+-- The first of r's wall-clock times (started, ended) that is not ISO 8601
+-- in UTC as iomoon writes it, or nil.
+local function time_problem(r, where)
+  for _, k in ipairs({ "started", "ended" }) do
+    local v = r[k]
+    if type(v) == "string" and not v:find("^%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%d%.?%d*Z$") then
+      return string.format("%s.%s is '%s' (a time as ISO 8601 in UTC is needed: 2026-12-01T19:05:32.123Z)", where, k,
+        visible(v))
+    end
+  end
+end
+
 -- The first thing wrong with phase r (a result read back), or nil.
 local function phase_problem(r, where)
   if type(r) ~= "table" then return string.format("%s is a %s, not a result", where, type(r)) end
   local p = types_problem(r, "result", where) or target_problem(r, where) or figure_problem(r, "result", where)
+    or time_problem(r, where)
   if p then return p end
   if r.streams ~= nil then
     if type(r.streams) ~= "table" then return where .. ".streams is not a list" end
@@ -126,7 +141,6 @@ local function phase_problem(r, where)
   end
 end
 
-local visible, shown = util.shown, util.shown
 
 --- Read and check the results file at path: { file, iomoon, machine,
 -- phases }. what names the argument in messages ("iomoon report").
@@ -163,8 +177,11 @@ function saved.load(path)
     if p then fail("%s", p) end
   end
   if doc.machine ~= nil and type(doc.machine) ~= "table" then fail("\"machine\" is not an object") end
+  if doc.command ~= nil and type(doc.command) ~= "string" then
+    fail("\"command\" is a %s (the command line that ran, a string, is needed)", type(doc.command))
+  end
   return redacted({ file = path, iomoon = iomoon.redact(tostring(doc.iomoon)), machine = doc.machine,
-    phases = doc.phases })
+    command = doc.command and iomoon.redact(doc.command), phases = doc.phases })
 end
 
 -- v copied through every level (a definition read back is plain data)

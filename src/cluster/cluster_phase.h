@@ -31,6 +31,8 @@ struct cluster_host {
 	uint64_t p50_ns, p99_ns, max_ns;
 	double mean_ns;
 	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
+	double other_pct;               /* its machine's CPUs busy with other work */
+	int64_t started_ns;             /* its measured window's start, on its wall clock */
 	double inflight_mean;           /* its I/Os in flight, time-weighted */
 	int has_device;                 /* the kernel's witness of its own devices */
 	struct device_result device;

@@ -1,5 +1,8 @@
-/* clock.c - sleeping and spinning to a deadline on CLOCK_MONOTONIC. */
+/* clock.c - sleeping and spinning to a deadline on CLOCK_MONOTONIC; the
+ * wall clock as ISO 8601. */
 #include "core/clock.h"
+
+#include <stdio.h>
 
 int clock_sleep_stop(uint64_t ns, const volatile sig_atomic_t *stop)
 {
@@ -40,4 +43,18 @@ uint64_t clock_wait_until(uint64_t deadline_ns)
 		now = clock_ns();
 	}
 	return now;
+}
+
+void clock_iso8601(int64_t realtime_ns, char *buf, size_t len)
+{
+	const time_t secs = (time_t)(realtime_ns / 1000000000);
+	const int ms = (int)(realtime_ns % 1000000000 / 1000000);
+	struct tm tm;
+	char day[24];
+
+	if (realtime_ns < 0 || !gmtime_r(&secs, &tm) || !strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len, "%s.%03dZ", day, ms);
 }

@@ -1,6 +1,7 @@
 /* clock.h - monotonic nanoseconds, and waiting until a moment.
  *
- * Every time in iomoon is a uint64_t of CLOCK_MONOTONIC nanoseconds. Waits
+ * Every time in iomoon is a uint64_t of CLOCK_MONOTONIC nanoseconds; the
+ * wall clock (CLOCK_REALTIME) only says when a phase was measured. Waits
  * sleep for the bulk and spin for the last stretch, so a rate of 100k IOPS is
  * paced to within a few microseconds without burning a core at low rates.
  */
@@ -18,6 +19,20 @@ static inline uint64_t clock_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* The wall clock: CLOCK_REALTIME nanoseconds since the epoch (UTC). */
+static inline int64_t clock_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A wall-clock time as ISO 8601 in UTC to the millisecond,
+ * "2026-12-01T19:05:32.123Z", into buf (CLOCK_ISO_LEN bytes at least). */
+#define CLOCK_ISO_LEN 32
+void clock_iso8601(int64_t realtime_ns, char *buf, size_t len);
 
 /* CPU time of the calling thread, in ns. */
 static inline uint64_t thread_cpu_ns(void)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 void counters_init(struct counters *c)
 {
@@ -142,7 +143,13 @@ void cpu_mark(struct cpu_mark *m)
 
 void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out)
 {
+	const double total = (double)(b->total - a->total), ticks = (double)sysconf(_SC_CLK_TCK);
+	double other;
+
 	out->user_s = b->user_s - a->user_s;
 	out->sys_s = b->sys_s - a->sys_s;
-	out->util_pct = b->total > a->total ? 100.0 * (double)(b->busy - a->busy) / (double)(b->total - a->total) : 0;
+	out->util_pct = total > 0 ? 100.0 * (double)(b->busy - a->busy) / total : 0;
+	/* the busy ticks less this process's own CPU time in ticks */
+	other = total > 0 ? out->util_pct - 100.0 * (out->user_s + out->sys_s) * ticks / total : 0;
+	out->other_pct = other < 0 ? 0 : other;
 }

@@ -101,6 +101,7 @@ void cpu_mark(struct cpu_mark *m);
 struct cpu_use {
 	double user_s, sys_s;   /* this process, over the span */
 	double util_pct;        /* the machine's CPUs busy over the span */
+	double other_pct;       /* ... with other work than this process's */
 };
 
 /* The CPU used between two marks. */

@@ -6,6 +6,7 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "core/clock.h"
 #include "core/hist.h"
 #include "core/rc.h"
 #include "io/target.h"
@@ -56,6 +57,19 @@ static inline void api_set_int(lua_State *L, const char *k, uint64_t v)
 static inline void api_set_num(lua_State *L, const char *k, double v)
 {
 	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* t[k] = the wall-clock time realtime_ns as ISO 8601 (clock_iso8601);
+ * nothing when it is not known (0). */
+static inline void api_set_time(lua_State *L, const char *k, int64_t realtime_ns)
+{
+	char iso[CLOCK_ISO_LEN];
+
+	if (realtime_ns <= 0)
+		return;
+	clock_iso8601(realtime_ns, iso, sizeof(iso));
+	lua_pushstring(L, iso);
 	lua_setfield(L, -2, k);
 }
 

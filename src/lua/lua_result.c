@@ -261,6 +261,8 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 
 	push_rates(L, all->count, c->op[0].bytes + c->op[1].bytes, r->seconds); /* trims move no data */
 	api_set_num(L, "seconds", r->seconds);
+	api_set_time(L, "started", r->started_ns);
+	api_set_time(L, "ended", r->ended_ns);
 	for (int op = 0; op < OP_NTYPES; op++) {
 		if (!has[op])
 			continue;
@@ -303,6 +305,7 @@ static void push_cpu(lua_State *L, const struct cpu_use *cpu, const struct count
 	api_set_num(L, "user_s", cpu->user_s);
 	api_set_num(L, "sys_s", cpu->sys_s);
 	api_set_num(L, "util_pct", cpu->util_pct);
+	api_set_num(L, "other_pct", cpu->other_pct);
 	api_set_num(L, "worker_max_pct", 100.0 * c->cpu_busiest);
 	lua_setfield(L, -2, "cpu");
 }

@@ -22,6 +22,8 @@ static const struct result_field result_fields[] = {
 	{ "mb_per_s", "number", S | M, NULL },
 	{ "mib_per_s", "number", S | M, NULL },
 	{ "seconds", "number", S | M, NULL },
+	{ "started", "string", O, NULL }, /* the measured window on the wall clock: ISO 8601, UTC */
+	{ "ended", "string", O, NULL },
 	{ "errors", "number", S | C, NULL },
 	{ "workers", "number", S | M | D, NULL },
 	{ "qd", "number", S | M | D, NULL },
@@ -126,6 +128,7 @@ static const struct result_field cpu_fields[] = {
 	{ "util_pct", "number", S | M, NULL },
 	{ "user_s", "number", S | M, NULL },
 	{ "sys_s", "number", S | M, NULL },
+	{ "other_pct", "number", M, NULL }, /* the CPUs busy with other work than iomoon's */
 	{ "worker_max_pct", "number", O | M, NULL }, /* the busiest worker thread's CPU over its loop's time */
 	{ NULL, NULL, 0, NULL },
 };

@@ -326,6 +326,8 @@ static void go(struct runner *r, int rc)
 		sh->stop = 1;
 	/* in a cluster every rank's clock starts as it leaves the barrier */
 	sh->t_start_ns = r->cp ? cluster_barrier(&r->realtime_ns) : clock_ns();
+	if (!r->cp)
+		r->realtime_ns = clock_realtime_ns(); /* the same moment, on the wall clock */
 	cluster_phase_started(r->cp, r->realtime_ns);
 	sh->measure_ns = sh->t_start_ns + sp->ramp_ns;
 	sh->end_ns = sp->duration_ns ? sh->measure_ns + sp->duration_ns : UINT64_MAX;

@@ -133,6 +133,9 @@ struct device_result {
 struct phase_result {
 	struct counters total;  /* every stream's, merged */
 	double seconds;
+	/* the measured window on the wall clock (CLOCK_REALTIME ns, UTC), read
+	 * beside the monotonic clock as the phase started; under MPI rank 0's */
+	int64_t started_ns, ended_ns;
 	struct cpu_use cpu;
 	struct interval *intervals;
 	unsigned nintervals;

@@ -214,6 +214,8 @@ void phase_collect(struct runner *r)
 		replay_merge(&r->u[u].res->replay, r->u[u].w, r->u[u].sp->workers);
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
+	res->started_ns = r->realtime_ns + (int64_t)(r->sh.measure_ns - r->sh.t_start_ns);
+	res->ended_ns = res->started_ns + (end > r->sh.measure_ns ? (int64_t)(end - r->sh.measure_ns) : 0);
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);
 	phase_take_all(r);
 	keep = sampler_last(&r->all, r->scratch, r->sh.measure_ns, end, r->sp->interval_ns, -1);

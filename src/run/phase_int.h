@@ -50,7 +50,7 @@ struct runner {
 	struct cpu_mark cpu_a, cpu_b;
 	struct cluster_phase *cp; /* run by every rank of a cluster (else NULL) */
 	int remote_stop;          /* stopped because another rank did */
-	int64_t realtime_ns;      /* the realtime clock at the start */
+	int64_t realtime_ns;      /* the realtime clock at the start (sh.t_start_ns) */
 	struct witness wit;       /* the kernel's counts of the devices under the targets */
 };
 

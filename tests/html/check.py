@@ -110,4 +110,5 @@ def main():
         print("colours=%d" % len(colours))
 
 
-main()
+if __name__ == "__main__":  # 76-html.t also imports png_pixels
+    main()

@@ -85,9 +85,36 @@ local function job_of(r, group, phase)
   }
 end
 
+-- An ISO 8601 time in UTC (result.ended: "2026-12-01T19:05:32.123Z") as
+-- milliseconds since the epoch, or nil (days from the civil date, so that
+-- the local time zone plays no part).
+local function epoch_ms(iso)
+  local y, mo, d, h, mi, s, frac = tostring(iso):match("^(%d+)%-(%d+)%-(%d+)T(%d+):(%d+):(%d+)%.?(%d*)Z$")
+  if not y then return nil end
+  y, mo = tonumber(y) - (tonumber(mo) <= 2 and 1 or 0), tonumber(mo)
+  local era = y // 400
+  local yoe = y - era * 400
+  local doy = (153 * (mo + (mo > 2 and -3 or 9)) + 2) // 5 + tonumber(d) - 1
+  local days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+  local ms = tonumber((frac .. "000"):sub(1, 3))
+  return (days * 86400 + tonumber(h) * 3600 + tonumber(mi) * 60 + tonumber(s)) * 1000 + ms
+end
+
+-- When the results were measured: the end of the last that says (fio
+-- writes its time as its jobs end), or nil for results that do not.
+local function measured_at(results)
+  for i = #results, 1, -1 do
+    local t = epoch_ms(raw(results[i], "ended"))
+    if t then return t end
+  end
+end
+
 --- Results in fio's --output-format=json layout: one job per phase, or
--- per stream of a phase with streams (its group: the phase).
-function out.json(results)
+-- per stream of a phase with streams (its group: the phase). `timestamp`,
+-- `timestamp_ms` and `time` (UTC) say when the last phase's measured time
+-- ended, and are left out for results that do not say (an older iomoon's
+-- file); version: the iomoon that measured (nil: this one).
+function out.json(results, version)
   local jobs = {}
   for i, r in ipairs(results) do
     local streams = raw(r, "streams")
@@ -97,10 +124,11 @@ function out.json(results)
       jobs[#jobs + 1] = job_of(r, i - 1, r)
     end
   end
-  local now = os.time()
+  local ms = measured_at(results)
+  local at = ms and ms // 1000
   return json.encode(object {
-    ["fio version"] = "iomoon-" .. iomoon.version, timestamp = now, timestamp_ms = now * 1000,
-    time = os.date("%a %b %d %H:%M:%S %Y", now), jobs = jobs, disk_util = {},
+    ["fio version"] = "iomoon-" .. (version or iomoon.version), timestamp = at, timestamp_ms = ms,
+    time = at and os.date("!%a %b %d %H:%M:%S %Y", at), jobs = jobs, disk_util = {},
   }, "  ") .. "\n"
 end
 
