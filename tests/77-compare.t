@@ -124,6 +124,12 @@ bad("neg5.json", lambda p: p.update(mb_per_s=-2.5))
 bad("frac1.json", lambda p: p["read"].update(errors=0.5))
 bad("frac2.json", lambda p: p["write"].update(errors=2.25))
 bad("frac3.json", lambda p: p["read"].update(ios=10.5))
+# the same in the replay, cluster and interval tables
+bad("neg6.json", lambda p: p.update(replay={"missed_ios": -1}))
+bad("neg7.json", lambda p: p.update(replay={"on_time_pct": -3.5}))
+bad("neg8.json", lambda p: p.update(cluster={"start_skew_ns": -1}))
+bad("frac4.json", lambda p: p.update(replay={"due_ios": 2.5}))
+bad("frac5.json", lambda p: p["intervals"][0].update(ios=1.5))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
 d = json.load(open("a.json")); d["iomoon"] = {"a": 1}; json.dump(d, open("bad11.json", "w"))'
@@ -141,7 +147,12 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	"neg5.json:phases\\[1\\]\\.mb_per_s is -2\\.5 \\(a number of 0 or more is needed\\)" \
 	"frac1.json:phases\\[1\\]\\.read\\.errors is 0\\.5 \\(a whole number of 0 or more is needed\\)" \
 	"frac2.json:phases\\[1\\]\\.write\\.errors is 2\\.25 \\(a whole number of 0 or more is needed\\)" \
-	"frac3.json:phases\\[1\\]\\.read\\.ios is 10\\.5 \\(a whole number of 0 or more is needed\\)"; do
+	"frac3.json:phases\\[1\\]\\.read\\.ios is 10\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"neg6.json:phases\\[1\\]\\.replay\\.missed_ios is -1 \\(a whole number of 0 or more is needed\\)" \
+	"neg7.json:phases\\[1\\]\\.replay\\.on_time_pct is -3\\.5 \\(a number of 0 or more is needed\\)" \
+	"neg8.json:phases\\[1\\]\\.cluster\\.start_skew_ns is -1 \\(a number of 0 or more is needed\\)" \
+	"frac4.json:phases\\[1\\]\\.replay\\.due_ios is 2\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac5.json:phases\\[1\\]\\.intervals\\[1\\]\\.ios is 1\\.5 \\(a whole number of 0 or more is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)

@@ -113,7 +113,8 @@ for case in "short:ALL,All,4K,1,1:short\\.csv:5: a row of 5 fields where the col
 	"negiops:ALL,All,4K,1,1,1,-100,1,0,1,1,1,1,0,1,0,1,0,1,1:negiops\\.csv:5: column 'IOps': '-100' is not a figure of 0 or more" \
 	"neglat:ALL,All,4K,1,1,1,1,1,0,1,1,-0.5,1,0,1,0,1,0,1,1:neglat\\.csv:5: column 'Average Response Time': '-0\\.5' is not a figure of 0 or more" \
 	"fracerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,1.5,1,0,1,0,1,1:fracerr\\.csv:5: column 'Errors': '1\\.5' is not a count \\(a whole number of 0 or more is needed\\)" \
-	"negerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,-1,1,0,1,0,1,1:negerr\\.csv:5: column 'Errors': '-1' is not a count"; do
+	"negerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,-1,1,0,1,0,1,1:negerr\\.csv:5: column 'Errors': '-1' is not a count" \
+	"hexerr:ALL,All,4K,1,1,1,1,1,0,1,1,1,1,0x10,1,0,1,0,1,1:hexerr\\.csv:5: column 'Errors': '0x10' is not a number \\(a finite decimal is needed\\)"; do
 	name=${case%%:*} rest=${case#*:}
 	printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" "${rest%%:*}" >$name.csv
 	err=$("$IOMOON" report $name.csv --format html --output $name.html 2>&1)
@@ -126,6 +127,11 @@ printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" 'ALL,"All"," 4K, ""seq"" read"
 python3 -c 'import json; p = json.load(open("quoted.json"))["phases"][0]; print(p["name"] + "|" + p["target"] + "|" + str(p["iops"]))' >quoted.txt
 is "$?:$(cat quoted.txt)" '0: 4K, "seq" read|All|100' "results.csv: a quoted name without its quotes, its commas and quotes kept"
 is "$("$IOMOON" report quoted.csv | grep -c '^ 4K, "seq" read  *1\.000  *100 ')" 1 "... in the table too"
+# every cell in quotes, as a spreadsheet told to quote all writes it: the last one too
+printf "'Version\n1.1.0\n'Results\n%s\n%s\n" "$H" '"ALL","All","4K","1","1","1","100","100","0","1","1","1","2","0","409600","0","100","0","1","5"' >allq.csv
+"$IOMOON" report allq.csv --format json --output allq.json
+python3 -c 'import json; p = json.load(open("allq.json"))["phases"][0]; print(p["name"], p["iops"], p["cpu"]["util_pct"])' >allq.txt 2>/dev/null
+is "$?:$(cat allq.txt)" "0:4K 100 5" "results.csv with every cell quoted: read, its last cell (% CPU) too"
 # Queue Depth Cycling past 10,000 tests is refused, not cut silently
 sed "s/^\t1          8          2          EXPONENTIAL$/\t1 100000 1 LINEAR/" "$D/cycling.icf" >many.icf
 if ! cmp -s many.icf "$D/cycling.icf"; then

@@ -96,6 +96,14 @@ v k.dat >/dev/null; kv=$(head -1 v.out | cut -f2,3)
 run "$LUA_DIR/kill-write.lua" 0.3s 8; v k.dat >/dev/null
 is "$kv $(head -1 v.out | cut -f2,3)" "$(printf '0	0 0	0')" \
 	"a writer killed mid-phase, then verify_only, then another write and verify_only: 0 errors, 0 unexpected, each time"
+# the first verifying writer of a new file killed: it saved no state at its
+# end, but its target's id was saved as it began (nothing written yet)
+"$IOMOON" run --format none --quiet "$LUA_DIR/kill-write.lua" 30s 7 k1.dat & pid=$!
+sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
+v k1.dat >/dev/null; kv=$(head -1 v.out | cut -f2,3)
+run "$LUA_DIR/kill-write.lua" 0.3s 8 k1.dat; v k1.dat >/dev/null
+is "$kv $(head -1 v.out | cut -f2,3)" "$(printf '0	0 0	0')" \
+	"the first writer of a new file killed, then verify_only, then another write and verify_only: 0 errors, 0 unexpected"
 
 # ---- the fill kinds: holes and zeros are blank; someone else's data is not ----
 run "$LUA_DIR/write.lua" h.dat false

@@ -74,14 +74,18 @@ static void free_workers(struct worker *w, unsigned n)
 }
 
 /* Before the first write: a phase writing without crc32c marks the
- * verification state of its targets stale; a verifying phase that reads
- * buffered reads the device, not the page cache (fio's invalidate). */
+ * verification state of its targets stale, one writing with it saves its
+ * target id there first (genmap_claim: a file it creates, when its worker
+ * attaches it); a verifying phase that reads buffered reads the device,
+ * not the page cache (fio's invalidate). */
 static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why, size_t why_len)
 {
 	for (unsigned t = 0; t < sp->ntargets; t++) {
 		if (sp->targets[t]->kind == TARGET_NONE)
 			continue;
 		if (sp->verify != VERIFY_CRC && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
+			return RC_FAIL;
+		if (sp->verify == VERIFY_CRC && phase_writes(sp) && genmap_claim(sp->targets[t], why, why_len))
 			return RC_FAIL;
 		if (sp->verify != VERIFY_NONE && !sp->direct && fds[t] >= 0) {
 			fdatasync(fds[t]);

@@ -151,6 +151,7 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 		goto out; /* another file or device: stale (a resized file keeps its units) */
 	m->next_gen = h.next_gen;
 	m->tid = h.tid;
+	m->claimed = 1;
 	if (h.flags & STATE_STALE) {
 		m->stale = 1;
 		goto out;
@@ -290,6 +291,7 @@ static void map_insert(struct gen_map **pp, struct gen_map *m)
 		if (old->next_gen > m->next_gen)
 			m->next_gen = old->next_gen;
 		m->tid = old->tid;
+		m->claimed = old->claimed;
 		m->stale = m->stale || old->stale;
 	}
 	if (old->unit == m->unit && same_file(old, m) && genmap_known(old) && !old->stale) {
@@ -336,6 +338,22 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 	return RC_OK;
 }
 
+static void make_dirs(const char *path);
+static int write_state(struct gen_map *m, int empty, char *why, size_t why_len);
+
+/* m's state on disk with m's id before its first write (genmap_claim),
+ * unless it holds that id already. */
+static int claim_locked(struct gen_map *m, char *why, size_t why_len)
+{
+	if (!m || m->claimed)
+		return RC_OK;
+	make_dirs(m->state);
+	if (write_state(m, 1, why, why_len) < 0)
+		return RC_FAIL;
+	m->claimed = 1;
+	return RC_OK;
+}
+
 static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
 			 char *why, size_t why_len)
 {
@@ -379,7 +397,7 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	if (m->stale && (mode & GENMAP_WRITES))
 		map_restart(m); /* stale until this phase's save */
 	t->gmap = m;
-	return RC_OK;
+	return fresh && (mode & GENMAP_WRITES) ? claim_locked(m, why, why_len) : RC_OK;
 }
 
 int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
@@ -434,10 +452,11 @@ static int replaceable(const char *path)
 /* Write m to its state file through outfile.c (a temporary beside it,
  * synced, renamed over the state, the directory synced), which must be a
  * state file or absent. A stale map is written as a stale state, without
- * its generations. Mode 0644 whoever wrote it before. */
-static int write_state(struct gen_map *m, char *why, size_t why_len)
+ * its generations, and so is an empty one, as a state that says nothing
+ * was written yet. Mode 0644 whoever wrote it before. */
+static int write_state(struct gen_map *m, int empty, char *why, size_t why_len)
 {
-	uint64_t n = m->stale ? 0 : m->n;
+	uint64_t n = m->stale || empty ? 0 : m->n;
 	struct state_hdr h = { .unit = m->unit, .size = m->size, .n = n, .dev = m->dev, .ino = m->ino,
 			       .btime_ns = m->btime_ns, .next_gen = __atomic_load_n(&m->next_gen, __ATOMIC_RELAXED),
 			       .flags = m->stale ? STATE_STALE : 0, .tid = m->tid };
@@ -485,7 +504,8 @@ int genmap_save(struct target *t, char *why, size_t why_len)
 	}
 	make_dirs(m->state);
 	m->stale = 0;
-	rc = write_state(m, why, why_len);
+	rc = write_state(m, 0, why, why_len);
+	m->claimed = m->claimed || rc == RC_OK;
 	if (rc)
 		__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock);
@@ -535,10 +555,20 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 		id.next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
 		id.stale = 1;
 		make_dirs(id.state);
-		on_disk = write_state(&id, why, why_len);
+		on_disk = write_state(&id, 0, why, why_len);
 	}
 	free(id.state);
 	return on_disk < 0 ? RC_FAIL : RC_OK;
+}
+
+int genmap_claim(struct target *t, char *why, size_t why_len)
+{
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	rc = claim_locked(t->gmap, why, why_len);
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 int genmap_stale(const struct target *t, char *why, size_t why_len)

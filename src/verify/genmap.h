@@ -9,7 +9,9 @@
  * One map per file or device (keyed by st_dev and st_ino, or st_rdev for a
  * block device), whatever path names it. At the end of a phase that wrote
  * with verification the map is saved to a state file (genmap_save), so
- * that a later process can verify what this one wrote. Every state lives
+ * that a later process can verify what this one wrote; before its first
+ * write, when no state holds the target's id yet, a state that says
+ * nothing was written (genmap_claim). Every state lives
  * in the state directory, named for the identity it is of, never for a
  * path: file-MAJ-MIN-INO.iomoon-verify (birth time checked on load),
  * blockdev-MAJ-MIN.iomoon-verify. The directory: $IOMOON_STATE_DIR, else
@@ -37,6 +39,7 @@ struct gen_map {
 	int loaded;                   /* read from a state file */
 	int stale;                    /* written without verification since */
 	int shrunk;                   /* units written lie past the end now */
+	int claimed;                  /* its state on disk holds its tid */
 	uint32_t tid;                 /* this target's id, in every header */
 	char *path;                   /* a path it was found by */
 	int written;                  /* relaxed atomic: written with
@@ -73,6 +76,14 @@ static inline int genmap_known(const struct gen_map *m)
  * failure (why says); why holds WHY_LEN bytes. */
 int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
 		  char *why, size_t why_len);
+
+/* Before a phase's first write with verification to t: its state saved
+ * now, saying nothing was written yet, when no state on disk holds its
+ * target id (a new map: a file just made (genmap_attach does it then), a
+ * state of another file, none). A writer killed before its save leaves
+ * that id, so the next process takes the intact headers it wrote for its
+ * own, not for another's data. RC_OK, or RC_FAIL with why. */
+int genmap_claim(struct target *t, char *why, size_t why_len);
 
 /* Before a phase writes t without verification: mark its map and state
  * stale (the units it writes lose their headers). RC_OK, or RC_FAIL with why. */

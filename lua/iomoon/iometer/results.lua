@@ -31,7 +31,7 @@ local function split(l)
     local close = q and l:find('"', q + 1, true)
     while close and l:sub(close + 1, close + 1) == '"' do close = l:find('"', close + 2, true) end
     local after = close and l:match("^%s*", close + 1)
-    if close and (close + #after > #l or l:sub(close + #after + 1, close + #after + 1) == ",") then
+    if close and (close + #after >= #l or l:sub(close + #after + 1, close + #after + 1) == ",") then
       f[#f + 1] = l:sub(q + 1, close - 1):gsub('""', '"')
       i = close + #after + 1
     else
@@ -110,7 +110,8 @@ local function num(r, ...)
     local name = select(i, ...)
     local text = r[name]
     if text and text ~= "" then
-      local v = tonumber(text)
+      -- a decimal, as IOMeter writes it (Lua's tonumber also reads 0x10)
+      local v = text:find("^[+-]?[%d.]+[eE]?[+-]?%d*$") and tonumber(text)
       local finite = util.finite(v)
       if finite and v >= 0 and (not COUNTS[name] or math.tointeger(v)) then return v end
       if r.fail then
