@@ -218,6 +218,7 @@ local function make_sink(o, name_width, targets)
   if out == "-" then out = nil end -- standard output, written as without --output
   if out then iomoon.protect(out, "the report file (--output)") end -- no phase may use it
   local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
+  sink.path = file and out or nil -- where the report goes, when it is a file
   local rows = (fmt == "table" and not file) and report.table_writer(io.stdout, name_width or 36) or nil
   local keep = fmt ~= "none" and (file ~= nil or fmt ~= "table")
   function sink.add(r)
@@ -298,13 +299,39 @@ local function common_overrides(o)
   return ov
 end
 
+-- n and a noun, singular for one: "1 phase", "3 phases"
+local function count_of(n, noun)
+  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
+end
+
+-- What an interrupted run says on stderr once its report is written: how
+-- many of the phases it meant to run did (planned: a number or a function
+-- giving it, when the verb knows it) and where the partial report went
+-- (a file); nil when there is nothing to say.
+local function stopped_text(sink, planned)
+  if type(planned) == "function" then planned = planned() end
+  local parts = {}
+  if type(planned) == "number" and planned > 1 then
+    local left = math.max(planned - sink.count, 0)
+    parts[1] = string.format("%d of %s", sink.count, count_of(planned, "phase")) ..
+      (left > 0 and string.format("; %d not run", left) or "")
+  end
+  if sink.path then
+    parts[#parts + 1] = string.format("the partial report (%s) is in %s", count_of(sink.count, "phase"),
+      util.shown(sink.path))
+  end
+  return #parts > 0 and "interrupted: " .. table.concat(parts, "; ") or nil
+end
+
 -- The sequence the verbs share: the report sink (its output path checked
 -- before anything runs), the progress line, every iomoon.run result routed
 -- to the sink, body() run and classified, the report finished, the status.
 -- targets: the run's inputs, which --output may not name (and no phase
 -- may use: iomoon.protect). check(): the checks of what will run, after
--- the output path's (bad input there writes nothing).
-local function run_reported(verb, o, body, name_width, targets, check)
+-- the output path's (bad input there writes nothing). planned: how many
+-- phases body() means to run (a number, or a function giving it once
+-- check() ran), for what an interrupted run says (stopped_text).
+local function run_reported(verb, o, body, name_width, targets, check, planned)
   for _, f in ipairs(targets or {}) do
     if f.input then iomoon.protect(f.path, f.input) end
   end
@@ -326,10 +353,13 @@ local function run_reported(verb, o, body, name_width, targets, check)
   os.exit = real_exit
   unhook()
   sink.finish(status)
+  local stopped = iomoon.interrupted() and stopped_text(sink, planned) or nil
   if status ~= 0 then
-    io.stderr:write(verb, error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF), "\n")
-    return status
+    local text = error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF)
+    if text ~= "interrupted" or not stopped then io.stderr:write(verb, text, "\n") end
   end
+  if stopped then io.stderr:write(verb, stopped, "\n") end
+  if status ~= 0 then return status end
   -- a stop signal between phases (in iomoon.sleep, say) is an interrupted run too
   return (sink.failed or iomoon.interrupted()) and 1 or 0
 end
@@ -395,7 +425,7 @@ function cli.suite(args)
       if opt and o[opt:sub(3)] == nil then e.field = nil end -- the suite's own value: its field, not an option
       if not ok then error(e, 0) end
       phases = e
-    end)
+    end, function() return phases and #phases end)
 end
 
 -- A word as a shell would take it back: quoted unless it is plain.
@@ -547,7 +577,7 @@ function cli.rerun(args)
   end
   return run_reported("iomoon rerun: ", o, function()
     for _, p in ipairs(phases) do iomoon.run(p) end
-  end, nil, targets, check)
+  end, nil, targets, check, #phases)
 end
 
 -- The trace-loading options of replay and trace profile.

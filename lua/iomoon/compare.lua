@@ -195,8 +195,8 @@ local function head_lines(doc, prefix)
   local out = {}
   for _, side in ipairs({ "a", "b" }) do
     local r = doc[side]
-    out[#out + 1] = string.format("%s%s: %s (iomoon %s%s, %d phases)", prefix, side:upper(), visible(r.file),
-      visible(r.iomoon), r.hostname and ", " .. visible(r.hostname) or "", r.phases)
+    out[#out + 1] = string.format("%s%s: %s (iomoon %s%s, %d phase%s)", prefix, side:upper(), visible(r.file),
+      visible(r.iomoon), r.hostname and ", " .. visible(r.hostname) or "", r.phases, r.phases == 1 and "" or "s")
   end
   out[#out + 1] = prefix .. "Differs: |B - A| above 2 standard errors of the interval values (rule spread), or B/A "
     .. string.format("beyond 1 +- %g without them (rule tolerance); never within %g %% of A", doc.tolerance,
