@@ -22,10 +22,13 @@ static int read_arrival(lua_State *L, int v, const char *field)
 	return !strcmp(a, "poisson");
 }
 
+/* What a rate is, in the message refusing a string that holds no number. */
+#define RATE_IS "a rate: I/Os per second for the whole phase, as 1000 or \"1000\""
+
 /* rate = N, or {iops = N, arrival = "fixed" | "poisson"}: one segment. */
 void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 {
-	double iops;
+	lua_Number iops;
 	int poisson = 0;
 	char f[80];
 
@@ -34,21 +37,18 @@ void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 	snprintf(f, sizeof(f), "%s.iops", field);
 	if (lua_istable(L, v)) {
 		api_check_keys(L, v, field, (const char *const[]){ "iops", "arrival", NULL });
-		if (lua_getfield(L, v, "iops") != LUA_TNUMBER)
+		lua_getfield(L, v, "iops");
+		if (!api_number(L, -1, f, RATE_IS, &iops))
 			api_input_error(L, "%s: missing or not a number (I/Os per second for the whole phase)", f);
 		lua_getfield(L, v, "arrival");
 		snprintf(f, sizeof(f), "%s.arrival", field);
 		poisson = read_arrival(L, -1, f);
-		lua_pop(L, 1);
+		lua_pop(L, 2);
 		snprintf(f, sizeof(f), "%s.iops", field);
-	} else if (lua_type(L, v) == LUA_TNUMBER) {
-		lua_pushvalue(L, v);
-	} else {
+	} else if (!api_number(L, v, field, RATE_IS, &iops)) {
 		api_input_error(L, "%s: a %s is not a rate (give {iops=N, arrival=\"fixed\"|\"poisson\"} or N)", field,
 				luaL_typename(L, v));
 	}
-	iops = lua_tonumber(L, -1);
-	lua_pop(L, 1);
 	if (!(iops > 0 && iops <= 1e9))
 		api_input_error(L, "%s: %g is not a rate (above 0, at most 1e9 I/Os per second)", f, iops);
 	rs->pace.nseg = 1;
@@ -59,6 +59,7 @@ void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 static void read_segment(lua_State *L, int t, struct pace_seg *seg, uint64_t *at, const char *field)
 {
 	char f[112];
+	lua_Number iops;
 
 	api_check_keys(L, t, field, (const char *const[]){ "duration", "iops", "arrival", NULL });
 	snprintf(f, sizeof(f), "%s.duration", field);
@@ -67,11 +68,11 @@ static void read_segment(lua_State *L, int t, struct pace_seg *seg, uint64_t *at
 	*at += api_check_duration(L, -1, f);
 	snprintf(f, sizeof(f), "%s.iops", field);
 	lua_getfield(L, t, "iops");
-	if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e9))
+	if (!api_number(L, -1, f, "I/Os per second from 0 (idle) to 1e9", &iops) || !(iops >= 0 && iops <= 1e9))
 		api_input_error(L, "%s: must be a number from 0 (idle) to 1e9 I/Os per second", f);
 	snprintf(f, sizeof(f), "%s.arrival", field);
 	lua_getfield(L, t, "arrival");
-	*seg = (struct pace_seg){ .end_ns = *at, .iops = lua_tonumber(L, -2), .poisson = read_arrival(L, -1, f) };
+	*seg = (struct pace_seg){ .end_ns = *at, .iops = iops, .poisson = read_arrival(L, -1, f) };
 	lua_pop(L, 3);
 }
 
