@@ -214,6 +214,8 @@ out=$(iom quick --target "$P:plain/7" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "a wrong LUN: exit 1 ($(since "$t0") s)"
 like "$out" "has no LUN 7" "a wrong LUN: the message says there is no LUN 7"
+like "$out" "^iomoon quick: --target: iscsi://[^ ]*:plain/7: the target has no LUN 7$" \
+	"a wrong LUN: the message names --target, the option that gave it (not phase.target.path)"
 t0=$(secs)
 out=$(iom quick --target "iscsi://127.0.0.1:$((PORT + 1))/$IQN:plain/1" --time 0.3 --quiet 2>&1)
 rc=$?
