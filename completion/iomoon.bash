@@ -12,12 +12,12 @@ _iomoon_verbs="run suite quick ping replay trace report compare rerun fio conver
 _iomoon_formats="table csv json analyzer markdown html fio-json none"
 _iomoon_output_opts="--format --output --quiet"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
-_iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name"
+_iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name --rw --iodepth --numjobs --runtime --ioengine"
 _iomoon_trace_opts="--trace-format --device --from --to --skip-bad"
 _iomoon_replay_opts="--speed --no-stall --offsets --loop --name"
-_iomoon_ping_opts="-c -i -w -s -S -o -p -a -L -W -D -C -A -R -q -k -B --allow-write --force"
+_iomoon_ping_opts="-c -i -w -s -S -o -p -a -L -W -D -C -A -Y -y -R -q -k -B -J --allow-write --force"
 # the options that take no value (everything else takes one)
-_iomoon_flags="--quiet --buffered --allow-write --force --no-stall --skip-bad --skip-unsupported -L -W -D -C -A -R -q -k -B"
+_iomoon_flags="--quiet --buffered --allow-write --force --no-stall --skip-bad --skip-unsupported -L -W -D -C -A -Y -y -R -q -k -B -J"
 
 # The names in one section (engines, suites) of `BIN list`.
 _iomoon_list() {

@@ -102,7 +102,31 @@ bad "an option without its value" '^iomoon quick: --qd needs a value$' quick --t
 bad "one hyphen" "^iomoon quick: '-qd' is not an option \(options start with two hyphens, as --read\)$" quick --target "$N" --size 16m -qd 4
 bad "a stray argument" "^iomoon quick: unexpected argument 'stray' \(every option is --NAME VALUE\)$" quick --target "$N" --size 16m stray
 bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz \(known here: --allow-write --bs .* --workers\)$' quick --target "$N" --zzzzzzzz
+# quick takes fio's spellings: --rw (its values as --read and --random),
+# --iodepth, --numjobs, --runtime, --ioengine; a value with no equivalent,
+# or both spellings, is exit 2 naming the option typed
+bad "fio's rw=trim" "^iomoon quick: --rw: 'trim' has no equivalent in iomoon quick \(it takes fio's read, write, randread, randwrite, rw, readwrite and randrw; trims are a Lua phase's trim = PCT" quick --target "$N" --size 16m --rw trim
+bad "fio's rw offset modifier" "^iomoon quick: --rw: 'randread:8' has no equivalent in iomoon quick .*not the ':N' offset modifier\)$" quick --target "$N" --size 16m --rw randread:8
+bad "an unknown rw" "^iomoon quick: --rw: 'randomread' has no equivalent" quick --target "$N" --size 16m --rw randomread
+bad "fio's ioengine=mmap" "^iomoon quick: --ioengine: 'mmap' has no equivalent in iomoon \(fio's io_uring, libaio, libiscsi, nbd, null, psync, pvsync, pvsync2, sync, vsync; or iomoon's auto, sim, iscsi\)$" quick --target "$N" --size 16m --ioengine mmap
+bad "--iodepth with --qd" "^iomoon quick: --qd: given with --iodepth, which is fio's spelling of it \(give one\)$" quick --target "$N" --size 16m --iodepth 4 --qd 4
+bad "--iodepth 0" "^iomoon quick: --iodepth: 0 is out of range \(allowed: 1 to 4096\)$" quick --target "$N" --size 16m --iodepth 0
+bad "--numjobs x" "^iomoon quick: --numjobs: 'x' is not a whole number$" quick --target "$N" --size 16m --numjobs x
+bad "--runtime 1d" "^iomoon quick: --runtime: '1d' has an unknown unit" quick --target "$N" --size 16m --runtime 1d
+bad "--ioengine sync with --iodepth 32" "^iomoon quick: --iodepth: 32 with engine psync" quick --target "$N" --size 16m --ioengine sync --iodepth 32
+bad "randread with --read 70" "^iomoon quick: --read: 70 with --rw randread, which is 100 % reads \(give --rw rw or randrw with --read 70, or leave one out\)$" quick --target "$N" --size 16m --rw randread --read 70
+bad "a misspelt fio option" '^iomoon quick: unknown option --iodpth \(did you mean --iodepth\?\)$' quick --target "$N" --size 16m --iodpth 4
+bad "--read 70 percent, in words" "^iomoon quick: --read: '70 percent' is not a number$" quick --target "$N" --size 16m --read "70 percent"
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
+for c in "--rw=randwrite --iodepth 4 --numjobs 2 --runtime 0.2 --ioengine null|4K; 0% Read; 100% random; QD 4 null 4 2 0 100 0.2" \
+	"--rw randrw --read 70% --ioengine null --runtime 0.2|4K; 70% Read; 100% random; QD 1 null 1 1 70 100 0.2" \
+	"--rw read --ioengine sync --target $F --time 0.2|4K; 100% Read; 0% random; QD 1 psync 1 1 100 0 0.2" \
+	"--read 70% --random 50% --engine null --time 0.2|4K; 70% Read; 50% random; QD 1 null 1 1 70 50 0.2"; do
+	out=$("$IOMOON" quick ${c%%|*} --quiet --format json | python3 -c "
+import json, sys; p = json.load(sys.stdin)['phases'][0]
+print(p['name'], p['engine'], p['qd'], p['workers'], p['mix'][0]['read_pct'], p['mix'][0]['random_pct'], p['seconds'])")
+	is "$out" "${c#*|}" "quick ${c%%|*}: runs as fio means it (name, engine, qd, workers, read %, random %, seconds)"
+done
 # run: iomoon's options come before the script; the words after it are the
 # script's (arg), but iomoon's own options there are refused (exit 2, before
 # the script runs) unless after --, which is dropped

@@ -214,6 +214,8 @@ out=$(iom quick --target "$P:plain/7" --time 0.3 --quiet 2>&1)
 rc=$?
 is "$rc" 1 "a wrong LUN: exit 1 ($(since "$t0") s)"
 like "$out" "has no LUN 7" "a wrong LUN: the message says there is no LUN 7"
+like "$out" "^iomoon quick: --target: iscsi://[^ ]*:plain/7: the target has no LUN 7$" \
+	"a wrong LUN: the message names --target, the option that gave it (not phase.target.path)"
 t0=$(secs)
 out=$(iom quick --target "iscsi://127.0.0.1:$((PORT + 1))/$IQN:plain/1" --time 0.3 --quiet 2>&1)
 rc=$?
@@ -291,7 +293,8 @@ kill -CONT "$TGTD_PID"
 is "$rc" 1 "SIGINT 2 s into a phase, tgtd stopped since 1 s: exit 1 (interrupted)"
 ok "$(under "$t" 3)" "  iomoon exited $t s after the signal (< 3, in a 10 s phase: the reads in flight abandoned, not waited for)"
 is "$(phase_of "$TMP/sig.json" interrupted failed errors)" "True False 0" "  the report says interrupted, not failed, no error"
-is "$(cat "$TMP/sig.err")" "" "  nothing on stderr (under ASan: no leak, no use of a freed buffer)"
+is "$(cat "$TMP/sig.err")" "iomoon quick: interrupted: the partial report (1 phase) is in $TMP/sig.json" \
+	"  on stderr only where the report went (under ASan: no leak, no use of a freed buffer)"
 
 # logging in to a target that answers nothing: SIGINT ends it at once
 kill -STOP "$TGTD_PID"

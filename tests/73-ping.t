@@ -3,7 +3,8 @@
 # on the same file and directory, alternated; the same request counts, line
 # shapes and raw fields (how close their latencies are: make bench,
 # BENCH_ONLY=ping); a directory's temporary file removed (kept with -k, also
-# on Ctrl-C); ioping's other options refused by name; ioping's figures.
+# on Ctrl-C); -J's JSON as ioping prints it; -Y and -y open as ioping
+# opens (strace); ioping's other options refused by name; ioping's figures.
 . "$(dirname "$0")/lib.sh"
 if ! command -v ioping >/dev/null; then echo "1..0 # SKIP Debian's ioping is not installed (make deps)"; exit 0; fi
 
@@ -116,7 +117,7 @@ like "$(cat "$TMP/int.out")" 'generated 1 requests in' "and the statistics were 
 
 # refusals: by name, exit 2, nothing printed or created, the file unchanged
 sum=$(md5sum <"$F")
-for opt in -J -G -N -Y -y -I -b1 -e1 -l1m -r10 -t1us -T1s -P1s -json -x --frob; do
+for opt in -G -N -H -I -b1 -e1 -l1m -r10 -t1us -T1s -P1s -hipri -x --frob; do
 	err=$("$IOMOON" ping $opt -c 1 "$D" 2>&1 >"$TMP/ref.out"); rc=$?
 	is "$rc:$(cat "$TMP/ref.out")" "2:" "ping $opt: exit 2, nothing on stdout"
 	like "$err" "^iomoon ping: (unknown option )?${opt%%[0-9]*}" "ping $opt: refused by name ($err)"
@@ -152,6 +153,51 @@ like "$out" '2 requests completed in [0-9.]+ (us|ms), 8 KiB read' "-A: ioping's 
 # ioping's suffixes and long names
 out=$("$IOMOON" ping -count 2 --interval=0 -size 1sector -work-size 1m "$F"); ok $? "long names, one dash or two, and ioping's size suffixes"
 like "$out" '^512 B <<< .*request=2' "-size 1sector is 512 bytes"
+
+# -J: ioping's JSON, object for object: the same text once every number is
+# N (the same objects, keys, order and number formats), and the same
+# target, request numbers, warm-ups and counts
+for args in "-c 3 -i 0 $F" "-c 3 -i 0 -W $D" "-c 5 -i 0 -q -p 2 $D" "-B -c 4 -i 0 -D $F"; do
+	(cd "$TMP" && ioping -J $args) >"$TMP/a.json"; "$IOMOON" ping -J $args >"$TMP/b.json"
+	is "$(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' "$TMP/b.json")" "$(sed -E 's/[0-9]+(\.[0-9]+)?/N/g' "$TMP/a.json")" \
+		"-J: the same JSON as ioping's, numbers aside: ping -J $args"
+	python3 - "$TMP/a.json" "$TMP/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def same(x):
+    io, st, ld = x.get("io", {}), x.get("stat", {}), x.get("load", {})
+    return (x["target"], io.get("request"), io.get("operation"), io.get("size"), io.get("ignored"),
+            st.get("count"), st.get("size"), ld.get("count"), ld.get("size"))
+assert [same(x) for x in a] == [same(x) for x in b], ([same(x) for x in a], [same(x) for x in b])
+PY
+	ok $? "-J: the same target, requests, warm-up and counts as ioping's: ping -J $args"
+done
+python3 - "$TMP/b.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))[-1]
+st, ld = s["stat"], s["load"]
+assert st["count"] == 3 and ld["count"] == 4 and st["size"] == 3 * 4096, s
+assert abs(st["iops"] - 1e9 * st["count"] / st["time"]) <= 1 and st["min"] <= st["avg"] <= st["max"], s
+assert ld["time"] >= st["time"], s
+PY
+ok $? "-J's statistics mean ioping's: 3 counted of 4, iops = counted / time in them, min <= avg <= max"
+
+# -Y and -y: the file opened O_SYNC or O_DSYNC, as ioping opens it (strace)
+if command -v strace >/dev/null; then
+	flags() { # flags TOOL ARGS...: the open flags of the last open of $F
+		strace -f -qq -e trace=openat -o "$TMP/open.trace" "$@" >/dev/null 2>&1
+		grep -F "\"$F\"" "$TMP/open.trace" | tail -1 | grep -oE 'O_(SYNC|DSYNC)' | paste -sd, -
+	}
+	for o in -Y -y ""; do
+		is "$(flags "$IOMOON" ping $o -c 2 -i 0 -q "$F")" "$(flags ioping $o -c 2 -i 0 -q "$F")" \
+			"ping ${o:-without -Y or -y}: opened with ioping's flags ($(flags ioping $o -c 2 -i 0 -q "$F"))"
+	done
+	is "$(flags "$IOMOON" ping -y -D -c 1 -q "$F")" "O_DSYNC" "ping -y -D: O_DSYNC, direct too"
+else
+	skip "strace is missing: the open flags of -Y and -y"
+fi
+err=$("$IOMOON" ping -A -Y -c 1 "$D" 2>&1); is $? 2 "-A -Y (reads): exit 2"
+like "$err" "^iomoon ping: -Y with -A: " "-A -Y: names -Y"
 
 # t:probe, what ping's requests go through: one descriptor, timed calls,
 # its checks (a file iomoon did not create is not written; past the end,

@@ -4,12 +4,17 @@
 # data block cannot be ended by a name), the summary marks errors,
 # interrupted phases and unmet rates, and in a real browser (Debian's
 # chromium, headless) every report draws what its data asks for without a
-# script error: one phase with streams, a sweep of 12 queue depths, an
+# script error: one phase with streams, a sweep of 12 queue depths (each
+# point labelled with its QD), a noisy sweep whose knee is marked where
+# html.knee puts it (tests/lua/knee.lua: the knee on exact series), an
 # interrupted run, a run with errors, and 1,000 phases under 2 s.
 # Under ASan the browser part is skipped (the suite's other run has it).
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 F="$TMP/t.dat"
+
+# the knee of a sweep, exact answers on clean and noisy series
+lua_tap "$T/lua/knee.lua" "$T"
 
 # ---- the reports ----
 "$IOMOON" run --quiet --format html --output one.html "$LUA_DIR/one.lua" >/dev/null 2>one.err
@@ -36,11 +41,14 @@ case "$IOMOON" in
 *) [ "$big_cpu" -lt 2000 ]; ok $? "1,000 phases: Lua renders the page in under 2 s of CPU ($big_cpu ms)" ;;
 esac
 
+# a noisy sweep of 8 queue depths, given out of their loads' order
+"$IOMOON" run --quiet --format none "$LUA_DIR/noisy.lua" "$TMP/noisy.html" >/dev/null
+
 # a day of intervals (5,000 here), one of them ten times the others
 "$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
 
 # ---- the HTML text ----
-for r in one sweep errors intr big long; do
+for r in one sweep noisy errors intr big long; do
 	h="$r.html"
 	[ "$(head -c 15 "$h")" = "<!DOCTYPE html>" ]; ok $? "$r: an HTML document"
 	grep -Eiq "(src|href|url)[[:space:]]*[=(][[:space:]]*[\"']?[[:space:]]*([a-z]+:)?//" "$h"; is $? 1 "$r: nothing fetched from the network (no src, href or url to another host)"
@@ -53,7 +61,7 @@ grep -q '<a href="#phase-1">one &#60;/script&#62;&#60;!-- &#34;x&#34; &#38; &#60
 ok $? "one: the name in the summary as text, its markup escaped"
 is "$(grep -c 'href="#phase-1">one.* / s[12]<' one.html)" 2 "one: a summary row per stream"
 is "$(grep -c 'href="#phase-' sweep.html)" 12 "sweep: 12 summary rows"
-grep -q '"groups":\[{[^]]*"members":\[0,1,2,3,4,5,6,7,8,9,10,11\]' sweep.html; ok $? "sweep: one curve of IOPS against latency, its 12 phases by queue depth"
+grep -q '"groups":\[{[^{}]*"members":\[0,1,2,3,4,5,6,7,8,9,10,11\]' sweep.html; ok $? "sweep: one curve of IOPS against latency, its 12 phases by queue depth"
 grep -Eq '<tr class="bad"><td class="n"><a href="#phase-2">verify</a>.*class="st mark">[0-9]+ errors? \(' errors.html
 ok $? "errors: the verify phase's row marked with its errors"
 grep -Eq '<tr class="rate"><td class="n"><a href="#phase-3">paced</a>.*rate not met: [0-9]+ of 5000 IOPS' errors.html
@@ -97,7 +105,7 @@ fi
 o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=10000)
 cp "$T/html/harness.html" "$TMP/harness.html"
-pages='one.html&sweep.html%23all-phases&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html'
+pages='one.html&sweep.html%23all-phases&noisy.html&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
@@ -129,6 +137,12 @@ check sweep 'sweep.html#all-phases' 50 "$TMP/sweep.png" all
 [ "$(get nonwhite)" -ge 30 ] && [ "$(get colours)" -ge 20 ]
 ok $? "sweep: the screenshot is not blank ($(get nonwhite) per mille not white, $(get colours) colours)"
 is "$(get overlay_paths)" 12 "sweep: the percentiles of the 12 phases overlaid"
+is "$(get sweep_labels)" "QD 1,QD 2,QD 4,QD 8,QD 16,QD 32,QD 64,QD 128,QD 256,QD 512,QD 1024,QD 2048" "sweep: each point labelled with its QD"
+check noisy noisy.html 34
+is "$(get sweep_labels)" "QD 1,QD 2,QD 4,QD 8,QD 16,QD 32,QD 64,QD 128" "noisy: the points labelled, in QD order"
+is "$(get sweep_in_order)" 1 "noisy: each label at its point, the mean line joining them in QD order"
+is "$(get knee)/$(get knee_at)" "knee: QD 16/QD 16" "noisy: the knee marked at QD 16, not at QD 1 (the dips do not move it)"
+like "$(get knee_note)" "^knee: noisy QD 16 \\(QD 16\\), 30000 IOPS: where the most IOPS" "noisy: the note under the chart names it"
 check errors errors.html 15
 grep -q "no I/O completed: no latency over time" "$TMP/harness.dom"; ok $? "errors: the phase without I/O says it has no latency over time instead of an empty chart"
 check interrupted intr.html 5

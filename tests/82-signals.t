@@ -1,9 +1,10 @@
 #!/bin/bash
 # Signals stop iomoon within a second everywhere, not only inside a phase:
 # in iomoon.sleep, in `iomoon ping`, while a sim device drains a long service
-# time; SIGHUP as SIGTERM; a closed stdout (`| head -1`) ends the run cleanly
-# and keeps --output; a second SIGINT still kills at once; and
-# hist:record(v, n) is O(1) in n.
+# time; SIGHUP as SIGTERM; an interrupted suite says how many of its
+# phases did not run, and where --output went; a closed stdout (`| head
+# -1`) ends the run cleanly and keeps --output; a second SIGINT still kills
+# at once; and hist:record(v, n) is O(1) in n.
 #
 # Each case starts iomoon in the background, signals it after a short delay
 # and measures signal -> exit with date +%s%N. The bound is 1.5 s, not the
@@ -79,6 +80,19 @@ assert len(p) == 1 and p[0]["interrupted"] is True and p[0]["ios"] > 0, p
 assert 0.3 < p[0]["seconds"] < 5, p[0]["seconds"]
 PY
 ok $? "SIGHUP: --output holds the partial phase, \"interrupted\": true"
+is "$(cat hup.err)" "iomoon quick: interrupted: the partial report (1 phase) is in hup.json" \
+	"SIGHUP: stderr says where the partial report went"
+
+# SIGINT in a suite: stderr says how many of its phases ran and how many did
+# not, and where the partial report went
+"$IOMOON" suite "$LUA_DIR/five.lua" --engine sim --format json --output five.json --quiet >/dev/null 2>five.err &
+stop_after 2.5 INT $!
+is $rc 1 "SIGINT in a suite of 5 phases: exit 1"
+n=$(python3 -c 'import json; print(len(json.load(open("five.json"))["phases"]))')
+[ "$n" -ge 1 ] && [ "$n" -lt 5 ]; ok $? "the report holds the $n phases that ran (1 to 4)"
+of=$([ "$n" -eq 1 ] && echo "1 phase" || echo "$n phases")
+is "$(cat five.err)" "iomoon suite: interrupted: $n of 5 phases; $((5 - n)) not run; the partial report ($of) is in five.json" \
+	"stderr: $n of 5 phases, $((5 - n)) not run, and where the partial report is"
 
 # A closed stdout (| head -1) stops the run like SIGINT; --output survives
 t0=$(date +%s%N)

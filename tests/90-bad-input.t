@@ -109,7 +109,7 @@ def cli_case():
         ["quick", "--target", q, "--size", "16m", "--engine", rnd.choice(["warp", "", "IO_URING"])],
         ["quick", "--target", q, "--size", "16m", "--rate", rnd.choice(["0", "-1", "fast"])],
         ["quick", "--target", q, "--size", "16m", "--dist", rnd.choice(["zipf", "zipf:1", "zoned:1/1"])],
-        ["quick", "--target", q, "--size", "16m", "--" + rnd.choice(["iodepth", "frob", "x"]), "1"],
+        ["quick", "--target", q, "--size", "16m", "--" + rnd.choice(["iodpth", "frob", "x"]), "1"],
         ["quick", "--target", q, "--size", "16m", "--format", rnd.choice(["xml", "", "JSON"])],
         ["quick", "--size", "16m"],
         ["quick", "--target", q, "--size", "16m", "--qd"],

@@ -6,7 +6,8 @@ The shape of a line: its measurements made N (a number standing alone, or
 after `=`, with its unit if any: `0.052`, `18%`, `time=261.3 us`,
 `3.33 k iops`; digits inside a word stay, as in `4K;` or
 `8k_55%Read_80%Random`), the file system and device ping names
-(`(ext4 /dev/vda 252.0 GiB)`) made `(FS DEV N)`, runs of blanks made one.
+(`(ext4 /dev/vda 252.0 GiB)`) made `(FS DEV N)`, and in ping's JSON the
+strings of "localtime", "fstype" and "device" made S, runs of blanks made one.
 Every line SHOWN holds must have a line of that shape in OUTPUT, in the same
 order (a page may show part of what an example prints). Exit 0 if so; else
 1, saying which shown line was not found."""
@@ -16,12 +17,14 @@ import sys
 NUMBER = re.compile(r"(?<![^\s=(\[])-?[0-9]+(\.[0-9]+)?(?=$|[\s%,;:)\]/])")
 UNIT = re.compile(r"\bN (ns|us|ms|s|min|hour|B|KiB|MiB|GiB|TiB|PiB|k|M|G|T)\b")
 DEVICE = re.compile(r"\(\S+ \S+ N\)")
+JSON_MEASURED = re.compile(r'"(localtime|fstype|device)": "[^"]*"')
 
 
 def shape(line):
     line = NUMBER.sub("N", line)
     line = UNIT.sub("N", line)
     line = DEVICE.sub("(FS DEV N)", line)
+    line = JSON_MEASURED.sub(r'"\1": S', line)
     return " ".join(line.split())
 
 

@@ -27,6 +27,7 @@ local trace = lazy(function() return require "iomoon.trace" end) -- lazy load: s
 local fio = lazy(function() return require "iomoon.fio" end) -- lazy load: start-up time
 local ping = lazy(function() return require "iomoon.ping" end) -- lazy load: start-up time
 local iometer = lazy(function() return require "iomoon.iometer" end) -- lazy load: start-up time
+local fiomap = lazy(function() return require "iomoon.fio.map" end) -- lazy load: start-up time
 
 local cli = {}
 
@@ -69,6 +70,8 @@ options (suite, quick):
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME
+  fio's spellings: --rw read|write|randread|randwrite|rw|randrw  --iodepth N (--qd)
+  --numjobs N (--workers)  --runtime DUR (--time)  --ioengine NAME (--engine; sync is psync)
 
 Sizes: 512, 4k, 1.5m, 2g (binary). Durations: 500ms, 10s, 2m, 1h (ns us ms s/sec m/min h;
 a bare number is seconds).
@@ -76,6 +79,10 @@ Docs: doc/cli.md, doc/lua-api.md.
 ]]
 
 local input_error = errors.input
+
+-- what an option is called in messages, where the user gave it by another
+-- spelling (quick's fio spellings: "--qd" -> "--iodepth")
+local shown_as = {}
 
 -- An error's text: "file:line: " only where the file is the user's own,
 -- not the library's (whose lines say nothing to a user).
@@ -90,8 +97,13 @@ local function error_text(e, options)
   local where = e.where or ""
   local lib = iomoon.lua_dir
   if lib and where:sub(1, #lib) == lib then where = "" end
-  local option = options and e.field and options[e.field]
-  if option then return iomoon.redact(where .. option .. ": " .. e.what) end
+  local field, what = e.field, e.what
+  if getmetatable(e) == RUN_MT and options and type(e.msg) == "string" then -- its message may name a field
+    field, what = e.msg:match("^([%w_%.%[%]%-]+): (.*)$")
+  end
+  local option = options and field and options[field]
+  option = shown_as[option] or option
+  if option then return iomoon.redact(where .. option .. ": " .. what) end
   return iomoon.redact(where .. (e.msg or ""))
 end
 
@@ -225,6 +237,7 @@ local function make_sink(o, name_width, targets)
   if out == "-" then out = nil end -- standard output, written as without --output
   if out then iomoon.protect(out, "the report file (--output)") end -- no phase may use it
   local file = (out and fmt ~= "none") and report.writer(out, fmt) or nil
+  sink.path = file and out or nil -- where the report goes, when it is a file
   local rows = (fmt == "table" and not file) and report.table_writer(io.stdout, name_width or 36) or nil
   local keep = fmt ~= "none" and (file ~= nil or fmt ~= "table")
   function sink.add(r)
@@ -305,13 +318,39 @@ local function common_overrides(o)
   return ov
 end
 
+-- n and a noun, singular for one: "1 phase", "3 phases"
+local function count_of(n, noun)
+  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
+end
+
+-- What an interrupted run says on stderr once its report is written: how
+-- many of the phases it meant to run did (planned: a number or a function
+-- giving it, when the verb knows it) and where the partial report went
+-- (a file); nil when there is nothing to say.
+local function stopped_text(sink, planned)
+  if type(planned) == "function" then planned = planned() end
+  local parts = {}
+  if type(planned) == "number" and planned > 1 then
+    local left = math.max(planned - sink.count, 0)
+    parts[1] = string.format("%d of %s", sink.count, count_of(planned, "phase")) ..
+      (left > 0 and string.format("; %d not run", left) or "")
+  end
+  if sink.path then
+    parts[#parts + 1] = string.format("the partial report (%s) is in %s", count_of(sink.count, "phase"),
+      util.shown(sink.path))
+  end
+  return #parts > 0 and "interrupted: " .. table.concat(parts, "; ") or nil
+end
+
 -- The sequence the verbs share: the report sink (its output path checked
 -- before anything runs), the progress line, every iomoon.run result routed
 -- to the sink, body() run and classified, the report finished, the status.
 -- targets: the run's inputs, which --output may not name (and no phase
 -- may use: iomoon.protect). check(): the checks of what will run, after
--- the output path's (bad input there writes nothing).
-local function run_reported(verb, o, body, name_width, targets, check)
+-- the output path's (bad input there writes nothing). planned: how many
+-- phases body() means to run (a number, or a function giving it once
+-- check() ran), for what an interrupted run says (stopped_text).
+local function run_reported(verb, o, body, name_width, targets, check, planned)
   for _, f in ipairs(targets or {}) do
     if f.input then iomoon.protect(f.path, f.input) end
   end
@@ -333,10 +372,13 @@ local function run_reported(verb, o, body, name_width, targets, check)
   os.exit = real_exit
   unhook()
   sink.finish(status)
+  local stopped = iomoon.interrupted() and stopped_text(sink, planned) or nil
   if status ~= 0 then
-    io.stderr:write(verb, error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF), "\n")
-    return status
+    local text = error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF)
+    if text ~= "interrupted" or not stopped then io.stderr:write(verb, text, "\n") end
   end
+  if stopped then io.stderr:write(verb, stopped, "\n") end
+  if status ~= 0 then return status end
   -- a stop signal between phases (in iomoon.sleep, say) is an interrupted run too
   return (sink.failed or iomoon.interrupted()) and 1 or 0
 end
@@ -351,17 +393,85 @@ local function no_stray(rest)
   input_error("unexpected argument '%s' (every option is --NAME VALUE)", a)
 end
 
+-- a percentage option: a number, with or without "%" ("70%" is 70)
+local function pct_opt(o, name)
+  if type(o[name]) == "string" then o[name] = o[name]:gsub("^(.-)%s*%%$", "%1") end
+  return number_opt(o, name)
+end
+
+-- fio's spellings of quick's options, and the option each is (--rw is
+-- --read and --random: fio_rw)
+local FIO_SPELLINGS = { iodepth = "qd", numjobs = "workers", runtime = "time", ioengine = "engine" }
+
+-- fio's ioengine as iomoon's engine: fio's names (iomoon.fio.map's table),
+-- and iomoon's own
+local function fio_engine(v)
+  local e = v:lower()
+  if fiomap.ENGINES[e] then return fiomap.ENGINES[e] end
+  local names, own = {}, { "auto" }
+  for _, x in ipairs((iomoon.engines())) do
+    if x.name == e or e == "auto" then return e end
+    if not fiomap.ENGINES[x.name] then own[#own + 1] = x.name end
+  end
+  for k in pairs(fiomap.ENGINES) do names[#names + 1] = k end
+  table.sort(names)
+  input_error("--ioengine: '%s' has no equivalent in iomoon (fio's %s; or iomoon's %s)", v,
+    table.concat(names, ", "), table.concat(own, ", "))
+end
+
+-- fio's rw as quick's read and random percentages; `o.read` and
+-- `o.random` given beside it must agree (a mixed rw takes --read as
+-- fio's rwmixread, 50 without it)
+local function fio_rw(o)
+  local rw = o.rw:lower()
+  local m = fiomap.RW[rw]
+  if not m or m.t then
+    input_error("--rw: '%s' has no equivalent in iomoon quick (it takes fio's read, write, randread, randwrite, rw, "
+      .. "readwrite and randrw%s)", o.rw, m and "; trims are a Lua phase's trim = PCT, doc/lua-api.md"
+      or rw:find(":") and "; not the ':N' offset modifier" or "")
+  end
+  local read, random = m.r or (m.mixed and 50) or 0, m.rand and 100 or 0
+  local r, x = pct_opt(o, "read"), pct_opt(o, "random")
+  if r and m.mixed then read = r end
+  if r and r ~= read then
+    input_error("--read: %g with --rw %s, which is %g %% reads (give --rw rw or randrw with --read %g, or leave one out)",
+      r, o.rw, read, r)
+  end
+  if x and x ~= random then
+    input_error("--random: %g with --rw %s, which is %g %% random (leave one out)", x, o.rw, random)
+  end
+  return read, random
+end
+
+-- fio's spellings (FIO_SPELLINGS) read into quick's options, and noted
+-- so that messages name what the user typed; both spellings is an error
+local function fio_spellings(o)
+  for fio_name, ours in pairs(FIO_SPELLINGS) do
+    if o[fio_name] ~= nil and o[ours] ~= nil then
+      input_error("--%s: given with --%s, which is fio's spelling of it (give one)", ours, fio_name)
+    end
+  end
+  if o.iodepth then o.qd, shown_as["--qd"] = number_opt(o, "iodepth", true), "--iodepth" end
+  if o.numjobs then o.workers, shown_as["--workers"] = number_opt(o, "numjobs", true), "--numjobs" end
+  if o.runtime then o.time, shown_as["--time"] = o.runtime, "--runtime" end
+  if o.ioengine then o.engine, shown_as["--engine"] = fio_engine(o.ioengine), "--ioengine" end
+  if o.rw then return fio_rw(o) end
+  return pct_opt(o, "read") or 100, pct_opt(o, "random") or 100
+end
+
 function cli.quick(args)
   local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), {
     bs = "value", read = "value", random = "value", rate = "value", ios = "value",
     dist = "value", seed = "value", name = "value",
+    rw = "value", iodepth = "value", numjobs = "value", runtime = "value", ioengine = "value",
   }))
   no_stray(rest)
+  local read, random = fio_spellings(o)
   local t = target_spec(o, nil)
   local ov = common_overrides(o)
   local phase = {
     target = t, region = not t and o.size or nil, bs = o.bs or "4k",
-    read = number_opt(o, "read") or 100, random = number_opt(o, "random") or 100,
+    read = read, random = random,
     qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
     duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
     ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
@@ -402,7 +512,7 @@ function cli.suite(args)
       if opt and o[opt:sub(3)] == nil then e.field = nil end -- the suite's own value: its field, not an option
       if not ok then error(e, 0) end
       phases = e
-    end)
+    end, function() return phases and #phases end)
 end
 
 -- A word as a shell would take it back: quoted unless it is plain.
@@ -566,7 +676,7 @@ function cli.rerun(args)
   end
   return run_reported("iomoon rerun: ", o, function()
     for _, p in ipairs(phases) do iomoon.run(p) end
-  end, nil, targets, check)
+  end, nil, targets, check, #phases)
 end
 
 -- The trace-loading options of replay and trace profile.

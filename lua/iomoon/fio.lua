@@ -209,7 +209,7 @@ function fio.cli(args, lib)
         error(e, 0)
       end
     end
-  end)
+  end, #phases)
 end
 
 --- The Lua plan of a fio job file (a path, or its text; opts as

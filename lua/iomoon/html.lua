@@ -167,11 +167,66 @@ local function common_title(results, members)
   return t ~= "" and t or "phases " .. table.concat({ members[1], members[#members] }, " to ")
 end
 
+--- The knee of a sweep (doc/reports.md): `loads` ascending and above 0,
+-- `iops` the IOPS measured at each. On the envelope E (the most IOPS any
+-- load up to this one gave: the running maximum, so noise cannot make it
+-- zig-zag), drawn against the logarithm of the load with both scaled to
+-- 0..1 from the first point to the last, the knee is the point farthest
+-- above the straight line between them (Kneedle: Satopaa et al., 2011),
+-- the first of equals. Returns the knee's index and why: "flat" (the first
+-- point, because no load gave even FLAT_PCT % more IOPS than the first),
+-- "bend"; or nil when no point lies above the line (the IOPS still rise
+-- with the load at its largest: no knee within the sweep).
+local FLAT_PCT = 10
+function html.knee(loads, iops)
+  local n = #loads
+  if n < 2 or #iops ~= n then return nil end
+  local env, best = {}, -math.huge
+  for i = 1, n do
+    best = math.max(best, num(iops[i]) or 0)
+    env[i] = best
+  end
+  if env[n] - env[1] < FLAT_PCT / 100 * env[n] then return 1, "flat" end
+  local l1, ln = loads[1], loads[n]
+  if not (l1 > 0 and ln > l1) then return nil end
+  local knee, far = nil, 1e-9 -- a point on the line (to rounding) is no bend
+  for i = 2, n - 1 do
+    local x = math.log(loads[i] / l1) / math.log(ln / l1)
+    local d = (env[i] - env[1]) / (env[n] - env[1]) - x
+    if d > far then knee, far = i, d end
+  end
+  return knee, knee and "bend" or nil
+end
+
+-- a sweep point's load as its label says it: the rate asked ("2000/s"),
+-- else "QD q" or, with several workers, "QD qxw"
+local function load_label(r)
+  local rate = rows.asked_rate(r)
+  if rate then return string.format("%.6g/s", rate) end
+  local qd, w = num(opt(r, "qd")) or 1, num(opt(r, "workers")) or 1
+  if w ~= 1 then return string.format("QD %.6gx%.6g", qd, w) end
+  return string.format("QD %.6g", qd)
+end
+
+-- what the page says of a group's knee (html.knee's answer k, why)
+local function knee_note(results, m, labels, k, why)
+  if why == "flat" then
+    return string.format("knee: %s (%s): no higher load gave %d %% more IOPS than it (%.6g IOPS)",
+      visible(opt(results[m[1]], "name")), labels[1], FLAT_PCT, results[m[1]].iops)
+  elseif k then
+    return string.format("knee: %s (%s), %.6g IOPS: where the most IOPS reached so far bends away from rising "
+      .. "with the load", visible(opt(results[m[k]], "name")), labels[k], results[m[k]].iops)
+  end
+  return string.format("no knee: the IOPS still rise with the load at %s, the largest here (try higher loads)",
+    labels[#m])
+end
+
 --- The curves of a report: groups of at least two phases that ran the
 -- same workload at different loads (queue depth x workers, or the rate
 -- asked: a sweep or find_max's probes), each {title, members (0-based
--- indexes, by load), knee}: the knee is the member with the most IOPS per
--- unit of mean latency (Kleinrock's power). Failed phases are left out.
+-- indexes, by load), labels (each member's load: "QD 4", "2000/s"), knee
+-- (0-based index, or nil: html.knee), note (what the page says of the
+-- knee)}. Failed phases are left out.
 -- defs: each result's {definition, given} (html.definition), when known.
 function html.groups(results, defs)
   local by, order, loads = {}, {}, {}
@@ -191,14 +246,14 @@ function html.groups(results, defs)
     for _, i in ipairs(m) do distinct[loads[i]] = true end
     if #m >= 2 and next(distinct, next(distinct)) then
       table.sort(m, function(a, b) return loads[a] < loads[b] or loads[a] == loads[b] and a < b end)
-      local best, knee = -1, m[1]
-      for _, i in ipairs(m) do
-        local mean = num(opt(opt(results[i], "lat"), "mean_ns")) or 0
-        local power = mean > 0 and results[i].iops / mean or 0
-        if power > best then best, knee = power, i end
+      local g = { title = common_title(results, m), members = {}, labels = {} }
+      local ls, ios = {}, {}
+      for j, i in ipairs(m) do
+        g.members[j], g.labels[j], ls[j], ios[j] = i - 1, load_label(results[i]), loads[i], results[i].iops
       end
-      local g = { title = common_title(results, m), members = {}, knee = knee - 1 }
-      for j, i in ipairs(m) do g.members[j] = i - 1 end
+      local kn, why = html.knee(ls, ios)
+      g.knee = kn and m[kn] - 1 or nil
+      g.note = knee_note(results, m, g.labels, kn, why)
       groups[#groups + 1] = g
     end
   end

@@ -5,6 +5,7 @@
 -- ("iomoon ping", "Coming from ioping and fio") says what differs.
 
 local iomoon = require "iomoon"
+local json = require "iomoon.json"
 local util = require "iomoon.util"
 
 local ping = {}
@@ -70,11 +71,12 @@ local OPTS = {
   c = { "count", "int" }, i = { "interval", "time" }, w = { "work-time", "time" }, s = { "size", "size" },
   S = { "work-size", "size" }, o = { "work-offset", "size" }, p = { "print-count", "int" },
   a = { "warmup", "int" }, L = { "linear" }, W = { "write" }, D = { "direct" }, C = { "cached" },
-  A = { "async" }, R = { "rapid" }, q = { "quiet" }, k = { "keep" }, B = { "batch" },
+  A = { "async" }, R = { "rapid" }, q = { "quiet" }, k = { "keep" }, B = { "batch" }, J = { "json" },
+  Y = { "sync" }, y = { "dsync" },
 }
 -- ioping's other options, refused by name
-local REFUSED = { G = "read-write", N = "nowait", H = "hipri", Y = "sync", y = "dsync", b = "burst",
-  e = "entropy", l = "speed-limit", r = "rate-limit", t = "min-time", T = "max-time", I = "time", J = "json",
+local REFUSED = { G = "read-write", N = "nowait", H = "hipri", b = "burst",
+  e = "entropy", l = "speed-limit", r = "rate-limit", t = "min-time", T = "max-time", I = "time",
   P = "print-interval", h = "help", v = "version" }
 -- iomoon's own long options
 local OWN = { ["allow-write"] = true, force = true }
@@ -83,7 +85,7 @@ for k, v in pairs(OPTS) do LONG[v[1]] = k end
 for k, v in pairs(REFUSED) do LONG[v] = k end
 ping.OPTS, ping.REFUSED = OPTS, REFUSED
 
-local SUPPORTED = "-c -i -w -s -S -o -p -a -L -W -D -C -A -R -q -k -B, --allow-write, --force"
+local SUPPORTED = "-c -i -w -s -S -o -p -a -L -W -D -C -A -Y -y -R -q -k -B -J, --allow-write, --force"
 
 -- Record option letter l (value v) in o; refuses ioping's other options.
 local function take(lib, o, l, v, shown)
@@ -181,7 +183,8 @@ local function settings(lib, o)
     count = v("c", "int"), interval = v("i", "time"), deadline = v("w", "time"), size = v("s", "size"),
     wsize = v("S", "size"), offset = v("o", "size") or 0, period = v("p", "int"), warmup = v("a", "int") or 1,
     linear = o.L, write = o.W, direct = o.D, cached = o.C, async = o.A, quiet = o.q or o.R or o.B,
-    keep = o.k, batch = o.B, temp_wsize = o.R and (64 << 20) or (1 << 20),
+    keep = o.k, batch = o.B, temp_wsize = o.R and (64 << 20) or (1 << 20), json = o.J,
+    sync = o.Y and "sync" or o.y and "dsync" or nil, -- both: O_SYNC, which holds O_DSYNC
   }
   if c.count == 0 then c.count = nil end
   if c.period == 0 then c.period = nil end
@@ -195,6 +198,10 @@ local function settings(lib, o)
   c.size = c.size or (c.linear and (256 << 10) or 4096)
   if c.wsize == 0 then c.wsize = nil end
   if c.wsize then c.temp_wsize = c.wsize elseif c.size > c.temp_wsize then c.temp_wsize = c.size end
+  if c.async and c.sync and not c.write then
+    lib.input_error("-%s with -A: a one-I/O phase opens its target O_SYNC or O_DSYNC for writes only (give -W -C, "
+      .. "or leave out -A)", o.Y and "Y" or "y")
+  end
   if c.async and c.write and not c.cached then
     lib.input_error("-A with -W needs -C: the fdatasync ioping times after each write is not asynchronous here "
       .. "(iomoon ping -A -W -C, or without -A)")
@@ -229,13 +236,19 @@ local function fs_size(path)
   return bs and tonumber(bs) * tonumber(blocks)
 end
 
--- "(ext4 /dev/vda 252.0 GiB)" or "(block device 64 MiB)": what ioping names.
-local function where(path, t)
-  if t:kind() == "block" then return "block device " .. fsize(t:size()) end
+-- What ioping names of a target: its filesystem, device and the
+-- filesystem's size ("ext4", "/dev/vda", 270553174016), or "block",
+-- "device" and a device's own size.
+local function target_info(path, t)
+  if t:kind() == "block" then return { fstype = "block", device = "device", size = t:size() } end
   local ok, m = pcall(iomoon.machine, { path })
   local info = ok and m.targets and m.targets[1] or {}
-  local size = fs_size(path)
-  return string.format("%s %s %s", info.filesystem or "", info.device or "", size and fsize(size) or "0 B")
+  return { fstype = info.filesystem or "", device = info.device or "", size = fs_size(path) or 0 }
+end
+
+-- "ext4 /dev/vda 252.0 GiB" or "block device 64 MiB": ioping's header.
+local function where(info)
+  return string.format("%s %s %s", info.fstype, info.device, fsize(info.size))
 end
 
 -- ioping's statistics: counted (valid) requests after the warm-up, all
@@ -291,6 +304,52 @@ local function raw(s)
     s.max, s.mdev, s.count, s.load_time))
 end
 
+-- ---- -J: ioping's JSON, object for object ----
+
+-- The wall clock (seconds since the epoch, with ioping's microseconds) of
+-- the monotonic iomoon.now() value ns: one reading of `date +%s.%N` at
+-- the start, the monotonic clock from there.
+local function wall_clock()
+  local mono0, wall0 = iomoon.now(), nil
+  local h = io.popen("date +%s.%N 2>/dev/null")
+  if h then
+    wall0 = tonumber(h:read("a"))
+    h:close()
+  end
+  wall0 = wall0 or os.time()
+  return function(ns) return wall0 + (ns - mono0) / 1e9 end
+end
+
+-- The start of one of ioping's objects: "," before all but the first,
+-- the time (of the last request) and the target.
+local function json_head(j, at_ns)
+  local t = j.clock(at_ns)
+  local s = string.format('%s{\n  "timestamp": %f,\n  "localtime": "%s",\n  "target": {\n    "path": %s,\n'
+    .. '    "fstype": %s,\n    "device": %s,\n    "device_size": %d\n  },\n', j.n > 0 and "," or "", t,
+    os.date("%Y-%m-%dT%H:%M:%S%z", math.floor(t)), json.encode(j.path), json.encode(j.info.fstype),
+    json.encode(j.info.device), j.info.size)
+  j.n = j.n + 1
+  return s
+end
+
+-- A request's object: its number, operation, size, time (ns) and whether
+-- it is left out of the statistics (a warm-up request).
+local function json_request(j, c, n, ns, at_ns, notice)
+  io.stdout:write(json_head(j, at_ns), string.format('  "io": {\n    "request": %d,\n    "operation": "%s",\n'
+    .. '    "size": %d,\n    "time": %d,\n    "ignored": %s\n  }\n}', n, c.write and "write" or "read", c.size, ns,
+    notice == "warmup" and "true" or "false"))
+end
+
+-- A statistics object (s finished): ioping's "stat" (the counted
+-- requests) and "load" (every request over the wall time).
+local function json_stats(j, s, at_ns)
+  io.stdout:write(json_head(j, at_ns), string.format('  "stat": {\n    "count": %d,\n    "size": %d,\n'
+    .. '    "time": %.0f,\n    "iops": %f,\n    "bps": %.0f,\n    "min": %d,\n    "avg": %.0f,\n    "max": %d,\n'
+    .. '    "mdev": %.0f\n  },\n  "load": {\n    "count": %d,\n    "size": %d,\n    "time": %d,\n    "iops": %f,\n'
+    .. '    "bps": %.0f\n  }\n}', s.valid, s.size, s.sum, s.iops, s.speed, s.min, s.avg, s.max, s.mdev, s.count,
+    s.load_size, s.load_time, s.load_iops, s.load_speed))
+end
+
 -- ioping's closing statistics.
 local function summary(label, s, c)
   print(string.format("\n--- %s ioping statistics ---", label))
@@ -311,7 +370,7 @@ local function request(t, p, c, off, data, n)
     if drop then p:read(off, 0, true) end -- length 0: the cache from off to the end of the file
     local r = iomoon.run { name = "ping", target = t, engine = c.async, qd = 1, workers = 1, bs = c.size,
       read = c.write and 0 or 100, random = 0, region = { offset = off, size = c.size }, ios = 1,
-      direct = c.direct and true or false, seed = n }
+      direct = c.direct and true or false, seed = n, sync = c.sync }
     return r.lat.mean_ns
   end
   if c.write then
@@ -332,8 +391,9 @@ end
 -- The loop of requests, as ioping's main loop; returns the total statistics.
 local function loop(t, c, label)
   local data = c.write and random_data(c.size) or nil
-  local p = t:probe { direct = c.direct and true or false, write = c.write and true or false }
+  local p = t:probe { direct = c.direct and true or false, write = c.write and true or false, sync = c.sync }
   local now = iomoon.now()
+  if c.json then io.stdout:write("[") end
   local part, total = new_stats(now), new_stats(now)
   local deadline = c.deadline and now + c.deadline
   local next_at, n, woff = now, 0, 0
@@ -346,13 +406,15 @@ local function loop(t, c, label)
     next_at = next_at + c.interval
     if now > next_at then next_at = now end
     local notice = add(part, c, n, ns)
-    if not c.quiet then
+    if c.json and not c.quiet then
+      json_request(c.json, c, n, ns, now, notice)
+    elseif not c.quiet then
       print(string.format("%s %s %s (%s): request=%d time=%s%s", fsize(c.size), c.write and ">>>" or "<<<", label[1],
         label[2], n, ftime(ns), notice and " (" .. notice .. ")" or ""))
     end
     if c.period and part.valid >= c.period then
       finish(part, now, c.size)
-      raw(part)
+      if c.json then json_stats(c.json, part, now) else raw(part) end
       io.stdout:flush()
       merge(total, part)
       part = new_stats(now)
@@ -367,11 +429,12 @@ local function loop(t, c, label)
       iomoon.sleep((next_at - now) / 1e9)
     end
   end
+  local last = now -- ioping's last objects carry the time of the last request
   now = iomoon.now()
   p:close()
   merge(total, part)
   finish(total, now, c.size)
-  return total
+  return total, last
 end
 
 -- The target of a file or device path (no temporary file), with
@@ -480,9 +543,14 @@ function ping.cli(args, lib)
   local ok, err = pcall(function()
     check_geometry(lib, t, c, path)
     iomoon.set_progress(false)
-    local label = { visible(path), where(tmp or path, t) }
-    local total = loop(t, c, label)
-    if c.batch then
+    local info = target_info(tmp or path, t)
+    local label = { visible(path), where(info) }
+    if c.json then c.json = { n = 0, path = path, info = info, clock = wall_clock() } end
+    local total, last = loop(t, c, label)
+    if c.json then
+      json_stats(c.json, total, last)
+      io.stdout:write("]\n")
+    elseif c.batch then
       raw(total)
     elseif not (c.quiet and c.period) then
       summary(label[1] .. " (" .. label[2] .. ")", total, c)

@@ -440,7 +440,7 @@ int target_open(const struct target *t, int direct, int write, int sync_flags, c
 	/* no O_EXCL here: io_uring releases its files after the process has
 	 * exited, so the claim would outlive iomoon (mkfs right after it fails
 	 * with EBUSY); target_may_write's exclusive probe is what asks */
-	fd = target_open_checked(t, (write ? O_RDWR | sync_flags : O_RDONLY) | (direct ? O_DIRECT : 0), &st);
+	fd = target_open_checked(t, (write ? O_RDWR : O_RDONLY) | sync_flags | (direct ? O_DIRECT : 0), &st);
 
 	shown(t->path, p, sizeof(p));
 	if (fd == RC_FAIL && direct && errno == EINVAL) {

@@ -94,8 +94,8 @@ int target_may_write(const struct target *t, char *why, size_t why_len);
  * (mkfs, dd, a loop device) changes its mtime, and it is probed as before.
  * Without a finding the note is removed. Best effort: writes nothing else. */
 void target_note_seen(const struct target *t);
-/* Open a descriptor on t (O_DIRECT if direct, read-write with sync_flags,
- * O_DSYNC or O_SYNC or 0, if write), or
+/* Open a descriptor on t (O_DIRECT if direct, read-write if write, and
+ * sync_flags: O_DSYNC or O_SYNC or 0, as ioping -y and -Y open reads too), or
  * RC_INPUT (replaced since inspected, or no O_DIRECT there) or RC_FAIL with
  * why; whether t may be written is target_may_write's to say, before this. */
 int target_open(const struct target *t, int direct, int write, int sync_flags, char *why, size_t why_len);

@@ -207,13 +207,27 @@ uint64_t api_check_duration(lua_State *L, int idx, const char *field)
 	return v;
 }
 
+/* A number at idx: a Lua number, or a string holding only one ("16",
+ * " 1e3 ", as Lua itself reads it): every number of a phase is taken
+ * either way. A string holding anything else ("1000/s") is refused, `what`
+ * (what the field takes) in the message; any other type returns 0. */
+int api_number(lua_State *L, int idx, const char *field, const char *what, lua_Number *n)
+{
+	int ok;
+
+	*n = lua_tonumberx(L, idx, &ok);
+	if (!ok && lua_type(L, idx) == LUA_TSTRING)
+		api_input_error(L, "%s: \"%s\" is not a number (%s; a string must hold only the number, no unit)", field,
+				lua_tostring(L, idx), what);
+	return ok;
+}
+
 double api_check_pct(lua_State *L, int idx, const char *field)
 {
 	lua_Number n;
 
-	if (lua_type(L, idx) != LUA_TNUMBER)
+	if (!api_number(L, idx, field, "a percentage from 0 to 100", &n))
 		api_input_error(L, "%s: a %s is not a percentage (a number from 0 to 100)", field, luaL_typename(L, idx));
-	n = lua_tonumber(L, idx);
 	if (!(n >= 0 && n <= 100))
 		api_input_error(L, "%s: %s is outside 0..100 (a percentage)", field, lua_tostring(L, idx));
 	return n;
@@ -223,7 +237,13 @@ lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer 
 {
 	int isint;
 	lua_Integer v = lua_tointegerx(L, idx, &isint);
+	lua_Number n;
+	char what[80];
 
+	snprintf(what, sizeof(what), "a whole number from %lld to %lld", (long long)lo, (long long)hi);
+	if (!isint && !api_number(L, idx, field, what, &n))
+		api_input_error(L, "%s: a %s is not a whole number (allowed: %lld to %lld)", field, luaL_typename(L, idx),
+				(long long)lo, (long long)hi);
 	if (!isint)
 		api_input_error(L, "%s: %s is not a whole number (allowed: %lld to %lld)", field,
 			    lua_type(L, idx) == LUA_TNUMBER || lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx)

@@ -27,6 +27,9 @@ int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(pr
 uint64_t api_check_size(lua_State *L, int idx, const char *field);
 uint64_t api_check_duration(lua_State *L, int idx, const char *field);
 double api_check_pct(lua_State *L, int idx, const char *field);
+/* A number, or a string holding only one, at idx into *n: 1; another type:
+ * 0; a string holding anything else: an input error naming `what`. */
+int api_number(lua_State *L, int idx, const char *field, const char *what, lua_Number *n);
 lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi);
 int api_check_bool(lua_State *L, int idx, const char *field);
 /* Refuse keys of table t not in allowed (NULL-ended; "[list]" first

@@ -276,6 +276,30 @@ static void lock_or_refuse(lua_State *L, struct run_state *rs)
 	api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
 }
 
+/* A think time given as a bare number of a second or more (phase_pace.c
+ * notes the phase's, or a stream's, first) is said once on stderr as the
+ * phase starts: IOMeter's delays are milliseconds, iomoon's bare numbers
+ * seconds. Rank 0 says it for a cluster. */
+static void warn_think(const struct run_state *rs)
+{
+	char name[256];
+
+	if (cluster_on() && cluster_rank() != 0)
+		return;
+	for (unsigned k = 0; k <= rs->nstreams; k++) {
+		const struct run_state *w = k ? rs->stream[k - 1] : rs;
+
+		if (!w->think_bare[0])
+			continue;
+		const char *v = strrchr(w->think_bare, ' ') + 1;
+
+		fprintf(stderr, "iomoon: warning: phase '%s': %s is read as %s s (a bare number is seconds; "
+			"IOMeter's delays are milliseconds: write \"%sms\" if that is meant)\n",
+			shown(rs->name, name, sizeof(name)), w->think_bare, v, v);
+		return;
+	}
+}
+
 /* iomoon.run(phase): check the phase (input errors), create what its
  * option-table targets ask for, run it, and return the result table.
  * In a cluster each step is agreed on by every rank (lua_cluster.h). */
@@ -301,6 +325,7 @@ int api_run(lua_State *L)
 		rs = check_phase(L);
 	}
 	lock_or_refuse(L, rs);
+	warn_think(rs);
 	sp = &rs->sp;
 	if (progress_on && isatty(2))
 		sp->progress = progress_cb;

@@ -44,6 +44,7 @@ struct run_state {
 	struct target nominal;            /* null and sim without a target: nowhere */
 	int self, table;                  /* stack indices of rs and its table, while parsing */
 	char path[32];                    /* "phase", or "phase.streams[2]": messages start with it */
+	char think_bare[96];              /* "phase.think.delay = 5": a think time of a bare 1 s or more */
 	/* phase.streams: each a run_state of its own, made from a copy of the
 	 * phase's (its defaults) and the stream's table over it */
 	unsigned nstreams;

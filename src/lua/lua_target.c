@@ -165,7 +165,7 @@ static int l_target_tostring(lua_State *L)
 /* A descriptor on t through target_open, which checks that the path still
  * names the file or device inspected (a link swapped to another file since
  * is refused, as bad input); raises on failure. */
-static int open_target(lua_State *L, const struct target *t, int direct, int write)
+static int open_target(lua_State *L, const struct target *t, int direct, int write, int sync_flags)
 {
 	char why[WHY_LEN];
 	int fd;
@@ -173,7 +173,7 @@ static int open_target(lua_State *L, const struct target *t, int direct, int wri
 	if (t->net) /* target_open would give /dev/null: the data is the server's */
 		api_input_error(L, "target %s: a LUN or export is read and written by phases (engine %s), not by the "
 				"target's own methods", t->path, t->net->name);
-	fd = target_open(t, direct, write, 0, why, sizeof(why));
+	fd = target_open(t, direct, write, sync_flags, why, sizeof(why));
 	if (fd == RC_INPUT)
 		api_input_error(L, "%s", why);
 	if (fd < 0)
@@ -205,7 +205,7 @@ static int l_target_read(lua_State *L)
 	if (direct && (off % t->sector || len % t->sector))
 		return api_input_error(L, "read: offset %llu and length %llu must be multiples of the %u-byte sector of %s (direct)",
 				       (unsigned long long)off, (unsigned long long)len, t->sector, t->path);
-	fd = open_target(L, t, direct, 0);
+	fd = open_target(L, t, direct, 0, 0);
 	if (posix_memalign(&buf, t->mem_align > 4096 ? t->mem_align : 4096, len ? len : 1)) {
 		close(fd);
 		return api_raise_error(L, IOMOON_RUN_ERROR, "read: out of memory");
@@ -244,7 +244,7 @@ static int l_target_write(lua_State *L)
 		if (target_may_write(t, why, sizeof(why)) != RC_OK)
 			return api_input_error(L, "write: %s", why);
 	}
-	fd = open_target(L, t, 0, 1);
+	fd = open_target(L, t, 0, 1, 0);
 	r = pwrite(fd, s, len, (off_t)off);
 	close(fd);
 	if (r < 0 || (size_t)r != len)
@@ -256,7 +256,7 @@ static int l_target_write(lua_State *L)
 static int l_target_fsync(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
-	int fd = open_target(L, t, 0, 0), r;
+	int fd = open_target(L, t, 0, 0, 0), r;
 
 	r = fsync(fd);
 	close(fd);
@@ -369,21 +369,39 @@ static int l_probe_close(lua_State *L)
 	return 0;
 }
 
-/* t:probe([{direct=, write=}]) -> probe: a descriptor on t for timed
- * requests (write: t must be writable, as for t:write). */
+/* probe options.sync at idx: "none" (or nil), "dsync" or "sync", as open flags. */
+static int probe_sync(lua_State *L, int idx)
+{
+	const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+
+	if (lua_isnil(L, idx) || (s && !strcmp(s, "none")))
+		return 0;
+	if (s && !strcmp(s, "dsync"))
+		return O_DSYNC;
+	if (s && !strcmp(s, "sync"))
+		return O_SYNC;
+	return api_input_error(L, "probe options.sync: %s is not a sync mode (allowed: \"none\", \"dsync\", \"sync\")",
+			       s ? s : luaL_typename(L, idx));
+}
+
+/* t:probe([{direct=, write=, sync=}]) -> probe: a descriptor on t for timed
+ * requests (write: t must be writable, as for t:write; sync "dsync" or
+ * "sync": opened O_DSYNC or O_SYNC, reads too, as ioping -y and -Y). */
 static int l_target_probe(lua_State *L)
 {
 	struct target *t = api_check_target(L, 1);
-	int direct = 0, write = 0, fd;
+	int direct = 0, write = 0, sync = 0, fd;
 	struct probe *p;
 
 	if (lua_istable(L, 2)) {
-		api_check_keys(L, 2, "probe options", (const char *const[]){ "direct", "write", NULL });
+		api_check_keys(L, 2, "probe options", (const char *const[]){ "direct", "write", "sync", NULL });
 		if (lua_getfield(L, 2, "direct") != LUA_TNIL)
 			direct = api_check_bool(L, -1, "probe options.direct");
 		if (lua_getfield(L, 2, "write") != LUA_TNIL)
 			write = api_check_bool(L, -1, "probe options.write");
-		lua_pop(L, 2);
+		lua_getfield(L, 2, "sync");
+		sync = probe_sync(L, -1);
+		lua_pop(L, 3);
 	}
 	if (write) {
 		char why[WHY_LEN];
@@ -395,7 +413,7 @@ static int l_target_probe(lua_State *L)
 	memset(p, 0, sizeof(*p));
 	p->fd = -1;
 	luaL_setmetatable(L, PROBE_MT);
-	fd = open_target(L, t, direct, write);
+	fd = open_target(L, t, direct, write, sync);
 	p->fd = fd;
 	p->direct = direct;
 	p->sector = t->sector;

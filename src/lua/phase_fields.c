@@ -373,10 +373,12 @@ static void read_engine(lua_State *L, int v, struct run_state *rs, const char *f
  * later), or "auto" (BATCH_AUTO), the default. */
 static void read_batch(lua_State *L, int v, struct run_state *rs, const char *field)
 {
+	lua_Number n;
+
 	rs->sp.batch = BATCH_AUTO;
 	if (lua_isnil(L, v) || (lua_type(L, v) == LUA_TSTRING && !strcmp(lua_tostring(L, v), "auto")))
 		return;
-	if (lua_type(L, v) != LUA_TNUMBER)
+	if (!api_number(L, v, field, "a batch: \"auto\", or a number of I/Os from 1 to the qd", &n))
 		api_input_error(L, "%s: a %s is not a batch (give \"auto\", or a number of I/Os from 1 to the qd)", field,
 				luaL_typename(L, v));
 	rs->sp.batch = (unsigned)api_check_int(L, v, field, 1, PHASE_MAX_QD);

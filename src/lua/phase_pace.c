@@ -22,10 +22,13 @@ static int read_arrival(lua_State *L, int v, const char *field)
 	return !strcmp(a, "poisson");
 }
 
+/* What a rate is, in the message refusing a string that holds no number. */
+#define RATE_IS "a rate: I/Os per second for the whole phase, as 1000 or \"1000\""
+
 /* rate = N, or {iops = N, arrival = "fixed" | "poisson"}: one segment. */
 void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 {
-	double iops;
+	lua_Number iops;
 	int poisson = 0;
 	char f[80];
 
@@ -34,21 +37,18 @@ void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 	snprintf(f, sizeof(f), "%s.iops", field);
 	if (lua_istable(L, v)) {
 		api_check_keys(L, v, field, (const char *const[]){ "iops", "arrival", NULL });
-		if (lua_getfield(L, v, "iops") != LUA_TNUMBER)
+		lua_getfield(L, v, "iops");
+		if (!api_number(L, -1, f, RATE_IS, &iops))
 			api_input_error(L, "%s: missing or not a number (I/Os per second for the whole phase)", f);
 		lua_getfield(L, v, "arrival");
 		snprintf(f, sizeof(f), "%s.arrival", field);
 		poisson = read_arrival(L, -1, f);
-		lua_pop(L, 1);
+		lua_pop(L, 2);
 		snprintf(f, sizeof(f), "%s.iops", field);
-	} else if (lua_type(L, v) == LUA_TNUMBER) {
-		lua_pushvalue(L, v);
-	} else {
+	} else if (!api_number(L, v, field, RATE_IS, &iops)) {
 		api_input_error(L, "%s: a %s is not a rate (give {iops=N, arrival=\"fixed\"|\"poisson\"} or N)", field,
 				luaL_typename(L, v));
 	}
-	iops = lua_tonumber(L, -1);
-	lua_pop(L, 1);
 	if (!(iops > 0 && iops <= 1e9))
 		api_input_error(L, "%s: %g is not a rate (above 0, at most 1e9 I/Os per second)", f, iops);
 	rs->pace.nseg = 1;
@@ -59,6 +59,7 @@ void read_rate(lua_State *L, int v, struct run_state *rs, const char *field)
 static void read_segment(lua_State *L, int t, struct pace_seg *seg, uint64_t *at, const char *field)
 {
 	char f[112];
+	lua_Number iops;
 
 	api_check_keys(L, t, field, (const char *const[]){ "duration", "iops", "arrival", NULL });
 	snprintf(f, sizeof(f), "%s.duration", field);
@@ -67,11 +68,11 @@ static void read_segment(lua_State *L, int t, struct pace_seg *seg, uint64_t *at
 	*at += api_check_duration(L, -1, f);
 	snprintf(f, sizeof(f), "%s.iops", field);
 	lua_getfield(L, t, "iops");
-	if (lua_type(L, -1) != LUA_TNUMBER || !(lua_tonumber(L, -1) >= 0 && lua_tonumber(L, -1) <= 1e9))
+	if (!api_number(L, -1, f, "I/Os per second from 0 (idle) to 1e9", &iops) || !(iops >= 0 && iops <= 1e9))
 		api_input_error(L, "%s: must be a number from 0 (idle) to 1e9 I/Os per second", f);
 	snprintf(f, sizeof(f), "%s.arrival", field);
 	lua_getfield(L, t, "arrival");
-	*seg = (struct pace_seg){ .end_ns = *at, .iops = lua_tonumber(L, -2), .poisson = read_arrival(L, -1, f) };
+	*seg = (struct pace_seg){ .end_ns = *at, .iops = iops, .poisson = read_arrival(L, -1, f) };
 	lua_pop(L, 3);
 }
 
@@ -105,9 +106,25 @@ void read_schedule(lua_State *L, int v, struct run_state *rs, const char *field)
 		rs->sp.duration_ns = at;
 }
 
-/* think.uniform = {min, max}. */
-static void read_uniform(lua_State *L, int v, struct pace *p, const char *field)
+/* A think time at idx. One given as a bare number (or a string holding
+ * only one) of a second or more is noted (the phase's first such), for
+ * the warning iomoon.run prints: a bare number is seconds, and IOMeter's
+ * delays are in milliseconds. */
+static uint64_t think_duration(lua_State *L, int idx, struct run_state *rs, const char *field)
 {
+	uint64_t ns = api_check_duration(L, idx, field);
+	int bare;
+	lua_Number n = lua_tonumberx(L, idx, &bare); /* a number, or a string of one ("5"): no unit */
+
+	if (bare && ns >= 1000000000ull && !rs->think_bare[0])
+		snprintf(rs->think_bare, sizeof(rs->think_bare), "%s = %.14g", field, (double)n);
+	return ns;
+}
+
+/* think.uniform = {min, max}. */
+static void read_uniform(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	struct pace *p = &rs->pace;
 	char f[96];
 
 	if (!lua_istable(L, v) || lua_rawlen(L, v) != 2)
@@ -115,18 +132,19 @@ static void read_uniform(lua_State *L, int v, struct pace *p, const char *field)
 	p->think = THINK_UNIFORM;
 	snprintf(f, sizeof(f), "%s[1]", field);
 	lua_rawgeti(L, v, 1);
-	p->think_a_ns = api_check_duration(L, -1, f);
+	p->think_a_ns = think_duration(L, -1, rs, f);
 	snprintf(f, sizeof(f), "%s[2]", field);
 	lua_rawgeti(L, v, 2);
-	p->think_b_ns = api_check_duration(L, -1, f);
+	p->think_b_ns = think_duration(L, -1, rs, f);
 	if (p->think_b_ns < p->think_a_ns)
 		api_input_error(L, "%s: max is below min", field);
 	lua_pop(L, 2);
 }
 
 /* think = {fixed= | uniform= | exponential=, burst=, delay=}. */
-static void read_think_table(lua_State *L, int v, struct pace *p, const char *field)
+static void read_think_table(lua_State *L, int v, struct run_state *rs, const char *field)
 {
+	struct pace *p = &rs->pace;
 	static const char *const kinds[] = { "fixed", "exponential", "uniform" };
 	int given = 0;
 	char f[80];
@@ -137,10 +155,10 @@ static void read_think_table(lua_State *L, int v, struct pace *p, const char *fi
 		if (lua_getfield(L, v, kinds[k]) != LUA_TNIL) {
 			given++;
 			if (k == 2) {
-				read_uniform(L, lua_gettop(L), p, f);
+				read_uniform(L, lua_gettop(L), rs, f);
 			} else {
 				p->think = k ? THINK_EXP : THINK_FIXED;
-				p->think_a_ns = api_check_duration(L, -1, f);
+				p->think_a_ns = think_duration(L, -1, rs, f);
 			}
 		}
 		lua_pop(L, 1);
@@ -156,7 +174,7 @@ static void read_think_table(lua_State *L, int v, struct pace *p, const char *fi
 		p->burst = (uint32_t)api_check_int(L, -1, b, 1, 1000000000);
 		if (lua_isnil(L, -2))
 			api_input_error(L, "%s: missing (the idle time after each burst, e.g. \"10ms\")", f);
-		p->burst_delay_ns = api_check_duration(L, -2, f);
+		p->burst_delay_ns = think_duration(L, -2, rs, f);
 	} else if (!lua_isnil(L, -2)) {
 		api_input_error(L, "%s: given without burst (the delay follows each burst of N I/Os)", f);
 	} else if (!given) {
@@ -177,9 +195,9 @@ void read_think(lua_State *L, int v, struct run_state *rs, const char *field)
 				field);
 	if (t == LUA_TNUMBER || t == LUA_TSTRING) {
 		rs->pace.think = THINK_FIXED;
-		rs->pace.think_a_ns = api_check_duration(L, v, field);
+		rs->pace.think_a_ns = think_duration(L, v, rs, field);
 	} else if (t == LUA_TTABLE) {
-		read_think_table(L, v, &rs->pace, field);
+		read_think_table(L, v, rs, field);
 	} else {
 		api_input_error(L, "%s: a %s is not a think time (give a duration, or a table)", field, luaL_typename(L, v));
 	}

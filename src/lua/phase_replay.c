@@ -86,11 +86,12 @@ static void read_options(lua_State *L, int v, struct replay *rp, const char *fie
 
 	snprintf(f, sizeof(f), "%s.speed", field);
 	if (lua_getfield(L, v, "speed") != LUA_TNIL) {
-		if (!lua_isnumber(L, -1) || !(lua_tonumber(L, -1) > 0) || lua_tonumber(L, -1) > 1e6)
+		lua_Number speed;
+
+		if (!api_number(L, -1, f, "a speed above 0, at most 1000000", &speed) || !(speed > 0) || speed > 1e6)
 			api_input_error(L, "%s: %s is not a speed (give a number above 0, at most 1000000: 2 plays twice as fast)", f,
-					lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-													: luaL_typename(L, -1));
-		rp->speed = lua_tonumber(L, -1);
+					lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1));
+		rp->speed = speed;
 	}
 	lua_pop(L, 1);
 	snprintf(f, sizeof(f), "%s.no_stall", field);

@@ -19,6 +19,12 @@ harness's dump), SHOT a screenshot (- for none).
   iops_paths           paths in the first "IOPS over time" chart
   iops_points, iops_top  points of its first path, and its highest (least y)
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
+  sweep_labels         the first "IOPS against latency" chart's point labels,
+                       in the order drawn (comma-separated)
+  sweep_in_order       1 when each label sits at its point of the mean line
+                       and the line joins them in that order, else 0
+  knee, knee_at        the knee's label, and the point label it circles
+  knee_note            the note under the first sweep chart
 """
 import html, json, re, struct, sys, zlib
 
@@ -58,6 +64,29 @@ def png_pixels(path):
     return rows, w, bpp
 
 
+def sweep(svgs, dom):
+    """The first sweep chart: its point labels, their order along the mean
+    line (the chart's second path), the knee and what it circles."""
+    ch = [s for s in svgs if ">IOPS against latency: " in s]
+    if not ch:
+        print("sweep_labels=\nsweep_in_order=0\nknee=\nknee_at=\nknee_note=")
+        return
+    labels = re.findall(r'<text class="pt" x="([-0-9.]+)" y="([-0-9.]+)">([^<]*)</text>', ch[0])
+    print("sweep_labels=%s" % ",".join(l[2] for l in labels))
+    paths = re.findall(r'<path d="([^"]*)"', ch[0])
+    line = [(float(x), float(y)) for x, y in re.findall(r"[ML]([-0-9.]+) ([-0-9.]+)", paths[1])] if len(paths) > 1 else []
+    at = [(float(x) - 4, float(y) - 12) for x, y, _ in labels]
+    print("sweep_in_order=%d" % (1 if len(line) == len(at) > 0 and all(
+        abs(a[0] - b[0]) < 0.2 and abs(a[1] - b[1]) < 0.2 for a, b in zip(line, at)) else 0))
+    k = re.search(r'<circle class="knee" cx="([-0-9.]+)" cy="([-0-9.]+)"', ch[0])
+    kl = re.search(r'<text class="knee"[^>]*>([^<]*)</text>', ch[0])
+    print("knee=%s" % (html.unescape(kl.group(1)) if kl else ""))
+    near = [l[2] for l, a in zip(labels, at) if k and abs(a[0] - float(k.group(1))) < 0.2 and abs(a[1] - float(k.group(2))) < 0.2]
+    print("knee_at=%s" % ",".join(near))
+    note = re.search(r'<p class="note knee">([^<]*)</p>', dom)
+    print("knee_note=%s" % (html.unescape(note.group(1)) if note else ""))
+
+
 def main():
     page = open(sys.argv[1]).read()
     if "::" in sys.argv[2]:  # HARNESS::URL: that page's DOM in harness.html's dump
@@ -84,6 +113,7 @@ def main():
     ys = [float(y) for y in re.findall(r"[ML][-0-9.]+ ([-0-9.]+)", first.group(1))] if first else [0]
     print("iops_points=%d" % len(ys))
     print("iops_top=%d" % min(ys))
+    sweep(svgs, dom)
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
     ph = data["phases"] if everything else data["phases"][:10]
     def over_time(p):  # IOPS and MB/s; latency when an interval has some

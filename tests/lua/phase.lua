@@ -178,7 +178,32 @@ refuses("phase.bs: 0 bytes", { target = spec, bs = 0 }, "bs 0")
 refuses("phase.bs: 134217728 bytes is larger than the largest block size, 64 MiB", { target = spec, bs = "128m" }, "bs 128m")
 refuses("phase.bs: 33554432 bytes is larger than the region", { target = spec, bs = "32m" }, "bs past the region")
 refuses("phase.read: %-1 is outside 0..100", { target = spec, bs = "4k", read = -1 }, "read -1")
-refuses("phase.random: a string is not a percentage", { target = spec, bs = "4k", random = "lots" }, "random 'lots'")
+refuses('phase.random: "lots" is not a number %(a percentage from 0 to 100', { target = spec, bs = "4k", random = "lots" }, "random 'lots'")
+refuses("phase.random: a boolean is not a percentage", { target = spec, bs = "4k", random = true }, "random true")
+-- numbers in strings: every number of a phase is a number or a string
+-- holding only one, qd and rate alike; a string with more ("1000/s", a
+-- unit) is refused by one message
+do
+  local r = iomoon.run { engine = "sim", bs = "4k", qd = "16", workers = "2", read = "70", rate = "1000", duration = "0.1s" }
+  tap.ok(r.qd == 16 and r.workers == 2 and r.mix[1].read_pct == 70 and r.rate_asked_iops == 1000,
+    "qd = \"16\", workers = \"2\", read = \"70\", rate = \"1000\": read as 16, 2, 70 and 1000 (%s, %s, %s, %s)",
+    r.qd, r.workers, r.mix[1].read_pct, r.rate_asked_iops)
+  r = iomoon.run { engine = "sim", bs = "4k", qd = 4, batch = "2", rate = { iops = "500" }, duration = "0.1s" }
+  tap.ok(r.batch_used == 2 and r.rate_asked_iops == 500, "batch = \"2\", rate.iops = \"500\": 2 and 500 (%s, %s)",
+    r.batch_used, r.rate_asked_iops)
+  r = iomoon.run { engine = "sim", bs = "4k", schedule = { { duration = "0.1s", iops = "200" } } }
+  tap.ok(r.rate_asked_iops == 200, "schedule[1].iops = \"200\": 200 (%s)", r.rate_asked_iops)
+end
+refuses('phase.qd: "16x" is not a number %(a whole number from 1 to 4096; a string must hold only the number, no unit%)',
+  { target = spec, bs = "4k", qd = "16x" }, "qd '16x'")
+refuses('phase.rate: "1000/s" is not a number %(a rate: I/Os per second for the whole phase, as 1000 or "1000"; a string must hold only the number, no unit%)',
+  { target = spec, bs = "4k", rate = "1000/s" }, "rate '1000/s'")
+refuses('phase.rate.iops: "1k" is not a number %(a rate', { target = spec, bs = "4k", rate = { iops = "1k" } }, "rate.iops '1k'")
+refuses('phase.read: "70%%" is not a number %(a percentage', { target = spec, bs = "4k", read = "70%" }, "read '70%'")
+refuses('phase.batch: "two" is not a number %(a batch', { target = spec, bs = "4k", qd = 4, batch = "two" }, "batch 'two'")
+refuses('phase.schedule%[1%].iops: "5/s" is not a number', { target = spec, bs = "4k", schedule = { { duration = 1, iops = "5/s" } } }, "schedule iops '5/s'")
+refuses("phase.qd: a boolean is not a whole number", { target = spec, bs = "4k", qd = true }, "qd true")
+refuses("phase.rate: a boolean is not a rate", { target = spec, bs = "4k", rate = true }, "rate true")
 refuses("phase.mix: weights sum to 90 %%", { target = spec, mix = { { bs = "4k", weight = 50 }, { bs = "8k", weight = 40 } } }, "weights 90")
 refuses("phase.mix: 1 of 2 specs have a weight", { target = spec, mix = { { bs = "4k", weight = 50 }, { bs = "8k" } } }, "a missing weight")
 refuses("phase.mix%[2%]: unknown field 'blocksize'", { target = spec, mix = { { bs = "4k", weight = 50 }, { blocksize = "8k", weight = 50 } } }, "unknown spec field")

@@ -27,6 +27,8 @@ local RW = {
   trim = { t = 100 }, randtrim = { t = 100, rand = true }, trimwrite = { t = 50, w = 50 },
 }
 
+map.ENGINES, map.RW = ENGINES, RW -- read by `iomoon quick`'s fio spellings (cli.lua)
+
 -- the comment of a field no option set: fio's default
 local DEFAULT_NOTE = { engine = "fio's default ioengine=psync", direct = "fio's default: buffered (direct=0)",
   batch = "fio's default iodepth_batch_submit=1" }

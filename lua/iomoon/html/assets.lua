@@ -15,7 +15,7 @@ tr.bad td{background:#fde2e2}tr.intr td{background:#fff3cd}tr.rate td{background
 table.kv td{text-align:left;vertical-align:top}table.kv td:first-child{color:#555;white-space:nowrap}
 .wrap{max-height:32em;overflow:auto;display:inline-block;border:1px solid #ddd}
 svg.chart{width:100%;max-width:760px;height:auto;display:block;margin:.3em 0;background:#fff}
-svg text{font:11px system-ui,sans-serif;fill:#333}.grid{stroke:#e6e6e6}.axis{stroke:#888}
+svg text{font:11px system-ui,sans-serif;fill:#333}svg text.pt{font-size:9px;fill:#1f77b4}.grid{stroke:#e6e6e6}.axis{stroke:#888}
 details{margin:.3em 0;border:1px solid #ddd;padding:.2em .6em}summary{cursor:pointer}
 .mark{color:#b00000;font-weight:600}.note{color:#666}.charts{display:flex;flex-wrap:wrap;gap:0 1em}
 .charts>div{flex:1 1 380px;max-width:760px}button{margin:.3em 0}
@@ -145,12 +145,13 @@ function chart(parent, o) {
     if (s.dots || s.pts.length === 1) s.pts.forEach(function (p) {
       var ci = el("circle", { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.8, fill: c }, svg);
       if (p[2]) el("title", {}, ci).textContent = p[2];
+      if (p[3]) el("text", { "class": "pt", x: (X(p[0]) + 4).toFixed(1), y: (Y(p[1]) + 12).toFixed(1) }, svg).textContent = p[3];
     });
   });
   if (o.knee) {
     var kx = X(o.knee.x), ky = Y(o.knee.y);
-    el("circle", { cx: kx, cy: ky, r: 7, fill: "none", stroke: "#000", "stroke-width": 2 }, svg);
-    el("text", { x: kx > W / 2 ? kx - 9 : kx + 9, y: ky - 10, "text-anchor": kx > W / 2 ? "end" : "start" }, svg).textContent = o.knee.label;
+    el("circle", { "class": "knee", cx: kx, cy: ky, r: 7, fill: "none", stroke: "#000", "stroke-width": 2 }, svg);
+    el("text", { "class": "knee", x: kx > W / 2 ? kx - 9 : kx + 9, y: ky - 10, "text-anchor": kx > W / 2 ? "end" : "start" }, svg).textContent = o.knee.label;
   }
   for (var li = 0; li < legend; li++) {
     var s = o.series[li], lx = L + (li % 3) * 190, ly = H + Math.floor(li / 3) * 14 + 4;
@@ -258,20 +259,20 @@ function overlay() {
     box.appendChild(b);
   }
 }
-// IOPS against latency for each group of phases that differ only in load
+// IOPS against latency for each group of phases that differ only in load:
+// the points joined in load order, each mean point labelled with its load
 function curves() {
   var box = document.getElementById("curves");
   if (!D.groups.length) { box.innerHTML = "<p class=note>no sweep: no phases that differ only in queue depth, workers or rate</p>"; return; }
   D.groups.forEach(function (g) {
-    var pts = g.members.map(function (i) { var p = D.phases[i]; return { p: p, x: p.iops }; });
+    var pts = g.members.map(function (i, j) { var p = D.phases[i]; return { p: p, x: p.iops, l: g.labels[j] }; });
     var series = [
       { name: "p99", dots: true, color: color(1), pts: pts.map(function (q) { return [q.x, ms(q.p.p99), q.p.name + ": " + fmt(q.x) + " IOPS, p99 " + fmt(ms(q.p.p99)) + " ms"]; }) },
-      { name: "mean", dots: true, color: color(0), pts: pts.map(function (q) { return [q.x, ms(q.p.mean), q.p.name + ": " + fmt(q.x) + " IOPS, mean " + fmt(ms(q.p.mean)) + " ms"]; }) }];
-    var k = D.phases[g.knee];
+      { name: "mean", dots: true, color: color(0), pts: pts.map(function (q) { return [q.x, ms(q.p.mean), q.p.name + ": " + fmt(q.x) + " IOPS, mean " + fmt(ms(q.p.mean)) + " ms", q.l]; }) }];
+    var kj = g.knee == null ? -1 : g.members.indexOf(g.knee), k = kj >= 0 ? pts[kj] : null;
     chart(box, { title: "IOPS against latency: " + g.title + " (" + g.members.length + " phases)", xlabel: "IOPS", ylabel: "latency ms", ylog: true,
-      series: series, knee: k && { x: k.iops, y: ms(k.mean), label: "knee: " + k.name } });
-    box.insertAdjacentHTML("beforeend", "<p class=note>knee: " + esc(k ? k.name : "?") +
-      " (the most IOPS per ms of mean latency: Kleinrock's power)</p>");
+      series: series, knee: k && { x: k.x, y: ms(k.p.mean), label: "knee: " + k.l } });
+    box.insertAdjacentHTML("beforeend", "<p class=\"note knee\">" + esc(g.note) + " (doc/reports.md)</p>");
   });
 }
 function run(f) { try { f(); } catch (e) { errs.push(String(e && e.stack || e)); } }

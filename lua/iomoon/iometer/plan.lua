@@ -368,7 +368,7 @@ function plan.plan(model, o)
   return {
     name = base, file = file, version = model.version.text, setup = setup,
     description = setup.description ~= "" and setup.description
-      or string.format("IOMeter %s: %d tests", file, #phases),
+      or string.format("IOMeter %s: %d test%s", file, #phases, #phases == 1 and "" or "s"),
     source = string.format("%s (IOMeter Version %s)", file, model.version.text),
     size = reach > 0 and reach or "1g", name_width = width,
     defaults = { duration = setup.run_s > 0 and setup.run_s .. "s" or nil, ramp = setup.ramp_s .. "s" },
