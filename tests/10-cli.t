@@ -181,7 +181,12 @@ err=$(IOMOON_LUA_PATH="$TMP/none" "$IOMOON" help 2>&1); is $? 2 "a wrong IOMOON_
 like "$err" "cannot load the Lua library from $TMP/none" "a wrong IOMOON_LUA_PATH is named"
 
 # the default suite, shortened
-out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 0.3 --quiet); ok $? "suite quick runs"
+out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 5 --ios 64 --quiet); ok $? "suite quick runs"
+"$IOMOON" suite quick --engine sim --time 5 --ios 50 --ramp 0 --quiet --format json --output ios.json
+is "$(python3 -c 'import json,sys; print(sorted({(p["ios"], p["quota_ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' ios.json)" \
+	"[(50, 50)]" "suite --ios 50: every phase did 50 I/Os, and says it was asked"
+err=$("$IOMOON" suite quick --engine sim --ios 0 --quiet --format none 2>&1); is $? 2 "suite --ios 0: exit 2"
+like "$err" "^iomoon suite: --ios: 0 is not a count of I/Os \(1 or more\)$" "  says what --ios takes"
 is "$(echo "$out" | grep -c '; QD ')" 5 "suite quick: five phases"
 like "$out" '1M; 0% Read; 0% random; QD 8' "suite quick: names its phases as the seeds do"
 # --help right after a command is the usage (what a new user tries first);

@@ -1,14 +1,14 @@
 #!/bin/bash
 # Every ready suite end to end in every format, a burn-in that finds a
 # corrupted block, and the progress line on a terminal. (The library's
-# timed checks and the application models: 70-library.t.) Phases of
-# 0.2 s and more: a loaded disk may hold one 4 KiB read for over 0.1 s,
-# and a phase that completes no I/O is failed.
+# timed checks and the application models: 70-library.t.) Phases end
+# after 64 I/Os (--ios) or 5 s: a loaded disk may hold one 4 KiB I/O
+# for over 0.2 s, and a phase that completes no I/O is failed.
 . "$(dirname "$0")/lib.sh"
 
 for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
 	F="$TMP/$s.dat"
-	S=(suite $s --target "$F" --size 16m --time 0.2 --ramp 0 --quiet)
+	S=(suite $s --target "$F" --size 16m --time 5 --ios 64 --ramp 0 --quiet)
 	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table" 2>"$TMP/$s.err"
 	ok $? "suite $s runs end to end" || cat "$TMP/$s.err" "$TMP/$s.csv" | grep -iE "fail|error|iomoon" | sed 's/^/#   /'
 	want=$("$IOMOON" run --format none "$LUA_DIR/suite-phases.lua" $s)
@@ -16,20 +16,20 @@ for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
 	is "$n" "$want" "suite $s: python reads $want CSV rows under IOMeter's header"
 done
 for f in table json; do
-	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 0.3 --quiet --format $f); ok $? "suite oltp --format $f"
+	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 5 --ios 64 --quiet --format $f); ok $? "suite oltp --format $f"
 	case $f in
 	table) is "$(printf '%s\n' "$out" | grep -c .)" 3 "table: a header and two rows" ;;
 	json) is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["phases"]), sum(p["errors"] for p in d["phases"]))')" "2 0" "json: two phases, no errors" ;;
 	esac
 done
-out=$("$IOMOON" suite io-analyzer --target "$TMP/io-analyzer.dat" --time 0.1 --quiet --format analyzer)
+out=$("$IOMOON" suite io-analyzer --target "$TMP/io-analyzer.dat" --time 5 --ios 64 --quiet --format analyzer)
 like "$out" '^AccessSpec=0\.5k_100%Read_0%Random
 IOps=[0-9.]+
 ReadIOps=[0-9.]+
 WriteIOps=0\.00
 MBps=' "io-analyzer: the Analyzer's raw block"
 like "$out" 'AccessSpec=8k_55%Read_80%Random' "io-analyzer: Exchange 2007's access spec"
-out=$("$IOMOON" suite openperformancetest --target "$TMP/openperformancetest.dat" --time 0.1 --quiet --format markdown)
+out=$("$IOMOON" suite openperformancetest --target "$TMP/openperformancetest.dat" --time 5 --ios 64 --quiet --format markdown)
 like "$out" '\| RealLife-60%Rand-65%Read \| [0-9]+ \|' "markdown format"
 
 # a corrupted block fails the burn-in

@@ -45,7 +45,7 @@ dir=$(cd "$TMP" && "$IB" run --quiet --format none "$LUA_DIR/where.lua" 2>&1)
 is "$(readlink -f "$dir")" "$(readlink -f "$SHARE/lua")" "the installed binary loads the library installed beside it"
 is "$(cd "$TMP" && "$IB" list 2>&1 | sed -n '/^suites:/,$p')" \
 	"$("$IOMOON" list 2>&1 | sed -n '/^suites:/,$p')" "it lists the ready suites of the source tree"
-(cd "$TMP" && "$IB" suite quick --target "$TMP/t.dat" --size 16m --time 0.5 \
+(cd "$TMP" && "$IB" suite quick --target "$TMP/t.dat" --size 16m --time 5 --ios 64 \
 	--quiet --format json >"$TMP/q.json" 2>"$TMP/q.err")
 rc=$?
 ok $rc "the installed binary runs the ready suite quick (exit $rc)"

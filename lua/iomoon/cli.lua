@@ -67,6 +67,9 @@ options (suite, quick):
   --buffered        page cache I/O (default is O_DIRECT)
   --allow-write     allow writes to a block device, or to a file iomoon did not create
   --force           with --allow-write: write even over a mounted or formatted device
+options (suite only):
+  --ios N           every timed phase also ends after N I/Os (a smoke test)
+  --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME
@@ -492,11 +495,14 @@ local function the_file(rest, what)
 end
 
 function cli.suite(args)
-  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag" }))
+  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag",
+    ios = "value" }))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
   local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
   local opts = common_overrides(o)
+  opts.ios = number_opt(o, "ios", true)
+  if opts.ios and opts.ios < 1 then input_error("--ios: %d is not a count of I/Os (1 or more)", opts.ios) end
   opts.target = target_spec(o, s.size or "1g")
   if not opts.target then -- null or sim: a nominal region
     opts.region = o.size or "1g"

@@ -152,7 +152,7 @@ end
 -- The options suite.apply, suite.phases and suite.run take.
 local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number", engine = "string",
   workers = "number", direct = "boolean", progress = "boolean", area_bytes = "number",
-  region = "any" }
+  region = "any", ios = "number" }
 
 -- Whether a phase ends by a quota rather than by time: its own ios or
 -- bytes, or, with streams, every stream's.
@@ -185,8 +185,19 @@ function suite.apply(phase, opts, defaults)
   local p = util.merge(defaults, phase)
   opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
   p.target = p.target or opts.target
-  -- --time shortens timed phases; a phase that covers a size covers it
+  -- --time shortens timed phases; a phase that covers a size covers it;
+  -- --ios ends each timed phase (each of its streams) after that many
+  -- I/Os too, whichever comes first: a smoke test a slow disk cannot fail
   if opts.time and not quota_ended(p) then p.duration = opts.time end
+  if opts.ios and not quota_ended(p) and not p.verify_only then
+    if type(p.streams) == "table" and #p.streams > 0 then
+      local streams = {}
+      for i, st in ipairs(p.streams) do streams[i] = util.merge(st, { ios = opts.ios }) end
+      p.streams = streams
+    else
+      p.ios = opts.ios
+    end
+  end
   if opts.ramp then p.ramp = opts.ramp end
   if opts.qd then p.qd = opts.qd end
   if opts.engine then p.engine = opts.engine end
