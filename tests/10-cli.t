@@ -101,7 +101,7 @@ bad "a flag given a value" '^iomoon quick: --quiet takes no value$' quick --targ
 bad "an option without its value" '^iomoon quick: --qd needs a value$' quick --target "$N" --size 16m --qd
 bad "one hyphen" "^iomoon quick: '-qd' is not an option \(options start with two hyphens, as --read\)$" quick --target "$N" --size 16m -qd 4
 bad "a stray argument" "^iomoon quick: unexpected argument 'stray' \(every option is --NAME VALUE\)$" quick --target "$N" --size 16m stray
-bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz \(known here: --allow-write --bs .* --workers\)$' quick --target "$N" --zzzzzzzz
+bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz \(known here: --allow-write --batch --bs .* --workers\)$' quick --target "$N" --zzzzzzzz
 # quick takes fio's spellings: --rw (its values as --read and --random),
 # --iodepth, --numjobs, --runtime, --ioengine; a value with no equivalent,
 # or both spellings, is exit 2 naming the option typed
@@ -182,6 +182,14 @@ like "$err" "cannot load the Lua library from $TMP/none" "a wrong IOMOON_LUA_PAT
 
 # the default suite, shortened
 out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 5 --ios 64 --quiet); ok $? "suite quick runs"
+# quick --batch reaches the result: the bound, what held, the submissions
+for b in 4 auto; do
+	"$IOMOON" quick --engine null --ios 5000 --qd 32 --batch $b --quiet --format json --output b.json
+	is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["batch"], p["batch_used"] if p["batch"] != "auto" else "-", p["submit_sizes"]["max"] <= (p["batch_used"] or 32))' b.json)" \
+		"$b $([ $b = auto ] && echo - || echo $b) True" "quick --batch $b: in the result, and no submission over the bound"
+done
+err=$("$IOMOON" quick --engine null --ios 10 --batch 0 --quiet 2>&1); is $? 2 "quick --batch 0: exit 2"
+like "$err" "^iomoon quick: --batch: 0 is out of range \(allowed: 1 to 4096\)$" "  names --batch and its range"
 "$IOMOON" suite quick --engine sim --time 5 --ios 50 --ramp 0 --quiet --format json --output ios.json
 is "$(python3 -c 'import json,sys; print(sorted({(p["ios"], p["quota_ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' ios.json)" \
 	"[(50, 50)]" "suite --ios 50: every phase did 50 I/Os, and says it was asked"

@@ -72,7 +72,7 @@ options (suite only):
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
-  --ios N  --dist DIST  --seed N  --name NAME
+  --ios N  --dist DIST  --seed N  --name NAME  --batch N|auto (I/Os per submission at most)
   fio's spellings: --rw read|write|randread|randwrite|rw|randrw  --iodepth N (--qd)
   --numjobs N (--workers)  --runtime DUR (--time)  --ioengine NAME (--engine; sync is psync)
 
@@ -307,7 +307,7 @@ local OPTION_OF = {
   ["phase.bs"] = "--bs", ["phase.read"] = "--read", ["phase.random"] = "--random",
   ["phase.qd"] = "--qd", ["phase.workers"] = "--workers", ["phase.engine"] = "--engine",
   ["phase.duration"] = "--time", ["phase.ramp"] = "--ramp", ["phase.rate.iops"] = "--rate",
-  ["phase.ios"] = "--ios", ["phase.dist"] = "--dist", ["phase.seed"] = "--seed",
+  ["phase.ios"] = "--ios", ["phase.dist"] = "--dist", ["phase.seed"] = "--seed", ["phase.batch"] = "--batch",
   ["target.size"] = "--size", ["target.path"] = "--target", ["phase.region"] = "--size",
   ["phase.target.size"] = "--size", ["phase.target.path"] = "--target", ["phase.target"] = "--target",
 }
@@ -465,7 +465,7 @@ end
 function cli.quick(args)
   local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), {
     bs = "value", read = "value", random = "value", rate = "value", ios = "value",
-    dist = "value", seed = "value", name = "value",
+    dist = "value", seed = "value", name = "value", batch = "value",
     rw = "value", iodepth = "value", numjobs = "value", runtime = "value", ioengine = "value",
   }))
   no_stray(rest)
@@ -478,6 +478,7 @@ function cli.quick(args)
     qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
     duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
     ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
+    batch = o.batch == "auto" and "auto" or number_opt(o, "batch", true),
   }
   if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
   phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
