@@ -18,6 +18,8 @@ harness's dump), SHOT a screenshot (- for none).
   phase_pct_paths      paths in the first phase's own percentile chart
   iops_paths           paths in the first "IOPS over time" chart
   iops_points, iops_top  points of its first path, and its highest (least y)
+  ops_rows             the rows of the first table of syncs and trims, cells
+                       joined by |, rows by ;
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
 """
 import html, json, re, struct, sys, zlib
@@ -84,6 +86,9 @@ def main():
     ys = [float(y) for y in re.findall(r"[ML][-0-9.]+ ([-0-9.]+)", first.group(1))] if first else [0]
     print("iops_points=%d" % len(ys))
     print("iops_top=%d" % min(ys))
+    ops = re.search(r'<table class="ops">(.*?)</table>', dom, re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", ops.group(1), re.S)] if ops else []
+    print("ops_rows=%s" % ";".join("|".join(html.unescape(c) for c in r) for r in cells if r))
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
     ph = data["phases"] if everything else data["phases"][:10]
     def over_time(p):  # IOPS and MB/s; latency when an interval has some

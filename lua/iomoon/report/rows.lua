@@ -137,6 +137,54 @@ rows.columns = {
   { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
 }
 
+-- what a row's syncs are: "fdatasync after every write", "fsync after
+-- every 64 writes", "fsync" (a trace's own), "fsync and fdatasync" (a
+-- phase whose streams sync differently)
+local function sync_label(o)
+  local call, every = opt(o, "call"), number(opt(o, "every")) or 0
+  if call == "mixed" then return "fsync and fdatasync" end
+  call = type(call) == "string" and call ~= "none" and visible(call) or "sync"
+  if every == 1 then return call .. " after every write" end
+  if every > 1 then return string.format("%s after every %s writes", call, whole(every)) end
+  return call
+end
+
+local OPEN_SYNC = { dsync = "O_DSYNC", sync = "O_SYNC" }
+
+-- the op tables rows.ops shows: sync, trim, and a row's writes when its
+-- target was opened O_DSYNC or O_SYNC (each write is then its commit)
+local function op_of(r, kind)
+  if kind ~= "write" then return opt(r, kind) end
+  local w, how = opt(r, "write"), OPEN_SYNC[opt(r, "open_sync")]
+  if how and (number(opt(w, "ios")) or 0) > 0 then return w, "writes with " .. how end
+end
+
+--- The syncs and trims of a row, each as a row of its own under it (the
+-- table's, Markdown's and the HTML summary's), and its writes when its
+-- target was opened with O_DSYNC or O_SYNC (sync = "dsync": every write
+-- is durable, as a database's log): a list of {kind = "sync", "trim" or
+-- "write", label = "fdatasync after every write", result =, text =}, empty
+-- for a row without them. `errors`: their count; `result` reads as a
+-- row's result for rows.columns (mean and p99 latency, IOPS, MiB/s but a
+-- sync's; no CPU: "-"), `text` says the rest, "max 91.713 ms, 1233 syncs"
+-- (and its errors).
+function rows.ops(r)
+  local out = {}
+  for _, kind in ipairs { "write", "sync", "trim" } do
+    local o, label = op_of(r, kind)
+    if type(o) == "table" and type(opt(o, "lat")) == "table" then
+      local n, errs = number(opt(o, "ios")) or 0, number(opt(o, "errors")) or 0
+      local text = string.format("max %s ms, %s %s%s", fig("%.3f", opt(o.lat, "max_ns"), 1e6), whole(n), kind,
+        n == 1 and "" or "s")
+      if errs > 0 then text = text .. string.format(", %s error%s", whole(errs), errs == 1 and "" or "s") end
+      out[#out + 1] = { kind = kind, label = label or kind == "sync" and sync_label(o) or "trims", text = text, errors = errs,
+        result = { lat = o.lat, iops = number(opt(o, "iops")), cpu = {},
+          mib_per_s = kind ~= "sync" and number(opt(o, "mib_per_s")) or nil } }
+    end
+  end
+  return out
+end
+
 local HOST = {} -- metatable of a host's row result (rows.host_result)
 
 --- Whether r is a host's row result (rows.host_result).
