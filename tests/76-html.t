@@ -36,9 +36,10 @@ case "$IOMOON" in
 *) [ "$big_cpu" -lt 2000 ]; ok $? "1,000 phases: Lua renders the page in under 2 s of CPU ($big_cpu ms)" ;;
 esac
 
-# a phase whose WAL stream syncs after every write (its commit latency)
-"$IOMOON" run --quiet --format html --output durable.html "$LUA_DIR/durable.lua" "$TMP/db.dat" >/dev/null 2>durable.err
-is $? 0 "a phase with an fdatasync after every write: exit 0"
+# a phase whose WAL stream syncs after every write (its commit latency),
+# and a replay whose lag grows
+"$IOMOON" run --quiet --format html --output durable.html "$LUA_DIR/durable.lua" "$TMP/db.dat" "$TMP/tr.log" >/dev/null 2>durable.err
+is $? 0 "a phase with an fdatasync after every write, and a replay that falls behind: exit 0"
 
 # a day of intervals (5,000 here), one of them ten times the others
 "$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
@@ -68,6 +69,8 @@ grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupt
 ok $? "interrupted: the phase's row marked interrupted"
 grep -Eq '<tr class="op sync"><td class="n"><a href="#phase-1">db / wal: fdatasync after every write</a></td><td>[0-9.]+</td><td>[0-9]+</td><td>-</td><td>-</td><td>[0-9.]+</td><td class="st">max [0-9.]+ ms, [0-9]+ syncs</td>' durable.html
 ok $? "durable: the summary has the WAL's fdatasync row (mean, rate, p99; max and count) under its stream"
+grep -Eq '<a href="#phase-2">replayed</a>.*<td class="replay">[0-9.]+ %</td><td class="replay">[0-9.]+</td><td class="n replay">600 of 600 \(missed 0, cut 0\)</td>' durable.html
+ok $? "durable: the summary says how faithful the replay was (on time, lag p99 ms, records replayed)"
 grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
 
 # two runs compared: both on the same charts (iomoon compare --format html)
@@ -130,7 +133,9 @@ check long long.html 5
 p=$(get iops_points) top=$(get iops_top)
 [ "$p" -ge 1000 ] && [ "$p" -le 2000 ]; ok $? "5,000 intervals: IOPS over time drawn with 1,000 to 2,000 points ($p)"
 [ "$top" -le 40 ]; ok $? "5,000 intervals: the one ten times higher is still drawn, at the top (y $top)"
-check durable durable.html 5
+check durable durable.html 10
 like "$(get ops_rows)" '^wal: fdatasync after every write\|[0-9]+\|[0-9.]+\|[0-9.]+\|[0-9.]+\|0;all streams: fdatasync after every write\|' \
 	"durable: the phase's section lists the WAL's fdatasyncs (count, mean, p99, max ms, errors), then all streams'"
+is "$(get lag_paths)" 2 "durable: the replay's lag over time drawn, its p99 and its maximum per interval"
+like "$(get replay_text)" '^replay: 600 of 600 records, [0-9.]+ % on time, lag p99 [0-9.]+ ms \(missed 0, cut 0\)$' "durable: the replay's section says how faithful it was"
 done_testing

@@ -2,7 +2,9 @@
 # What the reports show (issue 25, doc/reports.md): sync and trim latency
 # (and the writes of a target opened O_DSYNC) as rows of their own under
 # their phase or stream in the table, Markdown and HTML: the commit latency
-# of a WAL.
+# of a WAL; how faithful a replay was (on time, lag p99, records replayed,
+# missed and cut) in the table, Markdown, CSV and HTML, and its lag per
+# interval.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
@@ -38,4 +40,58 @@ like "$(grep '^  writes with O_DSYNC' d.table)" '^  writes with O_DSYNC +[0-9.]+
 grep -Eq '<tr class="op sync"><td class="n"><a href="#phase-1">wal: fdatasync after every write</a>' d.html
 ok $? "html: the summary's fdatasync row under the WAL"
 grep -Eq '<tr class="op trim"><td class="n"><a href="#phase-2">trim: trims</a>' d.html; ok $? "html: the trims' row"
+
+# ---- replay fidelity: on time, lag p99, records replayed, in every format ----
+"$IOMOON" run --quiet --format json --output r.json "$LUA_DIR/replay.lua" "$TMP/t.log"
+is $? 0 "three replays (to the end, cut, no stall): exit 0"
+python3 - r.json >want.replay <<'PY'
+import json, sys
+for p in json.load(open(sys.argv[1]))["phases"]:
+    r = p["replay"]
+    print("  replay: %d of %d records, %.2f %% on time, lag p99 %.3f ms (missed %d, cut %d)" % (
+        r["ios"], r["planned_ios"], r["on_time_pct"], r["lag_p99_ns"] / 1e6, r["missed_ios"], r["cut_ios"]))
+PY
+"$IOMOON" report r.json >r.table
+is "$(grep '^  replay: ' r.table)" "$(cat want.replay)" "table: a line under each replay: records replayed of planned, on time, lag p99 ms, missed and cut"
+is "$(sed -n 3p r.table | cut -c1-10)$(grep -c '^  replay: ' d.table)" "  replay: 0" "table: the line right under its row; none under phases that replay nothing"
+"$IOMOON" report r.json --format markdown >r.md
+like "$(head -1 r.md)" '\| Status \| Replay on time \| Replay lag p99 ms \| Records replayed \|$' "markdown: three replay columns after the status"
+python3 - r.json r.md <<'PY'
+import json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+rows = [l.split(" | ") for l in open(sys.argv[2]).read().splitlines()[2:]]
+for p, row in zip(ph, rows):
+    r = p["replay"]
+    want = ["%.2f %%" % r["on_time_pct"], "%.3f" % (r["lag_p99_ns"] / 1e6),
+            "%d of %d (missed %d, cut %d) |" % (r["ios"], r["planned_ios"], r["missed_ios"], r["cut_ios"])]
+    assert row[-3:] == want, (row, want)
+PY
+ok $? "markdown: each replay's on time %, lag p99 ms and records (missed, cut), as its JSON says"
+"$IOMOON" report r.json --format csv >r.csv
+python3 - r.json r.csv <<'PY'
+import csv, json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+for p, row in zip(ph, rows):
+    r = p["replay"]
+    got = [row[k] for k in ("Replay On Time %", "Replay Lag p50 (ms)", "Replay Lag p99 (ms)", "Replay Lag Max (ms)", "Replay Issued", "Replay Missed", "Replay Cut")]
+    want = ["%.2f" % r["on_time_pct"]] + ["%.4f" % (r[k] / 1e6) for k in ("lag_p50_ns", "lag_p99_ns", "lag_max_ns")] + [str(r[k]) for k in ("ios", "missed_ios", "cut_ios")]
+    assert got == want, (got, want)
+PY
+ok $? "csv: on time %, the lag's p50, p99 and max in ms, issued, missed and cut"
+# the sampler's lag per interval (intervals[i].lag_p99_ns, lag_max_ns)
+python3 - r.json d.json <<'PY'
+import json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+for p in ph:
+    iv = p["intervals"]
+    assert len(iv) >= 1 and all("lag_p99_ns" in i and "lag_max_ns" in i for i in iv), p["name"]
+    assert all(i["lag_p99_ns"] <= i["lag_max_ns"] for i in iv), p["name"]
+    # every record was submitted in some interval: their maxima reach the phase's p99
+    assert max(i["lag_max_ns"] for i in iv) >= p["replay"]["lag_p99_ns"], p["name"]
+assert all(i["lag_max_ns"] == 0 for i in ph[2]["intervals"]), "no stall: every lag 0"
+for p in json.load(open(sys.argv[2]))["phases"]:
+    assert not any("lag_p99_ns" in i for i in p["intervals"]), p["name"]
+PY
+ok $? "json: a replay's every interval has its lag p99 and max (0 without stalls, reaching the phase's p99); no other phase's has"
 done_testing

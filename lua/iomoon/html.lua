@@ -73,17 +73,28 @@ end
 local IV_KEYS = { { "t", "t_s" }, { "len", "len_s" }, { "iops", "iops" }, { "mb", "mb_per_s" }, { "p50", "p50_ns" },
   { "p99", "p99_ns" }, { "max", "max_ns" } }
 
--- a result's intervals as columns (t, len, iops, mb, p50, p99, max), or nil
+-- a replay's intervals: the lag of the records submitted in each
+local LAG_KEYS = { { "lag99", "lag_p99_ns" }, { "lagmax", "lag_max_ns" } }
+
+-- a result's intervals as columns (t, len, iops, mb, p50, p99, max; and a
+-- replay's lag99 and lagmax when an interval has them), or nil
 local function intervals(r)
   local ivs = opt(r, "intervals")
   if type(ivs) ~= "table" or #ivs == 0 then return nil end
+  local keys = { table.unpack(IV_KEYS) }
+  for _, iv in ipairs(ivs) do
+    if num(opt(iv, "lag_p99_ns")) then
+      for _, k in ipairs(LAG_KEYS) do keys[#keys + 1] = k end
+      break
+    end
+  end
   local cols = {}
-  for _, k in ipairs(IV_KEYS) do cols[k[1]] = {} end
+  for _, k in ipairs(keys) do cols[k[1]] = {} end
   for i, iv in ipairs(ivs) do
-    for _, k in ipairs(IV_KEYS) do cols[k[1]][i] = num(opt(iv, k[2])) or false end
+    for _, k in ipairs(keys) do cols[k[1]][i] = num(opt(iv, k[2])) or false end
   end
   for i = 1, #ivs do -- JSON null, not a hole
-    for _, k in ipairs(IV_KEYS) do if cols[k[1]][i] == false then cols[k[1]][i] = raw(nil) end end
+    for _, k in ipairs(keys) do if cols[k[1]][i] == false then cols[k[1]][i] = raw(nil) end end
   end
   return cols
 end
@@ -140,7 +151,7 @@ local function phase_data(r, i, d)
     i = i - 1, name = visible(opt(r, "name")), marks = rows.marks(r), iops = num(opt(r, "iops")) or 0,
     mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
     p99 = num(opt(lat, "p99_ns")), mean = num(opt(lat, "mean_ns")), pct = html.percentiles(r), iv = intervals(r),
-    def = raw(def), defsrc = given, ops = ops_data(r),
+    def = raw(def), defsrc = given, ops = ops_data(r), replay = rows.replay_text(r),
   }
   local streams = opt(r, "streams")
   if type(streams) == "table" and #streams > 0 then
@@ -312,30 +323,55 @@ local function verify_text(r)
   return ok and s or nil
 end
 
+-- how faithful a row's replay was (rows.replay_cells), or nil
+local function replay_cells(r)
+  local ok, c = pcall(rows.replay_cells, r)
+  return ok and c or nil
+end
+
+-- the cells after a row's status: its replay's when some row replays,
+-- what its verification looked at when some row verified ("-" where a row
+-- has none); has = {replays =, verify =}
+local function extra_cells(r, has)
+  local s = ""
+  if has.replays then
+    for j, c in ipairs(replay_cells(r) or { "-", "-", "-" }) do
+      s = s .. string.format('<td class="%s">%s</td>', j == 3 and "n replay" or "replay", esc(c))
+    end
+  end
+  if has.verify then s = s .. '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
+  return s
+end
+
 -- a row's syncs and trims (rows.ops), each a row of the summary under it:
 -- "ROW: fdatasync after every write", its figures, "max 91.713 ms, 1233 syncs"
-local function op_rows(r, i, verify, out)
+local function op_rows(r, i, has, out)
   local ok, ops = pcall(rows.ops, r)
   for _, op in ipairs(ok and ops or {}) do
     out[#out + 1] = string.format('<tr class="op %s"><td class="n"><a href="#phase-%d">%s: %s</a></td>', op.kind, i,
       esc(opt(r, "name")), esc(op.label))
     for _, c in ipairs(rows.columns) do out[#out + 1] = "<td>" .. cell(c[3], op.result) .. "</td>" end
-    out[#out + 1] = '<td class="st">' .. esc(op.text) .. "</td>" .. (verify and '<td class="n verify">-</td>' or "")
-      .. "</tr>\n"
+    out[#out + 1] = '<td class="st">' .. esc(op.text) .. "</td>" .. extra_cells({}, has) .. "</tr>\n"
   end
 end
 
 -- The summary: a row per rows.of row, each followed by its syncs' and
--- trims' rows, the table report's columns and a
--- status; a Verified column when some row verified with crc32c.
+-- trims' rows, the table report's columns and a status; three columns of
+-- replay fidelity when some row replays (on time, lag p99, records
+-- replayed), a Verified column when some row verified with crc32c.
 local function summary(results, out)
-  local verify = false
+  local has = { verify = false, replays = false }
   for _, res in ipairs(results) do
-    for _, row in ipairs(rows.of(res)) do verify = verify or verify_text(row.result) ~= nil end
+    for _, row in ipairs(rows.of(res)) do
+      has.verify = has.verify or verify_text(row.result) ~= nil
+      has.replays = has.replays or replay_cells(row.result) ~= nil
+    end
   end
   out[#out + 1] = '<div class="wrap"><table id="summary"><thead><tr><th class="n">Test name</th>'
   for _, c in ipairs(rows.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
-  out[#out + 1] = '<th class="n">Status</th>' .. (verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
+  out[#out + 1] = '<th class="n">Status</th>' .. (has.replays and
+    '<th>Replay on time</th><th>Replay lag p99 ms</th><th class="n">Records replayed</th>' or "")
+    .. (has.verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
   for i, res in ipairs(results) do
     for _, row in ipairs(rows.of(res)) do
       local r = row.result
@@ -346,9 +382,8 @@ local function summary(results, out)
       for _, c in ipairs(rows.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
       out[#out + 1] = string.format('<td class="st%s">%s</td>', #m > 0 and " mark" or "",
         #m > 0 and esc(table.concat(m, "; ")) or "ok")
-      if verify then out[#out + 1] = '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
-      out[#out + 1] = "</tr>\n"
-      op_rows(r, i, verify, out)
+      out[#out + 1] = extra_cells(r, has) .. "</tr>\n"
+      op_rows(r, i, has, out)
     end
   end
   out[#out + 1] = "</tbody></table></div>\n"

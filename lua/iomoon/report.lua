@@ -35,6 +35,7 @@ local visible = util.shown
 
 -- what every format shows of a result (iomoon.report.rows)
 report.asked_rate, report.rate_met, report.replay_cut = rows.asked_rate, rows.rate_met, rows.replay_cut
+report.replay_text, report.replay_cells = rows.replay_text, rows.replay_cells
 report.marks, report.verify_text, report.columns = rows.marks, rows.verify_text, rows.columns
 report.is_host, report.host_result, report.rows, report.ops = rows.is_host, rows.host_result, rows.of, rows.ops
 report.target_paths, report.machine = rows.target_paths, rows.machine
@@ -71,12 +72,15 @@ function report.table_writer(out, name_width)
     self.out:write(table.concat(cells, "  "), text, "\n")
   end
   -- the rows of one result (report.rows: its streams', then its own),
-  -- each followed by its syncs' and trims' rows (report.ops), indented
+  -- each followed by its syncs' and trims' rows (report.ops), indented,
+  -- and how faithful its replay was (report.replay_text)
   function w:row(result)
     for _, row in ipairs(report.rows(result)) do
       local r = row.result
       self:line(visible(r.name), r, status(r))
       for _, op in ipairs(report.ops(r)) do self:line("  " .. op.label, op.result, "  " .. op.text) end
+      local rp = report.replay_text(r)
+      if rp then self.out:write("  ", rp, "\n") end
     end
     self.out:flush()
   end
@@ -189,11 +193,11 @@ report.csv_host_columns = {
 }
 
 -- a cell of result.replay's field k: "" on a row without a replay
-local function replay_cell(k, f)
+local function replay_cell(k, f, scale)
   return function(r)
     local v = opt(opt(r, "replay"), k)
     if type(v) ~= "number" then return "" end
-    return f and string.format(f, v) or whole(v)
+    return f and string.format(f, v / (scale or 1)) or whole(v)
   end
 end
 
@@ -201,8 +205,9 @@ end
 -- rows replays a trace (result.replay, doc/replay.md): the records the
 -- replay would issue to its end (0: it loops until the phase ends), due,
 -- issued, on time, late, missed (due, never issued), cut (not due), the
--- on-time share of those due, and report.replay_cut's line ("" when the
--- replay was not cut); all "" on a row without a replay.
+-- on-time share of those due, the lag's p50, p99 and maximum in ms, and
+-- report.replay_cut's line ("" when the replay was not cut); all "" on a
+-- row without a replay.
 report.csv_replay_columns = {
   { "Replay Records", replay_cell("planned_ios") },
   { "Replay Due", replay_cell("due_ios") },
@@ -212,6 +217,9 @@ report.csv_replay_columns = {
   { "Replay Missed", replay_cell("missed_ios") },
   { "Replay Cut", replay_cell("cut_ios") },
   { "Replay On Time %", replay_cell("on_time_pct", "%.2f") },
+  { "Replay Lag p50 (ms)", replay_cell("lag_p50_ns", "%.4f", 1e6) },
+  { "Replay Lag p99 (ms)", replay_cell("lag_p99_ns", "%.4f", 1e6) },
+  { "Replay Lag Max (ms)", replay_cell("lag_max_ns", "%.4f", 1e6) },
   { "Replay Status", function(r) return report.replay_cut(r) or "" end },
 }
 
@@ -382,22 +390,33 @@ end
 -- (report.rows); a figure a host does not have is "-". A row's syncs and
 -- trims follow it as rows of their own (report.ops), named "ROW: fdatasync
 -- after every write", their status "max 91.713 ms, 1233 syncs". When a row
--- verified with crc32c, a last column, Verified, says what it looked at
--- (report.verify_text; "-" on the other rows).
+-- replays a trace, three columns say how faithfully (report.replay_cells:
+-- on time, lag p99 ms, records replayed; "-" on the other rows). When a
+-- row verified with crc32c, a last column, Verified, says what it looked
+-- at (report.verify_text; "-" on the other rows).
 function report.markdown(results)
   local rows = all_rows(results)
-  local verify = false
-  for _, row in ipairs(rows) do verify = verify or report.verify_text(row.result) ~= nil end
-  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |" .. (verify and " Verified |" or ""),
-    "|---|---:|---:|---:|---:|---:|---:|---|" .. (verify and "---|" or "") }
+  local verify, replays = false, false
+  for _, row in ipairs(rows) do
+    verify = verify or report.verify_text(row.result) ~= nil
+    replays = replays or report.replay_cells(row.result) ~= nil
+  end
+  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |"
+    .. (replays and " Replay on time | Replay lag p99 ms | Records replayed |" or "") .. (verify and " Verified |" or ""),
+    "|---|---:|---:|---:|---:|---:|---:|---|" .. (replays and "---:|---:|---|" or "") .. (verify and "---|" or "") }
+  -- the cells after the status: the replay's (report.replay_cells), what verification looked at
+  local function extra(r, vt)
+    local s = ""
+    if replays then s = " " .. table.concat(report.replay_cells(r) or { "-", "-", "-" }, " | ") .. " |" end
+    return s .. (verify and " " .. md_cell(vt or "-") .. " |" or "")
+  end
   for _, row in ipairs(rows) do
     local r = row.result
     local m = report.marks(r)
     out[#out + 1] = md_row(r.name, r, whole(r.errors or 0), #m > 0 and table.concat(m, "; ") or "ok",
-      verify and " " .. md_cell(report.verify_text(r) or "-") .. " |" or "")
+      extra(r, report.verify_text(r)))
     for _, op in ipairs(report.ops(r)) do
-      out[#out + 1] = md_row(tostring(r.name) .. ": " .. op.label, op.result, whole(op.errors), op.text,
-        verify and " - |" or "")
+      out[#out + 1] = md_row(tostring(r.name) .. ": " .. op.label, op.result, whole(op.errors), op.text, extra({}))
     end
   end
   return table.concat(out, "\n") .. "\n"

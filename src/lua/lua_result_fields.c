@@ -148,6 +148,8 @@ static const struct result_field interval_fields[] = {
 	{ "read_iops", "number", 0, NULL },
 	{ "write_iops", "number", 0, NULL },
 	{ "trim_iops", "number", 0, NULL },
+	{ "lag_p99_ns", "number", O | M, NULL }, /* a replay: the lag of the records submitted in it */
+	{ "lag_max_ns", "number", O | M, NULL },
 	{ NULL, NULL, 0, NULL },
 };
 

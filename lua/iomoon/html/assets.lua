@@ -197,6 +197,16 @@ function timeCharts(box, p) {
   var some = lat.some(function (l) { return l.pts.some(function (q) { return q[1] > 0; }); });
   if (some) chart(cell(), { title: "latency over time", xlabel: "seconds", ylabel: "latency ms", ylog: true, series: lat });
   else cell().innerHTML = "<p class=note>no I/O completed: no latency over time</p>";
+  if (p.iv.lag99) lagChart(cell(), p);
+}
+// a replay's lag over time: per interval, how late its records were submitted
+function lagChart(c, p) {
+  var series = [{ name: "lag p99", pts: ivPts(p.iv, "lag99", 1e-6), color: color(1) },
+    { name: "lag max", pts: ivPts(p.iv, "lagmax", 1e-6), color: color(2), dash: "4 3" }];
+  (p.streams || []).forEach(function (s, i) {
+    if (s.iv && s.iv.lag99) series.push({ name: s.name + " lag p99", pts: ivPts(s.iv, "lag99", 1e-6), color: color(i + 3) });
+  });
+  chart(c, { title: "replay lag over time", xlabel: "seconds", ylabel: "lag ms", series: series }).setAttribute("data-kind", "lag");
 }
 // a nested table of plain values as rows of a key/value table
 function kv(obj, prefix, rows) {
@@ -225,6 +235,7 @@ function phaseBody(det, p) {
   h += "<p>" + esc(fmt(p.iops)) + " IOPS, " + esc(fmt(p.mbps)) + " MB/s, p50 " + esc(fmt(ms(p.p50))) + " ms, p99 " +
     esc(fmt(ms(p.p99))) + " ms over " + esc(fmt(p.seconds)) + " s</p>";
   h += opsTable(p.ops);
+  if (p.replay) h += "<p class=replay>" + esc(p.replay) + "</p>";
   h += "<details><summary>workload definition" + (p.defsrc ? "" : " (fields of the result)") + "</summary>" + kvTable(p.def) + "</details>";
   box.innerHTML = h;
   if (p.iv && p.iv.t && p.iv.t.length) timeCharts(box, p);

@@ -22,6 +22,10 @@ function rows.fig(f, v, scale)
 end
 local fig = rows.fig
 
+--- v when it is a number, else nil.
+function rows.number(v) return type(v) == "number" and v or nil end
+local number = rows.number
+
 --- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
 -- The core gives the rate asked over the measured time as
 -- `rate_asked_iops` (a schedule's segments weighed by their measured
@@ -67,6 +71,43 @@ function rows.replay_cut(r)
     count("missed_ios"), count("cut_ios"))
 end
 
+--- How faithful a replay was (result.replay), as one line, or nil for a
+-- row that replays nothing: "replay: 1799 of 1799 records, 71.87 % on
+-- time, lag p99 18.547 ms (missed 0, cut 0)": the records issued of those
+-- planned (of a replay that loops, only those issued), the share of the
+-- due records submitted on time (doc/replay.md), the lag's p99, and the
+-- records due but never issued and those not due when it ended.
+function rows.replay_text(r)
+  local rp = opt(r, "replay")
+  local ios = number(opt(rp, "ios"))
+  if type(rp) ~= "table" or not ios then return nil end
+  local function count(k)
+    local v = number(opt(rp, k))
+    return v and whole(v) or "?"
+  end
+  local planned = number(opt(rp, "planned_ios")) or 0
+  local done = planned > 0 and string.format("%s of %s records", whole(ios), whole(planned))
+    or string.format("%s records (looping)", whole(ios))
+  return string.format("replay: %s, %s %% on time, lag p99 %s ms (missed %s, cut %s)", done,
+    fig("%.2f", opt(rp, "on_time_pct")), fig("%.3f", opt(rp, "lag_p99_ns"), 1e6), count("missed_ios"), count("cut_ios"))
+end
+
+--- How faithful a replay was, as three cells (Markdown's and the HTML
+-- summary's): "84.38 %" on time, "6.537" ms of lag p99, "1799 of 1799
+-- (missed 0, cut 0)"; nil for a row that replays nothing.
+function rows.replay_cells(r)
+  if not rows.replay_text(r) then return nil end
+  local rp = r.replay
+  local planned = number(opt(rp, "planned_ios")) or 0
+  local function count(k)
+    local v = number(opt(rp, k))
+    return v and whole(v) or "?"
+  end
+  return { fig("%.2f %%", opt(rp, "on_time_pct")), fig("%.3f", opt(rp, "lag_p99_ns"), 1e6),
+    string.format("%s%s (missed %s, cut %s)", whole(rp.ios), planned > 0 and " of " .. whole(planned) or " (looping)",
+      count("missed_ios"), count("cut_ios")) }
+end
+
 --- What is wrong with a result, as a list of short texts (empty when
 -- nothing is): interrupted, FAILED, errors with the first message, an
 -- unmet open-loop rate, a replay cut short (rows.replay_cut).
@@ -87,10 +128,6 @@ function rows.marks(r)
   m[#m + 1] = rows.replay_cut(r)
   return m
 end
-
---- v when it is a number, else nil.
-function rows.number(v) return type(v) == "number" and v or nil end
-local number = rows.number
 
 -- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
 local function size_text(bytes)
