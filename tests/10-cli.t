@@ -25,8 +25,9 @@ like "$out" 'quick ' "list: shows the quick suite"
 F="$TMP/t.dat"
 Q=(quick --target "$F" --size 16m --time 0.5 --quiet)
 out=$("$IOMOON" "${Q[@]}"); ok $? "quick creates a target and runs"
-like "$(echo "$out" | head -1)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
-like "$(echo "$out" | sed -n 2p)" '^4K; 100% Read; 100% random; QD 1 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+% +[0-9.]+$' "table row: name, latency, iops, MiB/s, cpu, p99"
+like "$(echo "$out" | head -1)" '^engine [a-z_]+, O_DIRECT, test area .*/t\.dat: 16 MiB file' "table: how it ran above the header (engine, O_DIRECT, test area)"
+like "$(echo "$out" | sed -n 2p)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
+like "$(echo "$out" | sed -n 3p)" '^4K; 100% Read; 100% random; QD 1 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+% +[0-9.]+$' "table row: name, latency, iops, MiB/s, cpu, p99"
 is "$(stat -c %s "$F")" 16777216 "target created at --size"
 
 "$IOMOON" "${Q[@]}" --format json --qd 4 >"$TMP/out.json"; ok $? "json format exits 0"

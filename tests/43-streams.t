@@ -78,7 +78,7 @@ lua_tap "$LUA_DIR/shared.lua" "$T" "$TMP/shared.dat" phase
 # report.lua: a phase without streams, then one of three (one rate unmet)
 REP="$LUA_DIR/report.lua"
 out=$("$IOMOON" run "$REP"); ok $? "table report: exit 0"
-names=$(printf '%s\n' "$out" | sed -n '2,$p' | cut -c1-36 | sed 's/ *$//' | tr '\n' ',')
+names=$(printf '%s\n' "$out" | grep -v '^engine ' | sed -n '2,$p' | cut -c1-36 | sed 's/ *$//' | tr '\n' ',')
 is "$names" "plain,pg / data,pg / wal,pg / scan,pg," "table: plain, then pg's streams as 'pg / NAME', then pg's total"
 like "$(printf '%s\n' "$out" | grep '^pg / data')" 'rate not met: [0-9]+ of 5000 IOPS$' "table: a stream's unmet rate marked on its row"
 like "$(printf '%s\n' "$out" | grep '^pg / wal')" '[0-9.]+$' "table: a stream's met rate not marked"

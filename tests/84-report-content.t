@@ -4,7 +4,8 @@
 # their phase or stream in the table, Markdown and HTML: the commit latency
 # of a WAL; how faithful a replay was (on time, lag p99, records replayed,
 # missed and cut) in the table, Markdown, CSV and HTML, and its lag per
-# interval.
+# interval; how a phase ran (engine, O_DIRECT, test area) in a line above
+# the table, and the HTML machine in human units and names.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
@@ -25,9 +26,9 @@ PY
 got=$(awk 'substr($0, 1, 2) == "  " && !/O_DSYNC/ { n = substr($0, 1, 36); sub(/ +$/, "", n); rest = substr($0, 37); split(rest, f, "  +");
 	printf "%s|%s|%s|%s|%s|%s|%s\n", n, f[2], f[3], f[4], f[5], f[6], f[7] }' d.table)
 is "$got" "$(cat want.table)" "table: the WAL's fdatasync and the trims, each a row under its phase: mean, IOPS, (trim MiB/s), p99, max and count"
-is "$(sed -n 1p d.table | sed -E 's/ +$//' | wc -c)" "$(grep '^  fdatasync' d.table | sed -E 's/  max .*//' | wc -c)" \
+is "$(grep '^Test name' d.table | sed -E 's/ +$//' | wc -c)" "$(grep '^  fdatasync' d.table | sed -E 's/  max .*//' | wc -c)" \
 	"table: the sync row ends its p99 where the header ends (aligned)"
-is "$(sed -E 's/^(.{36}).*/\1/; s/ +$//' d.table | tr '\n' '|')" "Test name|wal|  fdatasync after every write|trim|  trims|plain|log|  writes with O_DSYNC|" \
+is "$(grep -v '^engine ' d.table | sed -E 's/^(.{36}).*/\1/; s/ +$//' | tr '\n' '|')" "Test name|wal|  fdatasync after every write|trim|  trims|plain|log|  writes with O_DSYNC|" \
 	"table: a row each, the sync and trim rows right under theirs, none for the plain phase"
 md=$("$IOMOON" report d.json --format markdown)
 like "$md" '\| wal: fdatasync after every write \| [0-9]+ \| - \| [0-9.]+ \| [0-9.]+ \| - \| 0 \| max [0-9.]+ ms, 200 syncs \|' \
@@ -53,7 +54,7 @@ for p in json.load(open(sys.argv[1]))["phases"]:
 PY
 "$IOMOON" report r.json >r.table
 is "$(grep '^  replay: ' r.table)" "$(cat want.replay)" "table: a line under each replay: records replayed of planned, on time, lag p99 ms, missed and cut"
-is "$(sed -n 3p r.table | cut -c1-10)$(grep -c '^  replay: ' d.table)" "  replay: 0" "table: the line right under its row; none under phases that replay nothing"
+is "$(sed -n 4p r.table | cut -c1-10)$(grep -c '^  replay: ' d.table)" "  replay: 0" "table: the line right under its row; none under phases that replay nothing"
 "$IOMOON" report r.json --format markdown >r.md
 like "$(head -1 r.md)" '\| Status \| Replay on time \| Replay lag p99 ms \| Records replayed \|$' "markdown: three replay columns after the status"
 python3 - r.json r.md <<'PY'
@@ -94,4 +95,24 @@ for p in json.load(open(sys.argv[2]))["phases"]:
     assert not any("lag_p99_ns" in i for i in p["intervals"]), p["name"]
 PY
 ok $? "json: a replay's every interval has its lag p99 and max (0 without stalls, reaching the phase's p99); no other phase's has"
+
+# ---- how it ran: engine, O_DIRECT, test area above the table; the machine in human units ----
+where=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["machine"]["targets"][0]; print(" on %s" % t["filesystem"] + (" (%s)" % t["device"] if "device" in t else ""))' d.json)
+is "$(sed -n 1p d.table)" "engine psync, O_DIRECT, test area $TMP/d.dat: 4 MiB file$where" \
+	"table: the line above the header says the engine, O_DIRECT and the test area (size, kind, file system, device)"
+is "$(grep -n '^engine ' d.table | cut -d: -f1 | tr '\n' ' ')" "1 7 9 " "table: a setup line again where the engine changes (sim: no target), and back"
+like "$(sed -n 7p d.table)" '^engine sim, no target$' "table: a phase on sim says it has no target (and no O_DIRECT)"
+python3 - d.json nomachine.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d.pop("machine"); json.dump(d, open(sys.argv[2], "w"))
+PY
+is "$("$IOMOON" report nomachine.json | sed -n 1p)" "engine psync, O_DIRECT, test area $TMP/d.dat" "table: a results file without its machine names the path alone"
+"$IOMOON" quick --engine psync --buffered --target "$TMP/b.dat" --size 2m --ios 10 --quiet >b.table
+is "$(sed -n 1p b.table | cut -d, -f1-2)" "engine psync, buffered (page cache)" "table: buffered I/O says so"
+m=$(sed -n '/<h2>The machine<\/h2>/,/<h2>Latency/p' d.html)
+like "$m" '<tr><td>Memory</td><td>[0-9.]+ GiB</td></tr>' "html: memory in GiB"
+like "$m" '<tr><td>CPU</td><td>[^<]*, [0-9]+ cores?</td></tr>' "html: the CPU with its cores"
+like "$m" '<tr><td>Engine</td><td>psync \(3 phases\), sim \(1 phase\)</td></tr><tr><td>I/O</td><td>O_DIRECT \(all 3 phases\)</td></tr>' "html: the engines and O_DIRECT, per phase"
+like "$m" '<tr><td class="n">[^<]*/d\.dat</td><td class="n">file</td><td class="n">4 MiB</td><td class="n">[a-z0-9]+</td>' "html: the targets' table: path, kind, test area, file system"
+printf '%s' "$m" | grep -Eq 'memory_bytes|targets\.1\.|[0-9]{9}'; ok $((!$?)) "html: no raw keys, no byte counts"
 done_testing

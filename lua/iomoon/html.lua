@@ -284,7 +284,13 @@ local function machine_of(given, results)
   return html.local_machine()
 end
 
--- a nested table of plain values as key/value rows
+-- a key as a label: "time_stamp" -> "Time stamp"
+local function label(k)
+  local t = tostring(k):gsub("_", " ")
+  return (t:gsub("^%l", string.upper))
+end
+
+-- a nested table of plain values as key/value rows, keys as labels
 local function kv_rows(t, prefix, out, depth)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
@@ -294,10 +300,103 @@ local function kv_rows(t, prefix, out, depth)
     if type(v) == "table" and depth < 4 then
       kv_rows(v, key .. ".", out, depth + 1)
     elseif type(v) ~= "table" then
-      out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(key), esc(tostring(v)))
+      out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(label(key)), esc(tostring(v)))
     end
   end
   return out
+end
+
+-- what machine m says, in the order people read it, as {label, text}
+-- rows: host, OS, kernel, CPU, memory, iomoon, then its other fields
+local MACHINE_SHOWN = { hostname = true, host = true, os = true, kernel = true, arch = true, cpu_model = true,
+  cpu = true, cores = true, memory_bytes = true, memory_gib = true, iomoon = true, targets = true }
+
+local function machine_rows(m)
+  local out = {}
+  local function add(l, v) if v ~= nil and v ~= "" then out[#out + 1] = { l, tostring(v) } end end
+  add("Host", opt(m, "hostname") or opt(m, "host"))
+  add("OS", opt(m, "os"))
+  local kernel, arch = opt(m, "kernel"), opt(m, "arch")
+  add("Kernel", kernel and (arch and string.format("%s (%s)", kernel, arch) or kernel) or arch)
+  local cpu, cores = opt(m, "cpu_model") or opt(m, "cpu"), num(opt(m, "cores"))
+  local n = cores and string.format("%.0f core%s", cores, cores == 1 and "" or "s")
+  add("CPU", cpu and (n and cpu .. ", " .. n or cpu) or n)
+  local mem, gib = num(opt(m, "memory_bytes")), num(opt(m, "memory_gib"))
+  add("Memory", mem and rows.size(mem) or gib and string.format("%.1f GiB", gib))
+  add("iomoon", opt(m, "iomoon"))
+  return out
+end
+
+-- how many phases ran each way: "io_uring (all 3 phases)", "io_uring (2
+-- phases), psync (1 phase)"; nil when no phase says
+local function tally(results, what)
+  local n, order, total = {}, {}, 0
+  for _, r in ipairs(results) do
+    local v = what(r)
+    if v then
+      if not n[v] then order[#order + 1] = v; n[v] = 0 end
+      n[v], total = n[v] + 1, total + 1
+    end
+  end
+  if total == 0 then return nil end
+  local function phases(k) return string.format("%d phase%s", k, k == 1 and "" or "s") end
+  if #order == 1 then return string.format("%s (%s%s)", order[1], total > 1 and "all " or "", phases(total)) end
+  local parts = {}
+  for _, v in ipairs(order) do parts[#parts + 1] = string.format("%s (%s)", v, phases(n[v])) end
+  return table.concat(parts, ", ")
+end
+
+local TARGET_COLS = { "Target", "Kind", "Test area", "File system", "Device", "Model", "Media" }
+
+-- the targets machine m describes, a row each: path, kind, size (the test
+-- area), file system, device (and device-mapper name), model, rotational
+local function target_table(m, results, out)
+  local ts = opt(m, "targets")
+  if type(ts) ~= "table" or #ts == 0 then
+    local any = #rows.target_paths(results) > 0
+    out[#out + 1] = string.format('<p class="note" id="targets">%s</p>\n', any and
+      "What the targets are is not in the machine's description." or
+      "No target: the phases ran on engines that do no I/O (null, sim).")
+    return
+  end
+  out[#out + 1] = '<table id="targets"><thead><tr>'
+  for _, c in ipairs(TARGET_COLS) do out[#out + 1] = '<th class="n">' .. c .. "</th>" end
+  out[#out + 1] = "</tr></thead><tbody>\n"
+  for _, t in ipairs(ts) do
+    local rot, dev, dm = opt(t, "rotational"), opt(t, "device"), opt(t, "dm_name")
+    local cells = { opt(t, "path"), opt(t, "kind"), num(opt(t, "size")) and rows.size(t.size), opt(t, "filesystem"),
+      dev and (dm and string.format("%s (%s)", dev, dm) or dev) or dm, opt(t, "model"),
+      rot == true and "rotational" or rot == false and "non-rotational" or nil }
+    out[#out + 1] = "<tr>"
+    for i = 1, #TARGET_COLS do out[#out + 1] = '<td class="n">' .. esc(cells[i] ~= nil and tostring(cells[i]) or "-") .. "</td>" end
+    out[#out + 1] = "</tr>\n"
+  end
+  out[#out + 1] = "</tbody></table>\n"
+end
+
+--- The machine section's HTML: what machine m says (host, OS, kernel, CPU
+-- and cores, memory in GiB, the iomoon that described it, then its other
+-- fields, labelled), how the results ran (engine, O_DIRECT or buffered,
+-- per phase), and a table of the targets (path, kind, test area, file
+-- system, device, model, rotational).
+function html.machine(m, results)
+  local out = { '<table class="kv" id="machine">' }
+  local shown = machine_rows(m)
+  shown[#shown + 1] = { "Engine", tally(results, function(r) local e = opt(r, "engine"); return e and tostring(e) end) }
+  shown[#shown + 1] = { "I/O", tally(results, function(r)
+    local d = opt(r, "direct")
+    if d == nil or #rows.target_paths({ r }) == 0 then return nil end
+    return d and "O_DIRECT" or "buffered (page cache)"
+  end) }
+  for _, row in ipairs(shown) do
+    if row[2] then out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(row[1]), esc(row[2])) end
+  end
+  local rest = {}
+  for k, v in pairs(type(m) == "table" and m or {}) do if not MACHINE_SHOWN[k] then rest[k] = v end end
+  out[#out + 1] = table.concat(kv_rows(rest, "", {}, 0))
+  out[#out + 1] = "</table>\n"
+  target_table(m, results, out)
+  return table.concat(out)
 end
 
 -- ---- the summary table ----
@@ -455,9 +554,8 @@ function html.render(results, machine, version)
       os.date("!%Y-%m-%d %H:%M UTC"), counts(results)),
     html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
   summary(results, out)
-  out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'
-  out[#out + 1] = table.concat(kv_rows(machine_of(machine, results), "", {}, 0))
-  out[#out + 1] = "</table>\n<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
+  out[#out + 1] = "<h2>The machine</h2>\n" .. html.machine(machine_of(machine, results), results)
+  out[#out + 1] = "<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
   out[#out + 1] = '<h2>IOPS against latency</h2>\n<div id="curves"></div>\n'
   out[#out + 1] = '<h2>Phases</h2>\n<p class="note">The first 10 are drawn; open another to draw it.</p><div id="phases"></div>\n'
   out[#out + 1] = '<script type="application/json" id="data">' .. blob .. "</script>\n"

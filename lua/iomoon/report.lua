@@ -38,7 +38,7 @@ report.asked_rate, report.rate_met, report.replay_cut = rows.asked_rate, rows.ra
 report.replay_text, report.replay_cells = rows.replay_text, rows.replay_cells
 report.marks, report.verify_text, report.columns = rows.marks, rows.verify_text, rows.columns
 report.is_host, report.host_result, report.rows, report.ops = rows.is_host, rows.host_result, rows.of, rows.ops
-report.target_paths, report.machine = rows.target_paths, rows.machine
+report.target_paths, report.machine, report.setup = rows.target_paths, rows.machine, rows.setup
 
 -- where a report goes (iomoon.report.file)
 report.write_atomic, report.check_output = file.write_atomic, file.check_output
@@ -50,13 +50,26 @@ local function status(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
---- A table writer: w:header(), w:row(result); `name_width` sizes column 1.
--- A name's control characters are shown escaped (report.visible), so a
--- row is always one line. A result with streams writes one row per stream
--- and then its total (report.rows).
-function report.table_writer(out, name_width)
+--- A table writer: w:header([result]), w:row(result); `name_width` sizes
+-- column 1. A name's control characters are shown escaped
+-- (report.visible), so a row is always one line. A result with streams
+-- writes one row per stream and then its total (report.rows). Above the
+-- header, and above a row whose setup differs from the last one said, a
+-- line says how the phase ran (report.setup: engine, O_DIRECT, test area);
+-- `machine` describes the targets (nil: this machine's, iomoon.machine;
+-- false: none, the paths alone).
+function report.table_writer(out, name_width, machine)
   local w = { out = out, name_width = math.max(name_width or 0, 9) }
-  function w:header()
+  -- the setup line of result r, when it is not the last one written
+  function w:setup(r)
+    local m = machine
+    if m == nil then m = report.machine({ r }) end
+    local line = report.setup(r, m)
+    if line ~= self.said then self.out:write(line, "\n") end
+    self.said = line
+  end
+  function w:header(result)
+    if result then self:setup(result) end
     local cells = { string.format("%-" .. self.name_width .. "s", "Test name") }
     for _, c in ipairs(report.columns) do
       cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[1])
@@ -75,6 +88,7 @@ function report.table_writer(out, name_width)
   -- each followed by its syncs' and trims' rows (report.ops), indented,
   -- and how faithful its replay was (report.replay_text)
   function w:row(result)
+    if self.said then self:setup(result) end
     for _, row in ipairs(report.rows(result)) do
       local r = row.result
       self:line(visible(r.name), r, status(r))
@@ -455,11 +469,11 @@ function report.json_document(results, machine, version)
   return json.encode({ iomoon = version or iomoon.version, machine = machine or nil, phases = phases }, "  ") .. "\n"
 end
 
-local function table_string(rs)
+local function table_string(rs, machine)
   local buf = {}
   local sink = { write = function(_, ...) for _, s in ipairs({ ... }) do buf[#buf + 1] = s end end, flush = function() end }
-  local tw = report.table_writer(sink, 36)
-  tw:header()
+  local tw = report.table_writer(sink, 36, machine)
+  tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
   return table.concat(buf)
 end

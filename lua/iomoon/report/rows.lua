@@ -321,4 +321,63 @@ function rows.machine(results)
   return iomoon.machine(rows.target_paths(results or {}))
 end
 
+--- bytes as people read them: "512 MiB", "23.5 GiB" (util.ioping_size).
+function rows.size(bytes)
+  return type(bytes) == "number" and util.ioping_size(bytes) or "-"
+end
+
+--- What machine.targets says of path (iomoon.machine's entry), or nil.
+function rows.target_info(machine, path)
+  for _, t in ipairs(type(opt(machine, "targets")) == "table" and machine.targets or {}) do
+    if opt(t, "path") == path then return t end
+  end
+end
+
+--- A target as a phrase: "pg.dat: 256 MiB file on ext4 (/dev/vda)", "/dev/sdb:
+-- 100 GiB block device (/dev/sdb, Samsung SSD)"; only the path when the
+-- machine does not say (a results file without one, a URL).
+function rows.target_text(path, info)
+  local kind = opt(info, "kind")
+  if type(info) ~= "table" or kind == "missing" then return visible(path) end
+  local words = {}
+  if number(opt(info, "size")) then words[#words + 1] = rows.size(info.size) end
+  words[#words + 1] = kind == "block" and "block device" or kind == "network" and "network device"
+    or type(kind) == "string" and visible(kind) or nil
+  local fs, dev, model = opt(info, "filesystem"), opt(info, "device"), opt(info, "model")
+  if type(fs) == "string" then words[#words + 1] = "on " .. visible(fs) end
+  local where = {}
+  if type(dev) == "string" and dev ~= path then where[#where + 1] = visible(dev) end
+  if type(model) == "string" then where[#where + 1] = visible(model) end
+  if #where > 0 then words[#words + 1] = "(" .. table.concat(where, ", ") .. ")" end
+  return visible(path) .. (#words > 0 and ": " .. table.concat(words, " ") or "")
+end
+
+local SETUP_TARGETS = 3 -- a setup line names this many targets, then "and N more"
+
+--- How a result ran, in one line (the table's line above its rows): its
+-- engine, O_DIRECT or buffered, and its test area, each target with its
+-- size, kind, file system and device as `machine` (iomoon.machine's
+-- description; nil or false: the path alone) says: "engine io_uring,
+-- O_DIRECT, test area pg.dat: 256 MiB file on ext4 (/dev/vda)". The null
+-- and sim engines' nowhere is "no target" (and no O_DIRECT: nothing is
+-- opened); a phase run on several hosts says so, and that the test area
+-- is rank 0's.
+function rows.setup(r, machine)
+  local parts = { "engine " .. visible(opt(r, "engine") or "?") }
+  local direct, paths = opt(r, "direct"), rows.target_paths({ r })
+  if direct ~= nil and #paths > 0 then parts[#parts + 1] = direct and "O_DIRECT" or "buffered (page cache)" end
+  local hosts = opt(r, "hosts")
+  local ranks = type(hosts) == "table" and #hosts > 1 and #hosts or nil
+  if ranks then parts[#parts + 1] = string.format("on %d ranks", ranks) end
+  if #paths == 0 then
+    parts[#parts + 1] = "no target"
+  else
+    local ts = {}
+    for i = 1, math.min(#paths, SETUP_TARGETS) do ts[i] = rows.target_text(paths[i], rows.target_info(machine, paths[i])) end
+    if #paths > SETUP_TARGETS then ts[#ts + 1] = string.format("and %d more", #paths - SETUP_TARGETS) end
+    parts[#parts + 1] = (ranks and "rank 0's test area " or "test area ") .. table.concat(ts, "; ")
+  end
+  return table.concat(parts, ", ")
+end
+
 return rows
