@@ -39,6 +39,7 @@ report.replay_text, report.replay_cells = rows.replay_text, rows.replay_cells
 report.marks, report.verify_text, report.columns = rows.marks, rows.verify_text, rows.columns
 report.is_host, report.host_result, report.rows, report.ops = rows.is_host, rows.host_result, rows.of, rows.ops
 report.target_paths, report.machine, report.setup = rows.target_paths, rows.machine, rows.setup
+report.cluster_setup = rows.cluster_setup
 
 -- where a report goes (iomoon.report.file)
 report.write_atomic, report.check_output = file.write_atomic, file.check_output
@@ -50,8 +51,11 @@ local function status(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
+local HOST_NAME_MAX = 64 -- the widest a host's row widens the table's first column
+
 --- A table writer: w:header([result]), w:row(result); `name_width` sizes
--- column 1. A name's control characters are shown escaped
+-- column 1 (the header widens it to fit the host rows of its result, up to
+-- 64, and w:fit(results) to fit theirs). A name's control characters are shown escaped
 -- (report.visible), so a row is always one line. A result with streams
 -- writes one row per stream and then its total (report.rows). Above the
 -- header, and above a row whose setup differs from the last one said, a
@@ -68,8 +72,17 @@ function report.table_writer(out, name_width, machine)
     if line ~= self.said then self.out:write(line, "\n") end
     self.said = line
   end
+  -- widen column 1 to the names of the hosts' rows of results (at most
+  -- HOST_NAME_MAX wide), so that a cluster's rows stay aligned
+  function w:fit(results)
+    for _, res in ipairs(results) do
+      for _, row in ipairs(report.rows(res)) do
+        if row.rank then self.name_width = math.max(self.name_width, math.min(#visible(row.result.name), HOST_NAME_MAX)) end
+      end
+    end
+  end
   function w:header(result)
-    if result then self:setup(result) end
+    if result then self:fit({ result }); self:setup(result) end
     local cells = { string.format("%-" .. self.name_width .. "s", "Test name") }
     for _, c in ipairs(report.columns) do
       cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[1])
@@ -287,9 +300,39 @@ report.csv_host_cells = {
   ["Failed"] = function(r) return r.failed and "yes" or "no" end,
 }
 
--- a column's cell for result r: a host's row fills only report.csv_host_cells
+-- "" for nil, else v
+local function blank(v) return v == nil and "" or v end
+
+-- the cells a host's row has of what it ran: workers, qd and its number of targets
+report.csv_host_cells["# Workers"] = function(r) return blank(r.workers) end
+report.csv_host_cells["Queue Depth"] = function(r) return blank(r.qd) end
+report.csv_host_cells["# Disks"] = function(r) return blank(r.ntargets) end
+
+--- The CSV columns the total row of a phase run on several hosts fills
+-- otherwise than rank 0's result would (report.cluster_setup): the
+-- workers and targets of all the hosts (Target Name "N targets"; "(none)"
+-- and NONE on null and sim), the queue depth the hosts share (a queue
+-- depth is per worker; "" when theirs differ); "" where the hosts do not
+-- say.
+report.csv_cluster_cells = {
+  ["# Workers"] = function(cs) return blank(cs.workers) end,
+  ["Queue Depth"] = function(cs) return blank(cs.qd) end,
+  ["# Disks"] = function(cs) return blank(cs.targets) end,
+  ["Target Name"] = function(cs)
+    if not cs.targets then return "" end
+    return cs.targets == 0 and "(none)" or string.format("%d target%s", cs.targets, cs.targets == 1 and "" or "s")
+  end,
+  ["Target Type"] = function(cs) return cs.targets == 0 and "NONE" or "" end,
+}
+
+-- a column's cell for result r: a host's row fills only report.csv_host_cells,
+-- the total of a phase on several hosts takes report.csv_cluster_cells
 local function csv_cell(c, r)
-  if not report.is_host(r) then return c[2](r) end
+  if not report.is_host(r) then
+    local f, cs = report.csv_cluster_cells[c[1]], report.cluster_setup(r)
+    if f and cs then return f(cs) end
+    return c[2](r)
+  end
   local f = report.csv_host_cells[c[1]]
   return f and f(r) or ""
 end
@@ -473,6 +516,7 @@ local function table_string(rs, machine)
   local buf = {}
   local sink = { write = function(_, ...) for _, s in ipairs({ ... }) do buf[#buf + 1] = s end end, flush = function() end }
   local tw = report.table_writer(sink, 36, machine)
+  tw:fit(rs)
   tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
   return table.concat(buf)

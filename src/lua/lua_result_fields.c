@@ -241,6 +241,9 @@ static const struct result_field cluster_fields[] = {
 static const struct result_field host_fields[] = {
 	{ "rank", "number", C, NULL },
 	{ "host", "string", 0, NULL },
+	{ "workers", "number", O | C, NULL }, /* its phase's: workers, queue depth, targets */
+	{ "qd", "number", O | C, NULL },
+	{ "targets", "number", O | C, NULL },
 	{ "ios", "number", C, NULL },
 	{ "iops", "number", M, NULL },
 	{ "mb_per_s", "number", M, NULL },

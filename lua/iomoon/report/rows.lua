@@ -230,17 +230,20 @@ function rows.is_host(r)
 end
 
 --- One rank's figures (an entry of result.hosts) as a row's result, named
--- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
--- p50, p99 and max latency, CPU, errors, failed, error and interrupted.
--- It holds nothing else (no read/write split, no target, no p99.9): a
--- figure the host does not have reads as nil, never as the cluster's.
+-- `name`: its own workers, qd and number of targets (`ntargets`; an
+-- iomoon before them saved none), ios, iops, MB/s, MiB/s (bytes / seconds
+-- / 2^20), mean, p50, p99 and max latency, CPU, errors, failed, error and
+-- interrupted. It holds nothing else (no read/write split, no target's
+-- path, no p99.9): a figure the host does not have reads as nil, never as
+-- the cluster's.
 function rows.host_result(h, name)
   local bytes, seconds = number(opt(h, "bytes")), number(opt(h, "seconds"))
   local mib
   if bytes and seconds then mib = seconds > 0 and bytes / seconds / 1048576 or 0 end
   local err = opt(h, "error")
   return setmetatable({
-    name = name, ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
+    name = name, workers = number(opt(h, "workers")), qd = number(opt(h, "qd")), ntargets = number(opt(h, "targets")),
+    ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
     mib_per_s = mib, bytes = bytes, seconds = seconds, errors = number(opt(h, "errors")),
     failed = opt(h, "failed") == true, interrupted = opt(h, "interrupted") == true,
     error = err ~= nil and tostring(err) or nil,
@@ -248,6 +251,25 @@ function rows.host_result(h, name)
       max_ns = number(opt(h, "max_ns")) },
     cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
   }, HOST)
+end
+
+--- What a phase run on several hosts ran, over all of them: {workers =
+-- the sum of the hosts', qd = the hosts' qd when they all ran the same
+-- (nil when they differ: a queue depth is per worker), targets = the sum
+-- of the hosts' targets}; a field is nil when a host does not say (a file
+-- from an iomoon before them), never rank 0's own. nil for a result
+-- without several hosts.
+function rows.cluster_setup(r)
+  local hosts = opt(r, "hosts")
+  if type(hosts) ~= "table" or #hosts < 2 then return nil end
+  local out = { workers = 0, targets = 0 }
+  for i, h in ipairs(hosts) do
+    local w, q, t = number(opt(h, "workers")), number(opt(h, "qd")), number(opt(h, "targets"))
+    out.workers = out.workers and w and out.workers + w
+    out.targets = out.targets and t and out.targets + t
+    if i == 1 then out.qd = q elseif out.qd ~= q then out.qd = nil end
+  end
+  return out
 end
 
 -- a host entry's rank: its own when a whole number, else its place - 1
