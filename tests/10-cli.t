@@ -61,7 +61,7 @@ h, r = rows
 # IOMeter results.csv's order, where its columns apply
 assert h[:9] == ["Target Type", "Target Name", "Access Specification Name", "# Workers", "# Disks",
                  "IOps", "Read IOps", "Write IOps", "MBps (Binary)"], h
-assert "Average Response Time" in h and "% CPU Utilization" in h and "p99 Response Time (ms)" in h
+assert "Average Response Time (ms)" in h and "% CPU Utilization" in h and "p99 Response Time (ms)" in h
 assert r[0] == "FILE" and r[2].startswith("4K; 100% Read") and float(r[h.index("IOps")]) > 0
 mib, iops = float(r[h.index("MBps (Binary)")]), float(r[h.index("IOps")])
 assert abs(mib - iops * 4096 / 1048576) < 0.02, (mib, iops)

@@ -5,7 +5,9 @@
 # of a WAL; how faithful a replay was (on time, lag p99, records replayed,
 # missed and cut) in the table, Markdown, CSV and HTML, and its lag per
 # interval; how a phase ran (engine, O_DIRECT, test area) in a line above
-# the table, and the HTML machine in human units and names.
+# the table, and the HTML machine in human units and names; CSV columns of
+# what a row asked (access spec, block size, read and random shares), a
+# direction a row neither did nor asked left empty, time headers' units.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 
@@ -115,4 +117,35 @@ like "$m" '<tr><td>CPU</td><td>[^<]*, [0-9]+ cores?</td></tr>' "html: the CPU wi
 like "$m" '<tr><td>Engine</td><td>psync \(3 phases\), sim \(1 phase\)</td></tr><tr><td>I/O</td><td>O_DIRECT \(all 3 phases\)</td></tr>' "html: the engines and O_DIRECT, per phase"
 like "$m" '<tr><td class="n">[^<]*/d\.dat</td><td class="n">file</td><td class="n">4 MiB</td><td class="n">[a-z0-9]+</td>' "html: the targets' table: path, kind, test area, file system"
 printf '%s' "$m" | grep -Eq 'memory_bytes|targets\.1\.|[0-9]{9}'; ok $((!$?)) "html: no raw keys, no byte counts"
+
+# ---- CSV: what each row asked, a direction it did not do left empty, every time with its unit ----
+"$IOMOON" run --quiet --format csv --output c.csv "$LUA_DIR/csv.lua"
+is $? 0 "a mix, a named access spec, a read-only and a write-only phase: exit 0"
+csv_cells() { # csv_cells FILE ROW-NAME COLUMN...: the cells of a row, joined by |
+	python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print("\n".join("|".join(r[c] for c in sys.argv[3:]) for r in rows if r["Access Specification Name"] == sys.argv[2]))' "$@"
+}
+A=('Access Spec (as asked)' 'Block Size (bytes)' 'Read %' 'Random %')
+is "$(csv_cells c.csv mix "${A[@]}")" '60% 4k_70%Read_100%Random + 40% 8k/64k_0%Read_0%Random|4096/8192/65536|42|60' \
+	"csv: a mix's specs with their weights, its block sizes, its read and random shares weighed (0.6 x 70, 0.6 x 100)"
+is "$(csv_cells c.csv exchange "${A[@]}")" '8k_55%Read_80%Random|8192|55|80' "csv: the access spec as the phase named it (meta.spec)"
+is "$(csv_cells c.csv reads "${A[@]}")" '4k_100%Read_0%Random|4096|100|0' "csv: a plain phase's spec from its bs, read and random"
+W=('Write IOps' 'Write MBps (Binary)' 'Write MBps (Decimal)' 'Average Write Response Time (ms)' 'Maximum Write Response Time (ms)' 'Write Errors' 'Bytes Written' 'Write I/Os')
+R=('Read IOps' 'Read MBps (Binary)' 'Read MBps (Decimal)' 'Average Read Response Time (ms)' 'Maximum Read Response Time (ms)' 'Read Errors' 'Bytes Read' 'Read I/Os')
+is "$(csv_cells c.csv reads "${W[@]}")" '|||||||' "csv: a read-only row leaves every write column empty (not 0.0000)"
+is "$(csv_cells c.csv writes "${R[@]}")" '|||||||' "csv: a write-only row leaves every read column empty"
+like "$(csv_cells c.csv reads "${R[@]}")" '^[0-9.]+\|[0-9.]+\|[0-9.]+\|[0-9.]+\|[0-9.]+\|0\|2048000\|500$' "csv: its read columns are there (500 reads of 4 KiB)"
+like "$(csv_cells c.csv mix "${W[@]}")" '^[0-9.]+\|' "csv: a row that reads and writes has both"
+python3 - c.csv d.json <<'PY'
+import csv, sys
+h = next(csv.reader(open(sys.argv[1], newline="")))
+timed = [c for c in h if "Time" in c and not c.startswith("%")]
+assert len(timed) >= 11 and all(c.endswith("(ms)") or c.endswith("(s)") for c in timed), timed
+assert "Seconds" not in h and "Measured Time (s)" in h and "Average Response Time (ms)" in h, h
+PY
+ok $? "csv: every time column's header says its unit (ms, s)"
+"$IOMOON" report d.json --format csv | head -1 | tr ',' '\n' | grep -E 'Trim|Sync' | grep 'Time' | grep -vc '(ms)"' >bad.count
+is "$(cat bad.count)" 0 "csv: the sync and trim time columns too"
 done_testing

@@ -48,9 +48,9 @@ like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +
 "$IOMOON" report "$FIX" --format csv >c.csv; ok $? "report --format csv: exit 0"
 is "$(head -1 c.csv | tr -d '\r' | awk -F'","' '{print $(NF-3) "|" $(NF-2) "|" $(NF-1) "|" $NF}')" 'Phase Name|Stream|Host|Rank"' \
 	"csv: Host and Rank are the last columns, after the stream columns"
-is "$(csv_cells c.csv 'randread / rank 0 (node-a)' IOps 'MBps (Binary)' 'MBps (Decimal)' 'Average Response Time' 'Maximum Response Time' 'p50 Response Time (ms)' 'p99 Response Time (ms)' '% CPU Utilization' '% User Time' Seconds Errors Failed Host Rank)" \
+is "$(csv_cells c.csv 'randread / rank 0 (node-a)' IOps 'MBps (Binary)' 'MBps (Decimal)' 'Average Response Time (ms)' 'Maximum Response Time (ms)' 'p50 Response Time (ms)' 'p99 Response Time (ms)' '% CPU Utilization' '% User Time' 'Measured Time (s)' Errors Failed Host Rank)" \
 	$'32020.00\t125.08\t131.15\t0.1249\t13.4187\t0.1001\t0.1428\t100.00\t81.51\t2.000\t0\tno\tnode-a\t0' "csv: node-a's row: its IOPS, MiB/s, MB/s, mean, max, p50, p99, cpu, user time, seconds, errors; Host node-a, Rank 0"
-is "$(csv_cells c.csv 'randread / rank 1 (node-b)' IOps 'p99 Response Time (ms)' 'Maximum Response Time' '% Privileged Time' Host Rank)" \
+is "$(csv_cells c.csv 'randread / rank 1 (node-b)' IOps 'p99 Response Time (ms)' 'Maximum Response Time (ms)' '% Privileged Time' Host Rank)" \
 	$'29346.00\t0.2166\t20.2392\t1.31\tnode-b\t1' "csv: node-b's row: its own IOPS, p99, max and privileged time"
 is "$(csv_cells c.csv 'randread / rank 0 (node-a)' 'Target Type' 'Target Name' '# Workers' 'Read IOps' 'Write MBps (Binary)' 'Bytes Read' 'p99.9 Response Time (ms)' 'Queue Depth' Engine | tr '\t' '|')" \
 	'||||||||' "csv: the columns a host does not have (target, workers, read/write split, p99.9, qd, engine) are empty on its row, not the cluster's"

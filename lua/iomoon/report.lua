@@ -125,8 +125,115 @@ local function target_type(r)
   return t and t:match("^/dev/") and "DISK" or "FILE"
 end
 
+-- ---- what a row asked: its access specs ----
+
+-- the specs a row ran (result.mix), and whether their weights are one
+-- mix's (a phase's total of streams gives every stream's, unweighted)
+local function specs_of(r)
+  local mix = opt(r, "mix")
+  if type(mix) == "table" and #mix > 0 then return mix, true end
+  local out = {}
+  local streams = opt(r, "streams")
+  for _, st in ipairs(type(streams) == "table" and streams or {}) do
+    local m = opt(st, "mix")
+    for _, sp in ipairs(type(m) == "table" and m or {}) do out[#out + 1] = sp end
+  end
+  return out, false
+end
+
+-- a share as a CSV cell: 70, 33.88
+local function pct_text(x)
+  if type(x) ~= "number" then return "" end
+  return x == math.floor(x) and string.format("%d", x) or (string.format("%.2f", x):gsub("0$", ""))
+end
+
+-- the row's asked share k (read_pct, random_pct): its mix's, weighted by
+-- each spec's weight; of a total of streams, theirs when all agree, else ""
+local function share(r, k)
+  local specs, weighted = specs_of(r)
+  if #specs == 0 then return "" end
+  local sum, w, first, same = 0, 0, opt(specs[1], k), true
+  for _, sp in ipairs(specs) do
+    local v, wt = number(opt(sp, k)), number(opt(sp, "weight_pct")) or 0
+    if not v then return "" end
+    sum, w, same = sum + v * wt, w + wt, same and v == first
+  end
+  if weighted and w > 0 then return pct_text(sum / w) end
+  return same and pct_text(first) or ""
+end
+
+-- the block sizes a row asked, each once, in bytes: "4096", "8192/65536"
+local function block_sizes(r)
+  local out, seen = {}, {}
+  for _, sp in ipairs((specs_of(r))) do
+    local bs = opt(sp, "bs")
+    for _, b in ipairs(type(bs) == "table" and bs or {}) do
+      if type(b) == "number" and not seen[b] then seen[b] = true; out[#out + 1] = whole(b) end
+    end
+  end
+  return table.concat(out, "/")
+end
+
+-- one spec as I/O Analyzer names it (presets.name): "8k_55%Read_80%Random",
+-- its block sizes joined by / when it has several
+local function spec_name(sp)
+  local sizes = {}
+  for _, b in ipairs(type(opt(sp, "bs")) == "table" and sp.bs or {}) do
+    sizes[#sizes + 1] = type(b) == "number" and util.analyzer_size(b) or "?"
+  end
+  return string.format("%s_%s%%Read_%s%%Random", table.concat(sizes, "/"), pct_text(opt(sp, "read_pct")),
+    pct_text(opt(sp, "random_pct")))
+end
+
+--- The access spec a row asked, as one cell: the phase's meta.spec when
+-- it gives one (the io-analyzer suite's, an IOMeter file's), else its mix
+-- as I/O Analyzer names specs ("8k_55%Read_80%Random"; several, each
+-- with its weight, "60% 4k_100%Read_100%Random + 40% ..."); for a total of
+-- streams, theirs when they all ran the same, else "".
+function report.access_spec(r)
+  local given = opt(opt(r, "meta"), "spec")
+  if type(given) == "string" then return given end
+  local specs, weighted = specs_of(r)
+  local names, same = {}, true
+  for i, sp in ipairs(specs) do
+    names[i] = spec_name(sp)
+    same = same and names[i] == names[1]
+  end
+  if #names == 0 or (not weighted and not same) then return "" end
+  if #names == 1 or not weighted then return names[1] end
+  for i, sp in ipairs(specs) do names[i] = pct_text(opt(sp, "weight_pct")) .. "% " .. names[i] end
+  return table.concat(names, " + ")
+end
+
+--- Whether a row did or asked I/O of direction d ("read", "write"): it
+-- did some, or its mix asks some (a read share below 100 % asks writes;
+-- above 0 %, reads). A row that neither did nor asked any leaves that
+-- direction's CSV columns empty (a read-only phase has no write figures,
+-- not 0.0000).
+function report.has_direction(r, d)
+  if (number(opt(opt(r, d), "ios")) or 0) > 0 then return true end
+  for _, sp in ipairs((specs_of(r))) do
+    local read = number(opt(sp, "read_pct"))
+    if read and (d == "read" and read > 0 or d == "write" and read < 100) then return true end
+  end
+  return false
+end
+
+-- a figure of direction d: "" on a row without it (report.has_direction)
+local function dir_fig(d, f)
+  return function(r)
+    if not report.has_direction(r, d) then return "" end
+    return f(r[d])
+  end
+end
+local function f2(k) return function(o) return string.format("%.2f", o[k]) end end
+local function ms4(k) return function(o) return string.format("%.4f", ms(o.lat[k])) end end
+local function raw_of(k) return function(o) return o[k] end end
+
 --- CSV columns in the order of IOMeter's results.csv where they apply
--- (response times in ms, MBps binary and decimal), then iomoon's own.
+-- (response times in ms, MBps binary and decimal), then iomoon's own;
+-- every time's header says its unit. A read's or a write's figures are
+-- empty on a row without that direction (report.has_direction).
 report.csv_columns = {
   { "Target Type", target_type },
   { "Target Name", function(r) return type(r.target) == "table" and table.concat(r.target, " ") or r.target end },
@@ -134,34 +241,39 @@ report.csv_columns = {
   { "# Workers", function(r) return r.workers end },
   { "# Disks", function(r) return type(r.target) == "table" and #r.target or 1 end },
   { "IOps", function(r) return string.format("%.2f", r.iops) end },
-  { "Read IOps", function(r) return string.format("%.2f", r.read.iops) end },
-  { "Write IOps", function(r) return string.format("%.2f", r.write.iops) end },
+  { "Read IOps", dir_fig("read", f2("iops")) },
+  { "Write IOps", dir_fig("write", f2("iops")) },
   { "MBps (Binary)", function(r) return string.format("%.2f", r.mib_per_s) end },
-  { "Read MBps (Binary)", function(r) return string.format("%.2f", r.read.mib_per_s) end },
-  { "Write MBps (Binary)", function(r) return string.format("%.2f", r.write.mib_per_s) end },
+  { "Read MBps (Binary)", dir_fig("read", f2("mib_per_s")) },
+  { "Write MBps (Binary)", dir_fig("write", f2("mib_per_s")) },
   { "MBps (Decimal)", function(r) return string.format("%.2f", r.mb_per_s) end },
-  { "Read MBps (Decimal)", function(r) return string.format("%.2f", r.read.mb_per_s) end },
-  { "Write MBps (Decimal)", function(r) return string.format("%.2f", r.write.mb_per_s) end },
-  { "Average Response Time", function(r) return string.format("%.4f", ms(r.lat.mean_ns)) end },
-  { "Average Read Response Time", function(r) return string.format("%.4f", ms(r.read.lat.mean_ns)) end },
-  { "Average Write Response Time", function(r) return string.format("%.4f", ms(r.write.lat.mean_ns)) end },
-  { "Maximum Response Time", function(r) return string.format("%.4f", ms(r.lat.max_ns)) end },
-  { "Maximum Read Response Time", function(r) return string.format("%.4f", ms(r.read.lat.max_ns)) end },
-  { "Maximum Write Response Time", function(r) return string.format("%.4f", ms(r.write.lat.max_ns)) end },
+  { "Read MBps (Decimal)", dir_fig("read", f2("mb_per_s")) },
+  { "Write MBps (Decimal)", dir_fig("write", f2("mb_per_s")) },
+  { "Average Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.mean_ns)) end },
+  { "Average Read Response Time (ms)", dir_fig("read", ms4("mean_ns")) },
+  { "Average Write Response Time (ms)", dir_fig("write", ms4("mean_ns")) },
+  { "Maximum Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.max_ns)) end },
+  { "Maximum Read Response Time (ms)", dir_fig("read", ms4("max_ns")) },
+  { "Maximum Write Response Time (ms)", dir_fig("write", ms4("max_ns")) },
   { "Errors", function(r) return r.errors end },
-  { "Read Errors", function(r) return r.read.errors end },
-  { "Write Errors", function(r) return r.write.errors end },
-  { "Bytes Read", function(r) return r.read.bytes end },
-  { "Bytes Written", function(r) return r.write.bytes end },
-  { "Read I/Os", function(r) return r.read.ios end },
-  { "Write I/Os", function(r) return r.write.ios end },
+  { "Read Errors", dir_fig("read", raw_of("errors")) },
+  { "Write Errors", dir_fig("write", raw_of("errors")) },
+  { "Bytes Read", dir_fig("read", raw_of("bytes")) },
+  { "Bytes Written", dir_fig("write", raw_of("bytes")) },
+  { "Read I/Os", dir_fig("read", raw_of("ios")) },
+  { "Write I/Os", dir_fig("write", raw_of("ios")) },
   { "% CPU Utilization", function(r) return string.format("%.2f", r.cpu.util_pct) end },
   { "% User Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.user_s)) end },
   { "% Privileged Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.sys_s)) end },
   { "Queue Depth", function(r) return r.qd end },
   -- iomoon's own, units in the names
   { "Engine", function(r) return r.engine end },
-  { "Seconds", function(r) return string.format("%.3f", r.seconds) end },
+  -- what it asked: the access spec, its block sizes, read and random shares
+  { "Access Spec (as asked)", function(r) return report.access_spec(r) end },
+  { "Block Size (bytes)", block_sizes },
+  { "Read %", function(r) return share(r, "read_pct") end },
+  { "Random %", function(r) return share(r, "random_pct") end },
+  { "Measured Time (s)", function(r) return string.format("%.3f", r.seconds) end },
   { "p50 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p50_ns)) end },
   { "p99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p99_ns)) end },
   { "p99.9 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p999_ns)) end },
@@ -191,13 +303,13 @@ end
 report.csv_op_columns = {
   { "Trim IOps", op_cell("trim", function(o) return string.format("%.2f", o.iops) end) },
   { "Trim MBps (Binary)", op_cell("trim", function(o) return string.format("%.2f", o.mib_per_s) end) },
-  { "Average Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
-  { "Maximum Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Average Trim Response Time (ms)", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "Maximum Trim Response Time (ms)", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Trim Errors", op_cell("trim", function(o) return o.errors end) },
   { "Sync IOps", op_cell("sync", function(o) return string.format("%.2f", o.iops) end) },
-  { "Average Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "Average Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
   { "p99 Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
-  { "Maximum Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Maximum Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
 }
 
@@ -287,13 +399,13 @@ report.csv_host_cells = {
   ["Access Specification Name"] = function(r) return r.name end,
   ["IOps"] = host_fig("%.2f", "iops"), ["MBps (Binary)"] = host_fig("%.2f", "mib_per_s"),
   ["MBps (Decimal)"] = host_fig("%.2f", "mb_per_s"),
-  ["Average Response Time"] = host_fig("%.4f", "lat.mean_ns", 1e6),
-  ["Maximum Response Time"] = host_fig("%.4f", "lat.max_ns", 1e6),
+  ["Average Response Time (ms)"] = host_fig("%.4f", "lat.mean_ns", 1e6),
+  ["Maximum Response Time (ms)"] = host_fig("%.4f", "lat.max_ns", 1e6),
   ["Errors"] = function(r) return r.errors and whole(r.errors) or "" end,
   ["% CPU Utilization"] = host_fig("%.2f", "cpu.util_pct"),
   ["% User Time"] = function(r) return r.seconds and r.cpu.user_s and string.format("%.2f", pct_of(r, r.cpu.user_s)) or "" end,
   ["% Privileged Time"] = function(r) return r.seconds and r.cpu.sys_s and string.format("%.2f", pct_of(r, r.cpu.sys_s)) or "" end,
-  ["Seconds"] = host_fig("%.3f", "seconds"),
+  ["Measured Time (s)"] = host_fig("%.3f", "seconds"),
   ["p50 Response Time (ms)"] = host_fig("%.4f", "lat.p50_ns", 1e6),
   ["p99 Response Time (ms)"] = host_fig("%.4f", "lat.p99_ns", 1e6),
   ["Interrupted"] = function(r) return r.interrupted and "yes" or "no" end,
