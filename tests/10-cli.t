@@ -25,8 +25,9 @@ like "$out" 'quick ' "list: shows the quick suite"
 F="$TMP/t.dat"
 Q=(quick --target "$F" --size 16m --time 0.5 --quiet)
 out=$("$IOMOON" "${Q[@]}"); ok $? "quick creates a target and runs"
-like "$(echo "$out" | head -1)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
-like "$(echo "$out" | sed -n 2p)" '^4K; 100% Read; 100% random; QD 1 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+% +[0-9.]+$' "table row: name, latency, iops, MiB/s, cpu, p99"
+like "$(echo "$out" | head -1)" '^engine [a-z_]+, O_DIRECT, test area .*/t\.dat: 16 MiB file' "table: how it ran above the header (engine, O_DIRECT, test area)"
+like "$(echo "$out" | sed -n 2p)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
+like "$(echo "$out" | sed -n 3p)" '^4K; 100% Read; 100% random; QD 1 +[0-9.]+ +[0-9]+ +[0-9.]+ +[0-9]+% +[0-9.]+$' "table row: name, latency, iops, MiB/s, cpu, p99"
 is "$(stat -c %s "$F")" 16777216 "target created at --size"
 
 "$IOMOON" "${Q[@]}" --format json --qd 4 >"$TMP/out.json"; ok $? "json format exits 0"
@@ -60,7 +61,7 @@ h, r = rows
 # IOMeter results.csv's order, where its columns apply
 assert h[:9] == ["Target Type", "Target Name", "Access Specification Name", "# Workers", "# Disks",
                  "IOps", "Read IOps", "Write IOps", "MBps (Binary)"], h
-assert "Average Response Time" in h and "% CPU Utilization" in h and "p99 Response Time (ms)" in h
+assert "Average Response Time (ms)" in h and "% CPU Utilization" in h and "p99 Response Time (ms)" in h
 assert r[0] == "FILE" and r[2].startswith("4K; 100% Read") and float(r[h.index("IOps")]) > 0
 mib, iops = float(r[h.index("MBps (Binary)")]), float(r[h.index("IOps")])
 assert abs(mib - iops * 4096 / 1048576) < 0.02, (mib, iops)

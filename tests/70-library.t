@@ -70,7 +70,7 @@ elif name == "boot-storm":
 PY
 	ok $? "suite $s: every stream did its kind of I/O (streams, sizes, read share, syncs)"
 	out=$("$IOMOON" suite $s --target "$F" --time 0.2 --ramp 0 --quiet)
-	rows=$(printf '%s\n' "$out" | sed -n '2,$p' | cut -c1-30 | sed 's/ *$//' | tr '\n' ',')
+	rows=$(printf '%s\n' "$out" | grep -v '^engine \|^  ' | sed -n '2,$p' | cut -c1-30 | sed 's/ *$//' | tr '\n' ',')
 	want=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; print(''.join(p['name'] + ' / ' + s['name'] + ',' for s in p['streams']) + p['name'] + ',')" "$TMP/$s.json")
 	is "$rows" "$want" "suite $s: the table has a row per stream, then the phase's total"
 done

@@ -18,7 +18,7 @@ done
 for f in table json; do
 	out=$("$IOMOON" suite oltp --target "$TMP/oltp.dat" --time 5 --ios 64 --quiet --format $f); ok $? "suite oltp --format $f"
 	case $f in
-	table) is "$(printf '%s\n' "$out" | grep -c .)" 3 "table: a header and two rows" ;;
+	table) is "$(printf '%s\n' "$out" | grep -c .)" 4 "table: how it ran, a header and two rows" ;;
 	json) is "$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["phases"]), sum(p["errors"] for p in d["phases"]))')" "2 0" "json: two phases, no errors" ;;
 	esac
 done

@@ -74,7 +74,7 @@ out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format markdown)
 is "$(printf '%s\n' "$out" | wc -l)" 3 "markdown: a header, its rule and one row"
 like "$(printf '%s\n' "$out" | sed -n 3p)" '^\| x\\\\nIOps=999\\\\r\\\\t\\\|y \| [0-9]+ \|.* \| 0 \| ok \|$' "markdown: the name escaped, errors 0, ok"
 out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME")
-is "$(printf '%s\n' "$out" | wc -l)" 2 "table: a header and one row"
+is "$(printf '%s\n' "$out" | wc -l)" 3 "table: how it ran, a header and one row"
 "$IOMOON" quick "${SIM[@]}" --ios 10 --name $'bad \xff\xfe \xc3\xa9' --format json >"$TMP/n.json"
 python3 -c "import json,sys; n=json.load(open(sys.argv[1], encoding='utf-8'))['phases'][0]['name']; assert n == 'bad \ufffd\ufffd \u00e9', repr(n)" "$TMP/n.json"
 ok $? "json: bytes that are not UTF-8 become U+FFFD, valid UTF-8 is kept"
@@ -133,12 +133,12 @@ assert got == [("100000.00", "no"), ("100.00", "yes"), ("", "")], got
 PY
 ok $? "csv: Asked IOps and Rate Met (no, yes, blank for a closed loop)"
 out=$("$IOMOON" "${Q[@]}" --rate 100000)
-like "$(printf '%s\n' "$out" | sed -n 2p)" '  rate not met: [0-9]+ of 100000 IOPS$' "table: an unmet rate marked on its row"
+like "$(printf '%s\n' "$out" | sed -n 3p)" '  rate not met: [0-9]+ of 100000 IOPS$' "table: an unmet rate marked on its row"
 out=$("$IOMOON" "${Q[@]}" --rate 100000 --format markdown)
 like "$out" '\| Errors \| Status \|' "markdown: Errors and Status columns"
 like "$out" '\| 0 \| rate not met: [0-9]+ of 100000 IOPS \|$' "markdown: an unmet rate"
 out=$("$IOMOON" "${Q[@]}" --rate 100)
-like "$(printf '%s\n' "$out" | sed -n 2p)" '[0-9.]+$' "table: a met rate is not marked"
+like "$(printf '%s\n' "$out" | sed -n 3p)" '[0-9.]+$' "table: a met rate is not marked"
 
 # a verification that finds a corrupted block: its errors in every format
 V="$TMP/v.dat"
@@ -150,7 +150,7 @@ for fmt in markdown analyzer table csv; do
 	markdown) like "$out" '^\| verify \| .* \| 1 \| 1 error \(read of 65536 bytes at offset 65536: ' "markdown: the errors column and the first error" ;;
 	analyzer) printf '%s\n' "$out" | grep -qx 'Errors=1' && printf '%s\n' "$out" | grep -Eq '^Status=1 error \(read of 65536 bytes at offset 65536'
 		ok $? "analyzer: Errors= and Status=" ;;
-	table) like "$(printf '%s\n' "$out" | sed -n 2p)" '  1 error \(read of 65536 bytes at offset 65536' "table: the errors on the row" ;;
+	table) like "$(printf '%s\n' "$out" | sed -n 3p)" '  1 error \(read of 65536 bytes at offset 65536' "table: the errors on the row" ;;
 	csv) is "$(printf '%s' "$out" | python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(r[1][r[0].index("Errors")])')" 1 "csv: the Errors column" ;;
 	esac
 done

@@ -44,11 +44,16 @@ esac
 # a noisy sweep of 8 queue depths, given out of their loads' order
 "$IOMOON" run --quiet --format none "$LUA_DIR/noisy.lua" "$TMP/noisy.html" >/dev/null
 
+# a phase whose WAL stream syncs after every write (its commit latency),
+# and a replay whose lag grows
+"$IOMOON" run --quiet --format html --output durable.html "$LUA_DIR/durable.lua" "$TMP/db.dat" "$TMP/tr.log" >/dev/null 2>durable.err
+is $? 0 "a phase with an fdatasync after every write, and a replay that falls behind: exit 0"
+
 # a day of intervals (5,000 here), one of them ten times the others
 "$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
 
 # ---- the HTML text ----
-for r in one sweep noisy errors intr big long; do
+for r in one sweep noisy errors intr big long durable; do
 	h="$r.html"
 	[ "$(head -c 15 "$h")" = "<!DOCTYPE html>" ]; ok $? "$r: an HTML document"
 	grep -Eiq "(src|href|url)[[:space:]]*[=(][[:space:]]*[\"']?[[:space:]]*([a-z]+:)?//" "$h"; is $? 1 "$r: nothing fetched from the network (no src, href or url to another host)"
@@ -70,6 +75,10 @@ grep -Eq '<tr class="bad"><td class="n"><a href="#phase-4">nothing</a>.*>FAILED:
 ok $? "errors: the phase that completed no I/O marked FAILED"
 grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupted</td>' intr.html
 ok $? "interrupted: the phase's row marked interrupted"
+grep -Eq '<tr class="op sync"><td class="n"><a href="#phase-1">db / wal: fdatasync after every write</a></td><td>[0-9.]+</td><td>[0-9]+</td><td>-</td><td>-</td><td>[0-9.]+</td><td class="st">max [0-9.]+ ms, [0-9]+ syncs</td>' durable.html
+ok $? "durable: the summary has the WAL's fdatasync row (mean, rate, p99; max and count) under its stream"
+grep -Eq '<a href="#phase-2">replayed</a>.*<td class="replay">[0-9.]+ %</td><td class="replay">[0-9.]+</td><td class="n replay">600 of 600 \(missed 0, cut 0\)</td>' durable.html
+ok $? "durable: the summary says how faithful the replay was (on time, lag p99 ms, records replayed)"
 grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
 
 # two runs compared: both on the same charts (iomoon compare --format html)
@@ -105,7 +114,7 @@ fi
 o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=10000)
 cp "$T/html/harness.html" "$TMP/harness.html"
-pages='one.html&sweep.html%23all-phases&noisy.html&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html'
+pages='one.html&sweep.html%23all-phases&noisy.html&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html&durable.html'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
@@ -161,4 +170,9 @@ check long long.html 5
 p=$(get iops_points) top=$(get iops_top)
 [ "$p" -ge 1000 ] && [ "$p" -le 2000 ]; ok $? "5,000 intervals: IOPS over time drawn with 1,000 to 2,000 points ($p)"
 [ "$top" -le 40 ]; ok $? "5,000 intervals: the one ten times higher is still drawn, at the top (y $top)"
+check durable durable.html 10
+like "$(get ops_rows)" '^wal: fdatasync after every write\|[0-9]+\|[0-9.]+\|[0-9.]+\|[0-9.]+\|0;all streams: fdatasync after every write\|' \
+	"durable: the phase's section lists the WAL's fdatasyncs (count, mean, p99, max ms, errors), then all streams'"
+is "$(get lag_paths)" 2 "durable: the replay's lag over time drawn, its p99 and its maximum per interval"
+like "$(get replay_text)" '^replay: 600 of 600 records, [0-9.]+ % on time, lag p99 [0-9.]+ ms \(missed 0, cut 0\)$' "durable: the replay's section says how faithful it was"
 done_testing

@@ -6,7 +6,9 @@
 # compares the totals. The fixture tests/cluster/two-hosts.json holds a
 # real mpirun -n 2 phase ("randread", hosts renamed node-a and node-b), a
 # phase of two streams with hosts written by hand (node-b failed), and a
-# phase run on one host ("one host").
+# phase run on one host ("one host"). The hand-written hosts say what they
+# ran (workers, qd, targets); the real phase's, saved before hosts did, do
+# not.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 FIX="$T/cluster/two-hosts.json"
@@ -25,7 +27,7 @@ PY
 
 # ---- the table: the rows' names and order, each host's own figures ----
 out=$("$IOMOON" report "$FIX" --format table); ok $? "report --format table: exit 0"
-is "$(printf '%s\n' "$out" | sed 1d | sed -E 's/  +[0-9.]+ .*//')" "randread / rank 0 (node-a)
+is "$(printf '%s\n' "$out" | grep -v '^engine ' | sed 1d | sed -E 's/  +[0-9.]+ .*//')" "randread / rank 0 (node-a)
 randread / rank 1 (node-b)
 randread
 two streams / r
@@ -46,9 +48,9 @@ like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +
 "$IOMOON" report "$FIX" --format csv >c.csv; ok $? "report --format csv: exit 0"
 is "$(head -1 c.csv | tr -d '\r' | awk -F'","' '{print $(NF-3) "|" $(NF-2) "|" $(NF-1) "|" $NF}')" 'Phase Name|Stream|Host|Rank"' \
 	"csv: Host and Rank are the last columns, after the stream columns"
-is "$(csv_cells c.csv 'randread / rank 0 (node-a)' IOps 'MBps (Binary)' 'MBps (Decimal)' 'Average Response Time' 'Maximum Response Time' 'p50 Response Time (ms)' 'p99 Response Time (ms)' '% CPU Utilization' '% User Time' Seconds Errors Failed Host Rank)" \
+is "$(csv_cells c.csv 'randread / rank 0 (node-a)' IOps 'MBps (Binary)' 'MBps (Decimal)' 'Average Response Time (ms)' 'Maximum Response Time (ms)' 'p50 Response Time (ms)' 'p99 Response Time (ms)' '% CPU Utilization' '% User Time' 'Measured Time (s)' Errors Failed Host Rank)" \
 	$'32020.00\t125.08\t131.15\t0.1249\t13.4187\t0.1001\t0.1428\t100.00\t81.51\t2.000\t0\tno\tnode-a\t0' "csv: node-a's row: its IOPS, MiB/s, MB/s, mean, max, p50, p99, cpu, user time, seconds, errors; Host node-a, Rank 0"
-is "$(csv_cells c.csv 'randread / rank 1 (node-b)' IOps 'p99 Response Time (ms)' 'Maximum Response Time' '% Privileged Time' Host Rank)" \
+is "$(csv_cells c.csv 'randread / rank 1 (node-b)' IOps 'p99 Response Time (ms)' 'Maximum Response Time (ms)' '% Privileged Time' Host Rank)" \
 	$'29346.00\t0.2166\t20.2392\t1.31\tnode-b\t1' "csv: node-b's row: its own IOPS, p99, max and privileged time"
 is "$(csv_cells c.csv 'randread / rank 0 (node-a)' 'Target Type' 'Target Name' '# Workers' 'Read IOps' 'Write MBps (Binary)' 'Bytes Read' 'p99.9 Response Time (ms)' 'Queue Depth' Engine | tr '\t' '|')" \
 	'||||||||' "csv: the columns a host does not have (target, workers, read/write split, p99.9, qd, engine) are empty on its row, not the cluster's"
@@ -68,19 +70,48 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 "$IOMOON" report nohosts.json --format csv >n.csv; ok $? "csv without hosts: exit 0"
 head -1 n.csv | grep -q '"Host"'; ok $((!$?)) "csv without hosts: no Host column"
-# the clustered CSV less its host rows and its last two columns is the plain CSV, byte for byte
+# the clustered CSV less its host rows and its last two columns is the plain
+# CSV, byte for byte, but for what the totals ran (workers, queue depth,
+# targets: the hosts', not rank 0's), which the plain CSV takes as rank 0's
 python3 - c.csv n.csv <<'PY'
 import csv, io, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-keep = [r[:-2] for r in rows if r[-2] not in ("node-a", "node-b")]
+plain = list(csv.reader(open(sys.argv[2], newline="")))
+h = rows[0]
+setup = [h.index(c) for c in ("Target Type", "Target Name", "# Workers", "# Disks", "Queue Depth")]
+full = [r for r in rows if r[-2] not in ("node-a", "node-b")]
+keep = [r[:-2] for r in full]
+for r, f, p in zip(keep, full, plain):
+    if f[h.index("Host")] == "All" and f[h.index("Stream")] in ("", "All"):
+        for i in setup: r[i] = p[i]
 buf = io.StringIO()
 csv.writer(buf, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerows(keep)
 sys.exit(0 if buf.getvalue() == open(sys.argv[2], newline="").read() else 1)
 PY
-ok $? "csv: less the host rows and Host/Rank, the clustered CSV equals the CSV of the same run without hosts"
+ok $? "csv: less the host rows and Host/Rank (and what the totals ran), the clustered CSV equals the CSV of the same run without hosts"
+# what a total ran is the hosts', never rank 0's: workers summed, the queue
+# depth they share (else empty: it is per worker), "N targets"; empty where
+# the hosts do not say (randread, saved by an iomoon before they did)
+hdr='Target Type|Target Name|# Workers|# Disks|Queue Depth'
+is "$(csv_cells c.csv randread 'Target Type' 'Target Name' '# Workers' '# Disks' 'Queue Depth' | tr '\t' '|')" '||||' \
+	"csv: the total of a run whose hosts do not say what they ran: $hdr empty, not rank 0's (NONE, (none), 1, 1, 4)"
+is "$(csv_cells c.csv 'two streams' 'Target Type' 'Target Name' '# Workers' '# Disks' 'Queue Depth' | tr '\t' '|')" '|2 targets|4|2|' \
+	"csv: the total of hosts of 2 workers and 1 target each, at qd 1 and 4: 4 workers, 2 targets, no one queue depth"
+is "$(csv_cells c.csv 'two streams / rank 1 (node-b)' 'Target Name' '# Workers' '# Disks' 'Queue Depth' | tr '\t' '|')" '|2|1|4' \
+	"csv: a host's row: its own workers, targets and queue depth (no path: the host's is not saved)"
+python3 - "$FIX" same.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for h in d["phases"][0]["hosts"]: h.update(workers=3, qd=8, targets=0)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$IOMOON" report same.json --format csv >same.csv
+is "$(csv_cells same.csv randread 'Target Type' 'Target Name' '# Workers' '# Disks' 'Queue Depth' | tr '\t' '|')" 'NONE|(none)|6|0|8' \
+	"csv: hosts on sim at the same queue depth: NONE, (none), their 6 workers, 0 targets, qd 8"
 for f in table markdown analyzer; do
-	"$IOMOON" report "$FIX" --format $f | grep -v 'rank [01] (node-' >h.$f
-	"$IOMOON" report nohosts.json --format $f >n.$f
+	# (the table's line above it says "on 2 ranks" only with hosts)
+	"$IOMOON" report "$FIX" --format $f | grep -v 'rank [01] (node-\|^engine ' >h.$f
+	"$IOMOON" report nohosts.json --format $f | grep -v '^engine ' >n.$f
 	cmp -s h.$f n.$f; ok $? "$f: less the host rows, the same bytes as without hosts"
 done
 
@@ -142,6 +173,7 @@ bad host-name-number 'p["hosts"][0]["host"] = 7' 'phases\[1\]\.hosts\[1\]\.host 
 bad iops-string 'p["hosts"][1]["iops"] = "fast"' 'phases\[1\]\.hosts\[2\]\.iops is a string \(a number is needed\)'
 bad rank-huge 'p["hosts"][0]["rank"] = 1e300' 'phases\[1\]\.hosts\[1\]\.rank is 1e\+300 \(a whole number of 0 or more is needed\)'
 bad errors-negative 'p["hosts"][0]["errors"] = -1' 'phases\[1\]\.hosts\[1\]\.errors is -1 \(a whole number'
+bad host-qd-half 'p["hosts"][0]["qd"] = 1.5' 'phases\[1\]\.hosts\[1\]\.qd is 1\.5 \(a whole number of 0 or more is needed\)'
 bad cluster-list 'p["cluster"] = [2]' 'phases\[1\]\.cluster is not an object'
 bad ranks-string 'p["cluster"]["ranks"] = "two"' 'phases\[1\]\.cluster\.ranks is a string \(a number is needed\)'
 
@@ -150,18 +182,27 @@ for f in table csv markdown html json analyzer fio-json; do
 	"$IOMOON" report huge.json --format $f >out-huge.$f 2>err; ok $? "huge numbers: --format $f renders (exit 0)"
 	[ ! -s err ]; ok $? "huge numbers: --format $f says nothing on stderr"
 done
-like "$(sed -n 2p out-huge.table)" '^randread / rank 0 \(node-a\) +1[0-9]{294}\.000 +1[0-9]{308} +4398046511104\.00 .* 4611686018427387904 errors$' "huge numbers: written out in full on the host's row (mean, IOPS, MiB/s, errors)"
+like "$(sed -n 3p out-huge.table)" '^randread / rank 0 \(node-a\) +1[0-9]{294}\.000 +1[0-9]{308} +4398046511104\.00 .* 4611686018427387904 errors$' "huge numbers: written out in full on the host's row (mean, IOPS, MiB/s, errors)"
 is "$(csv_cells out-huge.csv 'randread / rank 0 (node-a)' Errors)" 4611686018427387904 "huge numbers: an error count of 2^62 exactly"
 
 hostile ctrl 'p["hosts"][0].update(host="evil\nrow\x1b[31m=|<b>", failed=True, error="no\r\nway")'
 "$IOMOON" report ctrl.json --format table >ctrl.table; ok $? "control characters in a host name: table exit 0"
-like "$(sed -n 2p ctrl.table)" '^randread / rank 0 \(evil\\nrow\\x1b\[31m=\|<b>\) .*FAILED: no\\r\\nway$' "table: the host's name and error shown escaped, on one line"
-is "$(wc -l <ctrl.table)" 10 "table: still 10 lines (a header and 9 rows)"
+like "$(sed -n 3p ctrl.table)" '^randread / rank 0 \(evil\\nrow\\x1b\[31m=\|<b>\) .*FAILED: no\\r\\nway$' "table: the host's name and error shown escaped, on one line"
+is "$(wc -l <ctrl.table)" 12 "table: still 12 lines (two of how the phases ran, a header and 9 rows)"
 "$IOMOON" report ctrl.json --format csv >ctrl.csv
 is "$(csv_cells ctrl.csv 'randread / rank 0 (evil\nrow\x1b[31m=|<b>)' Host Failed)" $'evil\\nrow\\x1b[31m=|<b>\tyes' "csv: the host's name shown escaped in the row's name and Host"
 "$IOMOON" report ctrl.json --format html >ctrl.html
 grep -q 'rank 0 (evil\\nrow\\x1b\[31m=|&#60;b&#62;)' ctrl.html; ok $? "html: the host's name escaped, < > as entities"
 ! grep -q '<b>)' ctrl.html; ok $? "html: no tag from a host's name"
+
+# a host's long name (in the second phase) widens the table's first
+# column: every row stays aligned
+hostile long 'd["phases"][1]["hosts"][0]["host"] = "node-a.rack12.datacenter.example.com"'
+"$IOMOON" report long.json >long.table
+w=$(grep '^Test name' long.table | sed -E 's/ +$//' | wc -c)
+is "$(grep -E '^randread|^two streams|^one host' long.table | sed -E 's/  [a-zA-Z].*//; s/ +$//' | awk '{ print length($0) + 1 }' | sort -u)" "$w" \
+	"table: with a host named node-a.rack12.datacenter.example.com every row ends its p99 under the header's"
+like "$(grep 'rank 0 (node-a.rack12' long.table)" '^two streams / rank 0 \(node-a\.rack12\.datacenter\.example\.com\)  +0\.250 ' "table: the long host row (of the second phase) in full, its figures in their columns"
 
 # ---- compare: the totals, as for one host ----
 hostile other 'p["iops"] = p["iops"] * 2; p["hosts"][0]["iops"] = 1'
@@ -174,12 +215,12 @@ for f in table json markdown html; do
 done
 
 # ---- one real run under mpirun -n 2 ----
-if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^  mpi '; then
+if ! command -v mpirun >/dev/null || ! "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
 	for i in 1 2 3 4; do skip "mpirun or MPI support missing"; done
 else
 	case "$IOMOON" in *asan*) for i in 1 2 3 4; do skip "MPI runs: not under ASan"; done ;; *)
 	export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1
-	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --quiet --format json --output m.json "$LUA_DIR/mpi.lua" >/dev/null 2>err
+	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --quiet --format json --output m.json "$LUA_DIR/mpi.lua" "$TMP" >/dev/null 2>err
 	ok $? "mpirun -n 2: a phase runs and writes its JSON"
 	"$IOMOON" report m.json --format csv >m.csv
 	python3 - m.json m.csv <<'PY'
@@ -194,10 +235,13 @@ for i, x in enumerate(d["hosts"]):
     assert r[h.index("IOps")] == "%.2f" % x["iops"], (r, x)
     assert r[h.index("p99 Response Time (ms)")] == "%.4f" % (x["p99_ns"] / 1e6)
     assert r[h.index("Rank")] == str(i) and r[h.index("Host")] == x["host"]
+    assert (x["workers"], x["qd"], x["targets"]) == (2, 4, 1), x
+    assert [r[h.index(c)] for c in ("# Workers", "Queue Depth", "# Disks")] == ["2", "4", "1"], r
 assert by["mpi"][h.index("Host")] == "All"
 assert sum(x["ios"] for x in d["hosts"]) == d["ios"]
+assert [by["mpi"][h.index(c)] for c in ("Target Name", "# Workers", "Queue Depth", "# Disks")] == ["2 targets", "4", "4", "2"], by["mpi"]
 PY
-	ok $? "mpirun -n 2: the CSV has rank 0 and rank 1 rows with their hosts' IOPS and p99, and the total"
+	ok $? "mpirun -n 2: the CSV has rank 0 and rank 1 rows with their hosts' IOPS, p99, workers, qd and target, and the total: 2 targets, 4 workers at qd 4"
 	"$IOMOON" report m.json --format table >m.table
 	"$IOMOON" report m.json --format html >m.html
 	grep -q '<p id="cluster">Run under MPI on <b>2 ranks</b>; start skew' m.html

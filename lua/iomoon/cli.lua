@@ -247,7 +247,7 @@ local function make_sink(o, name_width, targets)
     sink.count = sink.count + 1
     if r.failed or r.interrupted or r.errors > 0 then sink.failed = true end
     if rows then
-      if sink.count == 1 then rows:header() end
+      if sink.count == 1 then rows:header(r) end
       rows:row(r)
     end
     if keep then

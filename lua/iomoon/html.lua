@@ -73,17 +73,28 @@ end
 local IV_KEYS = { { "t", "t_s" }, { "len", "len_s" }, { "iops", "iops" }, { "mb", "mb_per_s" }, { "p50", "p50_ns" },
   { "p99", "p99_ns" }, { "max", "max_ns" } }
 
--- a result's intervals as columns (t, len, iops, mb, p50, p99, max), or nil
+-- a replay's intervals: the lag of the records submitted in each
+local LAG_KEYS = { { "lag99", "lag_p99_ns" }, { "lagmax", "lag_max_ns" } }
+
+-- a result's intervals as columns (t, len, iops, mb, p50, p99, max; and a
+-- replay's lag99 and lagmax when an interval has them), or nil
 local function intervals(r)
   local ivs = opt(r, "intervals")
   if type(ivs) ~= "table" or #ivs == 0 then return nil end
+  local keys = { table.unpack(IV_KEYS) }
+  for _, iv in ipairs(ivs) do
+    if num(opt(iv, "lag_p99_ns")) then
+      for _, k in ipairs(LAG_KEYS) do keys[#keys + 1] = k end
+      break
+    end
+  end
   local cols = {}
-  for _, k in ipairs(IV_KEYS) do cols[k[1]] = {} end
+  for _, k in ipairs(keys) do cols[k[1]] = {} end
   for i, iv in ipairs(ivs) do
-    for _, k in ipairs(IV_KEYS) do cols[k[1]][i] = num(opt(iv, k[2])) or false end
+    for _, k in ipairs(keys) do cols[k[1]][i] = num(opt(iv, k[2])) or false end
   end
   for i = 1, #ivs do -- JSON null, not a hole
-    for _, k in ipairs(IV_KEYS) do if cols[k[1]][i] == false then cols[k[1]][i] = raw(nil) end end
+    for _, k in ipairs(keys) do if cols[k[1]][i] == false then cols[k[1]][i] = raw(nil) end end
   end
   return cols
 end
@@ -115,6 +126,24 @@ function html.definition(r)
   return def, false
 end
 
+-- the syncs and trims of a phase and its streams (rows.ops): {of, what,
+-- n, mean, p99, max, errors} each, for the phase's section
+local function ops_data(r)
+  local out = {}
+  local function add(res, of)
+    local ok, ops = pcall(rows.ops, res)
+    for _, op in ipairs(ok and ops or {}) do
+      local lat = op.result.lat
+      out[#out + 1] = { of = of, what = op.label, n = num(opt(opt(res, op.kind), "ios")) or 0,
+        mean = num(opt(lat, "mean_ns")), p99 = num(opt(lat, "p99_ns")), max = num(opt(lat, "max_ns")), errors = op.errors }
+    end
+  end
+  local streams = opt(r, "streams")
+  for j, s in ipairs(type(streams) == "table" and streams or {}) do add(s, visible(opt(s, "name") or ("stream " .. j))) end
+  add(r, type(streams) == "table" and #streams > 0 and "all streams" or "")
+  return out
+end
+
 local function phase_data(r, i, d)
   local lat = opt(r, "lat")
   local def, given = d[1], d[2]
@@ -122,7 +151,7 @@ local function phase_data(r, i, d)
     i = i - 1, name = visible(opt(r, "name")), marks = rows.marks(r), iops = num(opt(r, "iops")) or 0,
     mbps = num(opt(r, "mb_per_s")) or 0, seconds = num(opt(r, "seconds")) or 0, p50 = num(opt(lat, "p50_ns")),
     p99 = num(opt(lat, "p99_ns")), mean = num(opt(lat, "mean_ns")), pct = html.percentiles(r), iv = intervals(r),
-    def = raw(def), defsrc = given,
+    def = raw(def), defsrc = given, ops = ops_data(r), replay = rows.replay_text(r),
   }
   local streams = opt(r, "streams")
   if type(streams) == "table" and #streams > 0 then
@@ -310,7 +339,13 @@ local function machine_of(given, results)
   return html.local_machine()
 end
 
--- a nested table of plain values as key/value rows
+-- a key as a label: "time_stamp" -> "Time stamp"
+local function label(k)
+  local t = tostring(k):gsub("_", " ")
+  return (t:gsub("^%l", string.upper))
+end
+
+-- a nested table of plain values as key/value rows, keys as labels
 local function kv_rows(t, prefix, out, depth)
   local keys = {}
   for k in pairs(t) do keys[#keys + 1] = k end
@@ -320,10 +355,103 @@ local function kv_rows(t, prefix, out, depth)
     if type(v) == "table" and depth < 4 then
       kv_rows(v, key .. ".", out, depth + 1)
     elseif type(v) ~= "table" then
-      out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(key), esc(tostring(v)))
+      out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(label(key)), esc(tostring(v)))
     end
   end
   return out
+end
+
+-- what machine m says, in the order people read it, as {label, text}
+-- rows: host, OS, kernel, CPU, memory, iomoon, then its other fields
+local MACHINE_SHOWN = { hostname = true, host = true, os = true, kernel = true, arch = true, cpu_model = true,
+  cpu = true, cores = true, memory_bytes = true, memory_gib = true, iomoon = true, targets = true }
+
+local function machine_rows(m)
+  local out = {}
+  local function add(l, v) if v ~= nil and v ~= "" then out[#out + 1] = { l, tostring(v) } end end
+  add("Host", opt(m, "hostname") or opt(m, "host"))
+  add("OS", opt(m, "os"))
+  local kernel, arch = opt(m, "kernel"), opt(m, "arch")
+  add("Kernel", kernel and (arch and string.format("%s (%s)", kernel, arch) or kernel) or arch)
+  local cpu, cores = opt(m, "cpu_model") or opt(m, "cpu"), num(opt(m, "cores"))
+  local n = cores and string.format("%.0f core%s", cores, cores == 1 and "" or "s")
+  add("CPU", cpu and (n and cpu .. ", " .. n or cpu) or n)
+  local mem, gib = num(opt(m, "memory_bytes")), num(opt(m, "memory_gib"))
+  add("Memory", mem and rows.size(mem) or gib and string.format("%.1f GiB", gib))
+  add("iomoon", opt(m, "iomoon"))
+  return out
+end
+
+-- how many phases ran each way: "io_uring (all 3 phases)", "io_uring (2
+-- phases), psync (1 phase)"; nil when no phase says
+local function tally(results, what)
+  local n, order, total = {}, {}, 0
+  for _, r in ipairs(results) do
+    local v = what(r)
+    if v then
+      if not n[v] then order[#order + 1] = v; n[v] = 0 end
+      n[v], total = n[v] + 1, total + 1
+    end
+  end
+  if total == 0 then return nil end
+  local function phases(k) return string.format("%d phase%s", k, k == 1 and "" or "s") end
+  if #order == 1 then return string.format("%s (%s%s)", order[1], total > 1 and "all " or "", phases(total)) end
+  local parts = {}
+  for _, v in ipairs(order) do parts[#parts + 1] = string.format("%s (%s)", v, phases(n[v])) end
+  return table.concat(parts, ", ")
+end
+
+local TARGET_COLS = { "Target", "Kind", "Test area", "File system", "Device", "Model", "Media" }
+
+-- the targets machine m describes, a row each: path, kind, size (the test
+-- area), file system, device (and device-mapper name), model, rotational
+local function target_table(m, results, out)
+  local ts = opt(m, "targets")
+  if type(ts) ~= "table" or #ts == 0 then
+    local any = #rows.target_paths(results) > 0
+    out[#out + 1] = string.format('<p class="note" id="targets">%s</p>\n', any and
+      "What the targets are is not in the machine's description." or
+      "No target: the phases ran on engines that do no I/O (null, sim).")
+    return
+  end
+  out[#out + 1] = '<table id="targets"><thead><tr>'
+  for _, c in ipairs(TARGET_COLS) do out[#out + 1] = '<th class="n">' .. c .. "</th>" end
+  out[#out + 1] = "</tr></thead><tbody>\n"
+  for _, t in ipairs(ts) do
+    local rot, dev, dm = opt(t, "rotational"), opt(t, "device"), opt(t, "dm_name")
+    local cells = { opt(t, "path"), opt(t, "kind"), num(opt(t, "size")) and rows.size(t.size), opt(t, "filesystem"),
+      dev and (dm and string.format("%s (%s)", dev, dm) or dev) or dm, opt(t, "model"),
+      rot == true and "rotational" or rot == false and "non-rotational" or nil }
+    out[#out + 1] = "<tr>"
+    for i = 1, #TARGET_COLS do out[#out + 1] = '<td class="n">' .. esc(cells[i] ~= nil and tostring(cells[i]) or "-") .. "</td>" end
+    out[#out + 1] = "</tr>\n"
+  end
+  out[#out + 1] = "</tbody></table>\n"
+end
+
+--- The machine section's HTML: what machine m says (host, OS, kernel, CPU
+-- and cores, memory in GiB, the iomoon that described it, then its other
+-- fields, labelled), how the results ran (engine, O_DIRECT or buffered,
+-- per phase), and a table of the targets (path, kind, test area, file
+-- system, device, model, rotational).
+function html.machine(m, results)
+  local out = { '<table class="kv" id="machine">' }
+  local shown = machine_rows(m)
+  shown[#shown + 1] = { "Engine", tally(results, function(r) local e = opt(r, "engine"); return e and tostring(e) end) }
+  shown[#shown + 1] = { "I/O", tally(results, function(r)
+    local d = opt(r, "direct")
+    if d == nil or #rows.target_paths({ r }) == 0 then return nil end
+    return d and "O_DIRECT" or "buffered (page cache)"
+  end) }
+  for _, row in ipairs(shown) do
+    if row[2] then out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(row[1]), esc(row[2])) end
+  end
+  local rest = {}
+  for k, v in pairs(type(m) == "table" and m or {}) do if not MACHINE_SHOWN[k] then rest[k] = v end end
+  out[#out + 1] = table.concat(kv_rows(rest, "", {}, 0))
+  out[#out + 1] = "</table>\n"
+  target_table(m, results, out)
+  return table.concat(out)
 end
 
 -- ---- the summary table ----
@@ -349,16 +477,55 @@ local function verify_text(r)
   return ok and s or nil
 end
 
--- The summary: a row per rows.of row, the table report's columns and a
--- status; a Verified column when some row verified with crc32c.
+-- how faithful a row's replay was (rows.replay_cells), or nil
+local function replay_cells(r)
+  local ok, c = pcall(rows.replay_cells, r)
+  return ok and c or nil
+end
+
+-- the cells after a row's status: its replay's when some row replays,
+-- what its verification looked at when some row verified ("-" where a row
+-- has none); has = {replays =, verify =}
+local function extra_cells(r, has)
+  local s = ""
+  if has.replays then
+    for j, c in ipairs(replay_cells(r) or { "-", "-", "-" }) do
+      s = s .. string.format('<td class="%s">%s</td>', j == 3 and "n replay" or "replay", esc(c))
+    end
+  end
+  if has.verify then s = s .. '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
+  return s
+end
+
+-- a row's syncs and trims (rows.ops), each a row of the summary under it:
+-- "ROW: fdatasync after every write", its figures, "max 91.713 ms, 1233 syncs"
+local function op_rows(r, i, has, out)
+  local ok, ops = pcall(rows.ops, r)
+  for _, op in ipairs(ok and ops or {}) do
+    out[#out + 1] = string.format('<tr class="op %s"><td class="n"><a href="#phase-%d">%s: %s</a></td>', op.kind, i,
+      esc(opt(r, "name")), esc(op.label))
+    for _, c in ipairs(rows.columns) do out[#out + 1] = "<td>" .. cell(c[3], op.result) .. "</td>" end
+    out[#out + 1] = '<td class="st">' .. esc(op.text) .. "</td>" .. extra_cells({}, has) .. "</tr>\n"
+  end
+end
+
+-- The summary: a row per rows.of row, each followed by its syncs' and
+-- trims' rows, the table report's columns and a status; three columns of
+-- replay fidelity when some row replays (on time, lag p99, records
+-- replayed), a Verified column when some row verified with crc32c.
 local function summary(results, out)
-  local verify = false
+  local has = { verify = false, replays = false }
   for _, res in ipairs(results) do
-    for _, row in ipairs(rows.of(res)) do verify = verify or verify_text(row.result) ~= nil end
+    for _, row in ipairs(rows.of(res)) do
+      has.verify = has.verify or verify_text(row.result) ~= nil
+      has.replays = has.replays or replay_cells(row.result) ~= nil
+    end
   end
   out[#out + 1] = '<div class="wrap"><table id="summary"><thead><tr><th class="n">Test name</th>'
   for _, c in ipairs(rows.columns) do out[#out + 1] = "<th>" .. esc(c[1]) .. "</th>" end
-  out[#out + 1] = '<th class="n">Status</th>' .. (verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
+  out[#out + 1] = '<th class="n">Status</th>' .. (has.replays and
+    '<th>Replay on time</th><th>Replay lag p99 ms</th><th class="n">Records replayed</th>' or "")
+    .. (has.verify and '<th class="n">Verified</th>' or "") .. "</tr></thead><tbody>\n"
   for i, res in ipairs(results) do
     for _, row in ipairs(rows.of(res)) do
       local r = row.result
@@ -369,8 +536,8 @@ local function summary(results, out)
       for _, c in ipairs(rows.columns) do out[#out + 1] = "<td>" .. cell(c[3], r) .. "</td>" end
       out[#out + 1] = string.format('<td class="st%s">%s</td>', #m > 0 and " mark" or "",
         #m > 0 and esc(table.concat(m, "; ")) or "ok")
-      if verify then out[#out + 1] = '<td class="n verify">' .. esc(verify_text(r) or "-") .. "</td>" end
-      out[#out + 1] = "</tr>\n"
+      out[#out + 1] = extra_cells(r, has) .. "</tr>\n"
+      op_rows(r, i, has, out)
     end
   end
   out[#out + 1] = "</tbody></table></div>\n"
@@ -467,9 +634,8 @@ function html.render(results, machine, version, command)
     type(command) == "string" and '<p class="note" id="command">command: <code>' .. esc(command) .. "</code></p>\n" or "",
     html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
   summary(results, out)
-  out[#out + 1] = '<h2>The machine</h2>\n<table class="kv" id="machine">'
-  out[#out + 1] = table.concat(kv_rows(machine_of(machine, results), "", {}, 0))
-  out[#out + 1] = "</table>\n<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
+  out[#out + 1] = "<h2>The machine</h2>\n" .. html.machine(machine_of(machine, results), results)
+  out[#out + 1] = "<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"
   out[#out + 1] = '<h2>IOPS against latency</h2>\n<div id="curves"></div>\n'
   out[#out + 1] = '<h2>Phases</h2>\n<p class="note">The first 10 are drawn; open another to draw it.</p><div id="phases"></div>\n'
   out[#out + 1] = '<script type="application/json" id="data">' .. blob .. "</script>\n"

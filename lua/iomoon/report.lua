@@ -35,9 +35,11 @@ local visible = util.shown
 
 -- what every format shows of a result (iomoon.report.rows)
 report.asked_rate, report.rate_met, report.replay_cut = rows.asked_rate, rows.rate_met, rows.replay_cut
+report.replay_text, report.replay_cells = rows.replay_text, rows.replay_cells
 report.marks, report.verify_text, report.columns = rows.marks, rows.verify_text, rows.columns
-report.is_host, report.host_result, report.rows = rows.is_host, rows.host_result, rows.of
-report.target_paths, report.machine = rows.target_paths, rows.machine
+report.is_host, report.host_result, report.rows, report.ops = rows.is_host, rows.host_result, rows.of, rows.ops
+report.target_paths, report.machine, report.setup = rows.target_paths, rows.machine, rows.setup
+report.cluster_setup = rows.cluster_setup
 
 -- where a report goes (iomoon.report.file)
 report.write_atomic, report.check_output = file.write_atomic, file.check_output
@@ -49,28 +51,63 @@ local function status(r)
   return #m > 0 and "  " .. table.concat(m, "; ") or ""
 end
 
---- A table writer: w:header(), w:row(result); `name_width` sizes column 1.
--- A name's control characters are shown escaped (report.visible), so a
--- row is always one line. A result with streams writes one row per stream
--- and then its total (report.rows).
-function report.table_writer(out, name_width)
+local HOST_NAME_MAX = 64 -- the widest a host's row widens the table's first column
+
+--- A table writer: w:header([result]), w:row(result); `name_width` sizes
+-- column 1 (the header widens it to fit the host rows of its result, up to
+-- 64, and w:fit(results) to fit theirs). A name's control characters are shown escaped
+-- (report.visible), so a row is always one line. A result with streams
+-- writes one row per stream and then its total (report.rows). Above the
+-- header, and above a row whose setup differs from the last one said, a
+-- line says how the phase ran (report.setup: engine, O_DIRECT, test area);
+-- `machine` describes the targets (nil: this machine's, iomoon.machine;
+-- false: none, the paths alone).
+function report.table_writer(out, name_width, machine)
   local w = { out = out, name_width = math.max(name_width or 0, 9) }
-  function w:header()
+  -- the setup line of result r, when it is not the last one written
+  function w:setup(r)
+    local m = machine
+    if m == nil then m = report.machine({ r }) end
+    local line = report.setup(r, m)
+    if line ~= self.said then self.out:write(line, "\n") end
+    self.said = line
+  end
+  -- widen column 1 to the names of the hosts' rows of results (at most
+  -- HOST_NAME_MAX wide), so that a cluster's rows stay aligned
+  function w:fit(results)
+    for _, res in ipairs(results) do
+      for _, row in ipairs(report.rows(res)) do
+        if row.rank then self.name_width = math.max(self.name_width, math.min(#visible(row.result.name), HOST_NAME_MAX)) end
+      end
+    end
+  end
+  function w:header(result)
+    if result then self:fit({ result }); self:setup(result) end
     local cells = { string.format("%-" .. self.name_width .. "s", "Test name") }
     for _, c in ipairs(report.columns) do
       cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[1])
     end
     self.out:write(table.concat(cells, "  "), "\n")
   end
-  -- the rows of one result (report.rows: its streams', then its own)
+  -- one line: the name, the columns of r, then text
+  function w:line(name, r, text)
+    local cells = { string.format("%-" .. self.name_width .. "s", name) }
+    for _, c in ipairs(report.columns) do
+      cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
+    end
+    self.out:write(table.concat(cells, "  "), text, "\n")
+  end
+  -- the rows of one result (report.rows: its streams', then its own),
+  -- each followed by its syncs' and trims' rows (report.ops), indented,
+  -- and how faithful its replay was (report.replay_text)
   function w:row(result)
+    if self.said then self:setup(result) end
     for _, row in ipairs(report.rows(result)) do
       local r = row.result
-      local cells = { string.format("%-" .. self.name_width .. "s", visible(r.name)) }
-      for _, c in ipairs(report.columns) do
-        cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
-      end
-      self.out:write(table.concat(cells, "  "), status(r), "\n")
+      self:line(visible(r.name), r, status(r))
+      for _, op in ipairs(report.ops(r)) do self:line("  " .. op.label, op.result, "  " .. op.text) end
+      local rp = report.replay_text(r)
+      if rp then self.out:write("  ", rp, "\n") end
     end
     self.out:flush()
   end
@@ -88,8 +125,115 @@ local function target_type(r)
   return t and t:match("^/dev/") and "DISK" or "FILE"
 end
 
+-- ---- what a row asked: its access specs ----
+
+-- the specs a row ran (result.mix), and whether their weights are one
+-- mix's (a phase's total of streams gives every stream's, unweighted)
+local function specs_of(r)
+  local mix = opt(r, "mix")
+  if type(mix) == "table" and #mix > 0 then return mix, true end
+  local out = {}
+  local streams = opt(r, "streams")
+  for _, st in ipairs(type(streams) == "table" and streams or {}) do
+    local m = opt(st, "mix")
+    for _, sp in ipairs(type(m) == "table" and m or {}) do out[#out + 1] = sp end
+  end
+  return out, false
+end
+
+-- a share as a CSV cell: 70, 33.88
+local function pct_text(x)
+  if type(x) ~= "number" then return "" end
+  return x == math.floor(x) and string.format("%d", x) or (string.format("%.2f", x):gsub("0$", ""))
+end
+
+-- the row's asked share k (read_pct, random_pct): its mix's, weighted by
+-- each spec's weight; of a total of streams, theirs when all agree, else ""
+local function share(r, k)
+  local specs, weighted = specs_of(r)
+  if #specs == 0 then return "" end
+  local sum, w, first, same = 0, 0, opt(specs[1], k), true
+  for _, sp in ipairs(specs) do
+    local v, wt = number(opt(sp, k)), number(opt(sp, "weight_pct")) or 0
+    if not v then return "" end
+    sum, w, same = sum + v * wt, w + wt, same and v == first
+  end
+  if weighted and w > 0 then return pct_text(sum / w) end
+  return same and pct_text(first) or ""
+end
+
+-- the block sizes a row asked, each once, in bytes: "4096", "8192/65536"
+local function block_sizes(r)
+  local out, seen = {}, {}
+  for _, sp in ipairs((specs_of(r))) do
+    local bs = opt(sp, "bs")
+    for _, b in ipairs(type(bs) == "table" and bs or {}) do
+      if type(b) == "number" and not seen[b] then seen[b] = true; out[#out + 1] = whole(b) end
+    end
+  end
+  return table.concat(out, "/")
+end
+
+-- one spec as I/O Analyzer names it (presets.name): "8k_55%Read_80%Random",
+-- its block sizes joined by / when it has several
+local function spec_name(sp)
+  local sizes = {}
+  for _, b in ipairs(type(opt(sp, "bs")) == "table" and sp.bs or {}) do
+    sizes[#sizes + 1] = type(b) == "number" and util.analyzer_size(b) or "?"
+  end
+  return string.format("%s_%s%%Read_%s%%Random", table.concat(sizes, "/"), pct_text(opt(sp, "read_pct")),
+    pct_text(opt(sp, "random_pct")))
+end
+
+--- The access spec a row asked, as one cell: the phase's meta.spec when
+-- it gives one (the io-analyzer suite's, an IOMeter file's), else its mix
+-- as I/O Analyzer names specs ("8k_55%Read_80%Random"; several, each
+-- with its weight, "60% 4k_100%Read_100%Random + 40% ..."); for a total of
+-- streams, theirs when they all ran the same, else "".
+function report.access_spec(r)
+  local given = opt(opt(r, "meta"), "spec")
+  if type(given) == "string" then return given end
+  local specs, weighted = specs_of(r)
+  local names, same = {}, true
+  for i, sp in ipairs(specs) do
+    names[i] = spec_name(sp)
+    same = same and names[i] == names[1]
+  end
+  if #names == 0 or (not weighted and not same) then return "" end
+  if #names == 1 or not weighted then return names[1] end
+  for i, sp in ipairs(specs) do names[i] = pct_text(opt(sp, "weight_pct")) .. "% " .. names[i] end
+  return table.concat(names, " + ")
+end
+
+--- Whether a row did or asked I/O of direction d ("read", "write"): it
+-- did some, or its mix asks some (a read share below 100 % asks writes;
+-- above 0 %, reads). A row that neither did nor asked any leaves that
+-- direction's CSV columns empty (a read-only phase has no write figures,
+-- not 0.0000).
+function report.has_direction(r, d)
+  if (number(opt(opt(r, d), "ios")) or 0) > 0 then return true end
+  for _, sp in ipairs((specs_of(r))) do
+    local read = number(opt(sp, "read_pct"))
+    if read and (d == "read" and read > 0 or d == "write" and read < 100) then return true end
+  end
+  return false
+end
+
+-- a figure of direction d: "" on a row without it (report.has_direction)
+local function dir_fig(d, f)
+  return function(r)
+    if not report.has_direction(r, d) then return "" end
+    return f(r[d])
+  end
+end
+local function f2(k) return function(o) return string.format("%.2f", o[k]) end end
+local function ms4(k) return function(o) return string.format("%.4f", ms(o.lat[k])) end end
+local function raw_of(k) return function(o) return o[k] end end
+
 --- CSV columns in the order of IOMeter's results.csv where they apply
--- (response times in ms, MBps binary and decimal), then iomoon's own.
+-- (response times in ms, MBps binary and decimal), then iomoon's own;
+-- every time's header says its unit. A read's or a write's figures are
+-- empty on a row without that direction (report.has_direction).
 report.csv_columns = {
   { "Target Type", target_type },
   { "Target Name", function(r) return type(r.target) == "table" and table.concat(r.target, " ") or r.target end },
@@ -97,34 +241,39 @@ report.csv_columns = {
   { "# Workers", function(r) return r.workers end },
   { "# Disks", function(r) return type(r.target) == "table" and #r.target or 1 end },
   { "IOps", function(r) return string.format("%.2f", r.iops) end },
-  { "Read IOps", function(r) return string.format("%.2f", r.read.iops) end },
-  { "Write IOps", function(r) return string.format("%.2f", r.write.iops) end },
+  { "Read IOps", dir_fig("read", f2("iops")) },
+  { "Write IOps", dir_fig("write", f2("iops")) },
   { "MBps (Binary)", function(r) return string.format("%.2f", r.mib_per_s) end },
-  { "Read MBps (Binary)", function(r) return string.format("%.2f", r.read.mib_per_s) end },
-  { "Write MBps (Binary)", function(r) return string.format("%.2f", r.write.mib_per_s) end },
+  { "Read MBps (Binary)", dir_fig("read", f2("mib_per_s")) },
+  { "Write MBps (Binary)", dir_fig("write", f2("mib_per_s")) },
   { "MBps (Decimal)", function(r) return string.format("%.2f", r.mb_per_s) end },
-  { "Read MBps (Decimal)", function(r) return string.format("%.2f", r.read.mb_per_s) end },
-  { "Write MBps (Decimal)", function(r) return string.format("%.2f", r.write.mb_per_s) end },
-  { "Average Response Time", function(r) return string.format("%.4f", ms(r.lat.mean_ns)) end },
-  { "Average Read Response Time", function(r) return string.format("%.4f", ms(r.read.lat.mean_ns)) end },
-  { "Average Write Response Time", function(r) return string.format("%.4f", ms(r.write.lat.mean_ns)) end },
-  { "Maximum Response Time", function(r) return string.format("%.4f", ms(r.lat.max_ns)) end },
-  { "Maximum Read Response Time", function(r) return string.format("%.4f", ms(r.read.lat.max_ns)) end },
-  { "Maximum Write Response Time", function(r) return string.format("%.4f", ms(r.write.lat.max_ns)) end },
+  { "Read MBps (Decimal)", dir_fig("read", f2("mb_per_s")) },
+  { "Write MBps (Decimal)", dir_fig("write", f2("mb_per_s")) },
+  { "Average Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.mean_ns)) end },
+  { "Average Read Response Time (ms)", dir_fig("read", ms4("mean_ns")) },
+  { "Average Write Response Time (ms)", dir_fig("write", ms4("mean_ns")) },
+  { "Maximum Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.max_ns)) end },
+  { "Maximum Read Response Time (ms)", dir_fig("read", ms4("max_ns")) },
+  { "Maximum Write Response Time (ms)", dir_fig("write", ms4("max_ns")) },
   { "Errors", function(r) return r.errors end },
-  { "Read Errors", function(r) return r.read.errors end },
-  { "Write Errors", function(r) return r.write.errors end },
-  { "Bytes Read", function(r) return r.read.bytes end },
-  { "Bytes Written", function(r) return r.write.bytes end },
-  { "Read I/Os", function(r) return r.read.ios end },
-  { "Write I/Os", function(r) return r.write.ios end },
+  { "Read Errors", dir_fig("read", raw_of("errors")) },
+  { "Write Errors", dir_fig("write", raw_of("errors")) },
+  { "Bytes Read", dir_fig("read", raw_of("bytes")) },
+  { "Bytes Written", dir_fig("write", raw_of("bytes")) },
+  { "Read I/Os", dir_fig("read", raw_of("ios")) },
+  { "Write I/Os", dir_fig("write", raw_of("ios")) },
   { "% CPU Utilization", function(r) return string.format("%.2f", r.cpu.util_pct) end },
   { "% User Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.user_s)) end },
   { "% Privileged Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.sys_s)) end },
   { "Queue Depth", function(r) return r.qd end },
   -- iomoon's own, units in the names
   { "Engine", function(r) return r.engine end },
-  { "Seconds", function(r) return string.format("%.3f", r.seconds) end },
+  -- what it asked: the access spec, its block sizes, read and random shares
+  { "Access Spec (as asked)", function(r) return report.access_spec(r) end },
+  { "Block Size (bytes)", block_sizes },
+  { "Read %", function(r) return share(r, "read_pct") end },
+  { "Random %", function(r) return share(r, "random_pct") end },
+  { "Measured Time (s)", function(r) return string.format("%.3f", r.seconds) end },
   { "p50 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p50_ns)) end },
   { "p99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p99_ns)) end },
   { "p99.9 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p999_ns)) end },
@@ -154,13 +303,13 @@ end
 report.csv_op_columns = {
   { "Trim IOps", op_cell("trim", function(o) return string.format("%.2f", o.iops) end) },
   { "Trim MBps (Binary)", op_cell("trim", function(o) return string.format("%.2f", o.mib_per_s) end) },
-  { "Average Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
-  { "Maximum Trim Response Time", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Average Trim Response Time (ms)", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "Maximum Trim Response Time (ms)", op_cell("trim", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Trim Errors", op_cell("trim", function(o) return o.errors end) },
   { "Sync IOps", op_cell("sync", function(o) return string.format("%.2f", o.iops) end) },
-  { "Average Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "Average Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
   { "p99 Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
-  { "Maximum Sync Response Time", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
+  { "Maximum Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
 }
 
@@ -183,11 +332,11 @@ report.csv_host_columns = {
 }
 
 -- a cell of result.replay's field k: "" on a row without a replay
-local function replay_cell(k, f)
+local function replay_cell(k, f, scale)
   return function(r)
     local v = opt(opt(r, "replay"), k)
     if type(v) ~= "number" then return "" end
-    return f and string.format(f, v) or whole(v)
+    return f and string.format(f, v / (scale or 1)) or whole(v)
   end
 end
 
@@ -195,8 +344,9 @@ end
 -- rows replays a trace (result.replay, doc/replay.md): the records the
 -- replay would issue to its end (0: it loops until the phase ends), due,
 -- issued, on time, late, missed (due, never issued), cut (not due), the
--- on-time share of those due, and report.replay_cut's line ("" when the
--- replay was not cut); all "" on a row without a replay.
+-- on-time share of those due, the lag's p50, p99 and maximum in ms, and
+-- report.replay_cut's line ("" when the replay was not cut); all "" on a
+-- row without a replay.
 report.csv_replay_columns = {
   { "Replay Records", replay_cell("planned_ios") },
   { "Replay Due", replay_cell("due_ios") },
@@ -206,6 +356,9 @@ report.csv_replay_columns = {
   { "Replay Missed", replay_cell("missed_ios") },
   { "Replay Cut", replay_cell("cut_ios") },
   { "Replay On Time %", replay_cell("on_time_pct", "%.2f") },
+  { "Replay Lag p50 (ms)", replay_cell("lag_p50_ns", "%.4f", 1e6) },
+  { "Replay Lag p99 (ms)", replay_cell("lag_p99_ns", "%.4f", 1e6) },
+  { "Replay Lag Max (ms)", replay_cell("lag_max_ns", "%.4f", 1e6) },
   { "Replay Status", function(r) return report.replay_cut(r) or "" end },
 }
 
@@ -246,22 +399,52 @@ report.csv_host_cells = {
   ["Access Specification Name"] = function(r) return r.name end,
   ["IOps"] = host_fig("%.2f", "iops"), ["MBps (Binary)"] = host_fig("%.2f", "mib_per_s"),
   ["MBps (Decimal)"] = host_fig("%.2f", "mb_per_s"),
-  ["Average Response Time"] = host_fig("%.4f", "lat.mean_ns", 1e6),
-  ["Maximum Response Time"] = host_fig("%.4f", "lat.max_ns", 1e6),
+  ["Average Response Time (ms)"] = host_fig("%.4f", "lat.mean_ns", 1e6),
+  ["Maximum Response Time (ms)"] = host_fig("%.4f", "lat.max_ns", 1e6),
   ["Errors"] = function(r) return r.errors and whole(r.errors) or "" end,
   ["% CPU Utilization"] = host_fig("%.2f", "cpu.util_pct"),
   ["% User Time"] = function(r) return r.seconds and r.cpu.user_s and string.format("%.2f", pct_of(r, r.cpu.user_s)) or "" end,
   ["% Privileged Time"] = function(r) return r.seconds and r.cpu.sys_s and string.format("%.2f", pct_of(r, r.cpu.sys_s)) or "" end,
-  ["Seconds"] = host_fig("%.3f", "seconds"),
+  ["Measured Time (s)"] = host_fig("%.3f", "seconds"),
   ["p50 Response Time (ms)"] = host_fig("%.4f", "lat.p50_ns", 1e6),
   ["p99 Response Time (ms)"] = host_fig("%.4f", "lat.p99_ns", 1e6),
   ["Interrupted"] = function(r) return r.interrupted and "yes" or "no" end,
   ["Failed"] = function(r) return r.failed and "yes" or "no" end,
 }
 
--- a column's cell for result r: a host's row fills only report.csv_host_cells
+-- "" for nil, else v
+local function blank(v) return v == nil and "" or v end
+
+-- the cells a host's row has of what it ran: workers, qd and its number of targets
+report.csv_host_cells["# Workers"] = function(r) return blank(r.workers) end
+report.csv_host_cells["Queue Depth"] = function(r) return blank(r.qd) end
+report.csv_host_cells["# Disks"] = function(r) return blank(r.ntargets) end
+
+--- The CSV columns the total row of a phase run on several hosts fills
+-- otherwise than rank 0's result would (report.cluster_setup): the
+-- workers and targets of all the hosts (Target Name "N targets"; "(none)"
+-- and NONE on null and sim), the queue depth the hosts share (a queue
+-- depth is per worker; "" when theirs differ); "" where the hosts do not
+-- say.
+report.csv_cluster_cells = {
+  ["# Workers"] = function(cs) return blank(cs.workers) end,
+  ["Queue Depth"] = function(cs) return blank(cs.qd) end,
+  ["# Disks"] = function(cs) return blank(cs.targets) end,
+  ["Target Name"] = function(cs)
+    if not cs.targets then return "" end
+    return cs.targets == 0 and "(none)" or string.format("%d target%s", cs.targets, cs.targets == 1 and "" or "s")
+  end,
+  ["Target Type"] = function(cs) return cs.targets == 0 and "NONE" or "" end,
+}
+
+-- a column's cell for result r: a host's row fills only report.csv_host_cells,
+-- the total of a phase on several hosts takes report.csv_cluster_cells
 local function csv_cell(c, r)
-  if not report.is_host(r) then return c[2](r) end
+  if not report.is_host(r) then
+    local f, cs = report.csv_cluster_cells[c[1]], report.cluster_setup(r)
+    if f and cs then return f(cs) end
+    return c[2](r)
+  end
   local f = report.csv_host_cells[c[1]]
   return f and f(r) or ""
 end
@@ -362,25 +545,48 @@ local function md_cell(s)
   return (visible(s):gsub("[\\|<>]", "\\%0"))
 end
 
+-- one Markdown row: name, IOPS, MiB/s, mean and p99 latency, cpu load,
+-- errors, status, then the extra cells
+local function md_row(name, r, errs, st, extra)
+  return string.format("| %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(name), fig("%.0f", r.iops),
+    fig("%.2f", r.mib_per_s), fig("%.3f", r.lat.mean_ns, 1e6), fig("%.3f", r.lat.p99_ns, 1e6),
+    fig("%.0f%%", r.cpu.util_pct), errs, md_cell(st)) .. extra
+end
+
 --- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
 -- cpu load, errors, and a status (ok, or report.marks); a phase with
 -- streams or hosts is a row per stream and per host and then its total
--- (report.rows); a figure a host does not have is "-". When a row
--- verified with crc32c, a last column, Verified, says what it looked at
--- (report.verify_text; "-" on the other rows).
+-- (report.rows); a figure a host does not have is "-". A row's syncs and
+-- trims follow it as rows of their own (report.ops), named "ROW: fdatasync
+-- after every write", their status "max 91.713 ms, 1233 syncs". When a row
+-- replays a trace, three columns say how faithfully (report.replay_cells:
+-- on time, lag p99 ms, records replayed; "-" on the other rows). When a
+-- row verified with crc32c, a last column, Verified, says what it looked
+-- at (report.verify_text; "-" on the other rows).
 function report.markdown(results)
   local rows = all_rows(results)
-  local verify = false
-  for _, row in ipairs(rows) do verify = verify or report.verify_text(row.result) ~= nil end
-  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |" .. (verify and " Verified |" or ""),
-    "|---|---:|---:|---:|---:|---:|---:|---|" .. (verify and "---|" or "") }
+  local verify, replays = false, false
+  for _, row in ipairs(rows) do
+    verify = verify or report.verify_text(row.result) ~= nil
+    replays = replays or report.replay_cells(row.result) ~= nil
+  end
+  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |"
+    .. (replays and " Replay on time | Replay lag p99 ms | Records replayed |" or "") .. (verify and " Verified |" or ""),
+    "|---|---:|---:|---:|---:|---:|---:|---|" .. (replays and "---:|---:|---|" or "") .. (verify and "---|" or "") }
+  -- the cells after the status: the replay's (report.replay_cells), what verification looked at
+  local function extra(r, vt)
+    local s = ""
+    if replays then s = " " .. table.concat(report.replay_cells(r) or { "-", "-", "-" }, " | ") .. " |" end
+    return s .. (verify and " " .. md_cell(vt or "-") .. " |" or "")
+  end
   for _, row in ipairs(rows) do
     local r = row.result
     local m = report.marks(r)
-    out[#out + 1] = string.format("| %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(r.name), fig("%.0f", r.iops),
-      fig("%.2f", r.mib_per_s), fig("%.3f", r.lat.mean_ns, 1e6), fig("%.3f", r.lat.p99_ns, 1e6),
-      fig("%.0f%%", r.cpu.util_pct), whole(r.errors or 0), #m > 0 and md_cell(table.concat(m, "; ")) or "ok")
-      .. (verify and " " .. md_cell(report.verify_text(r) or "-") .. " |" or "")
+    out[#out + 1] = md_row(r.name, r, whole(r.errors or 0), #m > 0 and table.concat(m, "; ") or "ok",
+      extra(r, report.verify_text(r)))
+    for _, op in ipairs(report.ops(r)) do
+      out[#out + 1] = md_row(tostring(r.name) .. ": " .. op.label, op.result, whole(op.errors), op.text, extra({}))
+    end
   end
   return table.concat(out, "\n") .. "\n"
 end
@@ -426,11 +632,12 @@ function report.json_document(results, machine, version, command)
     phases = phases }, "  ") .. "\n"
 end
 
-local function table_string(rs)
+local function table_string(rs, machine)
   local buf = {}
   local sink = { write = function(_, ...) for _, s in ipairs({ ... }) do buf[#buf + 1] = s end end, flush = function() end }
-  local tw = report.table_writer(sink, 36)
-  tw:header()
+  local tw = report.table_writer(sink, 36, machine)
+  tw:fit(rs)
+  tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
   return table.concat(buf)
 end

@@ -210,14 +210,30 @@ static void pack(struct phase_result *res, char *p, struct end_head *h, int to, 
 	}
 }
 
+/* What this rank ran: its workers, queue depth (with streams, the largest
+ * of theirs, as result.qd) and targets (not null's and sim's nowhere). */
+static void own_setup(const struct phase_spec *sp, struct cluster_host *me)
+{
+	const struct target *seen[PHASE_MAX_WORKERS];
+	const unsigned n = phase_targets(sp, seen);
+
+	me->workers = sp->workers;
+	me->qd = sp->qd;
+	for (unsigned k = 0; k < sp->nstreams; k++)
+		me->qd = k && me->qd > sp->streams[k]->qd ? me->qd : sp->streams[k]->qd;
+	for (unsigned i = 0; i < n; i++)
+		me->targets += seen[i]->kind != TARGET_NONE;
+}
+
 /* This rank's own figures, before the merge. */
-static void own_figures(const struct phase_result *res, struct cluster_host *me)
+static void own_figures(const struct phase_spec *sp, const struct phase_result *res, struct cluster_host *me)
 {
 	struct hist all = res->total.op[OP_READ].lat;
 
 	memset(me, 0, sizeof(*me));
 	snprintf(me->host, sizeof(me->host), "%s", cluster_host());
 	me->rank = cluster_rank();
+	own_setup(sp, me);
 	me->failed = res->failed;
 	me->interrupted = res->interrupted;
 	hist_merge(&all, &res->total.op[OP_WRITE].lat);
@@ -346,7 +362,7 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	hosts = calloc(cluster_ranks(), sizeof(*hosts));
 	if (!mine || !merged || !hosts)
 		abort(); /* the other ranks wait in the reduction: no way to go on */
-	own_figures(res, &me);
+	own_figures(cp->sp, res, &me);
 	res->has_device = 0; /* each host's devices are its own: in result.hosts[i].device, not merged */
 	MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, hosts, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
 	h = head_of(cp);

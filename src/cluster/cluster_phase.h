@@ -25,6 +25,8 @@
 struct cluster_host {
 	char host[64];
 	uint32_t rank;
+	uint32_t workers, qd;    /* its phase's (qd: with streams, the largest of theirs) */
+	uint32_t targets;        /* its phase's targets, each once (0: null and sim's nowhere) */
 	int failed, interrupted;
 	uint64_t ios, bytes, errors;
 	double seconds;

@@ -121,6 +121,8 @@ struct interval {
 	double len_s;
 	uint64_t ios[OP_NDATA], bytes[OP_NDATA]; /* reads, writes, trims */
 	uint64_t p50_ns, p99_ns, max_ns; /* all of them together */
+	int has_lag;            /* a replay's: the lag of the records submitted in it */
+	uint64_t lag_p99_ns, lag_max_ns;
 };
 
 /* One counted I/O; times in ns since measurement began (< 0 in the ramp). */

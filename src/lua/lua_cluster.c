@@ -309,10 +309,13 @@ int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, 
 /* One rank's figures, pushed. */
 static void push_host(lua_State *L, const struct cluster_host *h)
 {
-	lua_createtable(L, 0, 18);
+	lua_createtable(L, 0, 21);
 	api_set_int(L, "rank", h->rank);
 	lua_pushstring(L, h->host);
 	lua_setfield(L, -2, "host");
+	api_set_int(L, "workers", h->workers);
+	api_set_int(L, "qd", h->qd);
+	api_set_int(L, "targets", h->targets);
 	api_set_int(L, "ios", h->ios);
 	api_set_num(L, "iops", h->seconds > 0 ? (double)h->ios / h->seconds : 0);
 	api_set_num(L, "mb_per_s", h->seconds > 0 ? (double)h->bytes / h->seconds / 1e6 : 0);

@@ -476,7 +476,7 @@ static void push_errors(lua_State *L, const struct phase_result *r)
 }
 
 /* intervals: one table per interval; max_ns is a bucket's bound, never
- * above the phase's exact maximum max_ns. */
+ * above the phase's exact maximum max_ns; a replay's have its lag. */
 static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t max_ns)
 {
 	lua_createtable(L, (int)r->nintervals, 0);
@@ -495,6 +495,10 @@ static void push_intervals(lua_State *L, const struct phase_result *r, uint64_t 
 		api_set_int(L, "p50_ns", iv->p50_ns);
 		api_set_int(L, "p99_ns", iv->p99_ns);
 		api_set_int(L, "max_ns", iv->max_ns < max_ns ? iv->max_ns : max_ns);
+		if (iv->has_lag) { /* a replay's: the lag of the records submitted in it */
+			api_set_int(L, "lag_p99_ns", iv->lag_p99_ns);
+			api_set_int(L, "lag_max_ns", iv->lag_max_ns);
+		}
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "intervals");

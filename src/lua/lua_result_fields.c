@@ -178,6 +178,8 @@ static const struct result_field interval_fields[] = {
 	{ "read_iops", "number", M, NULL },
 	{ "write_iops", "number", M, NULL },
 	{ "trim_iops", "number", M, NULL },
+	{ "lag_p99_ns", "number", O | M, NULL }, /* a replay: the lag of the records submitted in it */
+	{ "lag_max_ns", "number", O | M, NULL },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -269,6 +271,9 @@ static const struct result_field cluster_fields[] = {
 static const struct result_field host_fields[] = {
 	{ "rank", "number", C, NULL },
 	{ "host", "string", 0, NULL },
+	{ "workers", "number", O | C, NULL }, /* its phase's: workers, queue depth, targets */
+	{ "qd", "number", O | C, NULL },
+	{ "targets", "number", O | C, NULL },
 	{ "ios", "number", C, NULL },
 	{ "iops", "number", M, NULL },
 	{ "mb_per_s", "number", M, NULL },

@@ -364,6 +364,7 @@ void phase_take_all(struct runner *r)
 		hist_init(&all->h[op]);
 		all->bytes[op] = 0;
 	}
+	all->replays = 0;
 	for (unsigned i = 0; i < r->nu; i++) {
 		struct sampler *m = &r->u[i].smp;
 
@@ -372,6 +373,7 @@ void phase_take_all(struct runner *r)
 			hist_merge(&all->h[op], &m->cur->h[op]);
 			all->bytes[op] += m->cur->bytes[op];
 		}
+		snapshot_add_lag(all, m->cur);
 	}
 }
 

@@ -7,7 +7,9 @@
 
 #include "core/rc.h"
 
-/* The counts of n running workers now, per op type: histograms and bytes. */
+/* The counts of n running workers now, per op type: histograms and bytes;
+ * when they replay a trace, their lags too (one histogram more a tick,
+ * nothing per I/O: the workers record each lag anyway). */
 void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 {
 	for (int op = 0; op < OP_NDATA; op++) {
@@ -18,6 +20,37 @@ void snapshot_take(struct snapshot *s, struct worker *w, unsigned n)
 			s->bytes[op] += stats_bytes(&w[i].c.op[op]);
 		}
 	}
+	s->replays = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!w[i].replay)
+			continue;
+		if (!s->replays)
+			hist_init(&s->lag);
+		s->replays = 1;
+		hist_add_live(&s->lag, &w[i].replay->lag);
+	}
+}
+
+void snapshot_add_lag(struct snapshot *dst, const struct snapshot *src)
+{
+	if (!src->replays)
+		return;
+	if (!dst->replays)
+		hist_init(&dst->lag);
+	dst->replays = 1;
+	hist_merge(&dst->lag, &src->lag);
+}
+
+/* The lag of the records submitted between snapshots a and b. */
+static void interval_lag(struct interval *iv, const struct snapshot *a, const struct snapshot *b,
+			 struct hist *scratch)
+{
+	if (!a->replays || !b->replays)
+		return;
+	hist_delta(scratch, &b->lag, &a->lag);
+	iv->has_lag = 1;
+	iv->lag_p99_ns = hist_percentile(scratch, 99);
+	iv->lag_max_ns = scratch->count ? scratch->max : 0;
 }
 
 /* An interval from two snapshots. `scratch` holds the delta histograms;
@@ -40,6 +73,7 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->p50_ns = hist_percentile(&both, 50);
 	iv->p99_ns = hist_percentile(&both, 99);
 	iv->max_ns = both.count ? both.max : 0;
+	interval_lag(iv, a, b, scratch);
 	if (both_out)
 		*both_out = both;
 }
@@ -70,6 +104,11 @@ void sampler_begin(struct sampler *m, uint64_t t0)
 		hist_init(&m->prev->h[op]);
 		m->prev->bytes[op] = 0;
 	}
+	m->prev->replays = 0;
+	for (unsigned i = 0; i < m->n && !m->prev->replays; i++)
+		m->prev->replays = m->w[i].replay != NULL;
+	if (m->prev->replays)
+		hist_init(&m->prev->lag);
 	m->prev_tick_ns = t0;
 }
 

@@ -15,6 +15,8 @@
 struct snapshot {
 	struct hist h[OP_NDATA];
 	uint64_t bytes[OP_NDATA];
+	int replays;            /* a worker replays a trace: lag holds their lags */
+	struct hist lag;
 };
 
 /* Intervals of a set of workers, from snapshots of their counters: the
@@ -29,8 +31,11 @@ struct sampler {
 	struct hist *both;       /* in a cluster: the last interval's histogram */
 };
 
-/* The counts of n running workers now, per op type: histograms and bytes. */
+/* The counts of n running workers now, per op type: histograms and bytes
+ * (and the replay's lag, when they replay). */
 void snapshot_take(struct snapshot *s, struct worker *w, unsigned n);
+/* dst += src's lag, when src replays (the phase's snapshot of its streams'). */
+void snapshot_add_lag(struct snapshot *dst, const struct snapshot *src);
 /* Start a sampler's first interval at t0 from zero counts. */
 void sampler_begin(struct sampler *m, uint64_t t0);
 /* The sampler's interval from its last tick to now (since measure_ns),

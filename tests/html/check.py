@@ -11,13 +11,18 @@ harness's dump), SHOT a screenshot (- for none).
   drawn                charts with a path of at least one point (M x y)
   expect               charts the data asks for (the first 10 phases, or all
                        with 'all' as 4th argument: 3 over time when the phase
-                       has intervals (2 when none has a latency), 1 of
+                       has intervals (2 when none has a latency; 1 more for
+                       a replay's lag), 1 of
                        percentiles when it has any; plus
                        the overlay and one per sweep group)
   overlay_paths        paths in the first chart (the percentiles overlaid)
   phase_pct_paths      paths in the first phase's own percentile chart
   iops_paths           paths in the first "IOPS over time" chart
   iops_points, iops_top  points of its first path, and its highest (least y)
+  ops_rows             the rows of the first table of syncs and trims, cells
+                       joined by |, rows by ;
+  lag_paths            drawn paths in the first "replay lag over time" chart
+  replay_text          the first phase section's replay line
   nonwhite, colours    share of non-white pixels (per mille), distinct colours
   sweep_labels         the first "IOPS against latency" chart's point labels,
                        in the order drawn (comma-separated)
@@ -114,6 +119,13 @@ def main():
     print("iops_points=%d" % len(ys))
     print("iops_top=%d" % min(ys))
     sweep(svgs, dom)
+    lag = [s for s in svgs if ">replay lag over time<" in s]
+    print("lag_paths=%d" % (len(re.findall(r'<path d="M', lag[0])) if lag else 0))
+    rp = re.search(r'<p class="replay">(.*?)</p>', dom, re.S)
+    print("replay_text=%s" % (html.unescape(rp.group(1)) if rp else ""))
+    ops = re.search(r'<table class="ops">(.*?)</table>', dom, re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", ops.group(1), re.S)] if ops else []
+    print("ops_rows=%s" % ";".join("|".join(html.unescape(c) for c in r) for r in cells if r))
     data = json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
     ph = data["phases"] if everything else data["phases"][:10]
     def over_time(p):  # IOPS and MB/s; latency when an interval has some
@@ -122,7 +134,7 @@ def main():
             return 0
         lat = [v for k in ("p50", "p99", "max") for v in iv[k] if v]
         lat += [v for s in p.get("streams") or [] if s.get("iv") for v in s["iv"]["p99"] if v]
-        return 3 if lat else 2
+        return (3 if lat else 2) + (1 if "lag99" in iv else 0)
     expect = sum(over_time(p) + (1 if p["pct"] else 0) for p in ph)
     expect += (1 if any(p["pct"] for p in data["phases"]) else 0) + len(data["groups"])
     print("expect=%d" % expect)

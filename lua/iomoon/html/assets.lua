@@ -12,6 +12,7 @@ h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em;border-
 table{border-collapse:collapse;margin:.4em 0}td,th{padding:2px 8px;border-bottom:1px solid #e4e4e4;text-align:right}
 th{background:#f2f2f2}td.n,th.n{text-align:left}td.st{text-align:left}
 tr.bad td{background:#fde2e2}tr.intr td{background:#fff3cd}tr.rate td{background:#e8f0ff}tr.stream td{color:#555;font-size:.93em}
+tr.op td{color:#555;font-size:.93em}tr.op td.n{padding-left:1.8em}table.ops td:first-child,table.ops th:first-child{text-align:left}
 table.kv td{text-align:left;vertical-align:top}table.kv td:first-child{color:#555;white-space:nowrap}
 .wrap{max-height:32em;overflow:auto;display:inline-block;border:1px solid #ddd}
 svg.chart{width:100%;max-width:760px;height:auto;display:block;margin:.3em 0;background:#fff}
@@ -197,6 +198,16 @@ function timeCharts(box, p) {
   var some = lat.some(function (l) { return l.pts.some(function (q) { return q[1] > 0; }); });
   if (some) chart(cell(), { title: "latency over time", xlabel: "seconds", ylabel: "latency ms", ylog: true, series: lat });
   else cell().innerHTML = "<p class=note>no I/O completed: no latency over time</p>";
+  if (p.iv.lag99) lagChart(cell(), p);
+}
+// a replay's lag over time: per interval, how late its records were submitted
+function lagChart(c, p) {
+  var series = [{ name: "lag p99", pts: ivPts(p.iv, "lag99", 1e-6), color: color(1) },
+    { name: "lag max", pts: ivPts(p.iv, "lagmax", 1e-6), color: color(2), dash: "4 3" }];
+  (p.streams || []).forEach(function (s, i) {
+    if (s.iv && s.iv.lag99) series.push({ name: s.name + " lag p99", pts: ivPts(s.iv, "lag99", 1e-6), color: color(i + 3) });
+  });
+  chart(c, { title: "replay lag over time", xlabel: "seconds", ylabel: "lag ms", series: series }).setAttribute("data-kind", "lag");
 }
 // a nested table of plain values as rows of a key/value table
 function kv(obj, prefix, rows) {
@@ -208,12 +219,24 @@ function kv(obj, prefix, rows) {
   return rows;
 }
 function kvTable(obj) { return "<table class=kv>" + kv(obj || {}, "", []).join("") + "</table>"; }
+// a phase's syncs and trims (its streams' and its own): count and latency
+function opsTable(ops) {
+  if (!ops || !ops.length) return "";
+  var ms3 = function (ns) { return ns == null ? "-" : (ns / 1e6).toFixed(3); };
+  return "<table class=ops><tr><th>syncs and trims</th><th>count</th><th>mean ms</th><th>p99 ms</th><th>max ms</th><th>errors</th></tr>" +
+    ops.map(function (o) {
+      return "<tr><td>" + esc((o.of ? o.of + ": " : "") + o.what) + "</td><td>" + esc(o.n) + "</td><td>" + ms3(o.mean) +
+        "</td><td>" + ms3(o.p99) + "</td><td>" + ms3(o.max) + "</td><td>" + esc(o.errors) + "</td></tr>";
+    }).join("") + "</table>";
+}
 function phaseBody(det, p) {
   var box = det.querySelector(".body");
   var h = "";
   if (p.marks.length) h += "<p class=mark>" + esc(p.marks.join("; ")) + "</p>";
   h += "<p>" + esc(fmt(p.iops)) + " IOPS, " + esc(fmt(p.mbps)) + " MB/s, p50 " + esc(fmt(ms(p.p50))) + " ms, p99 " +
     esc(fmt(ms(p.p99))) + " ms over " + esc(fmt(p.seconds)) + " s</p>";
+  h += opsTable(p.ops);
+  if (p.replay) h += "<p class=replay>" + esc(p.replay) + "</p>";
   h += "<details><summary>workload definition" + (p.defsrc ? "" : " (fields of the result)") + "</summary>" + kvTable(p.def) + "</details>";
   box.innerHTML = h;
   if (p.iv && p.iv.t && p.iv.t.length) timeCharts(box, p);

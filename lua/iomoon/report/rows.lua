@@ -22,6 +22,10 @@ function rows.fig(f, v, scale)
 end
 local fig = rows.fig
 
+--- v when it is a number, else nil.
+function rows.number(v) return type(v) == "number" and v or nil end
+local number = rows.number
+
 --- The asked rate of an open-loop result (IOPS), or nil for a closed loop.
 -- The core gives the rate asked over the measured time as
 -- `rate_asked_iops` (a schedule's segments weighed by their measured
@@ -85,6 +89,43 @@ function rows.tool_mark(r)
     whole(rows.number(opt(inflight, "allowed")) or 0))
 end
 
+--- How faithful a replay was (result.replay), as one line, or nil for a
+-- row that replays nothing: "replay: 1799 of 1799 records, 71.87 % on
+-- time, lag p99 18.547 ms (missed 0, cut 0)": the records issued of those
+-- planned (of a replay that loops, only those issued), the share of the
+-- due records submitted on time (doc/replay.md), the lag's p99, and the
+-- records due but never issued and those not due when it ended.
+function rows.replay_text(r)
+  local rp = opt(r, "replay")
+  local ios = number(opt(rp, "ios"))
+  if type(rp) ~= "table" or not ios then return nil end
+  local function count(k)
+    local v = number(opt(rp, k))
+    return v and whole(v) or "?"
+  end
+  local planned = number(opt(rp, "planned_ios")) or 0
+  local done = planned > 0 and string.format("%s of %s records", whole(ios), whole(planned))
+    or string.format("%s records (looping)", whole(ios))
+  return string.format("replay: %s, %s %% on time, lag p99 %s ms (missed %s, cut %s)", done,
+    fig("%.2f", opt(rp, "on_time_pct")), fig("%.3f", opt(rp, "lag_p99_ns"), 1e6), count("missed_ios"), count("cut_ios"))
+end
+
+--- How faithful a replay was, as three cells (Markdown's and the HTML
+-- summary's): "84.38 %" on time, "6.537" ms of lag p99, "1799 of 1799
+-- (missed 0, cut 0)"; nil for a row that replays nothing.
+function rows.replay_cells(r)
+  if not rows.replay_text(r) then return nil end
+  local rp = r.replay
+  local planned = number(opt(rp, "planned_ios")) or 0
+  local function count(k)
+    local v = number(opt(rp, k))
+    return v and whole(v) or "?"
+  end
+  return { fig("%.2f %%", opt(rp, "on_time_pct")), fig("%.3f", opt(rp, "lag_p99_ns"), 1e6),
+    string.format("%s%s (missed %s, cut %s)", whole(rp.ios), planned > 0 and " of " .. whole(planned) or " (looping)",
+      count("missed_ios"), count("cut_ios")) }
+end
+
 --- What is wrong with a result, as a list of short texts (empty when
 -- nothing is): interrupted, FAILED, errors with the first message, an
 -- unmet open-loop rate, a replay cut short (rows.replay_cut), figures
@@ -107,10 +148,6 @@ function rows.marks(r)
   m[#m + 1] = rows.tool_mark(r)
   return m
 end
-
---- v when it is a number, else nil.
-function rows.number(v) return type(v) == "number" and v or nil end
-local number = rows.number
 
 -- bytes as "4 KiB", "8 MiB"; a size not whole in its unit adds its bytes
 local function size_text(bytes)
@@ -157,6 +194,54 @@ rows.columns = {
   { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
 }
 
+-- what a row's syncs are: "fdatasync after every write", "fsync after
+-- every 64 writes", "fsync" (a trace's own), "fsync and fdatasync" (a
+-- phase whose streams sync differently)
+local function sync_label(o)
+  local call, every = opt(o, "call"), number(opt(o, "every")) or 0
+  if call == "mixed" then return "fsync and fdatasync" end
+  call = type(call) == "string" and call ~= "none" and visible(call) or "sync"
+  if every == 1 then return call .. " after every write" end
+  if every > 1 then return string.format("%s after every %s writes", call, whole(every)) end
+  return call
+end
+
+local OPEN_SYNC = { dsync = "O_DSYNC", sync = "O_SYNC" }
+
+-- the op tables rows.ops shows: sync, trim, and a row's writes when its
+-- target was opened O_DSYNC or O_SYNC (each write is then its commit)
+local function op_of(r, kind)
+  if kind ~= "write" then return opt(r, kind) end
+  local w, how = opt(r, "write"), OPEN_SYNC[opt(r, "open_sync")]
+  if how and (number(opt(w, "ios")) or 0) > 0 then return w, "writes with " .. how end
+end
+
+--- The syncs and trims of a row, each as a row of its own under it (the
+-- table's, Markdown's and the HTML summary's), and its writes when its
+-- target was opened with O_DSYNC or O_SYNC (sync = "dsync": every write
+-- is durable, as a database's log): a list of {kind = "sync", "trim" or
+-- "write", label = "fdatasync after every write", result =, text =}, empty
+-- for a row without them. `errors`: their count; `result` reads as a
+-- row's result for rows.columns (mean and p99 latency, IOPS, MiB/s but a
+-- sync's; no CPU: "-"), `text` says the rest, "max 91.713 ms, 1233 syncs"
+-- (and its errors).
+function rows.ops(r)
+  local out = {}
+  for _, kind in ipairs { "write", "sync", "trim" } do
+    local o, label = op_of(r, kind)
+    if type(o) == "table" and type(opt(o, "lat")) == "table" then
+      local n, errs = number(opt(o, "ios")) or 0, number(opt(o, "errors")) or 0
+      local text = string.format("max %s ms, %s %s%s", fig("%.3f", opt(o.lat, "max_ns"), 1e6), whole(n), kind,
+        n == 1 and "" or "s")
+      if errs > 0 then text = text .. string.format(", %s error%s", whole(errs), errs == 1 and "" or "s") end
+      out[#out + 1] = { kind = kind, label = label or kind == "sync" and sync_label(o) or "trims", text = text, errors = errs,
+        result = { lat = o.lat, iops = number(opt(o, "iops")), cpu = {},
+          mib_per_s = kind ~= "sync" and number(opt(o, "mib_per_s")) or nil } }
+    end
+  end
+  return out
+end
+
 local HOST = {} -- metatable of a host's row result (rows.host_result)
 
 --- Whether r is a host's row result (rows.host_result).
@@ -165,17 +250,20 @@ function rows.is_host(r)
 end
 
 --- One rank's figures (an entry of result.hosts) as a row's result, named
--- `name`: its own ios, iops, MB/s, MiB/s (bytes / seconds / 2^20), mean,
--- p50, p99 and max latency, CPU, errors, failed, error and interrupted.
--- It holds nothing else (no read/write split, no target, no p99.9): a
--- figure the host does not have reads as nil, never as the cluster's.
+-- `name`: its own workers, qd and number of targets (`ntargets`; an
+-- iomoon before them saved none), ios, iops, MB/s, MiB/s (bytes / seconds
+-- / 2^20), mean, p50, p99 and max latency, CPU, errors, failed, error and
+-- interrupted. It holds nothing else (no read/write split, no target's
+-- path, no p99.9): a figure the host does not have reads as nil, never as
+-- the cluster's.
 function rows.host_result(h, name)
   local bytes, seconds = number(opt(h, "bytes")), number(opt(h, "seconds"))
   local mib
   if bytes and seconds then mib = seconds > 0 and bytes / seconds / 1048576 or 0 end
   local err = opt(h, "error")
   return setmetatable({
-    name = name, ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
+    name = name, workers = number(opt(h, "workers")), qd = number(opt(h, "qd")), ntargets = number(opt(h, "targets")),
+    ios = number(opt(h, "ios")), iops = number(opt(h, "iops")), mb_per_s = number(opt(h, "mb_per_s")),
     mib_per_s = mib, bytes = bytes, seconds = seconds, errors = number(opt(h, "errors")),
     failed = opt(h, "failed") == true, interrupted = opt(h, "interrupted") == true,
     error = err ~= nil and tostring(err) or nil,
@@ -183,6 +271,25 @@ function rows.host_result(h, name)
       max_ns = number(opt(h, "max_ns")) },
     cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
   }, HOST)
+end
+
+--- What a phase run on several hosts ran, over all of them: {workers =
+-- the sum of the hosts', qd = the hosts' qd when they all ran the same
+-- (nil when they differ: a queue depth is per worker), targets = the sum
+-- of the hosts' targets}; a field is nil when a host does not say (a file
+-- from an iomoon before them), never rank 0's own. nil for a result
+-- without several hosts.
+function rows.cluster_setup(r)
+  local hosts = opt(r, "hosts")
+  if type(hosts) ~= "table" or #hosts < 2 then return nil end
+  local out = { workers = 0, targets = 0 }
+  for i, h in ipairs(hosts) do
+    local w, q, t = number(opt(h, "workers")), number(opt(h, "qd")), number(opt(h, "targets"))
+    out.workers = out.workers and w and out.workers + w
+    out.targets = out.targets and t and out.targets + t
+    if i == 1 then out.qd = q elseif out.qd ~= q then out.qd = nil end
+  end
+  return out
 end
 
 -- a host entry's rank: its own when a whole number, else its place - 1
@@ -254,6 +361,65 @@ end
 --- This machine, and what each target of `results` is (iomoon.machine).
 function rows.machine(results)
   return iomoon.machine(rows.target_paths(results or {}))
+end
+
+--- bytes as people read them: "512 MiB", "23.5 GiB" (util.ioping_size).
+function rows.size(bytes)
+  return type(bytes) == "number" and util.ioping_size(bytes) or "-"
+end
+
+--- What machine.targets says of path (iomoon.machine's entry), or nil.
+function rows.target_info(machine, path)
+  for _, t in ipairs(type(opt(machine, "targets")) == "table" and machine.targets or {}) do
+    if opt(t, "path") == path then return t end
+  end
+end
+
+--- A target as a phrase: "pg.dat: 256 MiB file on ext4 (/dev/vda)", "/dev/sdb:
+-- 100 GiB block device (/dev/sdb, Samsung SSD)"; only the path when the
+-- machine does not say (a results file without one, a URL).
+function rows.target_text(path, info)
+  local kind = opt(info, "kind")
+  if type(info) ~= "table" or kind == "missing" then return visible(path) end
+  local words = {}
+  if number(opt(info, "size")) then words[#words + 1] = rows.size(info.size) end
+  words[#words + 1] = kind == "block" and "block device" or kind == "network" and "network device"
+    or type(kind) == "string" and visible(kind) or nil
+  local fs, dev, model = opt(info, "filesystem"), opt(info, "device"), opt(info, "model")
+  if type(fs) == "string" then words[#words + 1] = "on " .. visible(fs) end
+  local where = {}
+  if type(dev) == "string" and dev ~= path then where[#where + 1] = visible(dev) end
+  if type(model) == "string" then where[#where + 1] = visible(model) end
+  if #where > 0 then words[#words + 1] = "(" .. table.concat(where, ", ") .. ")" end
+  return visible(path) .. (#words > 0 and ": " .. table.concat(words, " ") or "")
+end
+
+local SETUP_TARGETS = 3 -- a setup line names this many targets, then "and N more"
+
+--- How a result ran, in one line (the table's line above its rows): its
+-- engine, O_DIRECT or buffered, and its test area, each target with its
+-- size, kind, file system and device as `machine` (iomoon.machine's
+-- description; nil or false: the path alone) says: "engine io_uring,
+-- O_DIRECT, test area pg.dat: 256 MiB file on ext4 (/dev/vda)". The null
+-- and sim engines' nowhere is "no target" (and no O_DIRECT: nothing is
+-- opened); a phase run on several hosts says so, and that the test area
+-- is rank 0's.
+function rows.setup(r, machine)
+  local parts = { "engine " .. visible(opt(r, "engine") or "?") }
+  local direct, paths = opt(r, "direct"), rows.target_paths({ r })
+  if direct ~= nil and #paths > 0 then parts[#parts + 1] = direct and "O_DIRECT" or "buffered (page cache)" end
+  local hosts = opt(r, "hosts")
+  local ranks = type(hosts) == "table" and #hosts > 1 and #hosts or nil
+  if ranks then parts[#parts + 1] = string.format("on %d ranks", ranks) end
+  if #paths == 0 then
+    parts[#parts + 1] = "no target"
+  else
+    local ts = {}
+    for i = 1, math.min(#paths, SETUP_TARGETS) do ts[i] = rows.target_text(paths[i], rows.target_info(machine, paths[i])) end
+    if #paths > SETUP_TARGETS then ts[#ts + 1] = string.format("and %d more", #paths - SETUP_TARGETS) end
+    parts[#parts + 1] = (ranks and "rank 0's test area " or "test area ") .. table.concat(ts, "; ")
+  end
+  return table.concat(parts, ", ")
 end
 
 return rows
