@@ -216,7 +216,7 @@ is "$(grep -o '"name":"p1 \[[AB]\]"' ab.html | sort | tr '\n' ' ')" '"name":"p1 
 "$IOMOON" run --quiet --format json --output u.json "$LUA_DIR/unmet.lua"
 out=$("$IOMOON" compare a.json u.json)
 like "$out" "p1 in B: rate not met: [0-9]+ of 5000 IOPS" "compare table: an unmet rate in B is said"
-like "$out" "B: u\\.json \\(iomoon [^)]*, 1 phase\\)" "compare table: a run of one phase is \"1 phase\", not \"1 phases\""
+like "$out" "B: u\\.json \\(iomoon [^)]*, 1 phase, measured [^)]*\\)" "compare table: a run of one phase is \"1 phase\", not \"1 phases\""
 out=$("$IOMOON" compare a.json u.json --format csv)
 like "$out" '"p1","status in B","rate not met' "compare csv: a status row"
 err=$("$IOMOON" compare a.json b.json --format analyzer 2>&1)
