@@ -28,6 +28,8 @@ for f in table markdown analyzer html; do
 	"$IOMOON" report null.json --format $f >null.$f
 	grep -q "engine null: iomoon's own speed, not a device's" null.$f; ok $? "  report --format $f says so"
 done
+"$IOMOON" report null.json --format csv | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Bottleneck"], float(r["In Flight (mean)"]) > 0, r["Warning"])' >out
+is "$(cat out)" "tool True engine null: iomoon's own speed, not a device's" "  report --format csv: Bottleneck, In Flight (mean) and Warning columns"
 "$IOMOON" report sim.json --format table | grep -q "set these figures\|iomoon's own speed"; is $? 1 "  the sim run's table says nothing of it"
 # a result that says "tool" on a real engine: the warning names the I/Os in flight
 J null.json '

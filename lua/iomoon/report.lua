@@ -283,6 +283,11 @@ report.csv_columns = {
   -- open loop: the asked rate, and whether at least 99 % of it was achieved
   { "Asked IOps", function(r) local a = report.asked_rate(r); return a and string.format("%.2f", a) or "" end },
   { "Rate Met", function(r) local met = report.rate_met(r); return met == nil and "" or met and "yes" or "no" end },
+  -- who set the figures (result.bottleneck), the I/Os in flight, and the
+  -- warning every format gives a "tool" row (report.tool_mark)
+  { "Bottleneck", function(r) local b = opt(r, "bottleneck"); return type(b) == "string" and b or "" end },
+  { "In Flight (mean)", function(r) local m = number(opt(opt(r, "inflight"), "mean")); return m and string.format("%.2f", m) or "" end },
+  { "Warning", function(r) return rows.tool_mark(r) or "" end },
 }
 
 -- a cell a spreadsheet would run as a formula gets a leading '
