@@ -191,6 +191,8 @@ for b in 4 auto; do
 done
 err=$("$IOMOON" quick --engine null --ios 10 --batch 0 --quiet 2>&1); is $? 2 "quick --batch 0: exit 2"
 like "$err" "^iomoon quick: --batch: 0 is out of range \(allowed: 1 to 4096\)$" "  names --batch and its range"
+err=$("$IOMOON" quick --engine null --ios 10 --batch autp --quiet 2>&1); is $? 2 "quick --batch autp: exit 2"
+like "$err" "^iomoon quick: --batch: 'autp' is neither a whole number nor auto \\(" "  says --batch takes a whole number or auto"
 "$IOMOON" suite quick --engine sim --time 5 --ios 50 --ramp 0 --quiet --format json --output ios.json
 is "$(python3 -c 'import json,sys; print(sorted({(p["ios"], p["quota_ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' ios.json)" \
 	"[(50, 50)]" "suite --ios 50: every phase did 50 I/Os, and says it was asked"
