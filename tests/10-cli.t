@@ -185,14 +185,16 @@ like "$err" "cannot load the Lua library from $TMP/none" "a wrong IOMOON_LUA_PAT
 out=$("$IOMOON" suite quick --target "$TMP/s.dat" --size 32m --time 5 --ios 64 --quiet); ok $? "suite quick runs"
 # quick --batch reaches the result: the bound, what held, the submissions
 for b in 4 auto; do
-	"$IOMOON" quick --engine null --ios 5000 --qd 32 --batch $b --quiet --format json --output b.json
-	is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["batch"], p["batch_used"] if p["batch"] != "auto" else "-", p["submit_sizes"]["max"] <= (p["batch_used"] or 32))' b.json)" \
+	"$IOMOON" quick --engine null --ios 5000 --qd 32 --batch $b --quiet --format json --output "$TMP/b.json"
+	is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["batch"], p["batch_used"] if p["batch"] != "auto" else "-", p["submit_sizes"]["max"] <= (p["batch_used"] or 32))' "$TMP/b.json")" \
 		"$b $([ $b = auto ] && echo - || echo $b) True" "quick --batch $b: in the result, and no submission over the bound"
 done
 err=$("$IOMOON" quick --engine null --ios 10 --batch 0 --quiet 2>&1); is $? 2 "quick --batch 0: exit 2"
 like "$err" "^iomoon quick: --batch: 0 is out of range \(allowed: 1 to 4096\)$" "  names --batch and its range"
-"$IOMOON" suite quick --engine sim --time 5 --ios 50 --ramp 0 --quiet --format json --output ios.json
-is "$(python3 -c 'import json,sys; print(sorted({(p["ios"], p["quota_ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' ios.json)" \
+err=$("$IOMOON" quick --engine null --ios 10 --batch autp --quiet 2>&1); is $? 2 "quick --batch autp: exit 2"
+like "$err" "^iomoon quick: --batch: 'autp' is neither a whole number nor auto \\(" "  says --batch takes a whole number or auto"
+"$IOMOON" suite quick --engine sim --time 5 --ios 50 --ramp 0 --quiet --format json --output "$TMP/ios.json"
+is "$(python3 -c 'import json,sys; print(sorted({(p["ios"], p["quota_ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' "$TMP/ios.json")" \
 	"[(50, 50)]" "suite --ios 50: every phase did 50 I/Os, and says it was asked"
 err=$("$IOMOON" suite quick --engine sim --ios 0 --quiet --format none 2>&1); is $? 2 "suite --ios 0: exit 2"
 like "$err" "^iomoon suite: --ios: 0 is not a count of I/Os \(1 or more\)$" "  says what --ios takes"

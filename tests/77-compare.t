@@ -306,6 +306,8 @@ is "$(cat w.err)" "" "compare table on stdout: the warnings are in the table, no
 is "$(python3 -c 'import json; print(len(json.load(open("w.json"))["warnings"]))'):$(grep -c '^iomoon compare: warning: ' w.err)" "3:3" \
 	"compare json: the three warnings in \"warnings\", and on stderr"
 like "$("$IOMOON" compare w-a.json w-b.json --format csv 2>/dev/null)" '"","warning","the kernel differs: ' "compare csv: a warning row"
+python3 -c 'import json; d = json.load(open("w-a.json")); d["machine"]["cores"] = 64; json.dump(d, open("w-c.json", "w"))'
+like "$("$IOMOON" compare w-a.json w-c.json 2>/dev/null)" "warning: the number of cores differs: [0-9]+ in A, 64 in B" "compare table: warns that the number of cores differs"
 like "$("$IOMOON" compare w-a.json w-b.json --format markdown 2>/dev/null)" '\*\*warning: the machines were not as busy' "compare markdown: the warnings in bold"
 "$IOMOON" compare w-a.json w-b.json --format html --output w.html 2>/dev/null
 grep -q '<p class="warn">warning: the target differs (p1)' w.html; ok $? "compare html: the warnings above the table"

@@ -194,6 +194,16 @@ local function number_opt(o, name, integer)
   return n
 end
 
+-- --batch: "auto" or a whole number (its range is the core's to check)
+local function batch_opt(o)
+  if o.batch == "auto" then return "auto" end
+  if o.batch ~= nil and not math.tointeger(tonumber(o.batch)) then
+    input_error("--batch: '%s' is neither a whole number nor auto (at most N I/Os per submission, 1 to the qd, or auto)",
+      o.batch)
+  end
+  return number_opt(o, "batch", true)
+end
+
 local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
 
 local with = util.merge
@@ -478,7 +488,7 @@ function cli.quick(args)
     qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
     duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
     ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
-    batch = o.batch == "auto" and "auto" or number_opt(o, "batch", true),
+    batch = batch_opt(o),
   }
   if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
   phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",

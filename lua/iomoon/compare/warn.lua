@@ -50,7 +50,7 @@ local function load_lines(doc, out)
 end
 
 -- what of the machines is warned about when it differs: field, as said
-local MACHINE = { { "kernel", "kernel" }, { "cpu_model", "CPU" }, { "cores", "cores" } }
+local MACHINE = { { "kernel", "kernel" }, { "cpu_model", "CPU" }, { "cores", "number of cores" } }
 
 local function machine_lines(doc, out)
   local ma, mb = doc.a.machine, doc.b.machine
