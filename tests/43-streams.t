@@ -92,7 +92,7 @@ import csv, sys
 r = list(csv.reader(open(sys.argv[1], newline="")))
 h = r[0]
 assert h[:3] == ["Target Type", "Target Name", "Access Specification Name"], h[:3]
-assert h[-4:] == ["Asked IOps", "Rate Met", "Phase Name", "Stream"], h[-4:]
+assert h[-7:] == ["Asked IOps", "Rate Met", "Bottleneck", "In Flight (mean)", "Warning", "Phase Name", "Stream"], h[-7:]
 rows = [dict(zip(h, x)) for x in r[1:]]
 got = [(x["Access Specification Name"], x["Phase Name"], x["Stream"], x["Rate Met"]) for x in rows]
 assert got == [("plain", "plain", "", ""), ("pg / data", "pg", "1", "no"), ("pg / wal", "pg", "2", "yes"),
@@ -109,8 +109,8 @@ done
 python3 -c "
 import csv,sys
 r = list(csv.reader(open(sys.argv[1], newline='')))
-assert len(r[0]) == 45 and r[0][-1] == 'Rate Met' and 'Stream' not in r[0], r[0][-3:]" "$TMP/plain.csv"
-ok $? "csv without streams: the columns as before streams (45, Rate Met last)"
+assert len(r[0]) == 48 and r[0][-1] == 'Warning' and 'Stream' not in r[0], r[0][-3:]" "$TMP/plain.csv"
+ok $? "csv without streams: the columns as before streams (48, Warning last)"
 
 for mode in stdout file; do
 	if [ $mode = stdout ]; then "$IOMOON" run --format json "$REP" >"$TMP/rep.json"
@@ -148,4 +148,17 @@ ReadMBps=[0-9.]+
 WriteMBps=0\.00
 Errors=0
 Status=rate not met' "analyzer: the unmet stream's block says so"
+# a stream that ends by its own quota has its own measured time: its rate
+# is its own, not spread over the phase's (a false "rate not met" before)
+"$IOMOON" run --format json --output "$TMP/quota.json" "$LUA_DIR/quota.lua" >/dev/null
+python3 - "$TMP/quota.json" >"$TMP/quota.out" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["phases"][0]
+a, b = p["streams"]
+print(a["ios"], 0.09 < a["seconds"] < 0.5 * p["seconds"], a["iops"] > 900, b["seconds"] == p["seconds"],
+      "# paced %.3f s, %.0f IOPS; phase %.3f s" % (a["seconds"], a["iops"], p["seconds"]))
+PY
+is "$(cut -d'#' -f1 "$TMP/quota.out")" "100 True True True " "a paced stream's own quota: its own seconds and rate ($(cut -d'#' -f2 "$TMP/quota.out"))"
+"$IOMOON" report "$TMP/quota.json" --format table | grep -q "rate not met"
+is $? 1 "  and its rate is met in the table"
 done_testing

@@ -180,6 +180,13 @@ local function apply_streams(p, opts)
   p.streams = streams
 end
 
+-- A phase or stream that issues as fast as it can: no rate, schedule,
+-- think time or replay holds it (--ios leaves the others to their time:
+-- their pace, not the disk, says how long they take).
+local function closed_loop(p)
+  return type(p) == "table" and p.rate == nil and p.schedule == nil and p.think == nil and p.replay == nil
+end
+
 function suite.apply(phase, opts, defaults)
   if type(phase) ~= "table" then input_error("suite phase: a %s is not a phase table", type(phase)) end
   local p = util.merge(defaults, phase)
@@ -192,9 +199,9 @@ function suite.apply(phase, opts, defaults)
   if opts.ios and not quota_ended(p) and not p.verify_only then
     if type(p.streams) == "table" and #p.streams > 0 then
       local streams = {}
-      for i, st in ipairs(p.streams) do streams[i] = util.merge(st, { ios = opts.ios }) end
+      for i, st in ipairs(p.streams) do streams[i] = closed_loop(st) and util.merge(st, { ios = opts.ios }) or st end
       p.streams = streams
-    else
+    elseif closed_loop(p) then
       p.ios = opts.ios
     end
   end

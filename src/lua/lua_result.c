@@ -603,6 +603,7 @@ static void push_streams(lua_State *L, const struct run_state *rs, const struct 
 		v->specs = sr->specs;
 		v->replay = sr->replay;
 		v->has_device = 0; /* the devices' counts are the phase's, not a stream's */
+		v->seconds = sr->seconds;
 		api_push_result(L, rs->stream[i], v);
 		api_set_int(L, "stream", i + 1);
 		api_seal_result(L);

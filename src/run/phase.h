@@ -119,6 +119,7 @@ struct stream_result {
 	unsigned nintervals, icap;
 	struct batch_stats batch;
 	struct replay_stats *replay; /* the stream's replay, when it has one */
+	double seconds;           /* its measured time: the phase's, or, when it ended by its own quota, until its last I/O */
 };
 
 /* The kernel's account of the block devices under a phase's targets over

@@ -182,6 +182,24 @@ static void note_seen(struct runner *r)
 	}
 }
 
+/* A stream's measured time: the phase's, unless it ended by its own quota
+ * (ios or bytes) before the phase did: then until its last I/O, so its
+ * rate is its own (a paced stream of 100 I/Os beside a slower one met its
+ * rate, though the phase went on). */
+static double stream_seconds(const struct runner *r, const struct unit *u, double phase_s)
+{
+	const struct counters *c = &u->res->total;
+	const uint64_t ios = c->op[OP_READ].lat.count + c->op[OP_WRITE].lat.count + c->op[OP_TRIM].lat.count;
+	const uint64_t bytes = c->op[OP_READ].bytes + c->op[OP_WRITE].bytes;
+	const int done = (u->sp->ios && ios >= u->sp->ios) || (u->sp->bytes && bytes >= u->sp->bytes);
+	double own;
+
+	if (!done || c->last_done_ns <= r->sh.measure_ns)
+		return phase_s;
+	own = (double)(c->last_done_ns - r->sh.measure_ns) / 1e9;
+	return own < phase_s ? own : phase_s;
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 void phase_collect(struct runner *r)
@@ -214,6 +232,8 @@ void phase_collect(struct runner *r)
 		replay_merge(&r->u[u].res->replay, r->u[u].w, r->u[u].sp->workers);
 	end = span_end(r, stop_ns);
 	res->seconds = (double)(end - r->sh.measure_ns) / 1e9;
+	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
+		r->u[u].res->seconds = stream_seconds(r, &r->u[u], res->seconds);
 	res->started_ns = r->realtime_ns + (int64_t)(r->sh.measure_ns - r->sh.t_start_ns);
 	res->ended_ns = res->started_ns + (end > r->sh.measure_ns ? (int64_t)(end - r->sh.measure_ns) : 0);
 	cpu_between(&r->cpu_a, &r->cpu_b, &res->cpu);

@@ -50,6 +50,13 @@ function rows.rate_met(r)
   -- poisson arrivals: the count itself varies by sqrt(asked x seconds);
   -- three of those is chance, not a device falling behind
   local slack = opt(r, "rate_arrival") == "poisson" and 3 * math.sqrt(asked * seconds) or 0
+  -- a phase (or stream) that ended by its own quota measured until its
+  -- last I/O completed: the I/Os due during that one's latency were never
+  -- meant to be issued
+  local q, qb = rows.number(opt(r, "quota_ios")) or 0, rows.number(opt(r, "quota_bytes")) or 0
+  if (q > 0 and (r.ios or 0) >= q) or (qb > 0 and (r.bytes or 0) >= qb) then
+    slack = slack + asked * (rows.number(opt(opt(r, "lat"), "max_ns")) or 0) / 1e9
+  end
   return iops >= 0.99 * asked or (asked - iops) * seconds <= 1 + slack, asked
 end
 
