@@ -219,4 +219,29 @@ printf 'fio version 3 iolog\n0 d write 0 4096\n100 d write 397312 4096\n' >scale
 is $? 0 "iomoon replay --offsets scale on an 8 MiB export: exit 0"
 is "$(python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(any(d[1<<20:]))' scale.img)" True \
 	"its last record landed past the first MiB (scaled over the 8 MiB export)"
+# ---- a deep queue: the replies the socket holds are read in one reap (not
+# one poll each), and over TCP a turn's commands go corked (TCP_CORK set
+# and cleared, as strace sees it); crc32c holds both ways ----
+truncate -s 8M deep.img
+serve deep file deep.img
+IOMOON_STATE_DIR="$TMP/deep-state" "$IOMOON" run --format json "$LUA_DIR/deep.lua" "$(url deep)" >deep.json 2>deep.err
+is $? 0 "QD 32 crc32c writes and read-back through a Unix socket: exit 0"
+is "$(python3 -c 'import json,sys; ps=json.load(open(sys.argv[1]))["phases"]
+print(ps[0]["errors"], ps[1]["errors"], ps[1]["verify"]["units_checked"], max(p["reap_sizes"]["max"] for p in ps) > 1)' deep.json)" \
+	"0 0 1024 True" "no error, all 1024 units checked, and a reap took more than one reply"
+truncate -s 8M deep-tcp.img
+if serve_tcp deeptcp file deep-tcp.img && command -v strace >/dev/null; then
+	IOMOON_STATE_DIR="$TMP/deep-tcp-state" strace -f -e trace=setsockopt -o "$TMP/cork.txt" \
+		"$IOMOON" run --format json "$LUA_DIR/deep.lua" "nbd://127.0.0.1:$port/" >deep-tcp.json 2>deep-tcp.err
+	is $? 0 "the same over TCP on 127.0.0.1: exit 0"
+	is "$(python3 -c 'import json,sys; ps=json.load(open(sys.argv[1]))["phases"]
+print(ps[0]["errors"], ps[1]["errors"], ps[1]["verify"]["units_checked"])' deep-tcp.json)" "0 0 1024" \
+		"  no error, all 1024 units checked"
+	on=$(grep -c 'TCP_CORK, \[1\]' "$TMP/cork.txt")
+	off=$(grep -c 'TCP_CORK, \[0\]' "$TMP/cork.txt")
+	[ "$on" -gt 10 ] && [ "$off" -ge "$on" ]
+	ok $? "  TCP_CORK set $on times and cleared $off times"
+else
+	for _ in 1 2 3; do skip "nbdkit on 127.0.0.1 or strace missing"; done
+fi
 done_testing

@@ -1,11 +1,13 @@
 /* engine_nbd.c - an NBD export through libnbd (netblk.h).
  *
- * One connection per worker. queue() hands each I/O to libnbd at once
- * (nbd_aio_pread / pwrite / trim / flush, with a completion callback that
- * moves the slot to the done list); reap() drives the connection from the
- * worker's own loop: the socket's fd polled for the direction libnbd
- * wants, nbd_aio_notify_read / write when it is ready, until enough
- * completions are in or the timeout passes. Nothing blocks without a
+ * One connection per worker, asking for simple replies. queue() hands
+ * each I/O to libnbd at once (nbd_aio_pread / pwrite / trim / flush, with
+ * a completion callback that moves the slot to the done list; on TCP the
+ * commands of a turn after its first are corked until the reap); reap()
+ * drives the connection from the worker's own loop: the socket's fd
+ * polled for the direction libnbd wants, nbd_aio_notify_read / write when
+ * it is ready, then every reply already in the socket read without
+ * another poll, until enough completions are in or the timeout passes. Nothing blocks without a
  * timeout: connecting gives up after NET_CONNECT_TIMEOUT_NS, and I/O in
  * flight with no reply for net_io_timeout_ns() fails the engine (ETIMEDOUT).
  * A connection the server closed fails its I/Os and the engine. At a stop,
@@ -26,8 +28,11 @@ static const char *const nbd_schemes[] = { "nbd://", "nbds://", "nbd+unix://", "
 
 #ifdef HAVE_LIBNBD
 #include <libnbd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "core/clock.h"
@@ -38,7 +43,21 @@ struct nbd_priv {
 	unsigned qd, head, ndone, inflight;
 	uint64_t progress_ns;  /* the last completion, or the first I/O after none were in flight */
 	int datasync;
+	int tcp;               /* a TCP connection: a turn's commands are corked */
+	int corked;
+	unsigned turn;         /* commands queued since the last reap */
 };
+
+/* TCP_CORK on or off: a turn's commands after its first leave in as few
+ * segments as fit (the server is woken once, not per command), and the
+ * reap that follows uncorks, which sends what is held. */
+static void cork(struct nbd_priv *p, int on)
+{
+	int fd = nbd_aio_get_fd(p->h);
+
+	if (fd >= 0 && setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on)) == 0)
+		p->corked = on;
+}
 
 /* Wait until libnbd's fd is ready for what it wants, or deadline (ns on
  * the monotonic clock), NET_STOP_POLL_NS at most (the callers loop, and
@@ -99,6 +118,10 @@ static struct nbd_handle *nbd_open(const char *url, int *rc, char *why, size_t w
 		return NULL;
 	}
 	nbd_set_uri_allow_local_file(h, 1); /* nbd+unix:///x?socket=PATH */
+	/* simple replies: a read's answer is one header and the data (two
+	 * reads of the socket), not chunks (three or four); structured
+	 * replies serve sparse reads and block status, which we never ask */
+	nbd_set_request_structured_replies(h, 0);
 	if (nbd_aio_connect_uri(h, url) < 0) {
 		if (nbd_get_errno() == EINVAL)
 			*rc = RC_INPUT;
@@ -235,6 +258,13 @@ static int nbd_init(struct engine *e, const struct engine_cfg *cfg, char *why, s
 		cfg->slots[i].engine_priv = p;
 	e->priv = p;
 	e->features = "";
+	{
+		int dom = 0;
+		socklen_t len = sizeof(dom);
+
+		p->tcp = getsockopt(nbd_aio_get_fd(p->h), SOL_SOCKET, SO_DOMAIN, &dom, &len) == 0 &&
+			 (dom == AF_INET || dom == AF_INET6);
+	}
 	return 0;
 }
 
@@ -243,6 +273,9 @@ static void nbd_queue(struct engine *e, struct io_slot *s)
 	struct nbd_priv *p = e->priv;
 	nbd_completion_callback cb = { .callback = nbd_done, .user_data = s };
 	int64_t c;
+
+	if (p->tcp && p->turn++ && !p->corked)
+		cork(p, 1); /* the first command has left alone: it starts the server */
 
 	switch (s->op.op) {
 	case OP_READ:
@@ -301,6 +334,23 @@ static int dead_reap(struct nbd_priv *p, struct io_slot **done, unsigned max)
 	return n ? (int)n : -ENOTCONN;
 }
 
+/* Read every reply the socket holds now, without a poll: libnbd reads
+ * one reply per notification and then waits for the next poll, so each
+ * reply would cost a ppoll. Ends when a read brings no completion (the
+ * socket is empty, or holds part of a reply). 0, or -errno. */
+static int drain(struct nbd_priv *p)
+{
+	while (p->inflight && p->ndone < p->qd && (nbd_aio_get_direction(p->h) & LIBNBD_AIO_DIRECTION_READ)) {
+		const unsigned before = p->ndone;
+
+		if (nbd_aio_notify_read(p->h) < 0) /* a connection gone: the caller's dead_reap */
+			return nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h) ? 0 : -(nbd_get_errno() ? nbd_get_errno() : EIO);
+		if (p->ndone == before)
+			break;
+	}
+	return 0;
+}
+
 static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct io_slot **done, unsigned max)
 {
 	struct nbd_priv *p = e->priv;
@@ -309,8 +359,16 @@ static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 
 	if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
 		return dead_reap(p, done, max);
-	/* what the socket has now, without waiting */
-	if ((r = drive(p->h, 0)) < 0)
+	/* without waiting: what the turn corked leaves, a write libnbd could
+	 * not finish goes on; a reap that may not wait reads the replies
+	 * already there (one that may wait polls first, below: a poll that
+	 * finds a reply costs what a read that finds none would) */
+	p->turn = 0;
+	if (p->corked)
+		cork(p, 0);
+	if ((nbd_aio_get_direction(p->h) & LIBNBD_AIO_DIRECTION_WRITE) && (r = drive(p->h, 0)) < 0)
+		return r;
+	if (!min && (r = drain(p)) < 0)
 		return r;
 	if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
 		return dead_reap(p, done, max);
@@ -325,6 +383,8 @@ static int nbd_reap(struct engine *e, unsigned min, uint64_t timeout_ns, struct 
 			break;
 		if ((r = drive(p->h, deadline < p->progress_ns + net_io_timeout_ns() ? deadline
 										   : p->progress_ns + net_io_timeout_ns())) < 0)
+			return r;
+		if ((r = drain(p)) < 0)
 			return r;
 		if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
 			return dead_reap(p, done, max);
