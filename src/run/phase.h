@@ -154,6 +154,7 @@ struct phase_result {
 	struct replay_stats *replay; /* every replaying worker's, merged (NULL: none replays) */
 	struct cluster_result *cluster; /* run by every rank of a cluster: merged (NULL: one host) */
 	int has_device;         /* the kernel's witness, when it could be read (one host only) */
+	int in_memory;          /* every target on tmpfs or ramfs: no device, the host's memory */
 	struct device_result device;
 };
 

@@ -2,8 +2,10 @@
  * own counts before and after its measured time. */
 #include "run/phase_witness.h"
 
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statfs.h>
 
 #include "core/clock.h"
 #include "core/rc.h"
@@ -29,18 +31,31 @@ static int add_device(struct witness *w, const struct target *t)
 	return 0;
 }
 
+/* Is t a file in memory (tmpfs, ramfs)? */
+static int in_memory(const struct target *t)
+{
+	struct statfs fs;
+
+	return t->path && statfs(t->path, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+}
+
 void witness_setup(struct witness *w, const struct phase_spec *sp)
 {
+	int memory = 1, fail = 0;
+
 	memset(w, 0, sizeof(*w));
 	for (unsigned i = 0; i < phase_nstreams(sp); i++) {
 		const struct phase_spec *s = phase_stream(sp, i);
 
-		for (unsigned t = 0; t < s->ntargets; t++)
-			if (add_device(w, s->targets[t]) < 0) {
-				w->n = 0;
-				return;
-			}
+		for (unsigned t = 0; t < s->ntargets; t++) {
+			memory = memory && !s->engine->net && strcmp(s->engine->name, "sim") &&
+				 strcmp(s->engine->name, "null") && in_memory(s->targets[t]);
+			fail = fail || add_device(w, s->targets[t]) < 0;
+		}
 	}
+	if (fail)
+		w->n = 0;
+	w->in_memory = memory;
 }
 
 void witness_begin(struct witness *w)
@@ -58,6 +73,7 @@ void witness_end(struct witness *w, struct phase_result *out)
 	uint64_t now;
 
 	out->has_device = 0;
+	out->in_memory = w->in_memory;
 	if (!w->a_ns)
 		return;
 	memset(d, 0, sizeof(*d));
@@ -76,12 +92,14 @@ void witness_end(struct witness *w, struct phase_result *out)
 	out->has_device = d->seconds > 0;
 }
 
-const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, double inflight_mean,
-			     double allowed, double cpu_busiest)
+const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, int host_served,
+			     double inflight_mean, double allowed, double cpu_busiest)
 {
 	if (instant_engine)
 		return "tool";
 	if (held_by_design && inflight_mean < 0.9 * allowed)
 		return "rate";
+	if (host_served)
+		return "tool";
 	return !spinning_engine && cpu_busiest >= BUSY_SHARE ? "tool" : "device";
 }

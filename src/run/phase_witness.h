@@ -17,6 +17,7 @@ struct witness {
 	char names[96];              /* theirs, joined by '+' */
 	struct devstat a[WITNESS_MAX_DEVS];
 	uint64_t a_ns;               /* when a was read (0: not yet, or it failed) */
+	int in_memory;               /* every target is on tmpfs or ramfs */
 };
 
 /* The devices under every target of sp (and of its streams). None when a
@@ -30,14 +31,17 @@ void witness_begin(struct witness *w);
 void witness_end(struct witness *w, struct phase_result *out);
 
 /* Who set a phase's figures (result.bottleneck): "tool" when the engine
- * completes at once (null) or a worker's thread was on a CPU at least
- * BUSY_SHARE of its loop's time (the host's CPU, not the device, paced
- * the I/O); "rate" when fewer than 90 % of the I/Os allowed were in flight
- * and a rate, think time or replay held them back by design; else
- * "device". An engine whose waits spin (sim, a simulated device: its last
- * 75 us) is on the CPU while it waits, so its CPU share tells nothing. */
+ * completes at once (null), when the host's memory served the I/O
+ * (host_served: a file on tmpfs, or a device that moved under a tenth of
+ * the bytes: the page cache), or when a worker was on a CPU at least
+ * BUSY_SHARE of its loop's time (cpu_busiest: its thread's share, or the
+ * process's per worker) (the host's CPU, not the device, paced the I/O);
+ * "rate" when fewer than 90 % of the I/Os allowed were in flight and a
+ * rate, think time or replay held them back by design; else "device". An
+ * engine whose waits spin (sim, a simulated device: its last 75 us) is on
+ * the CPU while it waits, so its CPU share tells nothing. */
 #define BUSY_SHARE 0.85
-const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, double inflight_mean,
-			     double allowed, double cpu_busiest);
+const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, int host_served,
+			     double inflight_mean, double allowed, double cpu_busiest);
 
 #endif

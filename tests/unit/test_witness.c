@@ -14,13 +14,15 @@
 static void bottlenecks(void)
 {
 	/* instant engine, spinning engine, held by design, mean, allowed, cpu */
-	ok(!strcmp(phase_bottleneck(1, 0, 0, 32, 32, 0.1), "tool"), "engine null: tool, whatever else");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 31.9, 32, 0.2), "device"), "a full queue, an idle CPU: device");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 31.9, 32, 0.85), "tool"), "a worker on a CPU 85 %% of its time: tool");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 31.9, 32, 0.849), "device"), "84.9 %%: device");
-	ok(!strcmp(phase_bottleneck(0, 0, 1, 28.7, 32, 0.99), "rate"), "paced with 28.7 of 32 in flight: rate, busy or not");
-	ok(!strcmp(phase_bottleneck(0, 0, 1, 28.8, 32, 0.2), "device"), "paced with 28.8 (90 %%) of 32: the rate is not what held it");
-	ok(!strcmp(phase_bottleneck(0, 1, 0, 16, 16, 1.0), "device"), "engine sim spins while it waits: its CPU share is not asked");
+	ok(!strcmp(phase_bottleneck(1, 0, 0, 0, 32, 32, 0.1), "tool"), "engine null: tool, whatever else");
+	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.2), "device"), "a full queue, an idle CPU: device");
+	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.85), "tool"), "a worker on a CPU 85 %% of its time: tool");
+	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.849), "device"), "84.9 %%: device");
+	ok(!strcmp(phase_bottleneck(0, 0, 1, 0, 28.7, 32, 0.99), "rate"), "paced with 28.7 of 32 in flight: rate, busy or not");
+	ok(!strcmp(phase_bottleneck(0, 0, 1, 0, 28.8, 32, 0.2), "device"), "paced with 28.8 (90 %%) of 32: the rate is not what held it");
+	ok(!strcmp(phase_bottleneck(0, 1, 0, 0, 16, 16, 1.0), "device"), "engine sim spins while it waits: its CPU share is not asked");
+	ok(!strcmp(phase_bottleneck(0, 0, 0, 1, 1, 1, 0.3), "tool"), "the host's memory served it (tmpfs, the page cache): tool");
+	ok(!strcmp(phase_bottleneck(0, 0, 1, 1, 0.5, 1, 0.3), "rate"), "a rate held it on tmpfs: rate");
 }
 
 static void counts(void)
