@@ -47,6 +47,12 @@ p = d["phases"][0]; v = p["device"]
 print(v["name"], v["reads"] >= 0.9 * p["ios"], v["read_mean_ns"] > 0, v["inflight_mean"] > 0, v["seconds"] > 0,
       type(v["others"]).__name__, "# %d reads for %d I/Os, %.0f us a request" % (v["reads"], p["ios"], v["read_mean_ns"] / 1e3))' >out
 	is "$(cut -d'#' -f1 out)" "$dev True True True True bool " "a file in \$TMP: the device under it ($dev), its reads, mean time, in flight ($(cut -d'#' -f2 out))"
+	sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$dev/queue/scheduler" 2>/dev/null)
+	[ -n "$sched" ] || sched=$(cat "/sys/block/$dev/queue/scheduler" 2>/dev/null)
+	is "$(J file.json 'print(d["machine"]["targets"][0].get("scheduler"))')" "$sched" \
+		"  the machine's description names the disk's I/O scheduler ($sched), as /sys says"
+	"$IOMOON" report file.json --format html | grep -q "scheduler $sched"
+	ok $? "  the HTML report's targets table shows it"
 else
 	skip "\$TMP is on no block device"
 fi

@@ -405,6 +405,7 @@ local TARGET_COLS = { "Target", "Kind", "Test area", "File system", "Device", "M
 
 -- the targets machine m describes, a row each: path, kind, size (the test
 -- area), file system, device (and device-mapper name), model, rotational
+-- and the I/O scheduler
 local function target_table(m, results, out)
   local ts = opt(m, "targets")
   if type(ts) ~= "table" or #ts == 0 then
@@ -419,9 +420,13 @@ local function target_table(m, results, out)
   out[#out + 1] = "</tr></thead><tbody>\n"
   for _, t in ipairs(ts) do
     local rot, dev, dm = opt(t, "rotational"), opt(t, "device"), opt(t, "dm_name")
+    local media = {}
+    if rot ~= nil then media[#media + 1] = rot == true and "rotational" or "non-rotational" end
+    if opt(t, "scheduler") then media[#media + 1] = "scheduler " .. tostring(t.scheduler) end
+    media = table.concat(media, ", ")
     local cells = { opt(t, "path"), opt(t, "kind"), num(opt(t, "size")) and rows.size(t.size), opt(t, "filesystem"),
       dev and (dm and string.format("%s (%s)", dev, dm) or dev) or dm, opt(t, "model"),
-      rot == true and "rotational" or rot == false and "non-rotational" or nil }
+      media ~= "" and media or nil }
     out[#out + 1] = "<tr>"
     for i = 1, #TARGET_COLS do out[#out + 1] = '<td class="n">' .. esc(cells[i] ~= nil and tostring(cells[i]) or "-") .. "</td>" end
     out[#out + 1] = "</tr>\n"

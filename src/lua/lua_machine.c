@@ -123,7 +123,7 @@ static int disk_dir(dev_t dev, char *dir, size_t len)
 	return 0;
 }
 
-/* device, model, rotational: the disk under block device dev. */
+/* device, model, rotational, scheduler: the disk under block device dev. */
 static void push_disk(lua_State *L, dev_t dev, int with_size)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], v[256];
@@ -142,6 +142,17 @@ static void push_disk(lua_State *L, dev_t dev, int with_size)
 	if (!read_line(path, v, sizeof(v))) {
 		lua_pushboolean(L, v[0] == '1');
 		lua_setfield(L, -2, "rotational");
+	}
+	snprintf(path, sizeof(path), "%s/queue/scheduler", dir);
+	if (!read_line(path, v, sizeof(v))) { /* "none [mq-deadline] kyber": the one in brackets */
+		char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
+
+		if (a && b) {
+			*b = 0;
+			set_str(L, "scheduler", a + 1);
+		} else if (!strchr(v, ' ')) {
+			set_str(L, "scheduler", v); /* a single one: "none" */
+		}
 	}
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", major(dev), minor(dev));
 	if (with_size && !read_line(path, v, sizeof(v)))
