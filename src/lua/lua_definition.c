@@ -138,6 +138,21 @@ static void fill_int(lua_State *L, const char *k, uint64_t v)
 	fill(L, k);
 }
 
+/* A count (workers, qd, seed): filled as fill_int, and where the script
+ * gave it as a string ("4", which the checks accept), the number it
+ * resolved to, so that a definition's counts are numbers in every result. */
+static void fill_count(lua_State *L, const char *k, uint64_t v)
+{
+	if (lua_getfield(L, -1, k) == LUA_TSTRING) {
+		lua_pop(L, 1);
+		lua_pushinteger(L, (lua_Integer)v);
+		lua_setfield(L, -2, k);
+		return;
+	}
+	lua_pop(L, 1);
+	fill_int(L, k, v);
+}
+
 /* The share of 2^32 thr as a percentage, to 6 decimals (as result.mix). */
 static double pct(uint64_t thr)
 {
@@ -167,8 +182,8 @@ static void fill_stream(lua_State *L, const struct run_state *st)
 {
 	lua_pushstring(L, st->name);
 	fill(L, "name");
-	fill_int(L, "workers", st->sp.workers);
-	fill_int(L, "qd", st->sp.qd);
+	fill_count(L, "workers", st->sp.workers);
+	fill_count(L, "qd", st->sp.qd);
 }
 
 /* The phase's own resolved values, into the definition on top. */
@@ -184,8 +199,8 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 	lua_pushboolean(L, sp->direct);
 	fill(L, "direct");
 	if (!rs->nstreams) /* with streams, each stream's (the phase's is their total) */
-		fill_int(L, "workers", sp->workers);
-	fill_int(L, "qd", sp->qd);
+		fill_count(L, "workers", sp->workers);
+	fill_count(L, "qd", sp->qd);
 	if (sp->batch == BATCH_AUTO)
 		lua_pushliteral(L, "auto");
 	else
@@ -197,7 +212,7 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 		push_duration(L, sp->ramp_ns);
 		fill(L, "ramp");
 	}
-	fill_int(L, "seed", sp->seed);
+	fill_count(L, "seed", sp->seed);
 	if (sp->duration_ns) {
 		push_duration(L, sp->duration_ns);
 		fill(L, "duration");

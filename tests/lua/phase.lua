@@ -188,6 +188,9 @@ do
   tap.ok(r.qd == 16 and r.workers == 2 and r.mix[1].read_pct == 70 and r.rate_asked_iops == 1000,
     "qd = \"16\", workers = \"2\", read = \"70\", rate = \"1000\": read as 16, 2, 70 and 1000 (%s, %s, %s, %s)",
     r.qd, r.workers, r.mix[1].read_pct, r.rate_asked_iops)
+  tap.ok(math.type(r.definition.qd) == "integer" and r.definition.qd == 16 and r.definition.workers == 2,
+    "the definition holds them as numbers: qd %s (%s), workers %s", r.definition.qd, math.type(r.definition.qd),
+    r.definition.workers)
   r = iomoon.run { engine = "sim", bs = "4k", qd = 4, batch = "2", rate = { iops = "500" }, duration = "0.1s" }
   tap.ok(r.batch_used == 2 and r.rate_asked_iops == 500, "batch = \"2\", rate.iops = \"500\": 2 and 500 (%s, %s)",
     r.batch_used, r.rate_asked_iops)
