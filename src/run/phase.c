@@ -69,6 +69,7 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].trace);
 		free(w[i].specs);
 		free(w[i].replay);
+		data_free(&w[i].data);
 	}
 	free(w);
 }
@@ -118,6 +119,7 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	struct rng r;
 
 	wk->buf_len = (size_t)((wl_max_bs(sp->wl) + align - 1) / align * align);
+	wk->buf_len = data_slot_len(sp, wk->buf_len); /* larger when the data is reducible: a window to move in */
 	wk->slots = calloc(sp->qd, sizeof(*wk->slots));
 	if (!wk->slots || posix_memalign(&wk->bufs, align, wk->buf_len * sp->qd)) {
 		wk->bufs = NULL;
@@ -126,8 +128,10 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 		return RC_FAIL;
 	}
 	rng_seed(&r, sp->seed, 1000 + wk->id);
-	for (size_t j = 0; j < wk->buf_len * sp->qd / 8; j++)
+	for (size_t j = 0; !data_reduces(sp) && j < wk->buf_len * sp->qd / 8; j++)
 		((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
+	if (data_init(&wk->data, sp, wk->id, wk->bufs, wk->buf_len, why, why_len) != RC_OK)
+		return RC_FAIL;
 	for (unsigned j = 0; j < sp->qd; j++) {
 		wk->slots[j].index = j;
 		wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;
