@@ -17,9 +17,6 @@
 /* The distinct content a worker's regions hold by default, and the most. */
 #define DATA_REGION_MIN (1u << 20)
 #define DATA_REGION_MAX (16u << 20)
-/* A slot's region is twice its buffer (a window to move in) while the
- * worker's regions stay under this. */
-#define DATA_REGION_TWICE (64u << 20)
 #define DATA_STAMP_AREA 32u
 #define DATA_DUP_TAG 0x44555045494f4d4full /* "IOMOEPUD" */
 
@@ -45,32 +42,35 @@ static uint64_t round_up(uint64_t x, uint64_t to)
 	return (x + to - 1) / to * to;
 }
 
-/* The step a window moves by: a unit, and never below 4 KiB (O_DIRECT's
- * memory alignment). */
 static uint64_t step_of(uint32_t unit)
 {
-	return unit > 4096 ? unit : 4096;
+	return data_step(unit);
 }
 
-static uint64_t sets_per_worker(const struct phase_spec *sp)
+/* The dedupe sets of a worker: its share of dedupe_sets, or by default one
+ * for every DATA_SETS_DEFAULT duplicate places of its regions. */
+#define DATA_SETS_DEFAULT 64u
+
+static uint64_t sets_asked(const struct phase_spec *sp)
 {
 	return sp->dedupe_sets ? (sp->dedupe_sets + sp->workers - 1) / sp->workers : 0;
 }
 
-size_t data_slot_len(const struct phase_spec *sp, size_t buf_len)
+/* A write's slot: its read area (io_len bytes) then its region. */
+size_t data_slot_len(const struct phase_spec *sp, size_t io_len)
 {
 	const uint64_t step = step_of(sp->dedupe_unit);
-	uint64_t want = sets_per_worker(sp) * sp->dedupe_unit, per;
+	uint64_t want = sets_asked(sp) * sp->dedupe_unit * DATA_SETS_DEFAULT, per;
 
+	if (sp->pattern == PATTERN_REUSE && !data_reduces(sp))
+		return 2 * io_len;
 	if (!data_reduces(sp))
-		return buf_len;
+		return io_len;
 	want = want < DATA_REGION_MIN ? DATA_REGION_MIN : want > DATA_REGION_MAX ? DATA_REGION_MAX : want;
 	per = round_up(want / sp->qd, step);
-	if (per < buf_len)
-		per = buf_len;
-	if (per < 2 * buf_len && (uint64_t)sp->qd * 2 * buf_len <= DATA_REGION_TWICE)
-		per = 2 * buf_len;
-	return (size_t)round_up(per, step);
+	if (per < io_len)
+		per = io_len; /* the buffers hold the distinct content already: no more memory to go through */
+	return io_len + (size_t)round_up(per, step);
 }
 
 /* One chunk of a base: the stamp area and `lit` random bytes, then
@@ -89,54 +89,89 @@ static void fill_chunk(unsigned char *p, uint32_t len, uint32_t lit, struct rng 
 		p[i] = p[i - lit];
 }
 
-/* Base b's content, the same wherever it is placed. */
-static void fill_base(const struct data_gen *g, unsigned char *p, uint32_t b, uint32_t lit, uint64_t seed)
+/* The tag in a duplicate's stamps: set, chunk, worker and a top bit no
+ * unique stamp has (those hold the worker in bits 48-55 and a count). */
+static uint64_t dup_tag(const struct data_gen *g, uint32_t set, uint32_t chunk)
 {
+	return (1ull << 63) | ((uint64_t)g->worker << 48) | ((uint64_t)set << 8) | chunk;
+}
+
+/* The content of place q: a unique base of its own, or its set's, with
+ * the set's stamps (they stay: writes stamp unique places only). */
+static void fill_place(const struct data_gen *g, unsigned char *p, uint64_t q, int unique, uint32_t set,
+		       uint32_t lit, uint64_t seed)
+{
+	const uint64_t id = unique ? q : (1ull << 39) | set;
+
 	for (uint32_t o = 0; o < g->unit; o += g->chunk) {
 		struct rng r;
 
-		rng_seed(&r, seed ^ 0x6461746162617365ull, ((uint64_t)g->worker << 40) | ((uint64_t)b << 8) | (o / g->chunk));
+		rng_seed(&r, seed ^ 0x6461746162617365ull, ((uint64_t)g->worker << 48) | (id << 8) | (o / g->chunk));
 		fill_chunk(p + o, g->chunk, lit, &r);
+		if (!unique)
+			data_put_stamp(p + o, g->dup_tag, dup_tag(g, set, o / g->chunk));
 	}
+}
+
+/* Place q is unique when floor(q / dedupe) moves on there: 1 / dedupe of
+ * any run of places, evenly spread. */
+static int place_unique(uint64_t q, double dedupe)
+{
+	return dedupe <= 1.0 || q == 0 || (uint64_t)((double)q / dedupe) != (uint64_t)((double)(q - 1) / dedupe);
 }
 
 static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *why, size_t why_len)
 {
-	const uint32_t per_slot = (uint32_t)(g->slot_len / g->unit);
-	const uint64_t positions = (uint64_t)per_slot * sp->qd, sets = sets_per_worker(sp);
+	const uint32_t per_slot = (uint32_t)((g->stride - g->io_len) / g->unit);
+	const uint64_t places = (uint64_t)per_slot * sp->qd;
+	const double ded = sp->dedupe > 1.0 ? sp->dedupe : 1.0;
 	double lit = (double)g->chunk / (sp->compress > 1.0 ? sp->compress : 1.0) - DATA_STAMP_AREA;
+	uint64_t dups = 0, d = 0;
 
 	g->slot_units = per_slot;
-	g->nbases = (uint32_t)(sets && sets < positions ? sets : positions);
-	g->dedupe = sp->dedupe > 1.0 ? sp->dedupe : 1.0;
+	g->nslots = sp->qd;
 	g->dup_tag = DATA_DUP_TAG ^ sp->seed;
-	g->checks = g->dedupe > 1.0 && sp->verify == VERIFY_NONE;
+	g->checks = sp->dedupe > 1.0 && sp->verify == VERIFY_NONE;
+	for (uint64_t q = 0; q < places; q++)
+		dups += !place_unique(q, ded);
+	g->nsets = (uint32_t)(sets_asked(sp) ? sets_asked(sp) : dups / DATA_SETS_DEFAULT ? dups / DATA_SETS_DEFAULT : 1);
+	g->unique = calloc(places / 64 + 2, sizeof(*g->unique));
+	g->place_set = calloc(places, sizeof(*g->place_set));
+	g->wrapped = calloc(sp->qd, sizeof(*g->wrapped));
 	g->shift = calloc(sp->qd, sizeof(*g->shift));
-	g->touched = calloc(g->nbases / 8 + 1, 1);
-	g->set_crc = calloc(g->nbases, sizeof(*g->set_crc));
-	if (!g->shift || !g->touched || !g->set_crc) {
+	g->set_crc = calloc(g->nsets, sizeof(*g->set_crc));
+	if (!g->unique || !g->place_set || !g->wrapped || !g->shift || !g->set_crc) {
 		snprintf(why, why_len, "out of memory for the dedupe sets of worker %u", g->worker);
 		return RC_FAIL;
 	}
 	if (lit < 16)
 		lit = 16;
-	for (uint64_t q = 0; q < positions; q++)
-		fill_base(g, (unsigned char *)g->bufs + q / per_slot * g->slot_len + q % per_slot * g->unit,
-			  (uint32_t)(q % g->nbases), (uint32_t)(lit + 0.5), sp->seed);
+	for (uint64_t q = 0; q < places; q++) {
+		const int u = place_unique(q, ded);
+		const uint32_t set = u ? 0 : (uint32_t)(d++ % g->nsets);
+
+		if (u)
+			g->unique[q / 64] |= 1ull << (q % 64);
+		g->place_set[q] = set;
+		fill_place(g, (unsigned char *)g->bufs + q / per_slot * g->stride + g->io_len + q % per_slot * g->unit, q, u,
+			   set, (uint32_t)(lit + 0.5), sp->seed);
+	}
 	return RC_OK;
 }
 
-int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t slot_len,
-	      char *why, size_t why_len)
+int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t stride,
+	      size_t io_len, char *why, size_t why_len)
 {
 	memset(g, 0, sizeof(*g));
 	g->worker = (uint16_t)worker;
 	g->bufs = bufs;
-	g->slot_len = slot_len;
+	g->stride = stride;
+	g->io_len = io_len;
 	g->unit = sp->dedupe_unit ? sp->dedupe_unit : 4096;
 	if (!data_reduces(sp) && sp->pattern != PATTERN_REPEAT && sp->pattern != PATTERN_REUSE)
 		g->unit = 4096; /* what worker.c's stamps make unique */
 	g->chunk = chunk_of(g->unit);
+	g->unit_shift = (uint32_t)__builtin_ctz(g->unit);
 	g->seq = (uint64_t)worker << 48;
 	g->sample_left = 1; /* the first unit written */
 	g->mode = data_reduces(sp) ? DATA_REDUCE : sp->pattern == PATTERN_REPEAT ? DATA_REPEAT
@@ -151,14 +186,14 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 		snprintf(why, why_len, "out of memory for the data sample of worker %u", worker);
 		return RC_FAIL;
 	}
-	if (g->mode == DATA_REUSE) { /* every slot the same random bytes, every worker's alike */
+	if (g->mode == DATA_REUSE) { /* every slot's region the same random bytes, every worker's alike */
 		struct rng r;
 
 		rng_seed(&r, sp->seed, 999);
-		for (size_t j = 0; j < slot_len / 8; j++)
-			((uint64_t *)bufs)[j] = rng_next(&r);
+		for (size_t j = 0; j < io_len / 8; j++)
+			((uint64_t *)(bufs + io_len))[j] = rng_next(&r);
 		for (unsigned j = 1; j < sp->qd; j++)
-			memcpy(bufs + j * slot_len, bufs, slot_len);
+			memcpy(bufs + j * stride + io_len, bufs + io_len, io_len);
 	}
 	return g->mode == DATA_REDUCE ? init_reduce(g, sp, why, why_len) : RC_OK;
 }
@@ -166,69 +201,42 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 void data_free(struct data_gen *g)
 {
 	free(g->shift);
-	free(g->touched);
+	free(g->unique);
+	free(g->place_set);
+	free(g->wrapped);
 	free(g->set_crc);
 	free(g->scratch);
 	free(g->scratch2);
 	memset(g, 0, sizeof(*g));
 }
 
-static inline void put_stamp(unsigned char *p, uint64_t a, uint64_t b)
+void data_finish(struct data_gen *g, struct data_counts *c)
 {
-	uint64_t v[2] = { a, b };
+	uint8_t *touched;
 
-	memcpy(p, v, sizeof(v));
-}
+	if (g->mode != DATA_REDUCE || !(touched = calloc(g->nsets / 8 + 1, 1)))
+		return;
+	for (uint32_t j = 0; g->shift && j < g->nslots; j++)
+		for (uint32_t p = 0; p < (g->wrapped[j] ? g->slot_units : g->shift[j] >> g->unit_shift); p++) {
+			const uint64_t q = (uint64_t)j * g->slot_units + p;
+			const uint32_t set = g->place_set[q];
 
-/* Is unit n+1 (n written, d distinct) to be a new one? Distinct units
- * stay at 1 / dedupe of those written. */
-static inline int wants_unique(const struct data_gen *g, const struct data_counts *c)
-{
-	return (double)c->distinct * g->dedupe < (double)(c->units + 1);
-}
-
-static void fill_reduce(struct data_gen *g, struct io_slot *s, struct data_counts *c)
-{
-	const uint32_t len = s->op.len, U = g->unit, j = s->index;
-	const uint64_t step = step_of(U);
-	uint64_t at = g->shift[j];
-	unsigned char *region = (unsigned char *)g->bufs + (size_t)j * g->slot_len, *p;
-	const uint64_t seq = g->seq++;
-
-	if (at + len > g->slot_len)
-		at = 0;
-	g->shift[j] = (uint32_t)(at + round_up(len, step));
-	s->buf = p = region + at;
-	for (uint32_t o = 0; o < len; o += U) {
-		const uint64_t q = (uint64_t)j * g->slot_units + (at + o) / U;
-		const uint32_t b = (uint32_t)(q < g->nbases ? q : q % g->nbases);
-		const int whole = o + U <= len;
-
-		if (whole && g->dedupe > 1.0 && !wants_unique(g, c)) {
-			for (uint32_t k = 0; k < U; k += g->chunk)
-				put_stamp(p + o + k, g->dup_tag, (1ull << 63) | ((uint64_t)g->worker << 48) |
-									 ((uint64_t)b << 8) | (k / g->chunk));
-			if (!(g->touched[b / 8] & (1u << (b % 8)))) {
-				g->touched[b / 8] |= (uint8_t)(1u << (b % 8));
+			if (!(g->unique[q / 64] >> (q % 64) & 1) && !(touched[set / 8] & (1u << (set % 8)))) {
+				touched[set / 8] |= (uint8_t)(1u << (set % 8));
 				c->distinct++;
 			}
-		} else {
-			for (uint32_t k = 0; k < U && o + k + 16 <= len; k += g->chunk)
-				put_stamp(p + o + k, s->op.offset + o + k, seq);
-			c->distinct++;
 		}
-		c->units++;
-	}
+	free(touched);
 }
 
 void data_fill(struct data_gen *g, struct io_slot *s, struct data_counts *c)
 {
-	const uint64_t n = s->op.len >= g->unit ? s->op.len / g->unit : 1;
+	const uint64_t n = s->op.len >> g->unit_shift ? s->op.len >> g->unit_shift : 1;
 	unsigned v;
 
 	switch (g->mode) {
 	case DATA_REDUCE:
-		fill_reduce(g, s, c);
+		data_fill_reduce(g, s, c);
 		return;
 	case DATA_REPEAT:
 		v = (unsigned)(g->seq++ & 0xff);
@@ -237,6 +245,7 @@ void data_fill(struct data_gen *g, struct io_slot *s, struct data_counts *c)
 		c->units += n;
 		return;
 	case DATA_REUSE:
+		s->buf = g->bufs + (size_t)s->index * g->stride + g->io_len;
 		c->units += n;
 		if (n > c->distinct_max)
 			c->distinct_max = n; /* the buffer's first n units, the same for every write */
@@ -246,33 +255,26 @@ void data_fill(struct data_gen *g, struct io_slot *s, struct data_counts *c)
 	}
 }
 
-/* The dedupe set of the unit at p: the base of its place in its region. */
-static uint32_t set_of(const struct data_gen *g, const struct io_slot *s, const unsigned char *p)
-{
-	const size_t at = (size_t)(p - (const unsigned char *)g->bufs);
-	const uint64_t q = (uint64_t)s->index * g->slot_units + at % g->slot_len / g->unit;
-
-	return (uint32_t)(q % g->nbases);
-}
-
-/* A sampled unit's crc32c against its set's: a duplicate's must be its
- * set's, a unique unit's must not. */
-static void check_unit(struct data_gen *g, const struct io_slot *s, const unsigned char *p, struct data_counts *c)
+/* A sampled duplicate's crc32c against its set's (from the first sample
+ * of the set): they must match. */
+static void check_unit(struct data_gen *g, const unsigned char *p, struct data_counts *c)
 {
 	uint64_t w1;
-	uint32_t b = set_of(g, s, p), crc = crc32c(0, p, g->unit) | 1; /* 0 is "none yet" */
-	int dup;
+	uint32_t set, crc;
 
 	memcpy(&w1, p + 8, sizeof(w1));
-	dup = (int)(w1 >> 63);
-	if (!g->set_crc[b]) {
-		if (dup)
-			g->set_crc[b] = crc;
+	if (!(w1 >> 63))
+		return; /* unique */
+	set = (uint32_t)((w1 >> 8) & 0xffffffffffull);
+	if (set >= g->nsets)
+		return;
+	crc = crc32c(0, p, g->unit) | 1; /* 0 is "none yet" */
+	if (!g->set_crc[set]) {
+		g->set_crc[set] = crc;
 		return;
 	}
 	c->checked++;
-	if ((g->set_crc[b] == crc) != dup)
-		c->check_failed++;
+	c->check_failed += g->set_crc[set] != crc;
 }
 
 /* zstd (level 3, ZFS's default) and zlib (level 6, gzip's) on one sample
@@ -287,14 +289,15 @@ static void sample_others(struct data_gen *g, const unsigned char *p, uint32_t l
 	c->zlib_bytes += compress2((Bytef *)g->scratch2, &zl, p, len, 6) == Z_OK ? zl : len;
 }
 
-int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts *c)
+int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now)
 {
 	const uint32_t units = s->op.len >= g->unit ? s->op.len / g->unit : 1;
 	const uint32_t i = g->sample_at++ % units, len = s->op.len < g->unit ? s->op.len : g->unit;
 	const unsigned char *p = (const unsigned char *)s->buf + (size_t)i * g->unit;
 	int z;
 
-	g->sample_left += DATA_SAMPLE_EVERY;
+	g->sample_left = DATA_SAMPLE_EVERY; /* from here: a sample the gap held back is not owed */
+	g->next_sample_ns = now + DATA_SAMPLE_GAP_NS;
 	z = LZ4_compress_default((const char *)p, g->scratch, (int)len, g->scratch_len);
 	c->sampled++;
 	c->sampled_bytes += len;
@@ -302,6 +305,6 @@ int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts 
 	if (c->sampled % DATA_OTHERS_EVERY == 1)
 		sample_others(g, p, len, c);
 	if (g->checks && len == g->unit)
-		check_unit(g, s, p, c);
+		check_unit(g, p, c);
 	return 1;
 }
