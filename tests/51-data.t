@@ -50,6 +50,18 @@ print(sum(len(set(x)) == 1 for x in w), sum(w[i][0] != w[i + 1][0] for i in rang
 out=$(w 64k pattern=reuse); set -- $(look 4096 count)
 is "$2" "16" "pattern=reuse: one buffer for every write (16 distinct blocks, those of one 64k write)"
 
+# an IOMeter .icf's data pattern reaches the phases (0 repeating bytes, 1
+# pseudo random, 2 full random): openperformancetest.icf at one queue
+# depth, on 8 MiB, its Max Throughput-50%Read spec
+for n in 0:repeat 1:reuse 2:random; do
+	sed -e 's/^\t8000000,0,0/\t16384,0,'"${n%%:*}"'/' -e 's/^\t1          32         2/\t1          1          2/' \
+		"$T/iometer/openperformancetest.icf" >"$TMP/p.icf"
+	"$IOMOON" suite "$TMP/p.icf" --target "$TMP/icf.dat" --time 0.1 --quiet --format json --output "$TMP/icf.json" 2>"$TMP/icf.err"
+	is "$(python3 -c 'import json,sys; print(*[p["data"]["pattern"] for p in json.load(open(sys.argv[1]))["phases"] if "data" in p][1:2])' "$TMP/icf.json")" \
+		"${n#*:}" "an .icf's Data pattern ${n%%:*} runs as pattern = \"${n#*:}\""
+done
+is "$("$IOMOON" convert "$TMP/p.icf" | grep -c 'pattern = "random",  -- the file.s data pattern (2, full random)')" 4 "iomoon convert writes the .icf's data pattern on each of its 4 phases"
+
 # verified writes of compressible data pass verification
 is "$("$IOMOON" run --format none --quiet "$LUA_DIR/verify.lua" "$F" | tr '\t' ' ')" "0 1024" "compress=2 with crc32c: the read back verifies clean, 1024 units"
 set -- $(look); ok "$(near "$4" 2 10)" "compress=2 with crc32c: the headers stay, the blocks still compress 2:1 ($4)"
