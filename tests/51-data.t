@@ -62,6 +62,38 @@ for n in 0:repeat 1:reuse 2:random; do
 done
 is "$("$IOMOON" convert "$TMP/p.icf" | grep -c 'pattern = "random",  -- the file.s data pattern (2, full random)')" 4 "iomoon convert writes the .icf's data pattern on each of its 4 phases"
 
+# fio's buffer options: fio's examples/dedupe-global.fio shape (two jobs,
+# working set dedupe, compressible) runs as two streams of compress = 2,
+# dedupe = 2; zero_buffers is the zero pattern
+mkdir -p "$TMP/fio"
+cat >"$TMP/fio/d.fio" <<'FIO'
+[global]
+ioengine=libaio
+iodepth=16
+size=4m
+dedupe_mode=working_set
+dedupe_global=1
+dedupe_percentage=50
+blocksize=4k
+rw=write
+buffer_compress_percentage=50
+dedupe_working_set_percentage=50
+refill_buffers
+
+[a]
+
+[b]
+FIO
+(cd "$TMP/fio" && "$IOMOON" fio d.fio --quiet --format json --output o.json 2>/dev/null)
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]
+print(*[(s["data"]["compress"], s["data"]["dedupe"], s["data"]["dedupe_sets"], round(s["data"]["compress_measured"], 1)) for s in p["streams"]])' "$TMP/fio/o.json")" \
+	"(2, 2, 512, 2.0) (2, 2, 512, 2.0)" "dedupe-global.fio: each job compress=2 dedupe=2, 512 sets (50 % of 4 MiB), measured 2:1"
+is "$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --zero_buffers --filename=z.dat --quiet --format json 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["phases"][0]["data"]["pattern"])')" "zero" "fio's zero_buffers: pattern zero"
+err=$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --buffer_pattern=0xab --filename=p.dat 2>&1); rc=$?
+is "$rc $([ -e "$TMP/fio/p.dat" ] && echo created)" "2 " "fio's buffer_pattern: exit 2, nothing created"
+like "$err" "buffer_pattern: not supported \(fio writes those bytes in every write" "fio's buffer_pattern: says why"
+
 # verified writes of compressible data pass verification
 is "$("$IOMOON" run --format none --quiet "$LUA_DIR/verify.lua" "$F" | tr '\t' ' ')" "0 1024" "compress=2 with crc32c: the read back verifies clean, 1024 units"
 set -- $(look); ok "$(near "$4" 2 10)" "compress=2 with crc32c: the headers stay, the blocks still compress 2:1 ($4)"

@@ -28,21 +28,30 @@ static unsigned popcount4(const uint64_t v[4])
 
 void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
-	const struct phase_spec *sp = &rs->sp;
+	const struct phase_spec *sp = rs->nstreams ? &rs->stream[0]->sp : &rs->sp; /* what was asked: the streams' */
 	const struct data_counts *d = &r->total.data;
+	int alike = 1;
 	const uint64_t distinct = d->distinct + d->distinct_max + popcount4(d->values);
 
 	if (!d->units)
 		return; /* nothing written */
+	for (unsigned i = 1; i < rs->nstreams; i++) {
+		const struct phase_spec *o = &rs->stream[i]->sp;
+
+		alike = alike && o->pattern == sp->pattern && o->compress == sp->compress && o->dedupe == sp->dedupe &&
+			o->dedupe_unit == sp->dedupe_unit && o->dedupe_sets == sp->dedupe_sets;
+	}
 	lua_createtable(L, 0, 16);
-	lua_pushstring(L, api_pattern_name(sp->pattern));
+	lua_pushstring(L, alike ? api_pattern_name(sp->pattern) : "mixed"); /* streams that differ: each says its own */
 	lua_setfield(L, -2, "pattern");
-	api_set_num(L, "compress", sp->compress);
-	api_set_num(L, "dedupe", sp->dedupe);
-	api_set_int(L, "dedupe_unit", data_reduces(sp) || sp->pattern == PATTERN_REPEAT || sp->pattern == PATTERN_REUSE
-					      ? sp->dedupe_unit : 4096);
-	if (sp->dedupe_sets)
-		api_set_int(L, "dedupe_sets", sp->dedupe_sets);
+	if (alike) {
+		api_set_num(L, "compress", sp->compress);
+		api_set_num(L, "dedupe", sp->dedupe);
+		api_set_int(L, "dedupe_unit", data_reduces(sp) || sp->pattern == PATTERN_REPEAT ||
+						      sp->pattern == PATTERN_REUSE ? sp->dedupe_unit : 4096);
+		if (sp->dedupe_sets)
+			api_set_int(L, "dedupe_sets", sp->dedupe_sets);
+	}
 	api_set_int(L, "units", d->units);
 	if (sp->pattern != PATTERN_OFFSET) { /* an offset's content is its place: rewrites repeat it */
 		api_set_int(L, "distinct", distinct);

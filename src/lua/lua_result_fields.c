@@ -211,9 +211,9 @@ static const struct result_field verify_fields[] = {
 
 static const struct result_field data_fields[] = {
 	{ "pattern", "string", D, NULL },
-	{ "compress", "number", M | D, NULL },
-	{ "dedupe", "number", M | D, NULL },
-	{ "dedupe_unit", "number", C | D, NULL },
+	{ "compress", "number", O | M | D, NULL }, /* absent: streams that differ ("mixed") */
+	{ "dedupe", "number", O | M | D, NULL },
+	{ "dedupe_unit", "number", O | C | D, NULL },
 	{ "dedupe_sets", "number", O | C | D, NULL },
 	{ "units", "number", C, NULL },
 	{ "distinct", "number", O | C, NULL },
