@@ -308,6 +308,12 @@ report.csv_columns = {
   { "p99.99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p9999_ns)) end },
   { "Interrupted", function(r) return r.interrupted and "yes" or "no" end },
   { "Failed", function(r) return r.failed and "yes" or "no" end },
+  -- what the writes carried (result.data): asked, and measured
+  { "Data Pattern", data_cell("pattern") },
+  { "Compress", data_cell("compress", "%g") },
+  { "Compress Measured (lz4)", data_cell("compress_measured", "%.2f") },
+  { "Dedupe", data_cell("dedupe", "%g") },
+  { "Dedupe Measured", data_cell("dedupe_measured", "%.2f") },
   -- open loop: the asked rate, and whether at least 99 % of it was achieved
   { "Asked IOps", function(r) local a = report.asked_rate(r); return a and string.format("%.2f", a) or "" end },
   { "Rate Met", function(r) local met = report.rate_met(r); return met == nil and "" or met and "yes" or "no" end },
@@ -316,12 +322,6 @@ report.csv_columns = {
   { "Bottleneck", function(r) local b = opt(r, "bottleneck"); return type(b) == "string" and b or "" end },
   { "In Flight (mean)", function(r) local m = number(opt(opt(r, "inflight"), "mean")); return m and string.format("%.2f", m) or "" end },
   { "Warning", function(r) return rows.tool_mark(r) or "" end },
-  -- what the writes carried (result.data): asked, and measured
-  { "Data Pattern", data_cell("pattern") },
-  { "Compress", data_cell("compress", "%g") },
-  { "Compress Measured (lz4)", data_cell("compress_measured", "%.2f") },
-  { "Dedupe", data_cell("dedupe", "%g") },
-  { "Dedupe Measured", data_cell("dedupe_measured", "%.2f") },
 }
 
 -- a cell a spreadsheet would run as a formula gets a leading '
