@@ -109,8 +109,8 @@ done
 python3 -c "
 import csv,sys
 r = list(csv.reader(open(sys.argv[1], newline='')))
-assert len(r[0]) == 48 and r[0][-1] == 'Warning' and 'Stream' not in r[0], r[0][-3:]" "$TMP/plain.csv"
-ok $? "csv without streams: the columns as before streams (48, Warning last)"
+assert len(r[0]) == 53 and r[0][-1] == 'Warning' and 'Stream' not in r[0], r[0][-3:]" "$TMP/plain.csv"
+ok $? "csv without streams: the columns as before streams (53, Warning last)"
 
 for mode in stdout file; do
 	if [ $mode = stdout ]; then "$IOMOON" run --format json "$REP" >"$TMP/rep.json"

@@ -6,7 +6,7 @@
 # for over 0.2 s, and a phase that completes no I/O is failed.
 . "$(dirname "$0")/lib.sh"
 
-for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in; do
+for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in data-reduction; do
 	F="$TMP/$s.dat"
 	S=(suite $s --target "$F" --size 16m --time 5 --ios 64 --ramp 0 --quiet)
 	"$IOMOON" "${S[@]}" --format csv --output "$TMP/$s.csv" >"$TMP/$s.table" 2>"$TMP/$s.err"

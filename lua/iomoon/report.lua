@@ -108,6 +108,8 @@ function report.table_writer(out, name_width, machine)
       for _, op in ipairs(report.ops(r)) do self:line("  " .. op.label, op.result, "  " .. op.text) end
       local rp = report.replay_text(r)
       if rp then self.out:write("  ", rp, "\n") end
+      local dt = not row.rank and report.data_text(r)
+      if dt then self.out:write("  ", dt, "\n") end
     end
     self.out:flush()
   end
@@ -230,6 +232,32 @@ local function f2(k) return function(o) return string.format("%.2f", o[k]) end e
 local function ms4(k) return function(o) return string.format("%.4f", ms(o.lat[k])) end end
 local function raw_of(k) return function(o) return o[k] end end
 
+--- What a phase's writes carried (result.data), when it was not iomoon's
+-- plain random data: "data: compress 2 (1.98 measured), dedupe 2 (1.99
+-- measured)", "data: repeat (measured: compress 157.54, dedupe 16.00)";
+-- nil for plain random, a phase that did not write, or an older result.
+function report.data_text(r)
+  local d = opt(r, "data")
+  if type(d) ~= "table" then return nil end
+  local c, dd = number(opt(d, "compress")), number(opt(d, "dedupe"))
+  local cm, dm = number(opt(d, "compress_measured")), number(opt(d, "dedupe_measured"))
+  if d.pattern == "random" and c == 1 and dd == 1 then return nil end
+  local function m(x) return x and string.format("%.2f", x) or "-" end
+  if d.pattern ~= "random" then
+    return string.format("data: %s (measured: compress %s, dedupe %s)", d.pattern, m(cm), m(dm))
+  end
+  return string.format("data: compress %g (%s measured), dedupe %g (%s measured)", c or 1, m(cm), dd or 1, m(dm))
+end
+
+local function data_cell(k, fmt)
+  return function(r)
+    local d = opt(r, "data")
+    local v = type(d) == "table" and opt(d, k)
+    if v == nil or v == false then return "" end
+    return fmt and string.format(fmt, v) or tostring(v)
+  end
+end
+
 --- CSV columns in the order of IOMeter's results.csv where they apply
 -- (response times in ms, MBps binary and decimal), then iomoon's own;
 -- every time's header says its unit. A read's or a write's figures are
@@ -280,6 +308,12 @@ report.csv_columns = {
   { "p99.99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p9999_ns)) end },
   { "Interrupted", function(r) return r.interrupted and "yes" or "no" end },
   { "Failed", function(r) return r.failed and "yes" or "no" end },
+  -- what the writes carried (result.data): asked, and measured
+  { "Data Pattern", data_cell("pattern") },
+  { "Compress", data_cell("compress", "%g") },
+  { "Compress Measured (lz4)", data_cell("compress_measured", "%.2f") },
+  { "Dedupe", data_cell("dedupe", "%g") },
+  { "Dedupe Measured", data_cell("dedupe_measured", "%.2f") },
   -- open loop: the asked rate, and whether at least 99 % of it was achieved
   { "Asked IOps", function(r) local a = report.asked_rate(r); return a and string.format("%.2f", a) or "" end },
   { "Rate Met", function(r) local met = report.rate_met(r); return met == nil and "" or met and "yes" or "no" end },

@@ -72,6 +72,25 @@ void counters_merge(struct counters *dst, const struct counters *src)
 	if (src->cpu_busiest > dst->cpu_busiest)
 		dst->cpu_busiest = src->cpu_busiest;
 	verify_counts_merge(&dst->verify, &src->verify);
+	data_counts_merge(&dst->data, &src->data);
+}
+
+void data_counts_merge(struct data_counts *dst, const struct data_counts *src)
+{
+	dst->units += src->units;
+	dst->distinct += src->distinct;
+	if (src->distinct_max > dst->distinct_max)
+		dst->distinct_max = src->distinct_max;
+	for (int i = 0; i < 4; i++)
+		dst->values[i] |= src->values[i];
+	dst->sampled += src->sampled;
+	dst->sampled_bytes += src->sampled_bytes;
+	dst->compressed_bytes += src->compressed_bytes;
+	dst->other_bytes += src->other_bytes;
+	dst->zstd_bytes += src->zstd_bytes;
+	dst->zlib_bytes += src->zlib_bytes;
+	dst->checked += src->checked;
+	dst->check_failed += src->check_failed;
 }
 
 void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *src)

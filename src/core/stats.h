@@ -65,6 +65,19 @@ struct verify_counts {
 	uint64_t known;            /* 1: some map said what was written (written_end holds) */
 };
 
+/* What the writes carried (data.h), unit by unit: the distinct units by
+ * construction, and the sample a compressor saw. Sums, but distinct_max
+ * (the largest) and values (or-ed). */
+struct data_counts {
+	uint64_t units;            /* dedupe units written (ramp included) */
+	uint64_t distinct;         /* of them, distinct ones, this writer's own */
+	uint64_t distinct_max;     /* distinct units every writer writes alike (reuse, zero) */
+	uint64_t values[4];        /* repeat: the byte values written, a bit each */
+	uint64_t sampled, sampled_bytes, compressed_bytes; /* the units LZ4 compressed, their bytes before and after */
+	uint64_t other_bytes, zstd_bytes, zlib_bytes; /* the rarer sample zstd and zlib compressed: before, after each */
+	uint64_t checked, check_failed; /* sampled units whose crc32c was held to their dedupe set's */
+};
+
 struct counters {
 	struct op_stats op[OP_NTYPES]; /* OP_READ, OP_WRITE, OP_TRIM, OP_SYNC */
 	struct err_count errno_count[STATS_MAX_ERRNO];
@@ -75,6 +88,7 @@ struct counters {
 	uint64_t inflight_ns;   /* I/Os in flight x ns, over the measured time (their time-weighted mean x its length) */
 	double cpu_busiest;     /* the largest share of its loop's time a worker spent on a CPU (thread CPU / wall) */
 	struct verify_counts verify;
+	struct data_counts data;
 };
 
 void counters_init(struct counters *c);
@@ -83,6 +97,8 @@ void counters_init(struct counters *c);
 void counters_merge(struct counters *dst, const struct counters *src);
 /* dst += src: sums, the largest written_end and known. */
 void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *src);
+/* dst += src, as struct data_counts says. */
+void data_counts_merge(struct data_counts *dst, const struct data_counts *src);
 /* A failed I/O of type op (err 0: short, res bytes done): counted by errno
  * and kept with its offset while fewer than STATS_FIRST_ERRORS are. */
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns);

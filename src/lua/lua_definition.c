@@ -190,7 +190,6 @@ static void fill_stream(lua_State *L, const struct run_state *st)
 static void fill_phase(lua_State *L, const struct run_state *rs, const char *engine)
 {
 	const struct phase_spec *sp = &rs->sp;
-	static const char *const patterns[] = { "random", "zero", "offset" };
 
 	lua_pushstring(L, sp->name);
 	fill(L, "name");
@@ -220,7 +219,7 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 	push_duration(L, sp->interval_ns);
 	fill(L, "interval");
 	if (!sp->verify) {
-		lua_pushstring(L, patterns[sp->pattern]);
+		lua_pushstring(L, api_pattern_name(sp->pattern));
 		fill(L, "pattern");
 	}
 	lua_pushstring(L, sp->on_error_continue ? "continue" : "stop");

@@ -70,6 +70,9 @@ void api_push_replay(lua_State *L, const struct run_state *rs, const struct repl
 /* lua_verify.c: result.verify, into the result table on top (crc32c
  * phases only). */
 void api_push_verify(lua_State *L, const struct run_state *rs, const struct phase_result *r);
+/* lua_data.c: result.data, for a phase that wrote; the name of a pattern. */
+void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_result *r);
+const char *api_pattern_name(unsigned pattern);
 
 /* The result table of the phase rs ran, pushed. */
 void api_push_result(lua_State *L, const struct run_state *rs, const struct phase_result *r);

@@ -660,6 +660,7 @@ void api_push_result(lua_State *L, const struct run_state *rs, const struct phas
 							 r->total.op[OP_TRIM].bytes));
 	push_errors(L, r);
 	api_push_verify(L, rs, r); /* lua_verify.c: crc32c phases only */
+	api_push_data(L, rs, r);   /* lua_data.c: phases that wrote */
 	push_intervals(L, r, all.max);
 	if (rs->sp.trace_max)
 		push_trace(L, r);

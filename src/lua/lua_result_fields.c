@@ -64,6 +64,7 @@ static const struct result_field result_fields[] = {
 	{ "first_error", "table", O, "first_error" },
 	{ "error", "string", O, NULL },
 	{ "verify", "table", O, "verify" },
+	{ "data", "table", O, "data" }, /* phases that wrote: what the writes carried */
 	{ "intervals", "table", RF_LIST, "interval" },
 	{ "trace", "table", O, "trace" },
 	{ "batch_used", "number", 0, NULL },
@@ -208,6 +209,25 @@ static const struct result_field verify_fields[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+static const struct result_field data_fields[] = {
+	{ "pattern", "string", D, NULL },
+	{ "compress", "number", O | M | D, NULL }, /* absent: streams that differ ("mixed") */
+	{ "dedupe", "number", O | M | D, NULL },
+	{ "dedupe_unit", "number", O | C | D, NULL },
+	{ "dedupe_sets", "number", O | C | D, NULL },
+	{ "units", "number", C, NULL },
+	{ "distinct", "number", O | C, NULL },
+	{ "dedupe_measured", "number", O | M, NULL },
+	{ "compress_measured", "number", O | M, NULL },
+	{ "sampled", "number", O | C, NULL },
+	{ "compress_zstd", "number", O | M, NULL },
+	{ "compress_zlib", "number", O | M, NULL },
+	{ "dedupe_checked", "number", O | C, NULL },
+	{ "dedupe_check_failed", "number", O | C, NULL },
+	{ "measured_with", "string", 0, NULL },
+	{ NULL, NULL, 0, NULL },
+};
+
 static const struct result_field trace_fields[] = {
 	{ "start_ns", "table", 0, NULL }, { "submit_ns", "table", 0, NULL }, { "lat_ns", "table", 0, NULL },
 	{ "op", "table", 0, NULL },       { "offset", "table", 0, NULL },    { "len", "table", 0, NULL },
@@ -299,6 +319,7 @@ static const struct result_table tables[] = {
 	{ "result", result_fields },   { "lat", lat_fields },         { "op_lat", op_lat_fields },
 	{ "op", op_fields },           { "cpu", cpu_fields },         { "mix", mix_fields },
 	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "verify", verify_fields },
+	{ "data", data_fields },
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },
 	{ "replay", replay_fields },   { "cluster", cluster_fields }, { "host", host_fields },
 	{ "inflight", inflight_fields }, { "device", device_fields },

@@ -17,6 +17,7 @@
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "lua/phase_read.h"
+#include "run/data.h"
 #include "verify/genmap.h"
 
 #define PHASE_MAX_BUFFERS (8ull << 30)
@@ -520,8 +521,49 @@ static int check_verify_twice(const struct run_state *rs, char *why, size_t why_
 	return RC_OK;
 }
 
+/* What writes carry (data.h): a dedupe unit that is a power of two from
+ * 512 bytes to 1 MiB and divides every block size; ratios on random data
+ * only; a compress the unit can hold; no dedupe under crc32c, whose
+ * headers make every unit unique. */
+static int check_data(const struct run_state *rs, char *why, size_t why_len)
+{
+	static const char *const patterns[] = { "random", "zero", "offset", "repeat", "reuse" };
+	const struct phase_spec *sp = &rs->sp;
+	const uint32_t u = sp->dedupe_unit;
+	const char *field = sp->dedupe > 1.0 ? "dedupe" : "compress";
+
+	if (u < 512 || u > (1u << 20) || (u & (u - 1)))
+		REFUSE("%s.dedupe_unit: %u is not a power of two from 512 to 1m (the default is 4k)", rs->path, u);
+	if (sp->dedupe_sets && sp->dedupe <= 1.0)
+		REFUSE("%s.dedupe_sets: %llu without dedupe (give dedupe = a ratio above 1, or leave dedupe_sets out)",
+		       rs->path, (unsigned long long)sp->dedupe_sets);
+	if (!data_reduces(sp))
+		return RC_OK;
+	if (sp->verify == VERIFY_OFFSET)
+		REFUSE("%s.%s: %g with verify = \"offset\", whose pattern holds offsets (give verify = \"crc32c\", or "
+		       "leave %s out)", rs->path, field, sp->dedupe > 1.0 ? sp->dedupe : sp->compress, field);
+	if (sp->pattern != PATTERN_RANDOM)
+		REFUSE("%s.%s: %g with pattern = \"%s\" (reducible data is made of random bytes: give pattern = "
+		       "\"random\", the default, or leave %s out)", rs->path, field,
+		       sp->dedupe > 1.0 ? sp->dedupe : sp->compress, patterns[sp->pattern], field);
+	if (sp->dedupe > 1.0 && sp->verify == VERIFY_CRC)
+		REFUSE("%s.dedupe: %g with verify = \"crc32c\" (each unit's header holds its offset and generation, so "
+		       "no two units could be alike: verify in a phase without dedupe)", rs->path, sp->dedupe);
+	if (sp->compress > data_max_compress(u))
+		REFUSE("%s.compress: %g with a dedupe_unit of %u bytes (at most %g: each %u bytes keep a 32-byte stamp "
+		       "and 16 random bytes; give a larger dedupe_unit)", rs->path, sp->compress, u, data_max_compress(u),
+		       u < 4096 ? u : 4096);
+	for (unsigned i = 0; i < rs->wl.nspecs; i++)
+		for (unsigned j = 0; j < rs->wl.spec[i].nbs; j++)
+			if (rs->wl.spec[i].bs[j].bytes % u)
+				REFUSE("%s.dedupe_unit: %u does not divide the block size %llu (give a unit that divides "
+				       "every bs, e.g. 512 or 4k)", rs->path, u, (unsigned long long)rs->wl.spec[i].bs[j].bytes);
+	return RC_OK;
+}
+
 static int check_workload(struct run_state *rs, int *four_k, char *why, size_t why_len)
 {
+	CHECK(check_data(rs, why, why_len));
 	CHECK(check_targets(rs, why, why_len));
 	CHECK(check_engine(rs, why, why_len));
 	CHECK(check_geometry(rs, why, why_len));

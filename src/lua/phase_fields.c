@@ -21,6 +21,7 @@
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "lua/phase_read.h"
+#include "run/data.h"
 
 /* How a field's value is read. */
 enum field_kind {
@@ -57,9 +58,9 @@ struct phase_field {
 #define G_SYNC 16u
 
 static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta,
-	read_streams;
+	read_streams, read_compress, read_dedupe;
 
-static const char *const patterns[] = { "random", "zero", "offset", NULL };
+static const char *const patterns[] = { "random", "zero", "offset", "repeat", "reuse", NULL };
 static const char *const on_errors[] = { "stop", "continue", NULL };
 static const char *const open_syncs[] = { "none", "dsync", "sync", NULL };
 
@@ -90,6 +91,10 @@ static const struct phase_field fields[] = {
 	READER("dist", read_dist),
 	{ .name = "pattern", .kind = FK_ENUM, AT(sp.pattern), .dflt = PATTERN_RANDOM, .names = patterns,
 	  .hint = "a data pattern" },
+	READER("compress", read_compress),
+	READER("dedupe", read_dedupe),
+	{ .name = "dedupe_unit", .kind = FK_SIZE, AT(sp.dedupe_unit), .dflt = 4096 },
+	{ .name = "dedupe_sets", .kind = FK_INT, AT(sp.dedupe_sets), .dflt = 0, .lo = 1, .hi = 1ll << 32 },
 	READER("verify", read_verify),
 	{ .name = "fsync", .kind = FK_INT, AT(sp.fsync_every), .lo = 1, .hi = 1000000000, .group = G_SYNC },
 	{ .name = "fdatasync", .kind = FK_INT, AT(sp.fdatasync_every), .lo = 1, .hi = 1000000000, .group = G_SYNC },
@@ -389,6 +394,32 @@ static void read_meta(lua_State *L, int v, struct run_state *rs, const char *fie
 	(void)rs;
 	if (!lua_isnil(L, v) && !lua_istable(L, v))
 		api_input_error(L, "%s: a %s is not a table (give a table of your own fields)", field, luaL_typename(L, v));
+}
+
+/* A data ratio: 1 (the default) to max. */
+static double check_ratio(lua_State *L, int v, const char *field, double max, const char *one)
+{
+	lua_Number n;
+
+	if (lua_isnil(L, v))
+		return 1.0;
+	if (!api_number(L, v, field, "a ratio", &n))
+		api_input_error(L, "%s: a %s is not a ratio (give a number from 1, %s, to %g)", field, luaL_typename(L, v),
+				one, max);
+	if (!(n >= 1.0 && n <= max))
+		api_input_error(L, "%s: %s is not a ratio from 1 to %g (1: %s; 2: half the bytes%s)", field,
+				lua_tostring(L, v), max, one, max == DATA_MAX_DEDUPE ? " are repeats" : " after compression");
+	return n;
+}
+
+static void read_compress(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	rs->sp.compress = check_ratio(L, v, field, DATA_MAX_COMPRESS, "incompressible");
+}
+
+static void read_dedupe(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	rs->sp.dedupe = check_ratio(L, v, field, DATA_MAX_DEDUPE, "every unit unique");
 }
 
 /* verify: false/nil, "crc32c", or "offset" (which also sets the pattern). */

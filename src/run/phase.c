@@ -69,6 +69,7 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].trace);
 		free(w[i].specs);
 		free(w[i].replay);
+		data_free(&w[i].data);
 	}
 	free(w);
 }
@@ -114,10 +115,12 @@ static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t
 static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsigned i, char *why, size_t why_len)
 {
 	const struct target *t = sp->targets[i % sp->ntargets];
-	size_t align = t->mem_align > 4096 ? t->mem_align : 4096;
+	size_t align = t->mem_align > 4096 ? t->mem_align : 4096, io_len;
 	struct rng r;
 
 	wk->buf_len = (size_t)((wl_max_bs(sp->wl) + align - 1) / align * align);
+	io_len = wk->buf_len;
+	wk->buf_len = data_slot_len(sp, io_len); /* with prepared data: a read area, then the data's region */
 	wk->slots = calloc(sp->qd, sizeof(*wk->slots));
 	if (!wk->slots || posix_memalign(&wk->bufs, align, wk->buf_len * sp->qd)) {
 		wk->bufs = NULL;
@@ -126,8 +129,10 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 		return RC_FAIL;
 	}
 	rng_seed(&r, sp->seed, 1000 + wk->id);
-	for (size_t j = 0; j < wk->buf_len * sp->qd / 8; j++)
+	for (size_t j = 0; !data_reduces(sp) && j < wk->buf_len * sp->qd / 8; j++)
 		((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
+	if (data_init(&wk->data, sp, wk->id, wk->bufs, wk->buf_len, io_len, why, why_len) != RC_OK)
+		return RC_FAIL;
 	for (unsigned j = 0; j < sp->qd; j++) {
 		wk->slots[j].index = j;
 		wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;

@@ -37,8 +37,11 @@ struct replay_stats;
 struct trace_rec;
 
 /* What writes carry. OFFSET: every 8-byte word holds its own absolute byte
- * offset (little-endian), which a reader can check without knowing the run. */
-enum pattern { PATTERN_RANDOM, PATTERN_ZERO, PATTERN_OFFSET };
+ * offset (little-endian), which a reader can check without knowing the run.
+ * REPEAT: IOMeter's repeating bytes (one byte value per write, a new one
+ * each write); REUSE: IOMeter's pseudo random (one random buffer for every
+ * write). RANDOM may be made compressible or deduplicable (data.h). */
+enum pattern { PATTERN_RANDOM, PATTERN_ZERO, PATTERN_OFFSET, PATTERN_REPEAT, PATTERN_REUSE };
 /* What reads check: nothing; the OFFSET pattern (a mismatch is EILSEQ);
  * crc32c headers that writes carry (verify.h). */
 enum verify_kind { VERIFY_NONE, VERIFY_OFFSET, VERIFY_CRC };
@@ -74,6 +77,11 @@ struct phase_spec {
 	uint64_t seed;
 	uint64_t interval_ns;
 	enum pattern pattern;
+	/* data.h: ratios asked (1: none), the dedupe unit, the dedupe sets
+	 * (0: one per unit of the pattern buffers) */
+	double compress, dedupe;
+	uint32_t dedupe_unit;
+	uint64_t dedupe_sets;
 	uint64_t sim_latency_ns; /* engine sim: the service time */
 	unsigned engine_flags;   /* ENGINE_* */
 	int on_error_continue;

@@ -318,6 +318,14 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 			l->burst_left--;
 	}
 	if (s->op.op == OP_WRITE) {
+		struct data_gen *g = &l->w->data;
+
+		if (g->mode == DATA_REDUCE)
+			data_fill_reduce(g, s, &l->w->c.data); /* data.h: its window and stamps, before a header */
+		else if (g->mode != DATA_PLAIN)
+			data_fill(g, s, &l->w->c.data);
+		else
+			data_count_plain(g, s->op.len, &l->w->c.data);
 		if (sp->verify == VERIFY_CRC) {
 			struct gen_map *m = l->w->target->gmap;
 
@@ -329,6 +337,10 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 		} else if (sp->pattern == PATTERN_OFFSET) {
 			fill_offsets(s);
 		}
+		if (__builtin_expect(data_after(g, s, &l->w->c.data, l->now), 0))
+			s->submit_ns = l->now = clock_ns(); /* a sample was compressed: not this I/O's time */
+	} else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE) {
+		s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
 	l->ops->queue(&l->w->engine, s);
 	l->inflight++;
@@ -615,7 +627,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->qd = sp->qd;
 	l->paced = l->pace->nseg > 0;
 	l->think = l->pace->think != THINK_NONE;
-	l->stamping = sp->pattern == PATTERN_RANDOM;
+	l->stamping = sp->pattern == PATTERN_RANDOM && w->data.mode == DATA_PLAIN; /* data.h stamps its own */
 	l->verifying = sp->verify != VERIFY_NONE;
 	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
 	/* the clock as this thread wakes, not the phase's start: a worker that
@@ -695,6 +707,7 @@ void *worker_main(void *arg)
 		loop_init(&l, w);
 		cpu0 = thread_cpu_ns();
 		run(&l);
+		data_finish(&w->data, &w->c.data);
 		if (l.now > l.if_start)
 			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);
 		if (l.rp)

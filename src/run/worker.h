@@ -7,6 +7,7 @@
 
 #include "core/stats.h"
 #include "io/engine.h"
+#include "run/data.h"
 #include "run/phase.h"
 #include "run/workload.h"
 #include "verify/verify_read.h"
@@ -46,6 +47,7 @@ struct worker {
 	void *bufs;
 	size_t buf_len;
 	struct counters c;
+	struct data_gen data;      /* what its writes carry (data.h) */
 	struct verify_view vv;     /* how its reads are verified (crc32c) */
 	struct trace_rec *trace;
 	struct spec_stats *specs;  /* per access spec, when the phase has named specs */

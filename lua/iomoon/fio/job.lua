@@ -18,7 +18,8 @@ for _, k in ipairs {
   "direct", "buffered", "runtime", "time_based", "ramp_time", "rate_iops", "rate_process", "thinktime",
   "thinktime_blocks", "random_distribution", "percentage_random", "randseed", "randrepeat", "fsync",
   "fdatasync", "verify", "do_verify", "stonewall", "new_group", "number_ios", "io_size", "kb_base", "uri",
-  "norandommap",
+  "norandommap", "buffer_compress_percentage", "dedupe_percentage", "dedupe_mode",
+  "dedupe_working_set_percentage", "zero_buffers", "buffer_pattern",
 } do job.OPTIONS[k] = "map" end
 for _, k in ipairs {
   "group_reporting", "gtod_reduce", "lat_percentiles", "clat_percentiles", "slat_percentiles",
@@ -26,6 +27,7 @@ for _, k in ipairs {
   "log_hist_msec", "per_job_logs", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
   "stats", "thread", "invalidate", "clocksource", "gtod_cpu", "unified_rw_reporting", "random_generator",
   "allrandrepeat", "significant_figures", "log_offset", "log_compression",
+  "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "dedupe_global",
 } do job.OPTIONS[k] = "noop" end
 
 -- fio's other names for options
@@ -37,7 +39,8 @@ job.ALIASES = {
 -- options that are flags: given bare (or =1/=0)
 job.FLAGS = {
   time_based = true, stonewall = true, new_group = true, group_reporting = true, thread = true,
-  norandommap = true, gtod_reduce = true, per_job_logs = true,
+  norandommap = true, gtod_reduce = true, per_job_logs = true, zero_buffers = true, refill_buffers = true,
+  scramble_buffers = true, dedupe_global = true,
 }
 
 --- The canonical name of fio option k.

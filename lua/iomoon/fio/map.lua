@@ -327,6 +327,60 @@ local function durability_of(c, spec, share)
   end
 end
 
+-- fio's buffer contents (doc/import.md, "What each option becomes"):
+-- buffer_compress_percentage=P is compress = 100 / (100 - P) (fio fills
+-- P % of each chunk with a compressible run), dedupe_percentage=P is
+-- dedupe = 100 / (100 - P), dedupe_mode=working_set with
+-- dedupe_working_set_percentage=W draws the duplicates from W % of the
+-- job's size (dedupe_sets), zero_buffers is pattern = "zero". The rest
+-- holds as iomoon's data is: refill_buffers and scramble_buffers (each
+-- write new; iomoon's stamps already make every 4 KiB unique),
+-- buffer_compress_chunk (the ratio holds on every 4 KiB unit),
+-- dedupe_global (iomoon's sets are each worker's).
+local function ratio_of(c, k, max)
+  local pct = tonumber(c.v(k)) or input_error("%s: '%s' is not a percentage", c.what(k), tostring(c.v(k)))
+  if pct < 0 or pct > 100 then input_error("%s: %s is outside 0..100 (a percentage)", c.what(k), c.v(k)) end
+  if pct >= 100 or 100 / (100 - pct) > max then
+    map.notes[#map.notes + 1] = string.format("%s: fio's %s %% is iomoon's most, %g:1", c.what(k), c.v(k), max)
+    return max
+  end
+  return 100 / (100 - pct)
+end
+
+local function data_of(c, spec, kb)
+  if c.v("zero_buffers") and job.bool(c.v("zero_buffers"), c.what("zero_buffers")) then
+    c.set(spec, "pattern", "zero", "zero_buffers")
+  end
+  if c.v("buffer_pattern") then
+    input_error("%s: not supported (fio writes those bytes in every write; iomoon's patterns are random, zero, "
+      .. "offset, repeat and reuse, and compress = for compressible data)", c.what("buffer_pattern"))
+  end
+  if c.v("buffer_compress_percentage") then
+    local r = ratio_of(c, "buffer_compress_percentage", 16)
+    if r > 1 then c.set(spec, "compress", r, "buffer_compress_percentage") end
+  end
+  if c.v("dedupe_percentage") then
+    local r = ratio_of(c, "dedupe_percentage", 1000)
+    if r > 1 then c.set(spec, "dedupe", r, "dedupe_percentage") end
+  end
+  local mode = c.v("dedupe_mode")
+  if mode and mode ~= "repeat" and mode ~= "working_set" then
+    input_error("%s: '%s' is not a dedupe mode (repeat, working_set)", c.what("dedupe_mode"), mode)
+  end
+  if mode == "working_set" and spec.dedupe then
+    local w = tonumber(c.v("dedupe_working_set_percentage") or 5)
+    local size = c.v("size") and job.size(c.v("size"), kb, c.what("size"))
+    if not w or w <= 0 or w > 100 then
+      input_error("%s: %s is outside 0..100 (a percentage)", c.what("dedupe_working_set_percentage"),
+        tostring(c.v("dedupe_working_set_percentage")))
+    end
+    if size then
+      c.set(spec, "dedupe_sets", math.max(1, math.floor(size * w / 100 / 4096)), "dedupe_mode",
+        "dedupe_working_set_percentage", "size")
+    end
+  end
+end
+
 -- One job as a workload: spec (the fields a stream may give), ph (those
 -- that belong to a phase: engine, duration, ramp, seed), and whether a
 -- verification pass follows it.
@@ -373,6 +427,7 @@ local function workload(j, ctx, from)
   elseif c.v("randrepeat") ~= nil and not job.bool(c.v("randrepeat"), c.what("randrepeat")) then
     c.set(ph, "seed", os.time(), "randrepeat") -- fio: another sequence every run
   end
+  if share[2] > 0 then data_of(c, spec, kb) end
   local verify_after = durability_of(c, spec, share)
   local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
   return { spec = spec, ph = ph, verify_after = verify_after, stonewall = stone, job = j }

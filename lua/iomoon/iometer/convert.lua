@@ -65,6 +65,8 @@ local function phase_lines(p, names, out)
   field("targets", p.targets, p.targets and "the file's disk targets: " .. names_of(p.targets, names))
   field("region", p.region, p.region and "'Disk maximum size, starting sector (512-byte sectors)")
   field("seed", p.seed, p.seed and "the worker's fixed seed")
+  field("pattern", p.pattern, p.pattern and "the file's data pattern (" .. (p.pattern == "repeat" and
+    "0, repeating bytes" or p.pattern == "reuse" and "1, pseudo random" or "2, full random") .. ")")
   if p.streams then
     out[#out + 1] = "        streams = {  -- one per IOMeter worker (their access specs or queue depths differ)"
     for _, st in ipairs(p.streams) do
@@ -101,7 +103,6 @@ local function header(pl, path, out)
     TT[s.type], s.workers.start, s.workers.step, s.workers.exponential and " exp" or "", s.targets.start,
     s.targets.step, s.targets.exponential and " exp" or "", s.queue.start, s.queue["end"],
     s.queue.exponential and "x" or "+", s.queue.step)
-  c("  data pattern: iomoon writes incompressible data whatever the file asks")
   for _, sk in ipairs(pl.skipped) do c("Skipped (--skip-unsupported): %s", sk) end
 end
 

@@ -215,6 +215,12 @@ local function same_region(a, b)
   return a.offset == b.offset and a.size == b.size
 end
 
+-- IOMeter's data patterns ('Disk maximum size,starting sector,Data
+-- pattern): 0 repeating bytes (its default), 1 pseudo random (one buffer
+-- for every write, IOMeter up to 2006.07.27), 2 full random. None in the
+-- file: iomoon's own random.
+local PATTERNS = { [0] = "repeat", [1] = "reuse", [2] = "random" }
+
 -- The phase of one test: one phase when its workers run the same spec at
 -- the same queue depth on targets of their own, else one stream per worker.
 -- Targets stay indexes (`targets`) until plan.resolve.
@@ -223,7 +229,8 @@ local function phase_of(model, test, info)
   local first = test[1]
   local uniform, seen = true, {}
   for _, x in ipairs(test) do
-    if x.spec ~= first.spec or x.qd ~= first.qd or not same_region(x.w.region, first.w.region) then uniform = false end
+    if x.spec ~= first.spec or x.qd ~= first.qd or not same_region(x.w.region, first.w.region)
+      or x.w.pattern ~= first.w.pattern then uniform = false end
     for _, t in ipairs(x.targets) do
       if seen[t] then uniform = false end
       seen[t] = true
@@ -246,6 +253,7 @@ local function phase_of(model, test, info)
     for _, x in ipairs(test) do for _, t in ipairs(x.targets) do all[#all + 1] = t end end
     p.mix, p.think = spec_fields(specs[first.spec])
     p.qd, p.workers, p.targets, p.region = first.qd, #all, all, first.w.region
+    p.pattern = PATTERNS[first.w.pattern]
   else
     if #test > MAX_STREAMS then return nil, #test end
     -- the phase's own target is every stream's (else a suite's --target would be)
@@ -254,7 +262,8 @@ local function phase_of(model, test, info)
     table.sort(p.targets)
     p.streams = {}
     for i, x in ipairs(test) do
-      local st = { name = x.w.name, qd = x.qd, workers = #x.targets, targets = x.targets, region = x.w.region }
+      local st = { name = x.w.name, qd = x.qd, workers = #x.targets, targets = x.targets, region = x.w.region,
+        pattern = PATTERNS[x.w.pattern] }
       st.mix, st.think = spec_fields(specs[x.spec])
       p.streams[i] = st
     end

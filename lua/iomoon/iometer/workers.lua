@@ -54,7 +54,10 @@ local function defaults(r, w)
     elseif starts(key, "'Disk maximum size,starting sector") then
       w.max_sectors = whole(r, f[1], line, "Disk maximum size")
       w.start_sector = whole(r, f[2], line, "starting sector")
-      w.pattern = f[3] and f[3] ~= "" and whole(r, f[3], line, "Data pattern") or 0
+      w.pattern = f[3] and f[3] ~= "" and whole(r, f[3], line, "Data pattern") or nil -- none before IOMeter 1.1
+      if w.pattern and w.pattern > 2 then
+        r.fail(line, "Data pattern: %d is not one of 0 (repeating bytes), 1 (pseudo random), 2 (full random)", w.pattern)
+      end
       w.pattern_key = key:match(",([^,]*)$")
     elseif same(key, "'Local network interface") or same(key, "'VI outstanding IOs") then
       w.net_setting = true
@@ -101,7 +104,7 @@ end
 
 -- 'Worker NAME ... 'End worker
 local function worker(r, name, line)
-  local w = { name = name, line = line, qd = 1, conn_rate = false, max_sectors = 0, start_sector = 0, pattern = 0 }
+  local w = { name = name, line = line, qd = 1, conn_rate = false, max_sectors = 0, start_sector = 0 }
   local key, kind = r.pair()
   if not key or not same(key, "'Worker type") then r.fail(line, "worker '%s': expected 'Worker type", shown(name)) end
   w.type = trim(kind):upper():gsub("%s", "")
@@ -122,7 +125,7 @@ end
 --- The 'MANAGER LIST section: a list of managers { id, name, address,
 -- line, workers = { worker, ... } }; each worker { name, type ("DISK",
 -- "NETWORK,TCP", ...), line, qd, conn_rate, seed, max_sectors,
--- start_sector, pattern, specs = nil | { {name, line}, ... }, targets =
+-- start_sector, pattern (0, 1, 2, or nil: none in the file), specs = nil | { {name, line}, ... }, targets =
 -- nil | { {name, type, line}, ... } }. No section: an empty list.
 function workers.manager_list(r)
   local list = {}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# What writes carry (issue 27): the bytes a phase leaves on disk, looked at
+# independently (tests/check_data.py: distinct 4 KiB blocks by sha256, each
+# distinct block compressed on its own by the lz4 and zstd tools and zlib),
+# against the ratios asked and result.data's; IOMeter's repeating bytes;
+# compressible data under crc32c verification; the bad inputs.
+. "$(dirname "$0")/lib.sh"
+for tool in lz4 zstd; do
+	command -v $tool >/dev/null || { echo "1..0 # SKIP no $tool (make deps installs it)"; exit 0; }
+done
+F="$TMP/d.dat"
+w() { rm -f "$F"; "$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" "$@"; }
+look() { python3 "$T/check_data.py" "$F" "${1:-4096}" ${2:-}; }
+# within PCT % of WANT: near GOT WANT PCT
+near() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { exit !(g >= w * (1 - p / 100) && g <= w * (1 + p / 100)) }'; echo $?; }
+
+# the default: every 4 KiB block unique and incompressible
+out=$(w 64k); is "$out" "$(printf '1024\t1024\t1.00 1.00\t0')" "the default: result.data says 1024 distinct units of 1024, incompressible"
+set -- $(look)
+is "$1 $2" "1024 1024" "the default: on disk every 4 KiB block is distinct"
+ok "$(awk -v a="$4" -v b="$5" -v c="$6" 'BEGIN { exit !(a < 1.02 && b < 1.02 && c < 1.02) }'; echo $?)" "the default: no block compresses (lz4 $4, zstd $5, zlib $6)"
+
+# compress = 2, dedupe = 2: half the blocks repeat, the distinct ones compress 2:1
+# (distinct: the 512 unique blocks and the 2 dedupe sets of 64 duplicates each, data.h)
+out=$(w 64k compress=2 dedupe=2); is "$out" "$(printf '1024\t514\t1.99 1.98\t0')" "compress=2 dedupe=2: result.data measures 2:1 and 2:1, no crc cross-check failed"
+set -- $(look)
+is "$1 $2" "1024 514" "compress=2 dedupe=2: on disk the 514 distinct 4 KiB blocks of 1024 result.data counted"
+ok "$(near "$3" 2 1)" "compress=2 dedupe=2: 2:1 deduplicable on disk within 1 % ($3)"
+for r in "lz4 $4" "zstd $5" "zlib $6"; do
+	set -- $r
+	ok "$(near "$2" 2 10)" "compress=2 dedupe=2: the distinct blocks compress 2:1 within 10 % with $1 ($2)"
+done
+
+# 4k writes, other ratios, other units
+out=$(w 4k compress=4 dedupe=3 qd=8); set -- $(look)
+ok "$(near "$3" 3 2)" "4k writes, dedupe=3: $3:1 on disk"
+ok "$(near "$4" 4 10)" "4k writes, compress=4: lz4 finds $4:1"
+out=$(w 64k dedupe=2 dedupe_unit=16k workers=2); set -- $(look 16384 count)
+ok "$(near "$3" 2 3)" "dedupe_unit=16k, two workers: $2 distinct 16 KiB units of $1 (2:1 within 3 %)"
+out=$(w 64k dedupe=4 dedupe_sets=8); set -- $(look 4096 count)
+is "$2" "264" "dedupe=4 with 8 sets: 264 distinct blocks of 1024 (256 unique, 8 sets)"
+
+# IOMeter's repeating bytes: each write one byte value, the next another
+w 64k pattern=repeat >/dev/null
+is "$(python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read(); w = [d[i:i + 65536] for i in range(0, len(d), 65536)]
+print(sum(len(set(x)) == 1 for x in w), sum(w[i][0] != w[i + 1][0] for i in range(len(w) - 1)))' "$F")" "64 63" \
+	"pattern=repeat: each of the 64 writes is one byte value, each another than the one before"
+out=$(w 64k pattern=reuse); set -- $(look 4096 count)
+is "$2" "16" "pattern=reuse: one buffer for every write (16 distinct blocks, those of one 64k write)"
+
+# an IOMeter .icf's data pattern reaches the phases (0 repeating bytes, 1
+# pseudo random, 2 full random): openperformancetest.icf at one queue
+# depth, on 8 MiB, its Max Throughput-50%Read spec
+for n in 0:repeat 1:reuse 2:random; do
+	sed -e 's/^\t8000000,0,0/\t16384,0,'"${n%%:*}"'/' -e 's/^\t1          32         2/\t1          1          2/' \
+		"$T/iometer/openperformancetest.icf" >"$TMP/p.icf"
+	"$IOMOON" suite "$TMP/p.icf" --target "$TMP/icf.dat" --time 0.1 --quiet --format json --output "$TMP/icf.json" 2>"$TMP/icf.err"
+	is "$(python3 -c 'import json,sys; print(*[p["data"]["pattern"] for p in json.load(open(sys.argv[1]))["phases"] if "data" in p][1:2])' "$TMP/icf.json")" \
+		"${n#*:}" "an .icf's Data pattern ${n%%:*} runs as pattern = \"${n#*:}\""
+done
+is "$("$IOMOON" convert "$TMP/p.icf" | grep -c 'pattern = "random",  -- the file.s data pattern (2, full random)')" 4 "iomoon convert writes the .icf's data pattern on each of its 4 phases"
+
+# fio's buffer options: fio's examples/dedupe-global.fio shape (two jobs,
+# working set dedupe, compressible) runs as two streams of compress = 2,
+# dedupe = 2; zero_buffers is the zero pattern
+mkdir -p "$TMP/fio"
+cat >"$TMP/fio/d.fio" <<'FIO'
+[global]
+ioengine=libaio
+iodepth=16
+size=4m
+dedupe_mode=working_set
+dedupe_global=1
+dedupe_percentage=50
+blocksize=4k
+rw=write
+buffer_compress_percentage=50
+dedupe_working_set_percentage=50
+refill_buffers
+
+[a]
+
+[b]
+FIO
+(cd "$TMP/fio" && "$IOMOON" fio d.fio --quiet --format json --output o.json 2>/dev/null)
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]
+print(*[(s["data"]["compress"], s["data"]["dedupe"], s["data"]["dedupe_sets"], round(s["data"]["compress_measured"], 1)) for s in p["streams"]])' "$TMP/fio/o.json")" \
+	"(2, 2, 512, 2.0) (2, 2, 512, 2.0)" "dedupe-global.fio: each job compress=2 dedupe=2, 512 sets (50 % of 4 MiB), measured 2:1"
+is "$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --zero_buffers --filename=z.dat --quiet --format json 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["phases"][0]["data"]["pattern"])')" "zero" "fio's zero_buffers: pattern zero"
+err=$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --buffer_pattern=0xab --filename=p.dat 2>&1); rc=$?
+is "$rc $([ -e "$TMP/fio/p.dat" ] && echo created)" "2 " "fio's buffer_pattern: exit 2, nothing created"
+like "$err" "buffer_pattern: not supported \(fio writes those bytes in every write" "fio's buffer_pattern: says why"
+
+# verified writes of compressible data pass verification
+is "$("$IOMOON" run --format none --quiet "$LUA_DIR/verify.lua" "$F" | tr '\t' ' ')" "0 1024" "compress=2 with crc32c: the read back verifies clean, 1024 units"
+set -- $(look); ok "$(near "$4" 2 10)" "compress=2 with crc32c: the headers stay, the blocks still compress 2:1 ($4)"
+
+# bad input: one line naming the field, exit 2, nothing created
+bad() {
+	local want=$1; shift
+	rm -f "$F"; err=$("$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" "$@" 2>&1); rc=$?
+	is "$rc $([ -e "$F" ] && echo created) $(echo "$err" | wc -l)" "2  1" "bad input $*: exit 2, nothing created, one line"
+	like "$err" "$want" "bad input $*: says so"
+}
+bad "phase.compress: 0.5 is not a ratio from 1 to 16" 64k compress=0.5
+bad "phase.compress: 20 is not a ratio from 1 to 16" 64k compress=20
+bad "phase.dedupe: 0 is not a ratio from 1 to 1000" 64k dedupe=0
+bad "phase.dedupe_unit: 3000 is not a power of two from 512 to 1m" 64k dedupe=2 dedupe_unit=3000
+bad "phase.dedupe_unit: 8192 does not divide the block size 4096" 4k dedupe=2 dedupe_unit=8k
+bad "phase.compress: 2 with pattern = \"zero\"" 64k compress=2 pattern=zero
+bad "phase.dedupe: 2 with verify = \"crc32c\"" 64k dedupe=2 verify=crc32c
+bad "phase.compress: 12 with a dedupe_unit of 512 bytes" 64k compress=12 dedupe_unit=512
+bad "phase.dedupe_sets: 8 without dedupe" 64k dedupe_sets=8
+done_testing
