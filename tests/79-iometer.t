@@ -12,9 +12,11 @@ cd "$TMP" || exit 1
 out=$("$IOMOON" suite "$D/openperformancetest.icf" --target "$TMP/opt.dat" --size 16m --time 0.2 --quiet 2>&1)
 rc=$?
 is "$rc" 0 "iomoon suite openperformancetest.icf runs (exit 0)"
-rows=$(printf '%s\n' "$out" | grep -v '^engine ' | sed 1d | cut -c1-26 | sed 's/ *$//' | tr '\n' '|')
+rows=$(printf '%s\n' "$out" | grep -v '^engine ' | grep -v '^  data: ' | sed 1d | cut -c1-26 | sed 's/ *$//' | tr '\n' '|')
 is "$rows" "Max Throughput-100%Read|RealLife-60%Rand-65%Read|Max Throughput-50%Read|Random-8k-70%Read|" \
 	"the rows are the access specs' names, in the file's order"
+is "$(printf '%s\n' "$out" | grep -c '^  data: repeat ')" 3 \
+	"the three rows that write carry the file's data pattern (0: repeating bytes), the read-only one none"
 is "$(stat -c %s "$TMP/opt.dat")" 16777216 "the target was created at --size (16 MiB)"
 
 # ---- several workers and targets: --target lists one path per disk target ----
