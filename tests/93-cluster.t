@@ -246,4 +246,22 @@ mpi 2 run "$LUA_DIR/rate1.lua" >rate1.out 2>rate1.err
 is $? 2 "rate on rank 0 only: exit 2 (not rank 0 paced at 500 and results that differ by rank)"
 like "$(head -1 rate1.err)" "phase 'p': the ranks' phases differ in their rate or schedule" "the error says the rates differ"
 
+# ---- a replay on two ranks: every merged interval has the lag of both
+# ranks' records (the largest within its histogram bucket of the largest
+# record's lag) ----
+python3 -c "
+f = open('rep.iolog', 'w'); f.write('fio version 3 iolog\\n0 d add\\n0 d open\\n')
+for i in range(3000): f.write('%d d read %d 4096\\n' % (i * 100, (i * 7919 % 1024) * 4096))
+"
+mpi 2 run --quiet --format none "$LUA_DIR/replay.lua" rep.iolog >rep.out 2>rep.err
+ok $? "mpirun -n 2: a replay with intervals runs on both ranks"
+python3 - >py.out 2>&1 <<'PY'
+import json
+r = json.load(open("rep.0.json"))
+lags = [int(x) for i in range(2) for x in open("lag.%d" % i)]
+ivs = r["intervals"]
+print(len(ivs) > 1, all("lag_p99_ns" in iv and "lag_max_ns" in iv for iv in ivs),
+      max(lags) <= max(iv["lag_max_ns"] for iv in ivs) <= max(lags) * (1 + 1 / 64) + 1, len(lags) == r["ios"] == 6000)
+PY
+is "$(cat py.out)" "True True True True" "  every merged interval has lag_p99_ns and lag_max_ns; the largest is the largest record's ($(head -c 300 rep.err))"
 done_testing

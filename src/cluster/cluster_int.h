@@ -21,9 +21,14 @@ struct iv_pay {
 	uint64_t ios[OP_NDATA], bytes[OP_NDATA];
 	uint64_t count, min, max;
 	uint64_t buckets[HIST_BUCKETS];
+	/* a replay's lag of the records submitted in it: any rank that
+	 * replays sets `replays` (max), the histogram is summed */
+	uint64_t replays, lag_count, lag_min, lag_max;
+	uint64_t lag_buckets[HIST_BUCKETS];
 };
 
-/* An interval made here and not yet posted: its histograms per unit. */
+/* An interval made here and not yet posted: its histograms per unit,
+ * two each (all ops, then the lag: h[2u], h[2u + 1]). */
 struct iv_node {
 	struct iv_node *next;
 	struct hist h[];

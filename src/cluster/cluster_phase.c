@@ -47,6 +47,15 @@ static void iv_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 			b->max = a->max;
 		for (unsigned i = 0; i < HIST_BUCKETS; i++)
 			b->buckets[i] += a->buckets[i];
+		if (a->replays > b->replays)
+			b->replays = a->replays;
+		if (a->lag_count && (!b->lag_count || a->lag_min < b->lag_min))
+			b->lag_min = a->lag_min;
+		b->lag_count += a->lag_count;
+		if (a->lag_max > b->lag_max)
+			b->lag_max = a->lag_max;
+		for (unsigned i = 0; a->lag_count && i < HIST_BUCKETS; i++)
+			b->lag_buckets[i] += a->lag_buckets[i];
 	}
 }
 
@@ -137,18 +146,32 @@ void cluster_phase_made(struct cluster_phase *cp, const struct hist *const *both
 
 	if (!cp)
 		return;
-	n = malloc(sizeof(*n) + cp->nu * sizeof(struct hist));
+	n = malloc(sizeof(*n) + 2 * cp->nu * sizeof(struct hist));
 	if (!n)
 		abort(); /* the ranks would lose step: no way to go on */
 	n->next = NULL;
-	for (unsigned u = 0; u < cp->nu; u++)
-		n->h[u] = *both[u];
+	for (unsigned u = 0; u < cp->nu; u++) {
+		n->h[2 * u] = both[u][0];
+		n->h[2 * u + 1] = both[u][1];
+	}
 	if (cp->tail)
 		cp->tail->next = n;
 	else
 		cp->head = n;
 	cp->tail = n;
 	cp->made++;
+}
+
+/* Does unit u (0: the phase, then each stream) replay a trace here? The
+ * phase does when it or one of its streams does. */
+static int unit_replays(const struct cluster_phase *cp, unsigned u)
+{
+	if (u)
+		return phase_stream(cp->sp, u - 1)->replay != NULL;
+	for (unsigned i = 0; i < phase_nstreams(cp->sp); i++)
+		if (phase_stream(cp->sp, i)->replay)
+			return 1;
+	return 0;
 }
 
 /* Post the reduction of interval cp->posted: this rank's, or nothing when
@@ -179,10 +202,15 @@ static void post_interval(struct cluster_phase *cp)
 			memcpy(p->ios, iv[cp->posted].ios, sizeof(p->ios));
 			memcpy(p->bytes, iv[cp->posted].bytes, sizeof(p->bytes));
 		}
-		p->count = n->h[u].count;
-		p->min = n->h[u].min;
-		p->max = n->h[u].max;
-		memcpy(p->buckets, n->h[u].buckets, sizeof(p->buckets));
+		p->count = n->h[2 * u].count;
+		p->min = n->h[2 * u].min;
+		p->max = n->h[2 * u].max;
+		memcpy(p->buckets, n->h[2 * u].buckets, sizeof(p->buckets));
+		p->replays = (uint64_t)unit_replays(cp, u);
+		p->lag_count = n->h[2 * u + 1].count;
+		p->lag_min = n->h[2 * u + 1].min;
+		p->lag_max = n->h[2 * u + 1].max;
+		memcpy(p->lag_buckets, n->h[2 * u + 1].buckets, sizeof(p->lag_buckets));
 	}
 	free(n);
 	MPI_Iallreduce(r->send, r->recv, 1, cp->iv_type, iv_mpi_op, cp->iv_comm, &r->req);
@@ -219,6 +247,16 @@ static void take_interval(struct cluster_phase *cp, const struct iv_pay *p)
 		iv.p50_ns = hist_percentile(h, 50);
 		iv.p99_ns = hist_percentile(h, 99);
 		iv.max_ns = h->count ? h->max : 0;
+		if (p->replays) { /* the lag of every rank's records submitted in it */
+			hist_init(h);
+			memcpy(h->buckets, p->lag_buckets, sizeof(h->buckets));
+			h->count = p->lag_count;
+			h->min = p->lag_min;
+			h->max = p->lag_max;
+			iv.has_lag = 1;
+			iv.lag_p99_ns = hist_percentile(h, 99);
+			iv.lag_max_ns = h->count ? h->max : 0;
+		}
 		cp->list[u][cp->nlist[u]++] = iv;
 	}
 	cp->last_t = (p - cp->nu)->t_s;

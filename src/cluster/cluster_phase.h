@@ -76,8 +76,9 @@ struct cluster_phase;
 struct cluster_phase *cluster_phase_new(const struct phase_spec *sp, struct phase_result *res);
 /* The barrier is passed: this rank's realtime clock as it left it. */
 void cluster_phase_started(struct cluster_phase *cp, int64_t realtime_ns);
-/* After each interval this rank made: its histograms (all ops together)
- * for the phase and each stream, in that order; kept until merged. */
+/* After each interval this rank made: its histograms for the phase and
+ * each stream, in that order, each two (all ops together, then its
+ * replay's lag: empty when it replays nothing); kept until merged. */
 void cluster_phase_made(struct cluster_phase *cp, const struct hist *const *both);
 /* Take part in the rounds (never waits); CLUSTER_* bits. */
 int cluster_phase_poll(struct cluster_phase *cp, const struct cluster_local *l);

@@ -204,7 +204,7 @@ static int unit_alloc(struct runner *r, unsigned i, struct worker *first)
 				   .nlist = &u->res->nintervals };
 	u->smp.prev = malloc(sizeof(*u->smp.prev));
 	u->smp.cur = malloc(sizeof(*u->smp.cur));
-	if (cluster_on() && !(u->smp.both = malloc(sizeof(*u->smp.both))))
+	if (cluster_on() && !(u->smp.both = malloc(2 * sizeof(*u->smp.both))))
 		return RC_FAIL;
 	return u->smp.prev && u->smp.cur ? RC_OK : RC_FAIL;
 }
@@ -255,7 +255,7 @@ static int runner_setup(struct runner *r, char *why, size_t why_len)
 	r->scratch = malloc(sizeof(*r->scratch));
 	if (sp->nstreams && (r->res->streams = calloc(sp->nstreams, sizeof(*r->res->streams))))
 		r->res->nstreams = sp->nstreams;
-	if (cluster_on() && !(r->all.both = malloc(sizeof(*r->all.both))))
+	if (cluster_on() && !(r->all.both = malloc(2 * sizeof(*r->all.both))))
 		rc = RC_FAIL;
 	if (!r->w || !r->all.prev || !r->all.cur || !r->scratch || r->res->nstreams != sp->nstreams)
 		rc = RC_FAIL;

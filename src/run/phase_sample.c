@@ -41,20 +41,26 @@ void snapshot_add_lag(struct snapshot *dst, const struct snapshot *src)
 	hist_merge(&dst->lag, &src->lag);
 }
 
-/* The lag of the records submitted between snapshots a and b. */
+/* The lag of the records submitted between snapshots a and b (into
+ * lag_out too, when not NULL: empty when they replay nothing). */
 static void interval_lag(struct interval *iv, const struct snapshot *a, const struct snapshot *b,
-			 struct hist *scratch)
+			 struct hist *scratch, struct hist *lag_out)
 {
+	if (lag_out)
+		hist_init(lag_out);
 	if (!a->replays || !b->replays)
 		return;
 	hist_delta(scratch, &b->lag, &a->lag);
+	if (lag_out)
+		*lag_out = *scratch;
 	iv->has_lag = 1;
 	iv->lag_p99_ns = hist_percentile(scratch, 99);
 	iv->lag_max_ns = scratch->count ? scratch->max : 0;
 }
 
 /* An interval from two snapshots. `scratch` holds the delta histograms;
- * `both` (when not NULL) gets the interval's histogram of all ops. */
+ * `both` (when not NULL) gets the interval's histogram of all ops, and
+ * both[1] that of its replay's lag. */
 static void interval_make(struct interval *iv, const struct snapshot *a, const struct snapshot *b,
 			  struct hist *scratch, double t_s, double len_s, struct hist *both_out)
 {
@@ -73,9 +79,9 @@ static void interval_make(struct interval *iv, const struct snapshot *a, const s
 	iv->p50_ns = hist_percentile(&both, 50);
 	iv->p99_ns = hist_percentile(&both, 99);
 	iv->max_ns = both.count ? both.max : 0;
-	interval_lag(iv, a, b, scratch);
+	interval_lag(iv, a, b, scratch, both_out ? &both_out[1] : NULL);
 	if (both_out)
-		*both_out = both;
+		both_out[0] = both;
 }
 
 /* Append iv to a list of *n intervals (*cap allocated); RC_FAIL when out

@@ -28,7 +28,7 @@ struct sampler {
 	uint64_t prev_tick_ns;   /* the end of the last interval made */
 	struct interval **list;  /* where its intervals go (*nlist of them, cap allocated) */
 	unsigned *nlist, cap;
-	struct hist *both;       /* in a cluster: the last interval's histogram */
+	struct hist *both;       /* in a cluster: the last interval's histograms, of all ops [0] and of its replay's lag [1] */
 };
 
 /* The counts of n running workers now, per op type: histograms and bytes
