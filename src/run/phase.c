@@ -69,6 +69,7 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].trace);
 		free(w[i].specs);
 		free(w[i].replay);
+		free(w[i].ct);
 	}
 	free(w);
 }

@@ -324,11 +324,15 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 			s->gen = m ? __atomic_add_fetch(&m->next_gen, 1, __ATOMIC_RELAXED) : ++l->seq;
 			verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
 				     m ? m->tid : (uint32_t)sp->seed, (uint16_t)l->w->id);
+			if (l->w->ct)
+				worker_crash_issue(l->w, s);
 		} else if (l->stamping) {
 			stamp(s, l->seq++);
 		} else if (sp->pattern == PATTERN_OFFSET) {
 			fill_offsets(s);
 		}
+	} else if (__builtin_expect(s->op.op == OP_SYNC && l->w->ct != NULL, 0)) {
+		worker_crash_sync_start(l->w, s); /* what it will make durable */
 	}
 	l->ops->queue(&l->w->engine, s);
 	l->inflight++;
@@ -439,7 +443,10 @@ HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int 
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (!plain && l->verifying && s->op.op <= OP_WRITE && !worker_verified(w, s, now) && !sp->on_error_continue) {
+	if (!plain && __builtin_expect(w->ct != NULL, 0) && s->op.op == OP_SYNC)
+		worker_crash_synced(w, s);
+	if (!plain && l->verifying && s->op.op <= OP_WRITE && !worker_verified(w, s, now) && !sp->on_error_continue &&
+	    !sp->after_crash) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
