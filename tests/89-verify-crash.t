@@ -72,17 +72,19 @@ crash_point() {
 	kill "$pid"
 	gone "$pid"
 }
-# 20 crash points of MODE (flush 1 to 30, seeds from the test's own
-# sequence): classes equal to the ground truth at each
+# run_mode MODE [kill] [atomic] [POINTS]: 20 (POINTS) crash points of MODE
+# (flush 1 to 30, seeds from the test's own sequence): classes equal to
+# the ground truth at each
 RANDOM=28
 run_mode() {
-	local mode=$1 client=${2:-} atomic=${3:-} from=$((n + 1)) i bad
+	local mode=$1 client=${2:-} atomic=${3:-} points=${4:-20} from=$((n + 1)) i bad
 	: >points
-	for i in $(seq 20); do
+	for i in $(seq "$points"); do
 		crash_point "$mode" $((1 + RANDOM % 30)) "$RANDOM" "$client" "$atomic"
 	done
 	bad=$(python3 "$TRUTH" points | grep -v ': ok$')
-	is "$(grep -vc atomic points) $bad" "20 " "$mode${client:+, iomoon killed}${atomic:+, atomic}: at 20 crash points iomoon's classes equal the disk's ground truth"
+	is "$(grep -vc atomic points) $bad" "$points " \
+		"$mode${client:+, iomoon killed}${atomic:+, atomic}: at $points crash points iomoon's classes equal the disk's ground truth"
 	sums=$(python3 - "$from" "$n" <<'PY'
 import json, sys
 t = {}
@@ -138,7 +140,7 @@ run_mode misdirect
 ok $? "misdirect: each misplaced write found where it landed, and lost where it belonged"
 
 # ---- kill -9 of iomoon itself, then the disk's power cut ----
-run_mode honest kill
+run_mode honest kill "" 10
 is "$(count lost_durable)" 0 "iomoon killed, then the power cut of an honest disk: 0 lost durable writes"
 is "$wrcs" "137 " "every writer was killed (kill -9)"
 
@@ -181,6 +183,19 @@ PY
 	echo "$? $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(c["lost_durable"], c["unflushed_lost"], c["durable_ok"] > 0)' "l-$i.json")" >>local
 done
 is "$(sort -u local | tr '\n' ' ')" "0 0 0 True " "a local file, iomoon killed 3 times mid-write: exit 0, 0 lost, 0 unflushed lost"
+
+# ---- the command line and the ready suite ----
+"$IOMOON" verify "$TMP/local.img" --after-crash --quiet --format csv --output v.csv
+is "$?" 0 "iomoon verify --after-crash on the last killed writer's file: exit 0"
+is "$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r["Crash Lost Durable"], int(r["Crash Durable Ok"]) > 0)' v.csv)" \
+	"0 True" "its CSV has the classes (Crash ... columns)"
+out=$("$IOMOON" verify "$TMP/local.img" --after-crash --quiet)
+like "$out" "after the crash: [0-9]+ durable, 0 lost durable, [0-9]+ unflushed kept, 0 unflushed lost, 0 torn, 0 corrupt" \
+	"the table says the classes"
+"$IOMOON" suite power-cut --target "$TMP/pc.dat" --size 4m --time 5 --ios 512 --quiet --format json >pc.json
+is "$?" 0 "suite power-cut, run whole without a cut: exit 0"
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"]; print(len(p), p[1]["crash"]["lost_durable"], p[1]["crash"]["durable_ok"] + p[1]["crash"]["unflushed_kept"] > 0)' pc.json)" \
+	"2 0 True" "its second phase judged the first's writes: none lost"
 
 # ---- bad input: one line, exit 2, nothing read or written ----
 rm -rf "$IOMOON_STATE_DIR"
