@@ -161,9 +161,9 @@ is "$(sort -u points | tr '\n' ' ')$(python3 -c 'import json,sys; print(sum(json
 	"0 0" "qd 8, 5 crash points on an honest disk: every check exits 0, 0 lost durable writes"
 
 # ---- a local file: kill -9 of iomoon mid-write loses nothing (the page cache holds) ----
-for i in 1 2 3; do
+for i in 1 2 3 4; do
 	rm -rf "$IOMOON_STATE_DIR" local.img
-	"$IOMOON" run --format none "$LUA_DIR/local.lua" "$TMP/local.img" "$i" >/dev/null 2>&1 &
+	"$IOMOON" run --format none "$LUA_DIR/local.lua" "$TMP/local.img" "$i" $([ "$i" = 4 ] && echo dsync) >/dev/null 2>&1 &
 	job=$!
 	# kill it once the record says something is durable, and a few flushes more
 	python3 - "$IOMOON_STATE_DIR" $((i * 20)) <<'PY'
@@ -180,9 +180,11 @@ PY
 	kill -9 "$job"
 	wait "$job" 2>/dev/null
 	"$IOMOON" run --format json "$LUA_DIR/check.lua" "$TMP/local.img" >"l-$i.json" 2>"l-$i.err"
-	echo "$? $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(c["lost_durable"], c["unflushed_lost"], c["durable_ok"] > 0)' "l-$i.json")" >>local
+	echo "$? $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(c["lost_durable"], c["unflushed_lost"] <= 4, c["durable_ok"] > 0)' "l-$i.json")" >>local
 done
-is "$(sort -u local | tr '\n' ' ')" "0 0 0 True " "a local file, iomoon killed 3 times mid-write: exit 0, 0 lost, 0 unflushed lost"
+# (a write issued but not yet in the page cache at the kill is lost: qd 4 at most)
+is "$(sort -u local | tr '\n' ' ')" "0 0 True True " \
+	"a local file, iomoon killed 4 times mid-write (fdatasync; O_DSYNC): exit 0, 0 lost durable, unflushed lost only in flight"
 
 # ---- the command line and the ready suite ----
 "$IOMOON" verify "$TMP/local.img" --after-crash --quiet --format csv --output v.csv
@@ -190,7 +192,7 @@ is "$?" 0 "iomoon verify --after-crash on the last killed writer's file: exit 0"
 is "$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; print(r["Crash Lost Durable"], int(r["Crash Durable Ok"]) > 0)' v.csv)" \
 	"0 True" "its CSV has the classes (Crash ... columns)"
 out=$("$IOMOON" verify "$TMP/local.img" --after-crash --quiet)
-like "$out" "after the crash: [0-9]+ durable, 0 lost durable, [0-9]+ unflushed kept, 0 unflushed lost, 0 torn, 0 corrupt" \
+like "$out" "after the crash: [0-9]+ durable, 0 lost durable, [0-9]+ unflushed kept, [0-4] unflushed lost, 0 torn, 0 corrupt" \
 	"the table says the classes"
 "$IOMOON" suite power-cut --target "$TMP/pc.dat" --size 4m --time 5 --ios 512 --quiet --format json >pc.json
 is "$?" 0 "suite power-cut, run whole without a cut: exit 0"
