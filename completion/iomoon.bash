@@ -8,7 +8,7 @@
 # `iomoon list` of the very binary being completed (0.1 s), so they are
 # always the installed ones.
 
-_iomoon_verbs="run suite quick ping replay trace report compare rerun fio convert list help"
+_iomoon_verbs="run suite quick ping replay trace report compare rerun verify fio convert list help"
 _iomoon_formats="table csv json analyzer markdown html fio-json none"
 _iomoon_output_opts="--format --output --quiet"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
@@ -40,6 +40,7 @@ _iomoon_opts() {
 	rerun) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
 	quick) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_quick_opts" ;;
 	ping) echo "$_iomoon_ping_opts" ;;
+	verify) echo "$_iomoon_output_opts --after-crash --atomic --bs --qd --workers --engine --buffered --name" ;;
 	esac
 }
 

@@ -9,7 +9,8 @@
 --   * "## iomoon VERB" sections go under COMMANDS as subsections, every
 --     other "##" section becomes a section with an upper-case name;
 --   * tables get column widths that fit an 80-column terminal (pandoc
---     gives every column the same share, which is too wide for tbl);
+--     gives every column the same share, which is too wide for tbl), and
+--     room on the page before them (.ne);
 --   * SEE ALSO comes from the metadata.
 
 local stringify = pandoc.utils.stringify
@@ -120,6 +121,9 @@ function Pandoc(doc)
         add(pandoc.Header(2, b.content))
       end
     elseif b.t == "Table" then
+      -- room for the table first: on a terminal (one long page, cR) .ne
+      -- lengthens the page, else tbl may find a text block past its end
+      add(pandoc.RawBlock("man", ".if \\n[cR] .ne 60v"))
       add(fit_table(b))
     else
       add(b)

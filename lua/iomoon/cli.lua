@@ -48,6 +48,9 @@ usage: iomoon COMMAND [options]
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
+  iomoon verify TARGET [--after-crash] [--atomic] [--bs SIZE]   every unit read back against
+                                              its crc32c state; after a power cut, classed against
+                                              what was made durable (exit 1: a unit lost or damaged)
   iomoon fio JOB.fio | --name=N --filename=F --rw=... [--skip-unsupported]   a fio job file or command line
   iomoon suite FILE.icf --target PATH         an IOMeter configuration file, as it is
   iomoon convert FILE.icf|JOB.fio             the equivalent Lua suite or plan, on stdout
@@ -497,6 +500,29 @@ function cli.quick(args)
     function() iomoon.check(phase) end)
 end
 
+-- iomoon verify TARGET [--after-crash [--atomic]]: read every unit of the
+-- target back against its verification state (verify_only); after a
+-- crash, each unit classed against what the writing phase made durable
+-- (after_crash: result.crash). Exit 1 when a unit fails.
+function cli.verify(args)
+  local o, rest = parse_options(args, 1, with(OUTPUT_OPTS, {
+    ["after-crash"] = "flag", atomic = "flag", bs = "value", qd = "value", workers = "value", engine = "value",
+    buffered = "flag", name = "value",
+  }))
+  if not rest[1] then input_error("give the target to verify: a file, block device or URL (iomoon verify TARGET)") end
+  no_stray({ table.unpack(rest, 2) })
+  if o.atomic and not o["after-crash"] then input_error("--atomic: only with --after-crash (a torn unit fails it)") end
+  local ov = common_overrides(o)
+  local phase = {
+    name = o.name or (o["after-crash"] and "after the crash" or "verify"),
+    target = { path = rest[1] }, bs = o.bs or "4k", verify = "crc32c", verify_only = true,
+    after_crash = o["after-crash"] or nil, atomic = o.atomic or nil, qd = ov.qd or 16, workers = ov.workers,
+    engine = ov.engine, direct = ov.direct, on_error = "continue",
+  }
+  return run_reported("iomoon verify: ", o, function() iomoon.run(phase) end, nil, { { path = rest[1] } },
+    function() iomoon.check(phase) end)
+end
+
 -- The one file a verb names among its words (options may come before or
 -- after it); what: the message when there is none.
 local function the_file(rest, what)
@@ -806,6 +832,7 @@ function cli.main(args)
   local handlers = {
     run = cli.run, suite = cli.suite, quick = cli.quick, list = cli.list,
     report = cli.report, compare = cli.compare, rerun = cli.rerun, replay = cli.replay, trace = cli.trace,
+    verify = cli.verify,
     -- verbs of their own modules, which get the command line's parts (cli.lib)
     fio = function(a) return fio.cli(a, cli.lib) end,
     ping = function(a) return ping.cli(a, cli.lib) end,

@@ -423,6 +423,20 @@ report.csv_verify_columns = {
   { "Written End Bytes", verify_cell("written_end_bytes") },
 }
 
+--- The columns a CSV report gains, after the verify columns, when one of
+-- its rows is an after_crash pass (result.crash): the units of each class;
+-- "" on the rows of other phases.
+report.csv_crash_columns = {}
+for _, k in ipairs(rows.crash_classes) do
+  local key = k[1]
+  report.csv_crash_columns[#report.csv_crash_columns + 1] = {
+    "Crash " .. key:gsub("_", " "):gsub("(%a)(%a*)", function(a, b) return a:upper() .. b end),
+    function(row)
+      local v = number(opt(opt(row.result, "crash"), key))
+      return v and whole(v) or ""
+    end }
+end
+
 -- "" for a figure a host does not have, else f(v)
 local function host_fig(f, key, scale)
   return function(r)
@@ -494,16 +508,18 @@ end
 -- trims or syncs, then report.csv_stream_columns when a result has
 -- streams, then report.csv_host_columns when a result ran on several
 -- hosts, then report.csv_replay_columns when a row replays a trace, then
--- report.csv_verify_columns when a row verified with crc32c; without them,
+-- report.csv_verify_columns when a row verified with crc32c, then
+-- report.csv_crash_columns when a row judged a crash; without them,
 -- exactly as before they existed.
 function report.csv_rows(results)
   local list = all_rows(results)
-  local streams, hosts, ops, replays, verify = false, false, false, false, false
+  local streams, hosts, ops, replays, verify, crash = false, false, false, false, false, false
   for _, lr in ipairs(list) do
     ops = ops or opt(lr.result, "sync") ~= nil or opt(lr.result, "trim") ~= nil
     streams, hosts = streams or lr.stream ~= nil, hosts or lr.host ~= nil
     replays = replays or type(opt(lr.result, "replay")) == "table"
     verify = verify or type(opt(lr.result, "verify")) == "table"
+    crash = crash or type(opt(lr.result, "crash")) == "table"
   end
   local rows = { {} }
   local function add(row, cols, arg, cellf)
@@ -519,6 +535,7 @@ function report.csv_rows(results)
   if hosts then add(rows[1], report.csv_host_columns) end
   if replays then add(rows[1], report.csv_replay_columns) end
   if verify then add(rows[1], report.csv_verify_columns) end
+  if crash then add(rows[1], report.csv_crash_columns) end
   for _, lr in ipairs(list) do
     local row = {}
     add(row, report.csv_columns, lr.result, csv_cell)
@@ -527,6 +544,7 @@ function report.csv_rows(results)
     if hosts then add(row, report.csv_host_columns, lr) end
     if replays then add(row, report.csv_replay_columns, lr.result, csv_cell) end
     if verify then add(row, report.csv_verify_columns, lr) end
+    if crash then add(row, report.csv_crash_columns, lr) end
     rows[#rows + 1] = row
   end
   return rows

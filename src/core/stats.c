@@ -93,6 +93,21 @@ void data_counts_merge(struct data_counts *dst, const struct data_counts *src)
 	dst->check_failed += src->check_failed;
 }
 
+/* Keep the lowest CRASH_FIRST offsets of both lists of each class. */
+static void crash_counts_merge(struct crash_counts *dst, const struct crash_counts *src)
+{
+	for (unsigned k = 0; k < CRASH_NCLASS; k++) {
+		uint64_t out[CRASH_FIRST], na = dst->n[k] < CRASH_FIRST ? dst->n[k] : CRASH_FIRST,
+			 nb = src->n[k] < CRASH_FIRST ? src->n[k] : CRASH_FIRST, i = 0, j = 0, o = 0;
+
+		while (o < CRASH_FIRST && (i < na || j < nb))
+			out[o++] = j >= nb || (i < na && dst->at[k][i] <= src->at[k][j]) ? dst->at[k][i++] : src->at[k][j++];
+		memcpy(dst->at[k], out, o * sizeof(out[0]));
+		dst->n[k] += src->n[k];
+	}
+	dst->judged = dst->judged || src->judged;
+}
+
 void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *src)
 {
 	dst->units_checked += src->units_checked;
@@ -103,6 +118,7 @@ void verify_counts_merge(struct verify_counts *dst, const struct verify_counts *
 		dst->written_end = src->written_end;
 	if (src->known > dst->known)
 		dst->known = src->known;
+	crash_counts_merge(&dst->crash, &src->crash);
 }
 
 void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32_t len, int64_t res, uint64_t at_ns)

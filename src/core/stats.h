@@ -56,6 +56,16 @@ struct first_error {
 
 /* What crc32c verification looked at (verify_read.h), unit by unit; only
  * verifying reads touch it. Sums, but written_end and known: the largest. */
+/* after_crash (verify/crash.h): the units of each class, and the first
+ * offsets of each (the lowest, CRASH_FIRST at most) */
+#define CRASH_NCLASS 8
+#define CRASH_FIRST 16
+struct crash_counts {
+	uint64_t n[CRASH_NCLASS];
+	uint64_t at[CRASH_NCLASS][CRASH_FIRST];
+	uint64_t judged;          /* 1: this was an after_crash pass */
+};
+
 struct verify_counts {
 	uint64_t units_checked;    /* against their headers: written, per the map (all, with no map) */
 	uint64_t units_unwritten;  /* never written, per the map, and blank (the fill or zeros) */
@@ -63,6 +73,7 @@ struct verify_counts {
 	uint64_t units_skipped;    /* never written and not looked at (skip_unwritten; no map) */
 	uint64_t written_end;      /* bytes: the end of the highest unit a map says was written */
 	uint64_t known;            /* 1: some map said what was written (written_end holds) */
+	struct crash_counts crash;
 };
 
 /* What the writes carried (data.h), unit by unit: the distinct units by

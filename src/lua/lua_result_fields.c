@@ -65,6 +65,7 @@ static const struct result_field result_fields[] = {
 	{ "error", "string", O, NULL },
 	{ "verify", "table", O, "verify" },
 	{ "data", "table", O, "data" }, /* phases that wrote: what the writes carried */
+	{ "crash", "table", O, "crash" }, /* an after_crash pass (lua_verify.c) */
 	{ "intervals", "table", RF_LIST, "interval" },
 	{ "trace", "table", O, "trace" },
 	{ "batch_used", "number", 0, NULL },
@@ -228,6 +229,15 @@ static const struct result_field data_fields[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+static const struct result_field crash_fields[] = {
+	{ "durable_ok", "number", C, NULL },     { "lost_durable", "number", C, NULL },
+	{ "unflushed_kept", "number", C, NULL }, { "unflushed_lost", "number", C, NULL },
+	{ "torn", "number", C, NULL },           { "corrupt", "number", C, NULL },
+	{ "misdirected", "number", C, NULL },    { "foreign", "number", C, NULL },
+	{ "offsets", "table", 0, NULL },         { "atomic", "boolean", 0, NULL },
+	{ NULL, NULL, 0, NULL },
+};
+
 static const struct result_field trace_fields[] = {
 	{ "start_ns", "table", 0, NULL }, { "submit_ns", "table", 0, NULL }, { "lat_ns", "table", 0, NULL },
 	{ "op", "table", 0, NULL },       { "offset", "table", 0, NULL },    { "len", "table", 0, NULL },
@@ -320,6 +330,7 @@ static const struct result_table tables[] = {
 	{ "op", op_fields },           { "cpu", cpu_fields },         { "mix", mix_fields },
 	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "verify", verify_fields },
 	{ "data", data_fields },
+	{ "crash", crash_fields },
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },
 	{ "replay", replay_fields },   { "cluster", cluster_fields }, { "host", host_fields },
 	{ "inflight", inflight_fields }, { "device", device_fields },

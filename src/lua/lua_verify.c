@@ -5,6 +5,7 @@
 
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
+#include "verify/crash.h"
 
 /* Did a stream leave never-written units unread? As asked, else (not
  * given) when its mix writes: what a phase that writes reads of
@@ -40,6 +41,30 @@ static int crc_streams(const struct run_state *rs, uint32_t *unit, int *skips)
 	return any;
 }
 
+/* result.crash: an after_crash pass's classes (verify/crash.h), and the
+ * first offsets of each class but durable_ok. */
+static void push_crash(lua_State *L, const struct crash_counts *c, int atomic)
+{
+	lua_createtable(L, 0, CRASH_NCLASS + 2);
+	for (int k = 0; k < CRASH_NCLASS; k++)
+		api_set_int(L, crash_class_names[k], c->n[k]);
+	lua_createtable(L, 0, CRASH_NCLASS - 1);
+	for (int k = 1; k < CRASH_NCLASS; k++) {
+		unsigned n = c->n[k] < CRASH_FIRST ? (unsigned)c->n[k] : CRASH_FIRST;
+
+		lua_createtable(L, (int)n, 0);
+		for (unsigned i = 0; i < n; i++) {
+			lua_pushinteger(L, (lua_Integer)c->at[k][i]);
+			lua_rawseti(L, -2, i + 1);
+		}
+		lua_setfield(L, -2, crash_class_names[k]);
+	}
+	lua_setfield(L, -2, "offsets");
+	lua_pushboolean(L, atomic);
+	lua_setfield(L, -2, "atomic");
+	lua_setfield(L, -2, "crash");
+}
+
 void api_push_verify(lua_State *L, const struct run_state *rs, const struct phase_result *r)
 {
 	const struct verify_counts *v = &r->total.verify;
@@ -59,4 +84,6 @@ void api_push_verify(lua_State *L, const struct run_state *rs, const struct phas
 	lua_pushboolean(L, skips);
 	lua_setfield(L, -2, "skip_unwritten");
 	lua_setfield(L, -2, "verify");
+	if (v->crash.judged)
+		push_crash(L, &v->crash, rs->sp.atomic);
 }

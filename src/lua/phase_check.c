@@ -337,6 +337,15 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 	if (sp->skip_unwritten > 0 && sp->verify != VERIFY_CRC)
 		REFUSE("%s.skip_unwritten: needs verify = \"crc32c\" (only crc32c knows which units were written)",
 		       rs->path);
+	if (sp->atomic && !sp->after_crash)
+		REFUSE("%s.atomic: true, but after_crash is not (atomic says a torn unit fails the judgement after a "
+		       "crash: give after_crash = true)", rs->path);
+	if (sp->after_crash && !rs->verify_only)
+		REFUSE("%s.after_crash: true, but verify_only is not (the judgement after a crash only reads: give "
+		       "verify_only = true, verify = \"crc32c\")", rs->path);
+	if (sp->after_crash && sp->verify != VERIFY_CRC)
+		REFUSE("%s.after_crash: needs verify = \"crc32c\" (only crc32c knows what was written and made durable)",
+		       rs->path);
 	if (!rs->verify_only)
 		return RC_OK;
 	if (sp->verify == VERIFY_NONE)
@@ -417,6 +426,25 @@ static int unit_refused(const struct workload *wl, const char *path, char *why, 
 	       "(give multiples of the unit)", path, was);
 }
 
+/* after_crash: t's state, and the record of what its writing phase made
+ * durable (verify/crash.h), or RC_INPUT saying which is missing. */
+static int crash_record(struct run_state *rs, struct target *t, char *why, size_t why_len)
+{
+	char no[WHY_LEN];
+	int rc;
+
+	if (!t->exists || !genmap_known(t->gmap))
+		REFUSE("%s.after_crash: target %s has no verification state to judge it by (IOMOON_STATE_DIR as the "
+		       "writing phase had it; a phase writing with verify = \"crc32c\" and a durability point makes it)",
+		       rs->path, t->path);
+	rc = genmap_durable(t, 0, no, sizeof(no));
+	if (rc == RC_INPUT)
+		REFUSE("%s.after_crash: target %s: %s", rs->path, t->path, no);
+	if (rc < 0)
+		snprintf(why, why_len, "%s", no);
+	return rc;
+}
+
 /* Each existing target's generation map (a file this phase creates gets
  * its map in the workers): the unit of data already written with
  * verification is the phase's, when its sizes allow. Last of the checks:
@@ -429,7 +457,7 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
 		if (rs->wl.spec[i].read_thr) {
-			probe = sp->region_off;
+			probe = sp->after_crash ? UINT64_MAX : sp->region_off; /* after_crash: the state, or nothing */
 			mode |= GENMAP_READS;
 		}
 	if ((mode & GENMAP_WRITES) && genmap_dir_check(why, why_len))
@@ -454,6 +482,8 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 			if (rc < 0)
 				return rc;
 			sp->verify_unit = unit;
+			if (pass && sp->after_crash && (rc = crash_record(rs, sp->targets[t], why, why_len)))
+				return rc;
 		}
 	return phase_check_slices(sp, why, why_len);
 }

@@ -101,6 +101,8 @@ static const struct phase_field fields[] = {
 	{ .name = "sync", .kind = FK_ENUM, AT(sp.open_sync), .dflt = OPEN_SYNC_NONE, .names = open_syncs,
 	  .hint = "a way to open for writing" },
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
+	{ .name = "after_crash", .kind = FK_BOOL, AT(sp.after_crash) },
+	{ .name = "atomic", .kind = FK_BOOL, AT(sp.atomic) },
 	{ .name = "skip_unwritten", .kind = FK_BOOL, AT(sp.skip_unwritten), .dflt = (uint64_t)-1 }, /* -1: by the mix */
 	{ .name = "seed", .kind = FK_INT, AT(sp.seed), .dflt = 1, .lo = 0, .hi = INT64_MAX, PHASE_ONLY },
 	{ .name = "interval", .kind = FK_DURATION, AT(sp.interval_ns), .dflt = 1000000000ull, .lo = 10000000,

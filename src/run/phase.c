@@ -70,6 +70,7 @@ static void free_workers(struct worker *w, unsigned n)
 		free(w[i].specs);
 		free(w[i].replay);
 		data_free(&w[i].data);
+		free(w[i].ct);
 	}
 	free(w);
 }

@@ -117,6 +117,9 @@ struct phase_spec {
 	 * target's region (phase_part_of) once, its bytes quota that part;
 	 * bytes is then their sum (phase_read_once_bytes) */
 	int read_once;
+	/* after_crash: a verify_only pass classes every unit against the
+	 * durability record (verify/crash.h); atomic: a torn unit fails it */
+	int after_crash, atomic;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */

@@ -15,6 +15,7 @@
 #include "run/phase_int.h"
 #include "run/replay.h"
 #include "run/worker.h"
+#include "verify/crash.h"
 #include "verify/genmap.h"
 #include "verify/verify_read.h"
 
@@ -200,6 +201,25 @@ static double stream_seconds(const struct runner *r, const struct unit *u, doubl
 	return own < phase_s ? own : phase_s;
 }
 
+/* An after_crash pass that found units the storage should have kept
+ * (crash.h) fails, whatever on_error says. */
+static void note_crash(struct phase_result *res, const struct phase_spec *sp)
+{
+	const struct crash_counts *c = &res->total.verify.crash;
+	uint64_t bad = c->n[CRASH_LOST_DURABLE] + c->n[CRASH_CORRUPT] + c->n[CRASH_MISDIRECTED] + c->n[CRASH_FOREIGN];
+
+	if (sp->atomic)
+		bad += c->n[CRASH_TORN];
+	if (!c->judged || !bad || res->failed)
+		return;
+	res->failed = 1;
+	snprintf(res->error, sizeof(res->error), "after the crash, %llu units do not hold what the storage made "
+		 "durable (%llu lost durable writes, %llu torn, %llu corrupt, %llu misdirected, %llu foreign)",
+		 (unsigned long long)bad, (unsigned long long)c->n[CRASH_LOST_DURABLE],
+		 (unsigned long long)c->n[CRASH_TORN], (unsigned long long)c->n[CRASH_CORRUPT],
+		 (unsigned long long)c->n[CRASH_MISDIRECTED], (unsigned long long)c->n[CRASH_FOREIGN]);
+}
+
 /* After the join: the workers' counters merged, the first engine failure,
  * the measured time and CPU use, the last interval, the trace. */
 void phase_collect(struct runner *r)
@@ -221,6 +241,7 @@ void phase_collect(struct runner *r)
 			snprintf(res->error, sizeof(res->error), "%s", r->w[i].error);
 		}
 	}
+	note_crash(res, r->sp);
 	for (unsigned u = 0; r->sp->nstreams && u < r->nu; u++)
 		for (unsigned i = 0; i < r->u[u].sp->workers; i++) {
 			counters_merge(&r->u[u].res->total, &r->u[u].w[i].c);

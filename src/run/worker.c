@@ -332,6 +332,8 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 			s->gen = m ? __atomic_add_fetch(&m->next_gen, 1, __ATOMIC_RELAXED) : ++l->seq;
 			verify_stamp(s->buf, s->op.len, s->op.offset, sp->verify_unit, s->gen,
 				     m ? m->tid : (uint32_t)sp->seed, (uint16_t)l->w->id);
+			if (l->w->ct)
+				worker_crash_issue(l->w, s);
 		} else if (l->stamping) {
 			stamp(s, l->seq++);
 		} else if (sp->pattern == PATTERN_OFFSET) {
@@ -339,6 +341,8 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 		}
 		if (__builtin_expect(data_after(g, s, &l->w->c.data, l->now), 0))
 			s->submit_ns = l->now = clock_ns(); /* a sample was compressed: not this I/O's time */
+	} else if (__builtin_expect(s->op.op == OP_SYNC && l->w->ct != NULL, 0)) {
+		worker_crash_sync_start(l->w, s); /* what it will make durable */
 	} else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE) {
 		s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
@@ -451,7 +455,10 @@ HOT void complete_as(struct loop *l, struct io_slot *s, int counting, const int 
 			__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);
 		goto free;
 	}
-	if (!plain && l->verifying && s->op.op <= OP_WRITE && !worker_verified(w, s, now) && !sp->on_error_continue) {
+	if (!plain && __builtin_expect(w->ct != NULL, 0) && s->op.op == OP_SYNC)
+		worker_crash_synced(w, s);
+	if (!plain && l->verifying && s->op.op <= OP_WRITE && !worker_verified(w, s, now) && !sp->on_error_continue &&
+	    !sp->after_crash) {
 		/* bad data: counted as errors, and as a completed I/O
 		 * below, so a pass reads each unit once */
 		__atomic_store_n(&l->sh->stop, 1, __ATOMIC_RELAXED);

@@ -15,6 +15,8 @@
 /* What the phase's threads share while it runs. The start and the end
  * are a handshake under `lock` (workers say ready, the phase says go,
  * workers say finished); during the run only `stop` is shared. */
+struct crash_track;
+
 struct phase_shared {
 	const struct phase_spec *spec;
 	pthread_mutex_t lock;
@@ -49,6 +51,7 @@ struct worker {
 	struct counters c;
 	struct data_gen data;      /* what its writes carry (data.h) */
 	struct verify_view vv;     /* how its reads are verified (crc32c) */
+	struct crash_track *ct;    /* its writes' durability, recorded (worker_verify.h) */
 	struct trace_rec *trace;
 	struct spec_stats *specs;  /* per access spec, when the phase has named specs */
 	struct replay_stats *replay; /* its replay's lag, when it replays a trace */

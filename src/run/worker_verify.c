@@ -5,6 +5,8 @@
 #include "run/worker_verify.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "verify/genmap.h"
@@ -20,6 +22,44 @@ static int offsets_ok(const struct io_slot *s)
 		if (p[i] != s->op.offset + 8ull * i)
 			return 0;
 	return 1;
+}
+
+/* Writes made durable since the record's last sync, when dsync: synced
+ * every CRASH_DSYNC_BATCH (a record behind claims less, never more). */
+#define CRASH_DSYNC_BATCH 16
+
+/* A verified write completed: durable now (dsync), else waiting for a
+ * flush issued after it. */
+static void crash_done(struct crash_track *ct, const struct io_slot *s)
+{
+	if (ct->dsync) {
+		crash_durable(ct->rec, s->op.offset, s->op.len, ct->unit, s->gen);
+		if (++ct->since == CRASH_DSYNC_BATCH) {
+			ct->since = 0;
+			crash_rec_sync(ct->rec);
+		}
+		return;
+	}
+	if (ct->done - ct->base == ct->cap)
+		ct->base++; /* the oldest dropped: claimed durable by no one */
+	ct->e[ct->done % ct->cap] = (struct crash_entry){ .off = s->op.offset, .gen = s->gen, .len = s->op.len };
+	ct->done++;
+}
+
+void worker_crash_synced(struct worker *w, const struct io_slot *s)
+{
+	struct crash_track *ct = w->ct;
+	const uint64_t upto = s->gen;
+
+	if (upto <= ct->base)
+		return;
+	for (uint64_t i = ct->base; i < upto; i++) {
+		const struct crash_entry *e = &ct->e[i % ct->cap];
+
+		crash_durable(ct->rec, e->off, e->len, ct->unit, e->gen);
+	}
+	ct->base = upto;
+	crash_rec_sync(ct->rec);
 }
 
 /* A completed I/O under verification: a write records its generation, a
@@ -48,6 +88,8 @@ int worker_verified(struct worker *w, const struct io_slot *s, uint64_t now)
 			__atomic_store_n(&m->written, 1, __ATOMIC_RELAXED);
 			__atomic_store_n(&m->dirty, 1, __ATOMIC_RELAXED);
 		}
+		if (w->ct)
+			crash_done(w->ct, s);
 		return 1;
 	}
 	for (uint32_t from = 0; from < s->op.len; from = (uint32_t)(at - s->op.offset) + unit) {
@@ -83,6 +125,33 @@ int worker_overlaps(const struct worker *w, struct io_slot *const *freeq, unsign
 	return 0;
 }
 
+/* A writing phase with a durability point: the target's record open,
+ * and this worker's ring of writes not yet durable (room for what its
+ * slots write between two flushes, twice over). 0, or -1 with w->error. */
+static int crash_track_setup(struct worker *w)
+{
+	const struct phase_spec *sp = w->spec;
+	struct target *t = w->target;
+	uint64_t cap = 2ull * sp->qd * ((sp->fsync_every ? sp->fsync_every : sp->fdatasync_every) + 1) + 64;
+
+	if (genmap_durable(t, 1, w->error, sizeof(w->error)) < 0)
+		return -1;
+	if (!t->gmap || !t->gmap->crash)
+		return 0;
+	if (cap > (1u << 20))
+		cap = 1u << 20;
+	w->ct = calloc(1, sizeof(*w->ct) + cap * sizeof(struct crash_entry));
+	if (!w->ct) {
+		snprintf(w->error, sizeof(w->error), "verification: no memory for the durability record");
+		return -1;
+	}
+	w->ct->rec = t->gmap->crash;
+	w->ct->unit = sp->verify_unit;
+	w->ct->dsync = !sp->fsync_every && !sp->fdatasync_every;
+	w->ct->cap = cap;
+	return 0;
+}
+
 /* Before the start barrier: the generation map of a file this phase
  * created (its inspection found nothing to attach), and how its reads are
  * judged (w->vv): strictly, a header in every unit, when the phase only
@@ -102,6 +171,10 @@ int worker_verify_setup(struct worker *w)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
 	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap),
 			 sp->skip_unwritten < 0 ? !reads_only : sp->skip_unwritten);
+	if (sp->after_crash && t->gmap && t->gmap->crash)
+		verify_view_crash(&w->vv, t->gmap->crash, sp->atomic);
+	if (!reads_only && (sp->fsync_every || sp->fdatasync_every || sp->open_sync != OPEN_SYNC_NONE))
+		return crash_track_setup(w);
 	return 0;
 }
 
@@ -111,6 +184,8 @@ void worker_verify_finish(struct worker *w)
 	struct phase_shared *sh = w->sh;
 	const struct phase_spec *ph = sh->spec;
 
+	if (w->ct && w->ct->since)
+		crash_rec_sync(w->ct->rec);
 	if (__atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != ph->workers)
 		return;
 	for (unsigned i = 0; i < phase_nstreams(ph); i++) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "io/target.h"
+#include "verify/crash.h"
 #include "verify/verify.h"
 
 #define MAP_MAX_BYTES (256ull << 20)
@@ -126,7 +127,7 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 {
 	struct state_hdr h;
 	struct gen_map id = { .dev = m->dev };
-	uint64_t *g = NULL;
+	uint64_t *g = NULL, high;
 	char p[256];
 	int fd = open(m->state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), rc = RC_FAIL;
 
@@ -152,6 +153,9 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	m->next_gen = h.next_gen;
 	m->tid = h.tid;
 	m->claimed = 1;
+	high = crash_rec_high(m);
+	if (high > m->next_gen) /* a writer killed before its save issued more */
+		m->next_gen = high;
 	if (h.flags & STATE_STALE) {
 		m->stale = 1;
 		goto out;
@@ -185,6 +189,7 @@ static void map_free(struct gen_map *m)
 {
 	if (!m)
 		return;
+	crash_rec_close(m);
 	free(m->state);
 	free(m->path);
 	free(m);
@@ -542,11 +547,14 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 		m = *pp;
 	if (m && (genmap_known(m) || m->stale))
 		m->stale = 1;
+	if (m)
+		crash_rec_close(m);
 	id.state = state_path(&id);
 	if (!id.state) {
 		snprintf(why, why_len, "verification: no memory");
 		return RC_FAIL;
 	}
+	crash_rec_remove(id.state); /* what it said was durable holds no more */
 	on_disk = state_of(&id, id.state, &h) && (id.ino || h.size == t->size);
 	if (on_disk) {
 		id.unit = h.unit;
@@ -567,6 +575,24 @@ int genmap_claim(struct target *t, char *why, size_t why_len)
 
 	pthread_mutex_lock(&lock);
 	rc = claim_locked(t->gmap, why, why_len);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+int genmap_durable(struct target *t, int write, char *why, size_t why_len)
+{
+	char p[256];
+	int rc;
+
+	if (!t->gmap) {
+		if (write)
+			return RC_OK; /* no map (too large): no record either */
+		snprintf(why, why_len, "target %s: no verification state (too large for one, or never written with "
+			 "verification)", shown(t->path, p, sizeof(p)));
+		return RC_INPUT;
+	}
+	pthread_mutex_lock(&lock);
+	rc = crash_rec_open(t->gmap, write, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }

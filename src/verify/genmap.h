@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 struct target;
+struct crash_rec;
 
 struct gen_map {
 	struct gen_map *next;
@@ -46,6 +47,7 @@ struct gen_map {
 				       * verification in this process */
 	int dirty;                    /* relaxed atomic: written since saved */
 	char *state;                  /* the state file's path */
+	struct crash_rec *crash;      /* its durability record, when open (crash.h) */
 	uint64_t n, next_gen;         /* next_gen: atomic, the last handed out */
 	uint64_t gens[];
 };
@@ -97,6 +99,12 @@ int genmap_dir_check(char *why, size_t why_len);
  * files gone or replaced whose state is saved. Call only between phases
  * (every target of the next phase attaches again). */
 void genmap_collect(void);
+
+/* The durability record of t's map (crash.h), opened for a phase that
+ * writes with a durability point (write), or for an after_crash pass
+ * (RC_INPUT with why when there is none of this map). RC_OK, RC_INPUT,
+ * RC_FAIL. */
+int genmap_durable(struct target *t, int write, char *why, size_t why_len);
 
 /* Save t's map to its state file if written since (fsync of the target
  * first, then tmp + fsync + rename). RC_OK, or RC_FAIL with why. */

@@ -14,6 +14,11 @@ void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint6
 					.seed = seed, .worker = worker, .unit_sectors = (uint16_t)(unit / 512) };
 
 		memcpy(u, &h, sizeof(h));
+		for (uint32_t k = 512; k < unit; k += 512) { /* each later sector's tag (verify.h) */
+			const uint64_t tag[2] = { gen, (offset + o + k) ^ VERIFY_TAG_KEY };
+
+			memcpy(u + k, tag, sizeof(tag));
+		}
 		h.crc = crc32c(0, u, unit);
 		memcpy(u + offsetof(struct verify_hdr, crc), &h.crc, sizeof(h.crc));
 	}
@@ -116,6 +121,14 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 			 "the state says it was never written with verification: a writer this state does not know of "
 			 "(another process or host, or a state deleted since)", u, f);
 		break;
+	case VERR_LOST_DURABLE:
+		snprintf(buf, len, "lost durable write: the unit at %llu holds generation %llu, but generation %llu was "
+			 "written there and made durable by a completed flush (0: no data of this target)", u, f, e);
+		break;
+	case VERR_TORN:
+		snprintf(buf, len, "torn: the unit at %llu holds sectors of two writes (generations %llu and %llu), and "
+			 "atomic = true", u, f, e);
+		break;
 	default:
 		snprintf(buf, len, "verification error %d", err);
 	}
@@ -131,6 +144,8 @@ const char *verify_err_name(int err)
 	case VERR_FOREIGN: return "foreign";
 	case VERR_UNEXPECTED:
 	case VERR_UNEXPECTED_HDR: return "unexpected";
+	case VERR_LOST_DURABLE: return "lost_durable";
+	case VERR_TORN: return "torn";
 	default: return NULL;
 	}
 }

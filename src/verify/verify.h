@@ -15,6 +15,10 @@
  *                seed field holds the target's id, kept in its state)
  *   unexpected   a unit the map says was never written holds neither the
  *                fill nor zeros, or an intact header (verify_read.h)
+ * Every 512-byte sector of a unit after its first starts with a tag: the
+ * write's generation and the sector's own offset (xor VERIFY_TAG_KEY), so
+ * that a unit whose sectors come from two writes (a write torn by a power
+ * cut) can be told from a corrupt one (crash.h).
  */
 #ifndef IOMOON_VERIFY_H
 #define IOMOON_VERIFY_H
@@ -26,6 +30,7 @@
 
 #define VERIFY_MAGIC 0x564d4f49u /* "IOMV" */
 #define VERIFY_HDR 32u
+#define VERIFY_TAG_KEY 0x7461675f766d6f69ull /* "iomv_tag" */
 
 /* pseudo-errnos for verification failures, counted like errnos */
 #define VERR_CORRUPT 100001
@@ -39,6 +44,10 @@
  * (verify_read.h judges them). */
 #define VERR_UNEXPECTED 100006
 #define VERR_UNEXPECTED_HDR 100007
+/* after_crash (crash.h): a unit lost the write a flush made durable; a
+ * unit holds sectors of two writes (an error only with atomic = true) */
+#define VERR_LOST_DURABLE 100008
+#define VERR_TORN 100009
 
 struct verify_hdr {
 	uint32_t magic;

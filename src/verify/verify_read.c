@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/fill.h"
+#include "verify/crash.h"
 #include "verify/verify.h"
 
 void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t unit, int strict, int skip_unwritten)
@@ -18,6 +19,62 @@ void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t u
 	v->ngens = m->n;
 	v->tid = m->tid;
 	v->fill_key = fill_key(m->dev, m->ino, m->btime_ns);
+}
+
+void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int atomic)
+{
+	if (!v->gens || c->n != v->ngens)
+		return;
+	v->durable = c->durable;
+	v->issued = c->issued;
+	v->after_crash = 1;
+	v->atomic = atomic;
+}
+
+/* After a crash: unit u at offset at (index idx) classed and counted
+ * (crash.h); a failing class returns its VERR_*. */
+static int crash_unit(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t idx,
+		      struct verify_counts *vc, uint64_t *expected, uint64_t *found)
+{
+	const uint64_t d = idx < v->ngens ? v->durable[idx] : 0, a = idx < v->ngens ? v->gens[idx] : 0,
+		       i = idx < v->ngens ? v->issued[idx] : 0, w = a > i ? a : i;
+	uint64_t lo, hi;
+	int cls;
+
+	vc->crash.judged = 1;
+	if (!d && !w && v->skip_unwritten) {
+		vc->units_skipped++;
+		return 0;
+	}
+	cls = crash_judge(u, v->unit, at, v->fill_key, v->tid, d, w, &lo, &hi);
+	if (cls == CRASH_UNWRITTEN) {
+		vc->units_unwritten++;
+		return 0;
+	}
+	vc->units_checked++;
+	crash_count(&vc->crash, cls, at);
+	*expected = d;
+	*found = lo;
+	switch (cls) {
+	case CRASH_LOST_DURABLE: return VERR_LOST_DURABLE;
+	case CRASH_CORRUPT: return VERR_CORRUPT;
+	case CRASH_MISDIRECTED:
+		*expected = at;
+		memcpy(found, u + offsetof(struct verify_hdr, offset), sizeof(*found));
+		return VERR_MISDIRECTED;
+	case CRASH_FOREIGN: {
+		uint32_t id;
+
+		memcpy(&id, u + offsetof(struct verify_hdr, seed), sizeof(id));
+		*expected = v->tid;
+		*found = id;
+		return VERR_FOREIGN;
+	}
+	case CRASH_TORN:
+		*expected = hi;
+		return v->atomic ? VERR_TORN : 0;
+	default: return 0;
+	}
 }
 
 /* A unit the map says was never written (u, at offset at): blank, or
@@ -64,6 +121,12 @@ int verify_read(const struct verify_view *v, const void *buf, uint32_t len, uint
 		int e;
 
 		*bad_offset = at;
+		if (v->after_crash) {
+			e = crash_unit(v, u, at, idx, vc, expected, found);
+			if (e)
+				return e;
+			continue;
+		}
 		memcpy(&magic, u, sizeof(magic));
 		if (!v->strict && !v->gens && magic != VERIFY_MAGIC) {
 			vc->units_skipped++; /* no map: nothing says it was written */

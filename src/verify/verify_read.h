@@ -30,10 +30,16 @@ struct verify_view {
 	uint32_t unit, tid;   /* bytes per unit; the target's id (0: any) */
 	int strict;           /* no map says what was written: every unit needs a header */
 	int skip_unwritten;   /* phase.skip_unwritten */
+	/* after_crash (crash.h): every unit classed against the record */
+	const uint64_t *durable, *issued;
+	int after_crash, atomic;
 };
 
 /* The view of map m (NULL: none) for a phase verifying in units of unit. */
 void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t unit, int strict, int skip_unwritten);
+
+/* An after_crash pass: the view judges against record c (crash.h). */
+void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int atomic);
 
 /* Judge the units of buf (len bytes read at offset) from byte `from` on,
  * counting each into vc, up to the first bad one. 0 when all are well,

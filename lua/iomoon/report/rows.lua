@@ -188,7 +188,32 @@ function rows.verify_text(r)
   else
     parts[#parts + 1] = "written area ends at " .. size_text(e)
   end
-  return table.concat(parts, ", ")
+  local crash = rows.crash_text(r)
+  return table.concat(parts, ", ") .. (crash and "; " .. crash or "")
+end
+
+-- the classes of result.crash, in order, as the report says them
+rows.crash_classes = {
+  { "durable_ok", "durable" }, { "lost_durable", "lost durable" }, { "unflushed_kept", "unflushed kept" },
+  { "unflushed_lost", "unflushed lost" }, { "torn", "torn" }, { "corrupt", "corrupt" },
+  { "misdirected", "misdirected" }, { "foreign", "foreign" },
+}
+
+--- What an after_crash pass found (result.crash) as one part of the line,
+-- or nil for a result without one: "after the crash: 875 durable, 0 lost
+-- durable, 4 unflushed kept, 3 unflushed lost, 0 torn, 0 corrupt" (and
+-- misdirected, foreign when there are any).
+function rows.crash_text(r)
+  local c = opt(r, "crash")
+  if type(c) ~= "table" then return nil end
+  local parts = {}
+  for _, k in ipairs(rows.crash_classes) do
+    local v = number(opt(c, k[1])) or 0
+    if v > 0 or (k[1] ~= "misdirected" and k[1] ~= "foreign") then
+      parts[#parts + 1] = string.format("%s %s", whole(v), k[2])
+    end
+  end
+  return "after the crash: " .. table.concat(parts, ", ")
 end
 
 --- The columns of the table format: header, width, formatter.
