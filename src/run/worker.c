@@ -71,6 +71,7 @@ struct loop {
 	unsigned qd;
 	unsigned pacers;      /* the workers sharing the rate: this phase's, x the ranks of a cluster */
 	int paced, think, stamping, verifying, autob;
+	int odd_others;       /* a read, trim or sync needs more than queueing: crash records, data areas */
 	int plain;            /* no pacing, think, burst nor verification */
 	uint64_t now, measure, end, seq, wake;
 	uint64_t if_at;       /* when the count in flight last changed (inflight_mark) */
@@ -341,10 +342,11 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 		}
 		if (__builtin_expect(data_after(g, s, &l->w->c.data, l->now), 0))
 			s->submit_ns = l->now = clock_ns(); /* a sample was compressed: not this I/O's time */
-	} else if (__builtin_expect(s->op.op == OP_SYNC && l->w->ct != NULL, 0)) {
-		worker_crash_sync_start(l->w, s); /* what it will make durable */
-	} else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE) {
-		s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
+	} else if (__builtin_expect(l->odd_others, 0)) {
+		if (s->op.op == OP_SYNC && l->w->ct)
+			worker_crash_sync_start(l->w, s); /* what it will make durable */
+		else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE)
+			s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
 	l->ops->queue(&l->w->engine, s);
 	l->inflight++;
@@ -635,6 +637,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->paced = l->pace->nseg > 0;
 	l->think = l->pace->think != THINK_NONE;
 	l->stamping = sp->pattern == PATTERN_RANDOM && w->data.mode == DATA_PLAIN; /* data.h stamps its own */
+	l->odd_others = w->ct || w->data.mode == DATA_REDUCE || w->data.mode == DATA_REUSE;
 	l->verifying = sp->verify != VERIFY_NONE;
 	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
 	/* the clock as this thread wakes, not the phase's start: a worker that
