@@ -117,7 +117,9 @@ bad "--runtime 1d" "^iomoon quick: --runtime: '1d' has an unknown unit" quick --
 bad "--ioengine sync with --iodepth 32" "^iomoon quick: --iodepth: 32 with engine psync" quick --target "$N" --size 16m --ioengine sync --iodepth 32
 bad "randread with --read 70" "^iomoon quick: --read: 70 with --rw randread, which is 100 % reads \(give --rw rw or randrw with --read 70, or leave one out\)$" quick --target "$N" --size 16m --rw randread --read 70
 bad "a misspelt fio option" '^iomoon quick: unknown option --iodpth \(did you mean --iodepth\?\)$' quick --target "$N" --size 16m --iodpth 4
-bad "--read 70 percent, in words" "^iomoon quick: --read: '70 percent' is not a number$" quick --target "$N" --size 16m --read "70 percent"
+bad "--read 70 percent, in words" "^iomoon quick: --read: '70 percent' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --read "70 percent"
+bad "--read 70%%, the shell's printf escape typed" "^iomoon quick: --read: '70%%' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --read "70%%"
+bad "--random %50" "^iomoon quick: --random: '%50' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --random %50
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
 for c in "--rw=randwrite --iodepth 4 --numjobs 2 --runtime 0.2 --ioengine null|4K; 0% Read; 100% random; QD 4 null 4 2 0 100 0.2" \
 	"--rw randrw --read 70% --ioengine null --runtime 0.2|4K; 70% Read; 100% random; QD 1 null 1 1 70 100 0.2" \

@@ -406,10 +406,17 @@ local function no_stray(rest)
   input_error("unexpected argument '%s' (every option is --NAME VALUE)", a)
 end
 
--- a percentage option: a number, with or without "%" ("70%" is 70)
+-- a percentage option: a number, with or without one "%" ("70%" is 70);
+-- anything else is bad input naming the option and the value as typed
+-- (its range is the core's to check)
 local function pct_opt(o, name)
-  if type(o[name]) == "string" then o[name] = o[name]:gsub("^(.-)%s*%%$", "%1") end
-  return number_opt(o, name)
+  local v = o[name]
+  if v == nil then return nil end
+  local n = tonumber(type(v) == "string" and v:match("^(.-)%s*%%$") or v)
+  if not util.finite(n) then
+    input_error("--%s: '%s' is not a percentage (give a number from 0 to 100, as 70 or 70%%)", name, v)
+  end
+  return n
 end
 
 -- fio's spellings of quick's options, and the option each is (--rw is
