@@ -150,6 +150,9 @@ for opts in "--format json --output knee.json" "--format=json" "--output knee.js
 done
 err=$("$IOMOON" run burn.lua --format json --output knee.json 2>&1)
 like "$err" "\(iomoon run --format json --output knee.json burn.lua\), or after -- to pass them to the script \(iomoon run burn.lua -- --format json --output knee.json\)$" "... the command lines that mean them, spelled out"
+err=$("$IOMOON" run --quiet --format json --output ./burn.lua burn.lua 2>&1)
+like "$?:$err" "^2:iomoon run: --output: './burn.lua' is the script \(burn.lua\); the report would replace it$" \
+	"run --output naming the script: exit 2, calls it the script"
 "$IOMOON" run --quiet --format json --output knee.json burn.lua; ok $? "the options before the script run it"
 python3 -c "import json; d=json.load(open('knee.json')); assert d['phases'][0]['name'] == 'burn'"; ok $? "... and write the report"
 [ -e burn.dat ] && [ ! -e ./--format ]; ok $? "... on the script's default target"

@@ -171,7 +171,17 @@ is $? 2 "report --format nosuch: exit 2"
 like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"
 err=$("$IOMOON" report a.json --output a.json 2>&1)
 is $? 2 "report --output naming its own input: exit 2"
+is "$err" "iomoon report: --output: 'a.json' is the results file (a.json); the report would replace it" \
+	"report --output naming its own input: calls it the results file"
 cmp -s r.json a.json; ok $? "report --output naming its input leaves the input as it was"
+for ab in "A a.json" "B ./b.json"; do
+	cp b.json b.keep
+	err=$("$IOMOON" compare a.json b.json --output "${ab#* }" 2>&1)
+	like "$?:$err" "^2:iomoon compare: --output: '${ab#* }' is the results file ${ab% *} \\([ab]\\.json\\); the report would replace it$" \
+		"compare --output naming input ${ab% *}: exit 2, calls it the results file ${ab% *}"
+	cmp -s r.json a.json && cmp -s b.keep b.json; ok $? "... both inputs left as they were"
+done
+rm -f b.keep
 
 # ---- compare: A against B (service time doubled), and A against itself ----
 "$IOMOON" compare a.json b.json --format json >ab.json
