@@ -235,6 +235,20 @@ like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare 
 err=$("$IOMOON" compare a.json 2>&1)
 is $? 2 "compare with one file: exit 2"
 
+# ---- one format per metric: A and B alike, never an exponent ----
+python3 -c '
+import json
+for name, p50, mb, iops in (("fa.json", 82, 2167.9, 529271.4), ("fb.json", 1234567, 5.5, 99.6)):
+    d = json.load(open("a.json")); p = d["phases"][0]
+    p["lat"]["p50_ns"], p["mb_per_s"], p["iops"] = p50, mb, iops
+    json.dump(d, open(name, "w"))'
+out=$("$IOMOON" compare fa.json fb.json --format csv | python3 -c '
+import csv, sys
+print(" ".join("%s=%s/%s" % (r[1], r[2], r[3]) for r in csv.reader(sys.stdin) if r[0] == "p1" and r[1] in ("IOPS", "MB/s", "p50 ms")))')
+is "$out" "IOPS=529271/100 MB/s=2167.90/5.50 p50 ms=0.0001/1.2346" \
+	"compare: each metric in its one format in A and B (IOPS whole, MB/s 2 decimals, ms 4), no exponent"
+like "$("$IOMOON" compare fa.json fb.json)" "p1 +p50 ms +0\\.0001 +1\\.2346 " "compare table: the same figures"
+
 # ---- which way a change went: better or worse, in every format ----
 out=$(python3 -c '
 import json
@@ -285,7 +299,7 @@ is "$(p99_of cap-a.json cap-b.json)" "True worse spread" "p99 1.1 -> 1.7 ms, bey
 mk four-a.json 1,1,1,1,1,1,1,1,1,1 1; mk four-b.json 1,1,1,1,1,1,1,1,1,31 4
 is "$(p99_of four-a.json four-b.json)" "True worse factor" "p99 4x (1 -> 4 ms) with one 31 ms interval in B: marked worse (rule factor)"
 is "$(p99_of four-b.json four-a.json)" "True better factor" "... and the other way round: better"
-like "$("$IOMOON" compare four-a.json four-b.json)" "p1 +p99 ms +1\\.00 +4\\.00 +4\\.000 +worse +factor" "compare table: the 4x p99 row says worse, rule factor"
+like "$("$IOMOON" compare four-a.json four-b.json)" "p1 +p99 ms +1\\.0000 +4\\.0000 +4\\.000 +worse +factor" "compare table: the 4x p99 row says worse, rule factor"
 
 # ---- warnings: the machines differed in load, kernel, target ----
 python3 - <<'PY'
