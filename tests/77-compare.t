@@ -130,6 +130,11 @@ bad("neg7.json", lambda p: p.update(replay={"on_time_pct": -3.5}))
 bad("neg8.json", lambda p: p.update(cluster={"start_skew_ns": -1}))
 bad("frac4.json", lambda p: p.update(replay={"due_ios": 2.5}))
 bad("frac5.json", lambda p: p["intervals"][0].update(ios=1.5))
+# what ran: no time below 0, no fraction of a queue slot or a worker
+bad("neg9.json", lambda p: p.update(duration_s=-1))
+bad("frac6.json", lambda p: p.update(qd=1.5))
+bad("frac7.json", lambda p: p.update(workers=0.5))
+bad("frac8.json", lambda p: p.update(quota_ios=2.5))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
 d = json.load(open("a.json")); d["iomoon"] = {"a": 1}; json.dump(d, open("bad11.json", "w"))'
@@ -152,7 +157,11 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	"neg7.json:phases\\[1\\]\\.replay\\.on_time_pct is -3\\.5 \\(a number of 0 or more is needed\\)" \
 	"neg8.json:phases\\[1\\]\\.cluster\\.start_skew_ns is -1 \\(a number of 0 or more is needed\\)" \
 	"frac4.json:phases\\[1\\]\\.replay\\.due_ios is 2\\.5 \\(a whole number of 0 or more is needed\\)" \
-	"frac5.json:phases\\[1\\]\\.intervals\\[1\\]\\.ios is 1\\.5 \\(a whole number of 0 or more is needed\\)"; do
+	"frac5.json:phases\\[1\\]\\.intervals\\[1\\]\\.ios is 1\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"neg9.json:phases\\[1\\]\\.duration_s is -1 \\(a number of 0 or more is needed\\)" \
+	"frac6.json:phases\\[1\\]\\.qd is 1\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac7.json:phases\\[1\\]\\.workers is 0\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac8.json:phases\\[1\\]\\.quota_ios is 2\\.5 \\(a whole number of 0 or more is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)
