@@ -108,9 +108,13 @@ PROVE_ALL = prove $(PROVE_V) -j2 --timer $(OTHER_TESTS) && prove $(PROVE_V) --ti
 RUN_TESTS = t=$$(mktemp -d "$${TMPDIR:-/tmp}/iomoon-make-test.XXXXXX") && (export TMPDIR=$$t; $(PROVE_ALL)); \
 	rc=$$?; tests/leftovers.sh "$$t" || rc=1; exit $$rc
 
+# The build before the tests compiles on every core, unless make was given
+# a -j of its own (whose jobs the sub-make then shares).
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 test: PROVE_V = -v
 test: deps
-	$(MAKE) --no-print-directory iomoon $(UNIT_TESTS)
+	$(MAKE) --no-print-directory $(BUILD_JOBS) iomoon $(UNIT_TESTS)
 	@$(RUN_TESTS)
 
 # The whole suite again on a build with AddressSanitizer and
@@ -119,8 +123,8 @@ test: deps
 # source tree.
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 test-asan: deps
-	$(MAKE) --no-print-directory iomoon build/deny_syscalls build/aio_eagain.so
-	$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" build-asan/iomoon \
+	$(MAKE) --no-print-directory $(BUILD_JOBS) iomoon build/deny_syscalls build/aio_eagain.so
+	$(MAKE) --no-print-directory $(BUILD_JOBS) BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" build-asan/iomoon \
 	  $(patsubst build/%,build-asan/%,$(UNIT_TESTS))
 	ln -sfn ../lua build-asan/lua
 	ln -sfn ../bench-suites build-asan/bench-suites

@@ -23,7 +23,7 @@ done
 like "$out" 'quick ' "list: shows the quick suite"
 
 F="$TMP/t.dat"
-Q=(quick --target "$F" --size 16m --time 0.5 --quiet)
+Q=(quick --target "$F" --size 16m --time 0.5 --ios 2000 --quiet) # whichever comes first: nothing here is timed
 out=$("$IOMOON" "${Q[@]}"); ok $? "quick creates a target and runs"
 like "$(echo "$out" | head -1)" '^engine [a-z_]+, O_DIRECT, test area .*/t\.dat: 16 MiB file' "table: how it ran above the header (engine, O_DIRECT, test area)"
 like "$(echo "$out" | sed -n 2p)" '^Test name +Latency ms +Avg iops +Avg MiB/s +cpu load +p99 ms' "table header in the seeds' shape"
@@ -117,7 +117,9 @@ bad "--runtime 1d" "^iomoon quick: --runtime: '1d' has an unknown unit" quick --
 bad "--ioengine sync with --iodepth 32" "^iomoon quick: --iodepth: 32 with engine psync" quick --target "$N" --size 16m --ioengine sync --iodepth 32
 bad "randread with --read 70" "^iomoon quick: --read: 70 with --rw randread, which is 100 % reads \(give --rw rw or randrw with --read 70, or leave one out\)$" quick --target "$N" --size 16m --rw randread --read 70
 bad "a misspelt fio option" '^iomoon quick: unknown option --iodpth \(did you mean --iodepth\?\)$' quick --target "$N" --size 16m --iodpth 4
-bad "--read 70 percent, in words" "^iomoon quick: --read: '70 percent' is not a number$" quick --target "$N" --size 16m --read "70 percent"
+bad "--read 70 percent, in words" "^iomoon quick: --read: '70 percent' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --read "70 percent"
+bad "--read 70%%, the shell's printf escape typed" "^iomoon quick: --read: '70%%' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --read "70%%"
+bad "--random %50" "^iomoon quick: --random: '%50' is not a percentage \(give a number from 0 to 100, as 70 or 70%\)$" quick --target "$N" --size 16m --random %50
 is "$(ls "$TMP" | grep -c new.dat)" 0 "bad input left no file behind"
 for c in "--rw=randwrite --iodepth 4 --numjobs 2 --runtime 0.2 --ioengine null|4K; 0% Read; 100% random; QD 4 null 4 2 0 100 0.2" \
 	"--rw randrw --read 70% --ioengine null --runtime 0.2|4K; 70% Read; 100% random; QD 1 null 1 1 70 100 0.2" \
@@ -148,6 +150,9 @@ for opts in "--format json --output knee.json" "--format=json" "--output knee.js
 done
 err=$("$IOMOON" run burn.lua --format json --output knee.json 2>&1)
 like "$err" "\(iomoon run --format json --output knee.json burn.lua\), or after -- to pass them to the script \(iomoon run burn.lua -- --format json --output knee.json\)$" "... the command lines that mean them, spelled out"
+err=$("$IOMOON" run --quiet --format json --output ./burn.lua burn.lua 2>&1)
+like "$?:$err" "^2:iomoon run: --output: './burn.lua' is the script \(burn.lua\); the report would replace it$" \
+	"run --output naming the script: exit 2, calls it the script"
 "$IOMOON" run --quiet --format json --output knee.json burn.lua; ok $? "the options before the script run it"
 python3 -c "import json; d=json.load(open('knee.json')); assert d['phases'][0]['name'] == 'burn'"; ok $? "... and write the report"
 [ -e burn.dat ] && [ ! -e ./--format ]; ok $? "... on the script's default target"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # Every ready suite end to end in every format, a burn-in that finds a
 # corrupted block, and the progress line on a terminal. (The library's
-# timed checks and the application models: 70-library.t.) Phases end
-# after 64 I/Os (--ios) or 5 s: a loaded disk may hold one 4 KiB I/O
-# for over 0.2 s, and a phase that completes no I/O is failed.
+# timed checks: 70-library.t; the application models: 69-examples.t.)
+# Phases end after 64 I/Os (--ios) or 5 s: a loaded disk may hold one
+# 4 KiB I/O for over 0.2 s, and a phase that completes no I/O is failed.
 . "$(dirname "$0")/lib.sh"
 
 for s in quick iometer-matrix openperformancetest io-analyzer oltp burn-in data-reduction; do

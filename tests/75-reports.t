@@ -122,7 +122,7 @@ done
 Q=(quick "${SIM[@]}" --qd 1 --time 0.5)
 "$IOMOON" "${Q[@]}" --rate 100000 --format csv >"$TMP/rate.csv"
 "$IOMOON" "${Q[@]}" --rate 100 --format csv >"$TMP/met.csv"
-"$IOMOON" "${Q[@]}" --format csv >"$TMP/closed.csv"
+"$IOMOON" "${Q[@]}" --ios 100 --format csv >"$TMP/closed.csv" # a closed loop: no rate to take its time
 python3 - "$TMP/rate.csv" "$TMP/met.csv" "$TMP/closed.csv" <<'PY'
 import csv, sys
 got = []

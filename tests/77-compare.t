@@ -130,6 +130,11 @@ bad("neg7.json", lambda p: p.update(replay={"on_time_pct": -3.5}))
 bad("neg8.json", lambda p: p.update(cluster={"start_skew_ns": -1}))
 bad("frac4.json", lambda p: p.update(replay={"due_ios": 2.5}))
 bad("frac5.json", lambda p: p["intervals"][0].update(ios=1.5))
+# what ran: no time below 0, no fraction of a queue slot or a worker
+bad("neg9.json", lambda p: p.update(duration_s=-1))
+bad("frac6.json", lambda p: p.update(qd=1.5))
+bad("frac7.json", lambda p: p.update(workers=0.5))
+bad("frac8.json", lambda p: p.update(quota_ios=2.5))
 d = json.load(open("a.json")); d["phases"][0]["iops"] = 12345678.5
 open("bad9.json", "w").write(json.dumps(d).replace("12345678.5", "1e999"))
 d = json.load(open("a.json")); d["iomoon"] = {"a": 1}; json.dump(d, open("bad11.json", "w"))'
@@ -152,7 +157,11 @@ for case in "bad5.json:phases\\[1\\]\\.errors is 1e\\+308 \\(a whole number of 0
 	"neg7.json:phases\\[1\\]\\.replay\\.on_time_pct is -3\\.5 \\(a number of 0 or more is needed\\)" \
 	"neg8.json:phases\\[1\\]\\.cluster\\.start_skew_ns is -1 \\(a number of 0 or more is needed\\)" \
 	"frac4.json:phases\\[1\\]\\.replay\\.due_ios is 2\\.5 \\(a whole number of 0 or more is needed\\)" \
-	"frac5.json:phases\\[1\\]\\.intervals\\[1\\]\\.ios is 1\\.5 \\(a whole number of 0 or more is needed\\)"; do
+	"frac5.json:phases\\[1\\]\\.intervals\\[1\\]\\.ios is 1\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"neg9.json:phases\\[1\\]\\.duration_s is -1 \\(a number of 0 or more is needed\\)" \
+	"frac6.json:phases\\[1\\]\\.qd is 1\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac7.json:phases\\[1\\]\\.workers is 0\\.5 \\(a whole number of 0 or more is needed\\)" \
+	"frac8.json:phases\\[1\\]\\.quota_ios is 2\\.5 \\(a whole number of 0 or more is needed\\)"; do
 	file=${case%%:*} want=${case#*:}
 	for fmt in table html; do
 		err=$("$IOMOON" report "$file" --format $fmt --output out.$fmt 2>&1)
@@ -171,7 +180,17 @@ is $? 2 "report --format nosuch: exit 2"
 like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"
 err=$("$IOMOON" report a.json --output a.json 2>&1)
 is $? 2 "report --output naming its own input: exit 2"
+is "$err" "iomoon report: --output: 'a.json' is the results file (a.json); the report would replace it" \
+	"report --output naming its own input: calls it the results file"
 cmp -s r.json a.json; ok $? "report --output naming its input leaves the input as it was"
+for ab in "A a.json" "B ./b.json"; do
+	cp b.json b.keep
+	err=$("$IOMOON" compare a.json b.json --output "${ab#* }" 2>&1)
+	like "$?:$err" "^2:iomoon compare: --output: '${ab#* }' is the results file ${ab% *} \\([ab]\\.json\\); the report would replace it$" \
+		"compare --output naming input ${ab% *}: exit 2, calls it the results file ${ab% *}"
+	cmp -s r.json a.json && cmp -s b.keep b.json; ok $? "... both inputs left as they were"
+done
+rm -f b.keep
 
 # ---- compare: A against B (service time doubled), and A against itself ----
 "$IOMOON" compare a.json b.json --format json >ab.json
@@ -225,6 +244,20 @@ like "$err" "not a format here \\(table, csv, markdown, json, html\\)" "compare 
 err=$("$IOMOON" compare a.json 2>&1)
 is $? 2 "compare with one file: exit 2"
 
+# ---- one format per metric: A and B alike, never an exponent ----
+python3 -c '
+import json
+for name, p50, mb, iops in (("fa.json", 82, 2167.9, 529271.4), ("fb.json", 1234567, 5.5, 99.6)):
+    d = json.load(open("a.json")); p = d["phases"][0]
+    p["lat"]["p50_ns"], p["mb_per_s"], p["iops"] = p50, mb, iops
+    json.dump(d, open(name, "w"))'
+out=$("$IOMOON" compare fa.json fb.json --format csv | python3 -c '
+import csv, sys
+print(" ".join("%s=%s/%s" % (r[1], r[2], r[3]) for r in csv.reader(sys.stdin) if r[0] == "p1" and r[1] in ("IOPS", "MB/s", "p50 ms")))')
+is "$out" "IOPS=529271/100 MB/s=2167.90/5.50 p50 ms=0.0001/1.2346" \
+	"compare: each metric in its one format in A and B (IOPS whole, MB/s 2 decimals, ms 4), no exponent"
+like "$("$IOMOON" compare fa.json fb.json)" "p1 +p50 ms +0\\.0001 +1\\.2346 " "compare table: the same figures"
+
 # ---- which way a change went: better or worse, in every format ----
 out=$(python3 -c '
 import json
@@ -275,7 +308,7 @@ is "$(p99_of cap-a.json cap-b.json)" "True worse spread" "p99 1.1 -> 1.7 ms, bey
 mk four-a.json 1,1,1,1,1,1,1,1,1,1 1; mk four-b.json 1,1,1,1,1,1,1,1,1,31 4
 is "$(p99_of four-a.json four-b.json)" "True worse factor" "p99 4x (1 -> 4 ms) with one 31 ms interval in B: marked worse (rule factor)"
 is "$(p99_of four-b.json four-a.json)" "True better factor" "... and the other way round: better"
-like "$("$IOMOON" compare four-a.json four-b.json)" "p1 +p99 ms +1\\.00 +4\\.00 +4\\.000 +worse +factor" "compare table: the 4x p99 row says worse, rule factor"
+like "$("$IOMOON" compare four-a.json four-b.json)" "p1 +p99 ms +1\\.0000 +4\\.0000 +4\\.000 +worse +factor" "compare table: the 4x p99 row says worse, rule factor"
 
 # ---- warnings: the machines differed in load, kernel, target ----
 python3 - <<'PY'

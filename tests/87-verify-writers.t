@@ -17,6 +17,9 @@ stop_all() {
 trap stop_all EXIT
 cd "$TMP" || exit 1
 run() { "$IOMOON" run --format none --quiet "$@"; }
+# how long a writer that the others meet runs: long enough to outlast
+# their start and refusal (under a second), twice that for the sanitized build
+W=$(awk -v k="$SLOWER" 'BEGIN { print 1.5 * k }')
 # wait_for PATH: until it exists (at most 10 s)
 wait_for() {
 	local i=0
@@ -25,7 +28,7 @@ wait_for() {
 
 # ---- (a) two processes, one file ----
 F="$TMP/one.dat"
-"$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" >a.out 2>a.err & A=$!; PIDS="$A"
+"$IOMOON" run --format none --quiet "$LUA_DIR/write.lua" "$F" "$W" >a.out 2>a.err & A=$!; PIDS="$A"
 wait_for "$F"; sleep 0.3
 err=$(run "$LUA_DIR/write.lua" "$F" 2>&1); is $? 2 "a second verifying writer of one file, started 0.3 s after the first: exit 2"
 like "$err" "phase\.verify: another iomoon \(pid $A\) is writing $F with verification \(it holds the lock $IOMOON_STATE_DIR/file-[0-9]+-[0-9]+-[0-9]+\.iomoon-lock\): one process at a time writes a target with verification" \
@@ -60,7 +63,7 @@ done
 # ---- (b) one loop device, two processes ----
 if [ "$(id -u)" = 0 ] && L=$(losetup -f --show "$(truncate -s 64m "$TMP/blank.img"; echo "$TMP/blank.img")" 2>/dev/null); then
 	LOOPS="$L"
-	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m "$W" >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$TMP/s0"; sleep 0.3
 	err=$(IOMOON_STATE_DIR=$TMP/s1 run "$LUA_DIR/region.lua" "$L" 16777216 32m 2>&1)
 	is $? 2 "a blank loop device: a second writer with a state directory of its own over an overlapping region: exit 2"
@@ -69,22 +72,22 @@ if [ "$(id -u)" = 0 ] && L=$(losetup -f --show "$(truncate -s 64m "$TMP/blank.im
 	ok "$([ ! -e "$TMP/s1" ]; echo $?)" "the refused one wrote nothing, not even its state directory"
 	wait "$A"; is "$? $(tr '\n' ' ' <b0.out)" "0 wrote	0 verified	512	0 " "the first writes and verifies clean"
 	# disjoint halves: both run together, both verify clean
-	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m "$W" >b0.out 2>b0.err & A=$!; PIDS="$A"
 	sleep 0.5
-	IOMOON_STATE_DIR=$TMP/s1 run "$LUA_DIR/region.lua" "$L" 33554432 32m >b1.out 2>b1.err
+	IOMOON_STATE_DIR=$TMP/s1 run "$LUA_DIR/region.lua" "$L" 33554432 32m "$W" >b1.out 2>b1.err
 	is "$? $(tr '\n' ' ' <b1.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the second runs beside the first and verifies clean"
 	wait "$A"; is "$? $(tr '\n' ' ' <b0.out)" "0 wrote	0 verified	512	0 " "disjoint halves: the first verifies clean"
 	PIDS=""
 	# another node of the same device (mknod): the lock is on the device, not on its node
 	N="$TMP/second-node"; mknod "$N" b $(stat -c '%t %T' "$L" | { read -r a b; echo "$((16#$a)) $((16#$b))"; })
-	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	IOMOON_STATE_DIR=$TMP/s0 run "$LUA_DIR/region.lua" "$L" 0 32m "$W" >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$TMP/s0"; sleep 0.3
 	err=$(IOMOON_STATE_DIR=$TMP/s2 run "$LUA_DIR/region.lua" "$N" 16777216 32m 2>&1)
 	is $? 2 "the same device through another node (mknod), a state directory of its own, overlapping: exit 2"
 	like "$err" "another process holds a write lock on bytes 0 to 33554431 of $N" "names the bytes locked"
 	wait "$A"; PIDS=""
 	# one state directory: refused whatever the regions (one state per device)
-	"$IOMOON" run --format none --quiet "$LUA_DIR/region.lua" "$L" 0 32m >b0.out 2>b0.err & A=$!; PIDS="$A"
+	"$IOMOON" run --format none --quiet "$LUA_DIR/region.lua" "$L" 0 32m "$W" >b0.out 2>b0.err & A=$!; PIDS="$A"
 	wait_for "$IOMOON_STATE_DIR/blockdev-$(stat -c '%t-%T' "$L" | { IFS=- read -r a b; echo "$((16#$a))-$((16#$b))"; }).iomoon-lock"
 	sleep 0.3
 	err=$(run "$LUA_DIR/region.lua" "$L" 33554432 32m 2>&1); is $? 2 "disjoint halves with one state directory: exit 2"

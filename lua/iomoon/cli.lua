@@ -241,8 +241,9 @@ end
 -- on stdout at the end. It sees results through iomoon.on_result, and
 -- keeps them only where its report needs them all (not for the table on a
 -- terminal, nor for none). sink.failed: a result that makes the exit 1.
--- targets: the paths the run will do I/O to (an output file may be none of
--- them). Everything is checked here, before any phase runs.
+-- targets: the paths the run will do I/O to and the files it reads ({path
+-- =, input =}: an output file may be none of them). Everything is checked
+-- here, before any phase runs.
 local function make_sink(o, name_width, targets)
   local fmt = o.format or "table"
   if not FORMATS[fmt] then
@@ -370,9 +371,7 @@ local function run_reported(verb, o, body, name_width, targets, check, planned)
   for _, f in ipairs(targets or {}) do
     if f.input then iomoon.protect(f.path, f.input) end
   end
-  local paths = {}
-  for _, f in ipairs(targets or {}) do paths[#paths + 1] = f.path end
-  local sink = make_sink(o, name_width, paths)
+  local sink = make_sink(o, name_width, targets)
   if check then check() end
   iomoon.set_progress(not o.quiet)
   local unhook = iomoon.on_result(sink.add)
@@ -409,10 +408,17 @@ local function no_stray(rest)
   input_error("unexpected argument '%s' (every option is --NAME VALUE)", a)
 end
 
--- a percentage option: a number, with or without "%" ("70%" is 70)
+-- a percentage option: a number, with or without one "%" ("70%" is 70);
+-- anything else is bad input naming the option and the value as typed
+-- (its range is the core's to check)
 local function pct_opt(o, name)
-  if type(o[name]) == "string" then o[name] = o[name]:gsub("^(.-)%s*%%$", "%1") end
-  return number_opt(o, name)
+  local v = o[name]
+  if v == nil then return nil end
+  local n = tonumber(type(v) == "string" and v:match("^(.-)%s*%%$") or v)
+  if not util.finite(n) then
+    input_error("--%s: '%s' is not a percentage (give a number from 0 to 100, as 70 or 70%%)", name, v)
+  end
+  return n
 end
 
 -- fio's spellings of quick's options, and the option each is (--rw is
@@ -652,13 +658,14 @@ function cli.report(args)
   if not file then input_error("give a results file (iomoon report RESULTS.json [--format F] [--output F])") end
   no_stray({ table.unpack(rest, 2) })
   local fmt = doc_format(o, report.formats)
-  if o.output then outfile.check_output(o.output, { file }) end
+  local inputs = { { path = file, input = "the results file" } }
+  if o.output then outfile.check_output(o.output, inputs) end
   local doc = saved.load(file)
   -- a file without a machine (an older iomoon's) is not this machine's: none is shown
   local machine = doc.machine
   if machine == nil then machine = fmt == "html" and { note = "not in the results file" } or false end
   -- nor is this command line the one that ran
-  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon, doc.command or false), { file })
+  return emit(o, report.render(fmt, doc.phases, machine, doc.iomoon, doc.command or false), inputs)
 end
 
 --- iomoon compare A.json B.json: two saved runs, phase by phase. Nothing
@@ -673,7 +680,8 @@ function cli.compare(args)
   end
   no_stray({ table.unpack(rest, 3) })
   local fmt = doc_format(o, compare.formats)
-  if o.output then outfile.check_output(o.output, { rest[1], rest[2] }) end
+  local inputs = { { path = rest[1], input = "the results file A" }, { path = rest[2], input = "the results file B" } }
+  if o.output then outfile.check_output(o.output, inputs) end
   local a, b = saved.load(rest[1]), saved.load(rest[2])
   local doc = report.compare_document(a, b, { pairs = o.pair, by = o["pair-by"] })
   compare.check_pairs(doc)
@@ -681,7 +689,7 @@ function cli.compare(args)
   if fmt ~= "table" or (o.output and outfile.check_output(o.output, {}) ~= "-") then
     for _, w in ipairs(doc.warnings) do io.stderr:write("iomoon compare: warning: ", util.shown(w), "\n") end
   end
-  return emit(o, text, { rest[1], rest[2] })
+  return emit(o, text, inputs)
 end
 
 --- iomoon rerun RESULTS.json: the same phases again, from their saved

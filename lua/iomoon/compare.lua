@@ -19,25 +19,28 @@ local compare = {}
 local visible = util.shown
 
 --- The metrics compared, in the order shown: key, label, unit, which way
--- is better ("higher" or "lower"), the value of a result, the
--- per-interval series (nil: no such series), and `count` for a count
--- whose every difference is a change.
+-- is better ("higher" or "lower"), the format the tables show its A and B
+-- in (one fixed format for both, never an exponent: IOPS whole,
+-- latencies in ms to a tenth of a microsecond, as IOMeter's results), the
+-- value of a result, the per-interval series (nil: no such series), and
+-- `count` for a count whose every difference is a change.
 compare.metrics = {
-  { key = "iops", label = "IOPS", unit = "IO/s", better = "higher", value = function(r) return r.iops end,
+  { key = "iops", label = "IOPS", unit = "IO/s", better = "higher", format = "%.0f", value = function(r) return r.iops end,
     series = function(iv) return iv.iops end },
-  { key = "mb_per_s", label = "MB/s", unit = "MB/s (10^6 bytes)", better = "higher",
+  { key = "mb_per_s", label = "MB/s", unit = "MB/s (10^6 bytes)", better = "higher", format = "%.2f",
     value = function(r) return r.mb_per_s end, series = function(iv) return iv.mb_per_s end },
-  { key = "p50", label = "p50 ms", unit = "ms", better = "lower", value = function(r) return r.lat.p50_ns / 1e6 end,
-    series = function(iv) return iv.p50_ns and iv.p50_ns / 1e6 end },
-  { key = "p99", label = "p99 ms", unit = "ms", better = "lower", value = function(r) return r.lat.p99_ns / 1e6 end,
-    series = function(iv) return iv.p99_ns and iv.p99_ns / 1e6 end },
-  { key = "p999", label = "p99.9 ms", unit = "ms", better = "lower", value = function(r) return r.lat.p999_ns / 1e6 end },
+  { key = "p50", label = "p50 ms", unit = "ms", better = "lower", format = "%.4f",
+    value = function(r) return r.lat.p50_ns / 1e6 end, series = function(iv) return iv.p50_ns and iv.p50_ns / 1e6 end },
+  { key = "p99", label = "p99 ms", unit = "ms", better = "lower", format = "%.4f",
+    value = function(r) return r.lat.p99_ns / 1e6 end, series = function(iv) return iv.p99_ns and iv.p99_ns / 1e6 end },
+  { key = "p999", label = "p99.9 ms", unit = "ms", better = "lower", format = "%.4f",
+    value = function(r) return r.lat.p999_ns / 1e6 end },
   { key = "cpu_per_io", label = "CPU us/IO", unit = "us of CPU (user + system) per I/O", better = "lower",
-    value = function(r)
+    format = "%.2f", value = function(r)
       local ios = r.ios or 0
       return ios > 0 and (r.cpu.user_s + r.cpu.sys_s) / ios * 1e6 or 0
     end },
-  { key = "errors", label = "Errors", unit = "errors counted", better = "lower", count = true,
+  { key = "errors", label = "Errors", unit = "errors counted", better = "lower", count = true, format = "%.0f",
     value = function(r) return r.errors or 0 end },
 }
 
@@ -179,24 +182,26 @@ function compare.check_pairs(doc)
     visible(doc.a.file or "A"), names("a"), visible(doc.b.file or "B"), names("b"))
 end
 
--- a number as the tables show it (whole from 1000, 2 decimals from 1, else 4 digits), or "-"
-local function num(v)
+-- each metric's format, by key
+local FORMAT = {}
+for _, m in ipairs(compare.metrics) do FORMAT[m.key] = m.format end
+
+-- a value as the tables show it (its metric's format), or "-"
+local function num(v, format)
   if v == nil then return "-" end
   if v == math.huge then return "inf" end
-  if math.abs(v) >= 1000 then return string.format("%.0f", v) end
-  if math.abs(v) >= 1 then return string.format("%.2f", v) end
-  return string.format("%.4g", v)
+  return string.format(format, v)
 end
 
 --- The rows of a comparison: a header, then one per phase and metric:
--- Test name, Metric, A, B, B/A, Change ("better", "worse", or "" when
--- the difference is within the rule), Rule.
+-- Test name, Metric, A, B (in the metric's format), B/A, Change
+-- ("better", "worse", or "" when the difference is within the rule), Rule.
 function compare.rows(doc)
   local rows = { { "Test name", "Metric", "A", "B", "B/A", "Change", "Rule" } }
   for _, p in ipairs(doc.phases) do
     for _, m in ipairs(doc.metrics) do
-      local c = p.metrics[m.key]
-      rows[#rows + 1] = { p.name, m.label, num(c.a), num(c.b), c.ratio and string.format("%.3f", c.ratio) or "-",
+      local c, f = p.metrics[m.key], FORMAT[m.key] or "%.3f"
+      rows[#rows + 1] = { p.name, m.label, num(c.a, f), num(c.b, f), c.ratio and string.format("%.3f", c.ratio) or "-",
         c.change or "", c.rule }
     end
   end

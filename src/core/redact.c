@@ -3,7 +3,9 @@
  * Two rules, because a URL in a message has no marked end: a URL given to
  * iomoon (an argument, a target) is read whole, as libiscsi reads it, and
  * its password kept in a small table, then removed from any text it turns
- * up in (a password may hold '/' or a space); in any other text, a URL's
+ * up in (a password may hold '/' or a space; one under KEPT_ANYWHERE bytes
+ * only where it stands as a URL's or a query's password, as a short word
+ * is often the text's own); in any other text, a URL's
  * password runs from its user name's ':' or '%' to the '@', stopping at
  * whitespace, so that a message's later '@' is not taken for one.
  */
@@ -16,6 +18,11 @@
 
 #define KEPT_MAX 16
 #define KEPT_LEN 256
+/* A kept password this long or longer is cut wherever it turns up; a
+ * shorter one only where it stands as a password (kept_at_value): a short
+ * one is often a word the text holds for itself ("Read" in "4K; 100% Read"
+ * and in the reports' column names). */
+#define KEPT_ANYWHERE 8
 
 static char kept[KEPT_MAX][KEPT_LEN];
 static unsigned kept_n; /* published with release after its entry is written */
@@ -70,14 +77,32 @@ static void cut(char *from, const char *to)
 	memmove(from, to, strlen(to) + 1);
 }
 
+/* Whether the kept password of len bytes at at (in text) stands as a
+ * password: a URL's, after its user name's ':' or '%' and before the '@'
+ * (spaces and all, as it was kept), or a query's, after "password=". */
+static int kept_at_value(const char *text, const char *at, size_t len)
+{
+	const size_t key = strlen("password=");
+
+	if (at > text && (at[-1] == ':' || at[-1] == '%') && at[len] == '@')
+		return 1;
+	return (size_t)(at - text) >= key && !strncasecmp(at - key, "password=", key);
+}
+
 size_t redact_in_place(char *text, int open)
 {
 	unsigned n = __atomic_load_n(&kept_n, __ATOMIC_ACQUIRE);
 	char *at, *from, *to;
 
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(kept[i]);
+
 		for (at = strstr(text, kept[i]); at; at = strstr(at, kept[i]))
-			cut(at, at + strlen(kept[i]));
+			if (len >= KEPT_ANYWHERE || kept_at_value(text, at, len))
+				cut(at, at + len);
+			else
+				at += len;
+	}
 	for (at = strstr(text, "://"); at; at = strstr(at + 3, "://"))
 		if (url_password(text, at, "@? \t\n", open, &from, &to))
 			cut(from, to);
@@ -100,7 +125,7 @@ static void keep(const char *from, const char *to)
 	size_t len = (size_t)(to - from);
 	unsigned n = __atomic_load_n(&kept_n, __ATOMIC_ACQUIRE);
 
-	if (len < 4 || len >= KEPT_LEN || n == KEPT_MAX)
+	if (len == 0 || len >= KEPT_LEN || n == KEPT_MAX)
 		return;
 	for (unsigned i = 0; i < n; i++)
 		if (strlen(kept[i]) == len && !memcmp(kept[i], from, len))

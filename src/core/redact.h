@@ -6,7 +6,10 @@
  * result and report goes through redact_in_place (in C: shown.h, the
  * error constructors, net_redact; in Lua: iomoon.redact), which leaves out:
  *   - each password registered with redact_keep (the command line's words,
- *     every target URL as it is inspected), wherever it appears;
+ *     every target URL as it is inspected): one of 8 bytes or more
+ *     wherever it appears, a shorter one where it stands as a password
+ *     (between a user name's ':' or '%' and an '@', or after "password=";
+ *     spaces and all), so that a password "Read" leaves "100% Read" be;
  *   - in any URL of any scheme, in any case, the user's password: from the
  *     ':' or '%' after the user name to the '@' (none of whitespace or '?'
  *     between them: in free text that is where a URL ends);
@@ -26,8 +29,8 @@ size_t redact_in_place(char *text, int open);
 void redact_copy(const char *text, char *out, size_t len);
 /* Register the passwords of the URLs in word (one argument, or a URL:
  * read as libiscsi reads it, to the first '@' before any '?', spaces and
- * all), so that they are left out of any text from then on. Passwords
- * under 4 bytes are left to the URL rule only. Not thread-safe against
+ * all), so that they are left out of any text from then on (under 8
+ * bytes, only where they stand as passwords). Not thread-safe against
  * itself: the thread that parses targets calls it. */
 void redact_keep(const char *word);
 

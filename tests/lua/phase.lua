@@ -46,7 +46,7 @@ do
 end
 
 -- region
-r = iomoon.run { target = t, bs = "4k", random = 100, ios = 5000, region = { offset = "1m", size = "2m" }, trace = 5000 }
+r = iomoon.run { target = t, bs = "4k", random = 100, qd = 8, ios = 5000, region = { offset = "1m", size = "2m" }, trace = 5000 }
 do
   local outside = 0
   for i, off in ipairs(r.trace.offset) do
@@ -81,7 +81,7 @@ do
 end
 
 -- a skewed distribution
-r = iomoon.run { target = t, bs = "4k", random = 100, ios = 20000, dist = "zoned:90/10:10/90", trace = 20000 }
+r = iomoon.run { target = t, bs = "4k", random = 100, qd = 8, ios = 20000, dist = "zoned:90/10:10/90", trace = 20000 }
 do
   local hot = 0
   for _, off in ipairs(r.trace.offset) do if off < 32 * 1048576 * 0.1 then hot = hot + 1 end end
@@ -90,7 +90,7 @@ end
 
 -- several targets: one worker each by default
 local t2 = iomoon.target { path = dir .. "/phase2.dat", size = "8m" }
-r = iomoon.run { target = { t, t2 }, bs = "4k", random = 100, ios = 4000, trace = 4000 }
+r = iomoon.run { target = { t, t2 }, bs = "4k", random = 100, qd = 8, ios = 4000, trace = 4000 }
 do
   local w0, w1 = 0, 0
   for i, w in ipairs(r.trace.worker) do

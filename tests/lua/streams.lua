@@ -19,9 +19,9 @@ do
   local a = iomoon.target { path = dir .. "/a.dat", size = "4m" }
   local b = iomoon.target { path = dir .. "/b.dat", size = "4m" }
   local before = { a = a:read(0, 4 << 20), b = b:read(0, 4 << 20) }
-  local r = iomoon.run { name = "two files", duration = "1s", qd = 4, streams = {
-    { name = "reader", target = a, bs = "4k", read = 100, random = 100 },
-    { name = "writer", target = b, bs = "4k", read = 0, random = 100, pattern = "offset" },
+  local r = iomoon.run { name = "two files", qd = 4, streams = { -- nothing timed: each ends by its quota
+    { name = "reader", target = a, bs = "4k", read = 100, random = 100, ios = 2000 },
+    { name = "writer", target = b, bs = "4k", read = 0, random = 100, pattern = "offset", ios = 2000 },
   } }
   local ra, rb = r.streams[1], r.streams[2]
   tap.ok(ra.name == "reader" and rb.name == "writer" and ra.stream == 1 and rb.stream == 2,

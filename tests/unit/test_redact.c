@@ -47,8 +47,17 @@ int main(void)
 	redact_keep("--target=ISCSI://alice%pa ss/w0rd@h/i/1"); /* read to the first '@', as libiscsi reads it */
 	is("login as alice with pa ss/w0rd failed", "login as alice with  failed");
 	is("iscsi://alice%pa ss/w0rd@h/i/1", "iscsi://alice@h/i/1");
-	redact_keep("iscsi://u%abc@h/i/1"); /* under 4 bytes: the URL rule only */
+	redact_keep("iscsi://u%abc@h/i/1"); /* under 8 bytes: only where it stands as a password */
 	is("abc", "abc");
+	/* a short password that is a word: the text's own words are left be,
+	 * the password is cut where it stands as one (spaces and all) */
+	redact_keep("iscsi://alice%Read@h/i/1");
+	is("4K; 100% Read; 100% random; QD 1", "4K; 100% Read; 100% random; QD 1");
+	is("\"Read IOps\",\"Read MBps (Binary)\",\"Reads\"", "\"Read IOps\",\"Read MBps (Binary)\",\"Reads\"");
+	is("iscsi://alice%Read@h/i/1: Read failed", "iscsi://alice@h/i/1: Read failed");
+	is("iscsi://h/i/1?target_password=Read", "iscsi://h/i/1?target_password=");
+	redact_keep("nbd://bob:a b@h/x"); /* short, with a space: the URL rule alone stops at the space */
+	is("cannot connect to nbd://bob:a b@h/x (a b)", "cannot connect to nbd://bob@h/x (a b)");
 	redact_keep("iscsi://h/i/1?target_password=Quiet-55&x=1");
 	is("it was Quiet-55", "it was ");
 	return tap_done();

@@ -88,16 +88,22 @@ local function identity(path)
   return "?" .. path
 end
 
--- the paths of a target list: strings, {path = ...} tables, target objects, lists of them
+-- the paths of a target list (strings, {path = ...} tables, target
+-- objects, lists of them), each as { path, input }: input is what a
+-- {path =, input =} table says the file is to the command ("the results
+-- file A"), nil for a target of the run
 local function target_paths(t, out, seen)
   if type(t) == "string" then
-    out[#out + 1] = t
+    out[#out + 1] = { path = t }
   elseif type(t) == "userdata" then
     local ok, p = pcall(function() return t:path() end)
-    if ok and type(p) == "string" then out[#out + 1] = p end
+    if ok and type(p) == "string" then out[#out + 1] = { path = p } end
   elseif type(t) == "table" and not seen[t] then
     seen[t] = true
-    if type(rawget(t, "path")) == "string" then out[#out + 1] = t.path end
+    if type(rawget(t, "path")) == "string" then
+      local input = rawget(t, "input")
+      out[#out + 1] = { path = t.path, input = type(input) == "string" and input or nil }
+    end
     for _, v in ipairs(t) do target_paths(v, out, seen) end
   end
   return out
@@ -114,7 +120,9 @@ local KINDS = {
 -- is a symbolic link, exists and is not a regular file (a device, FIFO,
 -- socket, directory), is the same file as (or the same name as a file to
 -- be created for) any of `targets` (a path, a target table or object, or a
--- list of them), or its directory does not exist or is not writable.
+-- list of them; a `{path =, input =}` table is a file the command reads,
+-- named in the message as `input` says: "the results file A"), or its
+-- directory does not exist or is not writable.
 -- Nothing is created or opened: a FIFO is never opened.
 function file.check_output(path, targets, what)
   what = what or "--output"
@@ -144,8 +152,9 @@ function file.check_output(path, targets, what)
   end
   local id = identity(path)
   for _, t in ipairs(target_paths(targets, {}, {})) do
-    if identity(t) == id then
-      errors.input("%s: '%s' is a target of this run (%s); the report would replace it", what, shown, visible(t))
+    if identity(t.path) == id then
+      errors.input("%s: '%s' is %s (%s); the report would replace it", what, shown, t.input or "a target of this run",
+        visible(t.path))
     end
   end
   return path
