@@ -155,7 +155,9 @@ python3 - "$TMP/quota.json" >"$TMP/quota.out" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))["phases"][0]
 a, b = p["streams"]
-print(a["ios"], 0.09 < a["seconds"] < 0.5 * p["seconds"], a["iops"] > 900, b["seconds"] == p["seconds"],
+# its own rate is near 1000 (spread over the phase it would be about 167):
+# above 600, so that a late last I/O on a busy machine is no failure
+print(a["ios"], 0.09 < a["seconds"] < 0.5 * p["seconds"], a["iops"] > 600, b["seconds"] == p["seconds"],
       "# paced %.3f s, %.0f IOPS; phase %.3f s" % (a["seconds"], a["iops"], p["seconds"]))
 PY
 is "$(cut -d'#' -f1 "$TMP/quota.out")" "100 True True True " "a paced stream's own quota: its own seconds and rate ($(cut -d'#' -f2 "$TMP/quota.out"))"
