@@ -246,4 +246,23 @@ print(ps[0]["errors"], ps[1]["errors"], ps[1]["verify"]["units_checked"])' deep-
 else
 	for _ in 1 2 3; do skip "nbdkit on 127.0.0.1 or strace missing"; done
 fi
+# ---- sync = "dsync" on an export: every write goes with FUA, as nbdkit's
+# log filter sees it (without it, none does); an export that offers no FUA
+# is refused up front, nothing written ----
+truncate -s 8M fua.img
+serve fualog --filter=log file fua.img logfile="$TMP/fua.log"
+"$IOMOON" quick --target "$(url fualog)" --read 0 --ios 20 --allow-write --quiet --format none
+"$IOMOON" run --quiet --format none "$LUA_DIR/dsync.lua" "$(url fualog)"
+is $? 0 "sync = dsync through nbd: exit 0"
+is "$(grep -c ' Write .*fua=0' "$TMP/fua.log") $(grep -c ' Write .*fua=1' "$TMP/fua.log")" "20 20" \
+	"  the server saw 20 plain writes (quick) and 20 with FUA (sync = dsync)"
+truncate -s 8M nofua.img
+sum=$(md5sum <nofua.img)
+serve nofua eval get_size='echo 8388608' \
+	pread='dd if='"$TMP"'/nofua.img skip=$4 count=$3 iflag=skip_bytes,count_bytes status=none' \
+	pwrite='dd of='"$TMP"'/nofua.img seek=$4 conv=notrunc oflag=seek_bytes status=none'
+out=$("$IOMOON" run --quiet --format none "$LUA_DIR/dsync.lua" "$(url nofua)" 2>&1)
+is $? 2 "sync = dsync on an export without FUA: exit 2"
+like "$out" "phase.sync: .* does not offer FUA \(Force Unit Access\)" "  it says the export offers no FUA"
+is "$(md5sum <nofua.img)" "$sum" "  nothing was written"
 done_testing

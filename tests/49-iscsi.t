@@ -159,6 +159,12 @@ is "$rc" 1 "the LUN made read-only 0.7 s into a writing phase: exit 1"
 out=$(printf '%s' "$out" | python3 -c 'import json, sys; print(json.load(sys.stdin)["phases"][0]["errors_by_errno"])')
 like "$out" "^\\{'EROFS': [1-4]\\}$" "its writes fail with EROFS (DATA PROTECT), and only those"
 
+# ---- sync = "dsync" on a LUN: every WRITE(16) with FUA, which tgtd takes ----
+out=$(timeout 60 "$IOMOON" run --format json --quiet "$LUA_DIR/dsync.lua" "$P:plain/1" 2>&1)
+is "$?" 0 "sync = dsync through iscsi (FUA on every write): exit 0"
+is "$(printf '%s' "$out" | python3 -c 'import json, sys; p = json.load(sys.stdin)["phases"][0]; print(p["write"]["ios"], p["errors"], p["open_sync"])' 2>&1)" \
+	"20 0 dsync" "  20 writes, no error"
+
 # ---- trims ----
 dd if=/dev/urandom of="$TMP/thin.img" bs=1M count=4 conv=notrunc status=none
 before=$(du -k "$TMP/thin.img" | cut -f1)

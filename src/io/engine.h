@@ -46,6 +46,9 @@ struct engine_cfg {
 #define ENGINE_DEFER_TASKRUN 4u  /* completion work runs only when we wait */
 /* every engine: an OP_SYNC is fdatasync(2), not fsync(2) */
 #define ENGINE_DATASYNC 8u
+/* a network engine: every write with Force Unit Access (phase.sync =
+ * "dsync" or "sync": what O_DSYNC is to a file), durable when it completes */
+#define ENGINE_FUA 16u
 
 /* How long a stopped worker of an engine that drops waits for its
  * in-flight I/Os (a healthy server answers in far less) before exit()

@@ -468,6 +468,7 @@ static int iscsi_inspect(const char *url, struct net_info *ni, char *why, size_t
 	ni->read_only = write_protected(&s);
 	ni->can_trim = unmaps(&s);
 	ni->can_flush = 1;
+	ni->can_fua = 1; /* WRITE(16)'s FUA bit: a device without a volatile cache has nothing to force */
 	inquire_model(&s, ni);
 	session_close(&s);
 	return RC_OK;
@@ -524,6 +525,7 @@ struct iscsi_priv {
 	uint64_t progress_ns;  /* the last completion, or the first I/O after none were in flight */
 	int dead;              /* the session is gone: every I/O fails at once */
 	int closing;           /* exit(): callbacks only free their tasks */
+	int fua;               /* ENGINE_FUA: every WRITE(16) with its FUA bit */
 };
 
 /* The completion of one command: the slot to the done ring. */
@@ -569,6 +571,7 @@ static int iscsi_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		return -1;
 	}
 	p->qd = cfg->qd;
+	p->fua = !!(cfg->flags & ENGINE_FUA);
 	for (unsigned i = 0; i < cfg->qd; i++) {
 		p->is[i] = (struct islot){ .p = p, .s = &cfg->slots[i] };
 		cfg->slots[i].engine_priv = &p->is[i];
@@ -592,8 +595,8 @@ static struct scsi_task *command(struct iscsi_priv *p, struct islot *is)
 		return iscsi_read16_iov_task(sn->ctx, sn->lun, lba, op->len, (int)sn->block, 0, 0, 0, 0, 0, io_done, is,
 					     &is->iov, 1);
 	case OP_WRITE:
-		return iscsi_write16_iov_task(sn->ctx, sn->lun, lba, NULL, op->len, (int)sn->block, 0, 0, 0, 0, 0, io_done,
-					      is, &is->iov, 1);
+		return iscsi_write16_iov_task(sn->ctx, sn->lun, lba, NULL, op->len, (int)sn->block, 0, 0, p->fua, 0, 0,
+					      io_done, is, &is->iov, 1);
 	case OP_TRIM:
 		is->unmap = (struct unmap_list){ .lba = lba, .num = op->len / sn->block };
 		return iscsi_unmap_task(sn->ctx, sn->lun, 0, 0, &is->unmap, 1, io_done, is);

@@ -43,6 +43,7 @@ struct nbd_priv {
 	unsigned qd, head, ndone, inflight;
 	uint64_t progress_ns;  /* the last completion, or the first I/O after none were in flight */
 	int datasync;
+	uint32_t write_flags;  /* LIBNBD_CMD_FLAG_FUA under ENGINE_FUA */
 	int tcp;               /* a TCP connection: a turn's commands are corked */
 	int corked;
 	unsigned turn;         /* commands queued since the last reap */
@@ -170,6 +171,7 @@ static int nbd_inspect(const char *url, struct net_info *ni, char *why, size_t w
 	ni->read_only = nbd_is_read_only(h) == 1;
 	ni->can_trim = nbd_can_trim(h) == 1;
 	ni->can_flush = nbd_can_flush(h) == 1;
+	ni->can_fua = nbd_can_fua(h) == 1;
 	snprintf(ni->model, sizeof(ni->model), "NBD export");
 	nbd_aio_disconnect(h, 0);
 	nbd_close(h);
@@ -254,6 +256,7 @@ static int nbd_init(struct engine *e, const struct engine_cfg *cfg, char *why, s
 	}
 	p->qd = cfg->qd;
 	p->datasync = !!(cfg->flags & ENGINE_DATASYNC);
+	p->write_flags = cfg->flags & ENGINE_FUA ? LIBNBD_CMD_FLAG_FUA : 0;
 	for (unsigned i = 0; i < cfg->qd; i++)
 		cfg->slots[i].engine_priv = p;
 	e->priv = p;
@@ -282,7 +285,7 @@ static void nbd_queue(struct engine *e, struct io_slot *s)
 		c = nbd_aio_pread(p->h, s->buf, s->op.len, s->op.offset, cb, 0);
 		break;
 	case OP_WRITE:
-		c = nbd_aio_pwrite(p->h, s->buf, s->op.len, s->op.offset, cb, 0);
+		c = nbd_aio_pwrite(p->h, s->buf, s->op.len, s->op.offset, cb, p->write_flags);
 		break;
 	case OP_TRIM:
 		c = nbd_aio_trim(p->h, s->op.len, s->op.offset, cb, 0);

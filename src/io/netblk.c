@@ -85,6 +85,7 @@ int net_target_inspect(struct target *t, const struct target_opts *o, const stru
 	t->mem_align = 4096;
 	t->net_trims = ni.can_trim;
 	t->net_flushes = ni.can_flush;
+	t->net_fua = ni.can_fua;
 	t->id_dev = net_identity(shown_url);
 	t->id_ino = 1;
 	if (ni.read_only && o->allow_write)

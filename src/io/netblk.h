@@ -43,7 +43,7 @@ uint64_t net_io_timeout_ns(void);
 struct net_info {
 	uint64_t size;     /* bytes */
 	uint32_t block;    /* the unit of I/O: offsets and lengths are whole blocks */
-	int read_only, can_trim, can_flush;
+	int read_only, can_trim, can_flush, can_fua;
 	char model[64];    /* vendor and product, where the protocol says */
 };
 

@@ -60,6 +60,7 @@ struct target {
 	char *url;
 	const struct engine_ops *net;
 	int net_trims, net_flushes, net_read_only; /* what the server said */
+	int net_fua;          /* the server honours Force Unit Access on a write */
 };
 
 /* Errors (rc.h; why holds WHY_LEN bytes, a longer message is cut): RC_INPUT

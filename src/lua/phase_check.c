@@ -282,6 +282,11 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 			       "writes)", rs->path);
 		sp->open_sync = OPEN_SYNC_NONE;
 	}
+	for (unsigned t = 0; sp->open_sync != OPEN_SYNC_NONE && t < sp->ntargets; t++)
+		if (sp->targets[t]->url && !sp->targets[t]->net_fua) /* on a LUN or export: FUA on every write */
+			REFUSE("%s.sync: %s does not offer FUA (Force Unit Access), so a write to it cannot be made "
+			       "durable as it completes (use fsync or fdatasync = N: its flush)", rs->path,
+			       sp->targets[t]->path);
 	if ((sp->engine_flags & ENGINE_IOPOLL) && (sp->fsync_every || sp->fdatasync_every || wl_trims(&rs->wl)))
 		REFUSE("%s.iopoll: with %s (a polled ring does reads and writes only: give syncs and trims a phase "
 		       "without iopoll)", rs->path, wl_trims(&rs->wl) ? "trims" : "fsync or fdatasync");

@@ -492,7 +492,8 @@ static int worker_ready(struct worker *w)
 	const struct engine_ops *ops = sp->engine;
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
 				  .sim_latency_ns = sp->sim_latency_ns,
-				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0),
+				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0) |
+					   (sp->open_sync != OPEN_SYNC_NONE && w->target->url ? ENGINE_FUA : 0),
 				  .block = w->target->kind == TARGET_BLOCK, .url = w->target->url };
 
 	/* paced starts and think times are timers: no slack on them */
