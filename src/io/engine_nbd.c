@@ -7,10 +7,11 @@
  * drives the connection from the worker's own loop: the socket's fd
  * polled for the direction libnbd wants, nbd_aio_notify_read / write when
  * it is ready, then every reply already in the socket read without
- * another poll, until enough completions are in or the timeout passes. Nothing blocks without a
- * timeout: connecting gives up after NET_CONNECT_TIMEOUT_NS, and I/O in
- * flight with no reply for net_io_timeout_ns() fails the engine (ETIMEDOUT).
- * A connection the server closed fails its I/Os and the engine. At a stop,
+ * another poll, until enough completions are in or the timeout passes.
+ * Nothing blocks without a timeout: connecting gives up after
+ * NET_CONNECT_TIMEOUT_NS, and I/O in flight with no reply for
+ * net_io_timeout_ns() fails the engine (ETIMEDOUT). A connection the
+ * server closed fails its I/Os and the engine. At a stop,
  * what is still in flight after ENGINE_DROP_NS is abandoned by exit() with
  * the connection (engine.h's `drops`); a stop signal ends a connect or a
  * probe's read at once.
@@ -346,8 +347,11 @@ static int drain(struct nbd_priv *p)
 	while (p->inflight && p->ndone < p->qd && (nbd_aio_get_direction(p->h) & LIBNBD_AIO_DIRECTION_READ)) {
 		const unsigned before = p->ndone;
 
-		if (nbd_aio_notify_read(p->h) < 0) /* a connection gone: the caller's dead_reap */
-			return nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h) ? 0 : -(nbd_get_errno() ? nbd_get_errno() : EIO);
+		if (nbd_aio_notify_read(p->h) < 0) { /* a connection gone: the caller's dead_reap */
+			if (nbd_aio_is_dead(p->h) || nbd_aio_is_closed(p->h))
+				return 0;
+			return -(nbd_get_errno() ? nbd_get_errno() : EIO);
+		}
 		if (p->ndone == before)
 			break;
 	}
