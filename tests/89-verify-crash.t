@@ -199,6 +199,28 @@ is "$?" 0 "suite power-cut, run whole without a cut: exit 0"
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"]; print(len(p), p[1]["crash"]["lost_durable"], p[1]["crash"]["durable_ok"] + p[1]["crash"]["unflushed_kept"] > 0)' pc.json)" \
 	"2 0 True" "its second phase judged the first's writes: none lost"
 
+# ---- damage is named by what it is: a payload overwritten (corrupt, with
+# the stored and computed checksums), a header overwritten (missing), and
+# a unit written without verification before (unexpected, as the check
+# without a crash says; before: "corrupt ... stored 0x00000000, computed
+# 0x00000000" for all three) ----
+"$IOMOON" quick --target "$TMP/dmg.img" --size 1m --read 0 --ios 300 --quiet --format none
+"$IOMOON" run --format none "$LUA_DIR/dmg.lua" "$TMP/dmg.img"
+printf 'XXXX' | dd of="$TMP/dmg.img" bs=1 seek=$((4096 * 5 + 700)) conv=notrunc status=none
+printf 'YYYYYYYY' | dd of="$TMP/dmg.img" bs=1 seek=$((4096 * 9)) conv=notrunc status=none
+"$IOMOON" verify "$TMP/dmg.img" --after-crash --quiet --format json >dmg.json
+is "$?" 1 "after_crash on damaged units: exit 1"
+python3 - dmg.json >dmg.out <<'PY'
+import json, re, sys
+p = json.load(open(sys.argv[1]))["phases"][0]
+msgs = {e["offset"]: e["message"] for e in p["first_errors"]}
+m = re.search(r"stored (0x[0-9a-f]+), computed (0x[0-9a-f]+)", msgs.get(20480, ""))
+print(bool(m) and m.group(1) != m.group(2), "missing: no header" in msgs.get(36864, ""),
+      p["errors_by_errno"].get("unexpected", 0) > 0, p["crash"]["corrupt"] == p["errors"])
+PY
+is "$(cat dmg.out)" "True True True True" \
+	"  a payload's damage names both checksums, a header's is missing, an unverified write's unexpected; all counted corrupt"
+
 # ---- bad input: one line, exit 2, nothing read or written ----
 rm -rf "$IOMOON_STATE_DIR"
 dd if=/dev/zero of=plain.img bs=1M count=1 status=none

@@ -31,6 +31,9 @@ void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int ato
 	v->atomic = atomic;
 }
 
+static int never_written(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t *expected,
+			 uint64_t *found);
+
 /* After a crash: unit u at offset at (index idx) classed and counted
  * (crash.h); a failing class returns its VERR_*. */
 static int crash_unit(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t idx,
@@ -57,7 +60,19 @@ static int crash_unit(const struct verify_view *v, const unsigned char *u, uint6
 	*found = lo;
 	switch (cls) {
 	case CRASH_LOST_DURABLE: return VERR_LOST_DURABLE;
-	case CRASH_CORRUPT: return VERR_CORRUPT;
+	case CRASH_CORRUPT: {
+		uint64_t bad;
+		int e;
+
+		if (!d && !w) { /* never written with verification: what the check without a crash says of it */
+			if ((e = never_written(v, u, at, expected, found)))
+				vc->units_unexpected++;
+			return e ? e : VERR_CORRUPT;
+		}
+		/* the header's own account: no header (missing), or its checksum's stored and computed values */
+		e = verify_check_id(u, v->unit, at, 0, v->unit, NULL, 0, 1, 0, &bad, expected, found);
+		return e && e != VERR_MISDIRECTED ? e : VERR_CORRUPT;
+	}
 	case CRASH_MISDIRECTED:
 		*expected = at;
 		memcpy(found, u + offsetof(struct verify_hdr, offset), sizeof(*found));
