@@ -7,7 +7,7 @@
 --                   fdatasync every 16 writes of a slot; the durability
 --                   record (what each flush made durable) is kept in the
 --                   state directory: put it on another disk, one that
---                   keeps its power (IOMOON_STATE_DIR)
+--                   keeps its power (--verify-state DIR)
 --   after the crash the whole area read back and every unit classed
 --                   (after_crash): durable, lost durable (the storage
 --                   lied), unflushed kept or lost (allowed), torn,
@@ -15,8 +15,8 @@
 --
 -- Cut the power during the first phase (--time sets its length, default
 -- 10 minutes). After the reboot, run the check alone, with the same
--- IOMOON_STATE_DIR: iomoon verify TARGET --after-crash (exit 1 when a
--- durable write was lost or a unit damaged). Run whole, without a cut,
+-- directory: iomoon verify TARGET --after-crash --verify-state DIR (exit
+-- 1 when a durable write was lost or a unit damaged). Run whole, without a cut,
 -- the suite checks itself: every unit durable or unflushed, exit 0.
 -- doc/lua-library.md, "Power cuts", has the procedure.
 

@@ -91,7 +91,7 @@ if [ "$(id -u)" = 0 ] && L=$(losetup -f --show "$(truncate -s 64m "$TMP/blank.im
 	wait_for "$IOMOON_STATE_DIR/blockdev-$(stat -c '%t-%T' "$L" | { IFS=- read -r a b; echo "$((16#$a))-$((16#$b))"; }).iomoon-lock"
 	sleep 0.3
 	err=$(run "$LUA_DIR/region.lua" "$L" 33554432 32m 2>&1); is $? 2 "disjoint halves with one state directory: exit 2"
-	like "$err" "another iomoon \(pid $A\) is writing $L with verification .*runs on disjoint regions of one target need a state directory each: IOMOON_STATE_DIR" \
+	like "$err" "another iomoon \(pid $A\) is writing $L with verification .*runs on disjoint regions of one target need a state directory each: verify_state, or IOMOON_STATE_DIR" \
 		"says that disjoint runs need a state directory each"
 	wait "$A"; PIDS=""
 else
@@ -131,6 +131,13 @@ PY
 	is $? 2 "ranks on one host with one state directory: exit 2"
 	like "$(cat m2.err)" "phase\.verify: another iomoon \(pid [0-9]+\) is writing $L with verification .*ranks on one host that share a target need a state directory each" \
 		"says that ranks on one host need a state directory each"
+	# verify_state with {rank}: a directory each without the environment
+	rm -rf "$TMP"/vs-*
+	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none \
+		--quiet "$LUA_DIR/mpi.lua" "$L" "$TMP/vs-{rank}" >m3.out 2>m3.err
+	is "$? $(grep ^check m3.out) $(ls "$TMP/vs-0" "$TMP/vs-1" | grep -c 'iomoon-verify$')" \
+		"0 check	67108864	0	33554432	33554432 2" \
+		"verify_state = DIR-{rank}: both ranks run on the one device, each with its state in its own directory"
 else
 	skip "mpirun, MPI, or a loop device missing (or under ASan)"
 fi

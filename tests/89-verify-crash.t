@@ -198,6 +198,51 @@ like "$out" "after the crash: [0-9]+ durable, 0 lost durable, [0-9]+ unflushed k
 is "$?" 0 "suite power-cut, run whole without a cut: exit 0"
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"]; print(len(p), p[1]["crash"]["lost_durable"], p[1]["crash"]["durable_ok"] + p[1]["crash"]["unflushed_kept"] > 0)' pc.json)" \
 	"2 0 True" "its second phase judged the first's writes: none lost"
+dd if=/dev/zero of=ex.img bs=1M count=4 status=none
+"$IOMOON" suite power-cut --target "$TMP/ex.img" --allow-write --time 5 --ios 512 --quiet --format none
+is "$?" 0 "suite power-cut on a file that exists with no state yet: exit 0 (its after_crash phase is checked for the state the first phase makes; before: refused up front)"
+
+# ---- the state on another disk (verify_state, --verify-state): the
+# record survives where the disk under test does not ----
+rm -rf "$IOMOON_STATE_DIR" other && truncate -s 0 disk.img && truncate -s 1M disk.img
+serve "$TMP/crashdisk.so" file="$TMP/disk.img" mode=lie crash=12 seed=7 log="$TMP/o.log"
+"$IOMOON" suite power-cut --target "$URL" --allow-write --verify-state "$TMP/other" --time 20 --quiet \
+	--format none >/dev/null 2>&1
+gone "$pid"
+is "$(ls "$TMP/other" | sed 's/.*\.//' | sort | tr '\n' ' ')|$(ls -A "$IOMOON_STATE_DIR" 2>/dev/null)" \
+	"iomoon-durable iomoon-lock iomoon-verify |" \
+	"--verify-state DIR: the state, its lock and the durability record are in DIR, nothing in IOMOON_STATE_DIR"
+serve file "$TMP/disk.img"
+out=$("$IOMOON" verify "$URL" --after-crash --quiet 2>&1)
+is "$?" 2 "after the cut, verify --after-crash without --verify-state: exit 2"
+like "$out" "no verification state to judge it by in $IOMOON_STATE_DIR .*give the verify_state" \
+	"  it names the directory it looked in, and what to give"
+"$IOMOON" verify "$URL" --after-crash --verify-state "$TMP/other" --quiet --format json >o.json
+is "$?" 1 "verify --after-crash --verify-state DIR on the lying disk: exit 1"
+is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(c["lost_durable"] > 0)' o.json)" \
+	"True" "  the record kept in DIR finds the durable writes the disk lost"
+kill "$pid"
+gone "$pid"
+"$IOMOON" run --format none "$LUA_DIR/twodirs.lua" "$TMP/two.img" "$TMP/sa" "$TMP/sb" 2>two.err >/dev/null
+is "$?" 0 "one run, a target written with verify_state A, then read with none"
+like "$(cat two.err)" "B: false .*phase.verify_state: .*/sb, but target .*two.img keeps its verification state in .*/sa in this run" \
+	"  a phase asking for another directory for it in that run is refused, naming both"
+like "$(cat two.err)" "none: 0 [1-9]" "  a phase giving none uses the run's (A), and finds the units durable"
+[ ! -e "$TMP/sb" ]
+ok $? "  the refused directory was not made"
+echo 'require("iomoon").run { target = arg[1], bs = "4k", read = 100, ios = 8, verify_state = arg[2] }' >bad3.lua
+out=$("$IOMOON" run --format none bad3.lua "$TMP/two.img" "$TMP/sc" 2>&1)
+is "$?" 2 "verify_state on a phase that neither writes nor verifies with crc32c: exit 2"
+like "$out" "phase.verify_state: given, but the phase neither verifies with crc32c nor writes" "  it says why"
+touch notadir
+out=$("$IOMOON" suite power-cut --target "$TMP/nd.img" --size 1m --verify-state "$TMP/notadir/x" --time 1 --quiet 2>&1)
+is "$?" 2 "--verify-state under a file: exit 2"
+like "$out" "--verify-state: .*notadir/x cannot hold the verification state" "  it names the option and the directory"
+[ ! -e "$TMP/nd.img" ] && [ ! -e "$TMP/sc" ]
+ok $? "  nothing was created"
+out=$("$IOMOON" suite quick --target "$TMP/q.img" --size 1m --verify-state "$TMP/sd" --time 1 2>&1)
+is "$?" 2 "--verify-state for a suite that does not verify: exit 2"
+like "$out" "--verify-state: suite quick has no phase that verifies with crc32c" "  it says so"
 
 # ---- damage is named by what it is: a payload overwritten (corrupt, with
 # the stored and computed checksums), a header overwritten (missing), and

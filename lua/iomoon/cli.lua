@@ -48,7 +48,7 @@ usage: iomoon COMMAND [options]
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
-  iomoon verify TARGET [--after-crash] [--atomic] [--bs SIZE]   every unit read back against
+  iomoon verify TARGET [--after-crash] [--atomic] [--verify-state DIR]   every unit read back against
                                               its crc32c state; after a power cut, classed against
                                               what was made durable (exit 1: a unit lost or damaged)
   iomoon fio JOB.fio | --name=N --filename=F --rw=... [--skip-unsupported]   a fio job file or command line
@@ -73,6 +73,7 @@ options (suite, quick):
 options (suite only):
   --ios N           every timed phase also ends after N I/Os (a smoke test)
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
+  --verify-state DIR   where the phases that verify with crc32c keep their state (suite, verify)
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME  --batch N|auto (I/Os per submission at most)
@@ -324,6 +325,7 @@ local OPTION_OF = {
   ["phase.ios"] = "--ios", ["phase.dist"] = "--dist", ["phase.seed"] = "--seed", ["phase.batch"] = "--batch",
   ["target.size"] = "--size", ["target.path"] = "--target", ["phase.region"] = "--size",
   ["phase.target.size"] = "--size", ["phase.target.path"] = "--target", ["phase.target"] = "--target",
+  ["phase.verify_state"] = "--verify-state",
 }
 
 local function common_overrides(o)
@@ -513,7 +515,7 @@ end
 function cli.verify(args)
   local o, rest = parse_options(args, 1, with(OUTPUT_OPTS, {
     ["after-crash"] = "flag", atomic = "flag", bs = "value", qd = "value", workers = "value", engine = "value",
-    buffered = "flag", name = "value",
+    buffered = "flag", name = "value", ["verify-state"] = "value",
   }))
   if not rest[1] then input_error("give the target to verify: a file, block device or URL (iomoon verify TARGET)") end
   no_stray({ table.unpack(rest, 2) })
@@ -523,7 +525,7 @@ function cli.verify(args)
     name = o.name or (o["after-crash"] and "after the crash" or "verify"),
     target = { path = rest[1] }, bs = o.bs or "4k", verify = "crc32c", verify_only = true,
     after_crash = o["after-crash"] or nil, atomic = o.atomic or nil, qd = ov.qd or 16, workers = ov.workers,
-    engine = ov.engine, direct = ov.direct, on_error = "continue",
+    engine = ov.engine, direct = ov.direct, on_error = "continue", verify_state = o["verify-state"],
   }
   return run_reported("iomoon verify: ", o, function() iomoon.run(phase) end, nil, { { path = rest[1] } },
     function() iomoon.check(phase) end)
@@ -539,7 +541,7 @@ end
 
 function cli.suite(args)
   local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag",
-    ios = "value" }))
+    ios = "value", ["verify-state"] = "value" }))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
   local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
@@ -552,6 +554,7 @@ function cli.suite(args)
     opts.area_bytes = iomoon.size(opts.region)
   end
   opts.progress = not o.quiet
+  opts.verify_state = o["verify-state"]
   local phases
   return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
     { { path = opts.target and opts.target.path }, { path = s.file, input = "the suite file" } },

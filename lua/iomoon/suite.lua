@@ -152,7 +152,7 @@ end
 -- The options suite.apply, suite.phases and suite.run take.
 local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number", engine = "string",
   workers = "number", direct = "boolean", progress = "boolean", area_bytes = "number",
-  region = "any", ios = "number" }
+  region = "any", ios = "number", verify_state = "string" }
 
 -- Whether a phase ends by a quota rather than by time: its own ios or
 -- bytes, or, with streams, every stream's.
@@ -211,6 +211,8 @@ function suite.apply(phase, opts, defaults)
   if opts.workers then p.workers = opts.workers end
   if opts.direct ~= nil then p.direct = opts.direct end
   if opts.region and p.region == nil then p.region = opts.region end
+  -- --verify-state: where every phase that verifies with crc32c keeps its state
+  if opts.verify_state and p.verify == "crc32c" then p.verify_state = opts.verify_state end
   apply_streams(p, opts)
   return p
 end
@@ -235,8 +237,15 @@ function suite.phases(s, opts)
   if type(list) ~= "table" then
     input_error("suite %s: phases gave a %s, not a list of phases", tostring(rawget(s, "name")), type(list))
   end
-  local out = {}
-  for i, p in ipairs(list) do out[i] = suite.apply(p, opts, s.defaults) end
+  local out, verifies = {}, false
+  for i, p in ipairs(list) do
+    out[i] = suite.apply(p, opts, s.defaults)
+    verifies = verifies or out[i].verify == "crc32c"
+  end
+  if opts.verify_state and not verifies then
+    input_error("--verify-state: suite %s has no phase that verifies with crc32c (the directory holds the state "
+      .. "of data written with verify = \"crc32c\"; leave --verify-state out)", tostring(rawget(s, "name")))
+  end
   return out
 end
 
@@ -251,8 +260,10 @@ end
 function suite.check(s, opts)
   errors.check_fields(s, "suite " .. tostring(rawget(s, "name") or "table"), SUITE_FIELDS)
   local phases = suite.phases(s, opts)
+  local written -- an earlier phase writes with crc32c: the state an after_crash pass needs is made then
   for i, p in ipairs(phases) do
-    local ok, e = pcall(iomoon.check, p)
+    local ok, e = pcall(iomoon.check, p, written and { written_before = true } or nil)
+    written = written or (p.verify == "crc32c" and not p.verify_only)
     if not ok then
       if type(e) == "table" and type(e.msg) == "string" then
         local where = string.format(" (suite %s, phase %d of %d%s)", tostring(s.name), i, #phases,

@@ -131,7 +131,7 @@ static void materialize_targets(lua_State *L, struct run_state *rs)
 /* Parse and check the phase table at index 1; the run_state is left at
  * index 2 (its user value anchors the targets). Nothing is created, opened
  * for writing or filled: a wrong field raises an input error. */
-static struct run_state *check_phase(lua_State *L)
+static struct run_state *check_phase(lua_State *L, int planned)
 {
 	struct run_state *rs;
 	char why[WHY_LEN];
@@ -148,6 +148,7 @@ static struct run_state *check_phase(lua_State *L)
 	rs->sp.wl = &rs->wl;
 	rs->sp.pace = &rs->pace;
 	phase_parse(L, 1, rs);
+	rs->state_planned = planned;
 	if (!rs->name[0])
 		snprintf(rs->name, sizeof(rs->name), "phase %lld", (long long)phases_run + 1);
 	rc = phase_check(rs, why, sizeof(why));
@@ -160,11 +161,32 @@ static struct run_state *check_phase(lua_State *L)
 	return rs;
 }
 
-/* iomoon.check(phase): every check iomoon.run makes, touching nothing.
- * Returns true or raises the input error run would raise. */
+/* iomoon.check(phase [, {written_before = true}]): every check iomoon.run
+ * makes, touching nothing. Returns true or raises the input error run
+ * would raise. written_before: an earlier phase of the plan writes the
+ * targets with verification, so an after_crash pass's state is not looked
+ * for yet (iomoon.run looks). */
 int api_check(lua_State *L)
 {
-	check_phase(L);
+	int planned = 0;
+
+	if (!lua_isnoneornil(L, 2)) {
+		if (!lua_istable(L, 2))
+			api_input_error(L, "iomoon.check: options: a %s is not a table (give {written_before = true})",
+					luaL_typename(L, 2));
+		lua_pushnil(L);
+		while (lua_next(L, 2)) {
+			if (lua_type(L, -2) != LUA_TSTRING || strcmp(lua_tostring(L, -2), "written_before"))
+				api_input_error(L, "iomoon.check: options: '%s' is not an option (written_before)",
+						lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?");
+			if (!lua_isboolean(L, -1))
+				api_input_error(L, "iomoon.check: options.written_before: a %s is not a boolean",
+						luaL_typename(L, -1));
+			planned = lua_toboolean(L, -1);
+			lua_pop(L, 1);
+		}
+	}
+	check_phase(L, planned);
 	lua_pushboolean(L, 1);
 	return 1;
 }
@@ -208,7 +230,7 @@ static void carry_meta(lua_State *L, const struct run_state *rs)
 
 static int check_fn(lua_State *L)
 {
-	check_phase(L);
+	check_phase(L, 0);
 	lua_settop(L, 2);
 	return 1;
 }
@@ -322,7 +344,7 @@ int api_run(lua_State *L)
 		rs = lua_touserdata(L, 2);
 		rs->self = 2;
 	} else {
-		rs = check_phase(L);
+		rs = check_phase(L, 0);
 	}
 	lock_or_refuse(L, rs);
 	warn_think(rs);

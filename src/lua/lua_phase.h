@@ -45,6 +45,9 @@ struct run_state {
 	int self, table;                  /* stack indices of rs and its table, while parsing */
 	char path[32];                    /* "phase", or "phase.streams[2]": messages start with it */
 	char think_bare[96];              /* "phase.think.delay = 5": a think time of a bare 1 s or more */
+	char verify_state[4096];          /* phase.verify_state as given ({rank}, {host} expanded) */
+	int state_planned;                /* iomoon.check's written_before: an earlier phase of the plan makes
+					   * the state an after_crash pass needs (iomoon.run checks it then) */
 	/* phase.streams: each a run_state of its own, made from a copy of the
 	 * phase's (its defaults) and the stream's table over it */
 	unsigned nstreams;

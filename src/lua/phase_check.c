@@ -348,6 +348,10 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 	if (sp->after_crash && !rs->verify_only)
 		REFUSE("%s.after_crash: true, but verify_only is not (the judgement after a crash only reads: give "
 		       "verify_only = true, verify = \"crc32c\")", rs->path);
+	if (sp->verify_state && sp->verify != VERIFY_CRC && !phase_writes(sp))
+		REFUSE("%s.verify_state: given, but the phase neither verifies with crc32c nor writes (the directory "
+		       "holds the state of data written with verify = \"crc32c\": give verify = \"crc32c\", or leave "
+		       "verify_state out)", rs->path);
 	if (sp->after_crash && sp->verify != VERIFY_CRC)
 		REFUSE("%s.after_crash: needs verify = \"crc32c\" (only crc32c knows what was written and made durable)",
 		       rs->path);
@@ -435,13 +439,14 @@ static int unit_refused(const struct workload *wl, const char *path, char *why, 
  * durable (verify/crash.h), or RC_INPUT saying which is missing. */
 static int crash_record(struct run_state *rs, struct target *t, char *why, size_t why_len)
 {
-	char no[WHY_LEN];
+	char no[WHY_LEN], dir[4096];
 	int rc;
 
 	if (!t->exists || !genmap_known(t->gmap))
-		REFUSE("%s.after_crash: target %s has no verification state to judge it by (IOMOON_STATE_DIR as the "
-		       "writing phase had it; a phase writing with verify = \"crc32c\" and a durability point makes it)",
-		       rs->path, t->path);
+		REFUSE("%s.after_crash: target %s has no verification state to judge it by in %s (give the "
+		       "verify_state or IOMOON_STATE_DIR the writing phase had; a phase writing with verify = "
+		       "\"crc32c\" and a durability point makes it)", rs->path, t->path,
+		       genmap_dir(rs->sp.verify_state, dir, sizeof(dir)));
 	rc = genmap_durable(t, 0, no, sizeof(no));
 	if (rc == RC_INPUT)
 		REFUSE("%s.after_crash: target %s: %s", rs->path, t->path, no);
@@ -465,7 +470,7 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 			probe = sp->after_crash ? UINT64_MAX : sp->region_off; /* after_crash: the state, or nothing */
 			mode |= GENMAP_READS;
 		}
-	if ((mode & GENMAP_WRITES) && genmap_dir_check(why, why_len))
+	if ((mode & GENMAP_WRITES) && genmap_dir_check(sp->verify_state, why, why_len))
 		return RC_INPUT;
 	genmap_collect(); /* every target of this phase attaches again below */
 	for (int pass = 0; pass < 2; pass++)
@@ -476,7 +481,8 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 			sp->targets[t]->gmap = NULL;
 			if (!sp->targets[t]->exists)
 				continue;
-			rc = genmap_attach(sp->targets[t], &unit, four_k, 0, probe, mode, why, why_len);
+			rc = genmap_attach(sp->targets[t], sp->verify_state, &unit, four_k, 0, probe, mode, why,
+					   why_len);
 			if (rc == RC_INPUT)
 				return unit_refused(&rs->wl, rs->path, why, why_len);
 			if (rc == RC_REFUSED)
@@ -487,7 +493,8 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 			if (rc < 0)
 				return rc;
 			sp->verify_unit = unit;
-			if (pass && sp->after_crash && (rc = crash_record(rs, sp->targets[t], why, why_len)))
+			if (pass && sp->after_crash && !rs->state_planned &&
+			    (rc = crash_record(rs, sp->targets[t], why, why_len)))
 				return rc;
 		}
 	return phase_check_slices(sp, why, why_len);

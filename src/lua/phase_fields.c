@@ -58,7 +58,7 @@ struct phase_field {
 #define G_SYNC 16u
 
 static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta,
-	read_streams, read_compress, read_dedupe;
+	read_streams, read_compress, read_dedupe, read_verify_state;
 
 static const char *const patterns[] = { "random", "zero", "offset", "repeat", "reuse", NULL };
 static const char *const on_errors[] = { "stop", "continue", NULL };
@@ -103,6 +103,7 @@ static const struct phase_field fields[] = {
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
 	{ .name = "after_crash", .kind = FK_BOOL, AT(sp.after_crash) },
 	{ .name = "atomic", .kind = FK_BOOL, AT(sp.atomic) },
+	READER("verify_state", read_verify_state, PHASE_ONLY),
 	{ .name = "skip_unwritten", .kind = FK_BOOL, AT(sp.skip_unwritten), .dflt = (uint64_t)-1 }, /* -1: by the mix */
 	{ .name = "seed", .kind = FK_INT, AT(sp.seed), .dflt = 1, .lo = 0, .hi = INT64_MAX, PHASE_ONLY },
 	{ .name = "interval", .kind = FK_DURATION, AT(sp.interval_ns), .dflt = 1000000000ull, .lo = 10000000,
@@ -389,6 +390,28 @@ static void read_batch(lua_State *L, int v, struct run_state *rs, const char *fi
 		api_input_error(L, "%s: a %s is not a batch (give \"auto\", or a number of I/Os from 1 to the qd)", field,
 				luaL_typename(L, v));
 	rs->sp.batch = (unsigned)api_check_int(L, v, field, 1, PHASE_MAX_QD);
+}
+
+/* verify_state: a directory path ({rank} and {host} expanded), no NUL;
+ * phase_check judges whether the phase has a state to keep there. */
+static void read_verify_state(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	const char *p;
+	size_t len;
+
+	if (lua_isnil(L, v))
+		return;
+	if (lua_type(L, v) != LUA_TSTRING)
+		api_input_error(L, "%s: a %s is not a directory (give a path, e.g. \"/mnt/other/iomoon-state\")", field,
+				luaL_typename(L, v));
+	p = lua_tolstring(L, v, &len);
+	if (!len || strlen(p) != len)
+		api_input_error(L, "%s: %s (give the path of a directory)", field, len ? "holds a NUL byte" : "empty");
+	p = api_expand_path(L, p);
+	if (strlen(p) >= sizeof(rs->verify_state))
+		api_input_error(L, "%s: %zu bytes (at most %zu)", field, strlen(p), sizeof(rs->verify_state) - 1);
+	memcpy(rs->verify_state, p, strlen(p) + 1);
+	rs->sp.verify_state = rs->verify_state;
 }
 
 static void read_meta(lua_State *L, int v, struct run_state *rs, const char *field)

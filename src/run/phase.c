@@ -85,7 +85,8 @@ static int verify_prepare(const struct phase_spec *sp, const int *fds, char *why
 	for (unsigned t = 0; t < sp->ntargets; t++) {
 		if (sp->targets[t]->kind == TARGET_NONE)
 			continue;
-		if (sp->verify != VERIFY_CRC && phase_writes(sp) && genmap_stale(sp->targets[t], why, why_len))
+		if (sp->verify != VERIFY_CRC && phase_writes(sp) &&
+		    genmap_stale(sp->targets[t], sp->verify_state, why, why_len))
 			return RC_FAIL;
 		if (sp->verify == VERIFY_CRC && phase_writes(sp) && genmap_claim(sp->targets[t], why, why_len))
 			return RC_FAIL;

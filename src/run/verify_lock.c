@@ -117,9 +117,9 @@ static int refuse_state(const struct target *t, const char *field, int write, in
 		 other_writes ? "writing" : "verifying", shown(t->path, p, sizeof(p)),
 		 other_writes ? " with verification" : "", shown(lk, q, sizeof(q)), rule(write, other_writes),
 		 cluster_ranks() > 1 ? " (ranks on one host that share a target need a state directory each: "
-				       "IOMOON_STATE_DIR)"
+				       "verify_state = \"DIR-{rank}\", or IOMOON_STATE_DIR)"
 				     : write && other_writes ? " (runs on disjoint regions of one target need a state "
-							       "directory each: IOMOON_STATE_DIR)"
+							       "directory each: verify_state, or IOMOON_STATE_DIR)"
 							     : "");
 	return RC_INPUT;
 }
@@ -138,11 +138,11 @@ static void note_holder(int fd)
 /* The state's lock file of t, locked whole into h->state_fd. A phase that
  * only verifies takes it only where it can be opened: with no state
  * directory there is no state to guard, and the target's own lock holds. */
-static int lock_state(const struct target *t, const char *field, int write, struct held *h, char *why,
-		      size_t why_len)
+static int lock_state(const struct target *t, const char *dir, const char *field, int write, struct held *h,
+		      char *why, size_t why_len)
 {
 	const struct flock l = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
-	char *lk = genmap_lock_path(t, write), p[256];
+	char *lk = genmap_lock_path(t, dir, write), p[256];
 	struct stat st;
 	int fd = -1, rc = RC_OK;
 
@@ -180,10 +180,11 @@ out:
 
 /* Does another process hold the lock of t's state against this phase?
  * Then why says so (refuse_state); nothing is created to ask. */
-static int state_held(const struct target *t, const char *field, int write, char *why, size_t why_len)
+static int state_held(const struct target *t, const char *dir, const char *field, int write, char *why,
+		      size_t why_len)
 {
 	struct flock l = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
-	char *lk = genmap_lock_path(t, 0);
+	char *lk = genmap_lock_path(t, dir, 0);
 	int fd = lk ? open(lk, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1, held = 0;
 
 	if (fd >= 0 && fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK) {
@@ -217,8 +218,8 @@ static int device_lock_file(const struct target *t)
 
 /* Bytes [off, off + len) of t, locked through h->target_fd (opened first:
  * the device's lock file, or the target itself). */
-static int lock_bytes(const struct target *t, const char *field, int write, uint64_t off, uint64_t len,
-		      struct held *h, char *why, size_t why_len)
+static int lock_bytes(const struct target *t, const char *dir, const char *field, int write, uint64_t off,
+		      uint64_t len, struct held *h, char *why, size_t why_len)
 {
 	const struct flock l = { .l_type = write ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET, .l_start = (off_t)off,
 				 .l_len = (off_t)len };
@@ -242,7 +243,7 @@ static int lock_bytes(const struct target *t, const char *field, int write, uint
 			 strerror(errno));
 		return RC_FAIL;
 	}
-	if (state_held(t, field, write, why, why_len))
+	if (state_held(t, dir, field, write, why, why_len))
 		return RC_INPUT; /* one state directory: say whose, and the rule */
 	b = blocker(h->target_fd, &l);
 	if (b.l_len)
@@ -300,8 +301,9 @@ int vlock_phase(const struct phase_spec *sp, const char *field, char *why, size_
 				return RC_FAIL;
 			}
 			phase_region_of(sp, t, &off, &len);
-			rc = pass ? (h->state_fd < 0 ? lock_state(tg, field, write, h, why, why_len) : RC_OK)
-				  : lock_bytes(tg, field, write, off, len, h, why, why_len);
+			rc = pass ? (h->state_fd < 0 ? lock_state(tg, sp->verify_state, field, write, h, why, why_len)
+						     : RC_OK)
+				  : lock_bytes(tg, sp->verify_state, field, write, off, len, h, why, why_len);
 			if (rc != RC_OK)
 				return rc;
 		}

@@ -165,7 +165,8 @@ int worker_verify_setup(struct worker *w)
 
 	if (sp->verify != VERIFY_CRC)
 		return 0;
-	if (t->created && genmap_attach(t, &unit, 1, 1, 0, GENMAP_WRITES, w->error, sizeof(w->error)) < 0)
+	if (t->created && genmap_attach(t, sp->verify_state, &unit, 1, 1, 0, GENMAP_WRITES, w->error,
+						 sizeof(w->error)) < 0)
 		return -1;
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;

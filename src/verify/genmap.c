@@ -85,14 +85,41 @@ static const char *state_dir(char *buf, size_t len)
 	return "/var/lib/iomoon";
 }
 
-/* Where the state of the file or device id names lives: named for its
- * identity, so every path of it (links, ./, absolute) finds the same. */
-static char *state_path(const struct gen_map *m)
+/* The directory a state lives in: dir when given (phase.verify_state),
+ * else the default (state_dir). */
+static const char *dir_or_default(const char *dir, char *buf, size_t len)
+{
+	return dir && *dir ? dir : state_dir(buf, len);
+}
+
+const char *genmap_dir(const char *dir, char *buf, size_t len)
+{
+	return dir_or_default(dir, buf, len);
+}
+
+/* Do a and b (NULL: the default) name one directory? By name, else by
+ * identity when both exist. */
+static int same_dir(const char *a, const char *b)
+{
+	char x[4096], y[4096];
+	struct stat sa, sb;
+
+	a = dir_or_default(a, x, sizeof(x));
+	b = dir_or_default(b, y, sizeof(y));
+	if (!strcmp(a, b))
+		return 1;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Where the state of the file or device id names lives, in dir (NULL:
+ * the default): named for its identity, so every path of it (links, ./,
+ * absolute) finds the same. */
+static char *state_path(const struct gen_map *m, const char *dir)
 {
 	char buf[4096], *p = NULL;
-	const char *dir = state_dir(buf, sizeof(buf));
 	int n;
 
+	dir = dir_or_default(dir, buf, sizeof(buf));
 	if (m->ino)
 		n = asprintf(&p, "%s/file-%u-%u-%llu.iomoon-verify", dir, major(m->dev), minor(m->dev),
 			     (unsigned long long)m->ino);
@@ -191,13 +218,15 @@ static void map_free(struct gen_map *m)
 		return;
 	crash_rec_close(m);
 	free(m->state);
+	free(m->dir);
 	free(m->path);
 	free(m);
 }
 
-/* A new map of t in units of unit, loaded from its state unless fresh. */
-static struct gen_map *map_new(const struct target *t, const struct gen_map *id, uint32_t unit, int fresh,
-			       char *why, size_t why_len)
+/* A new map of t in units of unit, its state in dir (NULL: the default),
+ * loaded from it unless fresh. */
+static struct gen_map *map_new(const struct target *t, const struct gen_map *id, const char *dir, uint32_t unit,
+			       int fresh, char *why, size_t why_len)
 {
 	uint64_t n = t->size / unit + 1;
 	struct gen_map *m = calloc(1, sizeof(*m) + n * sizeof(uint64_t));
@@ -216,10 +245,11 @@ static struct gen_map *map_new(const struct target *t, const struct gen_map *id,
 	if (getrandom(&m->tid, sizeof(m->tid), 0) != sizeof(m->tid))
 		m->tid = (uint32_t)(id->ino * 0x9e3779b1u ^ id->btime_ns);
 	m->tid += !m->tid; /* 0 is no id */
-	m->state = state_path(m);
+	m->state = state_path(m, dir);
+	m->dir = dir ? strdup(dir) : NULL;
 	m->path = strdup(t->path);
-	if (!m->state || !m->path || (!fresh && load(m, why, why_len) < 0)) {
-		if (!m->state || !m->path)
+	if (!m->state || !m->path || (dir && !m->dir) || (!fresh && load(m, why, why_len) < 0)) {
+		if (!m->state || !m->path || (dir && !m->dir))
 			snprintf(why, why_len, "verification: no memory");
 		map_free(m);
 		return NULL;
@@ -257,11 +287,11 @@ static int pick_unit(const struct target *t, uint32_t have, uint32_t *unit, int 
 
 /* The unit size data on t was written in, when no map of this process
  * says: its state's, else the header at probe_off's; 0 when neither. */
-static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, uint64_t probe_off,
+static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, const char *dir, uint64_t probe_off,
 			     const char **from)
 {
 	struct verify_hdr h;
-	char *st = state_path(id);
+	char *st = state_path(id, dir);
 	uint32_t u = st ? state_unit(st) : 0;
 	int fd;
 
@@ -359,8 +389,28 @@ static int claim_locked(struct gen_map *m, char *why, size_t why_len)
 	return RC_OK;
 }
 
-static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
-			 char *why, size_t why_len)
+/* A map of this process that holds something a state directory of its
+ * own would lose: what was written, a claim, a stale mark. */
+static int holds_state(const struct gen_map *m)
+{
+	return genmap_known(m) || m->claimed || m->stale;
+}
+
+/* dir (phase.verify_state) asked for a target whose map keeps its state
+ * in another directory in this run: RC_REFUSED, why the whole message. */
+static int refuse_dir(const struct target *t, const struct gen_map *m, const char *dir, char *why, size_t why_len)
+{
+	char buf[4096], p[256], q[256], r[256];
+
+	snprintf(why, why_len, "phase.verify_state: %s, but target %s keeps its verification state in %s in this run "
+		 "(an earlier phase's): one run keeps one state directory per target (give verify_state = %s, or "
+		 "leave it out)", shown(dir, p, sizeof(p)), shown(t->path, q, sizeof(q)),
+		 shown(dir_or_default(m->dir, buf, sizeof(buf)), r, sizeof(r)), r);
+	return RC_REFUSED;
+}
+
+static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh,
+			 uint64_t probe_off, int mode, char *why, size_t why_len)
 {
 	struct gen_map id = { 0 }, **pp, *m = NULL;
 	const char *from = "so written by an earlier phase";
@@ -379,12 +429,19 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	pp = find(&id);
 	if (pp && !fresh && same_file(*pp, &id))
 		m = *pp; /* else a new file on a reused inode: forget the old */
+	if (m && dir && !same_dir(dir, m->dir)) {
+		if (holds_state(m))
+			return refuse_dir(t, m, dir, why, why_len);
+		m = NULL; /* it knows nothing: a map of the directory asked replaces it */
+	} else if (m && !dir) {
+		dir = m->dir; /* the directory this run keeps it in */
+	}
 	if (m && m->size > t->size)
 		m->shrunk = m->shrunk || written_from(m->gens, t->size / m->unit, m->n);
 	if (genmap_known(m) && !m->stale)
 		have = m->unit;
 	else if (!fresh)
-		have = unit_on_disk(t, &id, probe_off, &from);
+		have = unit_on_disk(t, &id, dir, probe_off, &from);
 	if (pick_unit(t, have, unit, four_k, from, why, why_len))
 		return RC_INPUT;
 	if (m && (m->unit != *unit || m->n < t->size / *unit + 1))
@@ -392,7 +449,7 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	if (!m) {
 		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
 			return RC_OK; /* too large to keep: lost writes go undetected */
-		m = map_new(t, &id, *unit, fresh, why, why_len);
+		m = map_new(t, &id, dir, *unit, fresh, why, why_len);
 		if (!m)
 			return RC_FAIL;
 		map_insert(pp, m);
@@ -405,13 +462,13 @@ static int attach_locked(struct target *t, uint32_t *unit, int four_k, int fresh
 	return fresh && (mode & GENMAP_WRITES) ? claim_locked(m, why, why_len) : RC_OK;
 }
 
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
-		  char *why, size_t why_len)
+int genmap_attach(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh, uint64_t probe_off,
+		  int mode, char *why, size_t why_len)
 {
 	int rc;
 
 	pthread_mutex_lock(&lock);
-	rc = attach_locked(t, unit, four_k, fresh, probe_off, mode, why, why_len);
+	rc = attach_locked(t, dir, unit, four_k, fresh, probe_off, mode, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -534,11 +591,32 @@ static int state_of(const struct gen_map *id, const char *state, struct state_hd
 	return ok && same_file(id, &of);
 }
 
-static int stale_locked(const struct target *t, char *why, size_t why_len)
+/* Mark the state at path (of id, with m's next generation if m) stale,
+ * if it is one of id's; its durability record goes (what it said was
+ * durable holds no more). */
+static int mark_stale(const struct target *t, struct gen_map *id, const struct gen_map *m, const char *path,
+		      char *why, size_t why_len)
+{
+	struct state_hdr h;
+
+	crash_rec_remove(path);
+	if (!state_of(id, path, &h) || (!id->ino && h.size != t->size))
+		return RC_OK;
+	id->state = (char *)path;
+	id->unit = h.unit;
+	id->size = h.size;
+	id->tid = h.tid;
+	id->next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
+	id->stale = 1;
+	make_dirs(path);
+	return write_state(id, 0, why, why_len);
+}
+
+static int stale_locked(const struct target *t, const char *dir, char *why, size_t why_len)
 {
 	struct gen_map id = { 0 }, **pp, *m = NULL;
-	struct state_hdr h;
-	int on_disk;
+	char *path;
+	int rc;
 
 	if (identify(t, &id))
 		return RC_OK; /* nothing there yet: nothing verified */
@@ -549,24 +627,17 @@ static int stale_locked(const struct target *t, char *why, size_t why_len)
 		m->stale = 1;
 	if (m)
 		crash_rec_close(m);
-	id.state = state_path(&id);
-	if (!id.state) {
+	path = state_path(&id, dir ? dir : m ? m->dir : NULL);
+	if (!path) {
 		snprintf(why, why_len, "verification: no memory");
 		return RC_FAIL;
 	}
-	crash_rec_remove(id.state); /* what it said was durable holds no more */
-	on_disk = state_of(&id, id.state, &h) && (id.ino || h.size == t->size);
-	if (on_disk) {
-		id.unit = h.unit;
-		id.size = h.size;
-		id.tid = h.tid;
-		id.next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
-		id.stale = 1;
-		make_dirs(id.state);
-		on_disk = write_state(&id, 0, why, why_len);
-	}
-	free(id.state);
-	return on_disk < 0 ? RC_FAIL : RC_OK;
+	rc = mark_stale(t, &id, m, path, why, why_len);
+	/* the state this run kept elsewhere is no more to be trusted either */
+	if (rc == RC_OK && m && strcmp(m->state, path))
+		rc = mark_stale(t, &id, m, m->state, why, why_len);
+	free(path);
+	return rc < 0 ? RC_FAIL : RC_OK;
 }
 
 int genmap_claim(struct target *t, char *why, size_t why_len)
@@ -597,24 +668,24 @@ int genmap_durable(struct target *t, int write, char *why, size_t why_len)
 	return rc;
 }
 
-int genmap_stale(const struct target *t, char *why, size_t why_len)
+int genmap_stale(const struct target *t, const char *dir, char *why, size_t why_len)
 {
 	int rc;
 
 	if (t->kind == TARGET_NONE)
 		return RC_OK;
 	pthread_mutex_lock(&lock);
-	rc = stale_locked(t, why, why_len);
+	rc = stale_locked(t, dir, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
 
-int genmap_dir_check(char *why, size_t why_len)
+int genmap_dir_check(const char *dir, char *why, size_t why_len)
 {
 	char buf[4096], d[4096], p[256], q[256], *slash;
 	struct stat st;
 
-	snprintf(d, sizeof(d), "%s", state_dir(buf, sizeof(buf)));
+	snprintf(d, sizeof(d), "%s", dir_or_default(dir, buf, sizeof(buf)));
 	for (;;) {
 		if (!stat(d, &st)) {
 			if (S_ISDIR(st.st_mode) && !access(d, W_OK | X_OK))
@@ -631,9 +702,13 @@ int genmap_dir_check(char *why, size_t why_len)
 		else
 			*slash = 0;
 	}
-	snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a writable "
-		 "directory; set IOMOON_STATE_DIR to one)", shown(state_dir(buf, sizeof(buf)), p, sizeof(p)),
-		 shown(d, q, sizeof(q)));
+	if (dir && *dir)
+		snprintf(why, why_len, "phase.verify_state: %s cannot hold the verification state (%s is not a "
+			 "writable directory; give one)", shown(dir, p, sizeof(p)), shown(d, q, sizeof(q)));
+	else
+		snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a "
+			 "writable directory; set IOMOON_STATE_DIR to one, or give phase.verify_state)",
+			 shown(state_dir(buf, sizeof(buf)), p, sizeof(p)), shown(d, q, sizeof(q)));
 	return RC_INPUT;
 }
 
@@ -669,13 +744,21 @@ void genmap_collect(void)
 	pthread_mutex_unlock(&lock);
 }
 
-char *genmap_lock_path(const struct target *t, int make)
+char *genmap_lock_path(const struct target *t, const char *dir, int make)
 {
-	struct gen_map id = { 0 };
+	struct gen_map id = { 0 }, **pp;
 	char *state, *p = NULL;
 	size_t n;
 
-	if (identify(t, &id) || !(state = state_path(&id)))
+	if (identify(t, &id))
+		return NULL;
+	pthread_mutex_lock(&lock);
+	pp = find(&id);
+	if (!dir && pp && same_file(*pp, &id))
+		dir = (*pp)->dir;
+	state = state_path(&id, dir);
+	pthread_mutex_unlock(&lock);
+	if (!state)
 		return NULL;
 	n = strlen(state) - strlen(".iomoon-verify");
 	if (asprintf(&p, "%.*s.iomoon-lock", (int)n, state) < 0)

@@ -14,9 +14,12 @@
  * nothing was written (genmap_claim). Every state lives
  * in the state directory, named for the identity it is of, never for a
  * path: file-MAJ-MIN-INO.iomoon-verify (birth time checked on load),
- * blockdev-MAJ-MIN.iomoon-verify. The directory: $IOMOON_STATE_DIR, else
- * /var/lib/iomoon for root, else $XDG_STATE_HOME/iomoon or
- * ~/.local/state/iomoon. 8 bytes per unit, in memory and on disk; no map
+ * blockdev-MAJ-MIN.iomoon-verify. The directory: the phase's verify_state
+ * (dir below), else the one this run keeps the target's map in, else
+ * $IOMOON_STATE_DIR, else /var/lib/iomoon for root, else
+ * $XDG_STATE_HOME/iomoon or ~/.local/state/iomoon. A run keeps one
+ * directory per target: a phase naming another for a map that holds
+ * something is refused. 8 bytes per unit, in memory and on disk; no map
  * (and no state) when that would pass 256 MiB.
  *
  * A phase that writes without verification marks the state stale first
@@ -47,6 +50,7 @@ struct gen_map {
 				       * verification in this process */
 	int dirty;                    /* relaxed atomic: written since saved */
 	char *state;                  /* the state file's path */
+	char *dir;                    /* its directory as a phase gave it (verify_state), NULL: the default */
 	struct crash_rec *crash;      /* its durability record, when open (crash.h) */
 	uint64_t n, next_gen;         /* next_gen: atomic, the last handed out */
 	uint64_t gens[];
@@ -64,8 +68,10 @@ static inline int genmap_known(const struct gen_map *m)
 #define GENMAP_READS 1
 #define GENMAP_WRITES 2
 
-/* Attach t to the map of its file or device, loading the state file if
- * this process has no map of it yet. unit: the phase's unit; when data on
+/* Attach t to the map of its file or device, loading the state file (in
+ * dir, phase.verify_state; NULL: the default) if this process has no map
+ * of it yet; a map kept in another directory that holds something is
+ * refused (RC_REFUSED). unit: the phase's unit; when data on
  * t was written in units of another size (the map's, else the state's,
  * else the header at probe_off, unless UINT64_MAX, says so), *unit becomes
  * that size if the phase's sizes are whole units of it (4096-byte units
@@ -76,8 +82,8 @@ static inline int genmap_known(const struct gen_map *m)
  * written. t->gmap is NULL when the map would be too large. rc.h's codes:
  * RC_OK, RC_INPUT bad unit (why says which), RC_REFUSED, RC_FAIL a system
  * failure (why says); why holds WHY_LEN bytes. */
-int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint64_t probe_off, int mode,
-		  char *why, size_t why_len);
+int genmap_attach(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh, uint64_t probe_off,
+		  int mode, char *why, size_t why_len);
 
 /* Before a phase's first write with verification to t: its state saved
  * now, saying nothing was written yet, when no state on disk holds its
@@ -88,12 +94,17 @@ int genmap_attach(struct target *t, uint32_t *unit, int four_k, int fresh, uint6
 int genmap_claim(struct target *t, char *why, size_t why_len);
 
 /* Before a phase writes t without verification: mark its map and state
- * stale (the units it writes lose their headers). RC_OK, or RC_FAIL with why. */
-int genmap_stale(const struct target *t, char *why, size_t why_len);
+ * stale (the units it writes lose their headers): the state in dir (NULL:
+ * the map's, else the default), and the map's own. RC_OK, or RC_FAIL
+ * with why. */
+int genmap_stale(const struct target *t, const char *dir, char *why, size_t why_len);
 
-/* Can a state be saved (the state directory, or the nearest directory
- * that exists above it, is writable)? RC_OK, or RC_INPUT with why. */
-int genmap_dir_check(char *why, size_t why_len);
+/* The state directory dir names (NULL: the default), in buf if need be. */
+const char *genmap_dir(const char *dir, char *buf, size_t len);
+
+/* Can a state be saved in dir (NULL: the default): is it, or the nearest
+ * directory that exists above it, writable? RC_OK, or RC_INPUT with why. */
+int genmap_dir_check(const char *dir, char *why, size_t why_len);
 
 /* Free the maps no target can use any more: replaced ones, and those of
  * files gone or replaced whose state is saved. Call only between phases
@@ -111,8 +122,9 @@ int genmap_durable(struct target *t, int write, char *why, size_t why_len);
 int genmap_save(struct target *t, char *why, size_t why_len);
 
 /* The lock file of t's state (verify_lock.h): the state's name with
- * .iomoon-lock for .iomoon-verify, in the state directory, made first
- * (mkdir -p) when make. Malloc'd; NULL when t cannot be stat'ed. */
-char *genmap_lock_path(const struct target *t, int make);
+ * .iomoon-lock for .iomoon-verify, in the state directory (dir, else the
+ * map's, else the default), made first (mkdir -p) when make. Malloc'd;
+ * NULL when t cannot be stat'ed. */
+char *genmap_lock_path(const struct target *t, const char *dir, int make);
 
 #endif

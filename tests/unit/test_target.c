@@ -188,7 +188,7 @@ static void attach_message_escaped(void)
 	struct target t = { .path = (char *)in_dir("no\nsuch\x1b[2J.dat"), .kind = TARGET_FILE, .size = 1 << 20 };
 	uint32_t unit = 4096;
 	char why[WHY_LEN] = "";
-	int rc = genmap_attach(&t, &unit, 1, 0, UINT64_MAX, GENMAP_READS, why, sizeof(why));
+	int rc = genmap_attach(&t, NULL, &unit, 1, 0, UINT64_MAX, GENMAP_READS, why, sizeof(why));
 
 	ok(rc == RC_FAIL && strstr(why, "no\\nsuch\\x1b[2J.dat: No such file") && !strchr(why, '\n') &&
 	   !strchr(why, 0x1b), "genmap_attach on a missing path: RC_FAIL, its name escaped (%s)", why);
