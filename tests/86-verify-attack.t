@@ -32,7 +32,7 @@ is "$(ls "$IOMOON_STATE_DIR" | grep -c '\.tmp')" "0" "and leaves no temporary in
 w p.dat
 "$IOMOON" quick --target p.dat --read 0 --ios 10 --quiet >/dev/null
 err=$(run "$LUA_DIR/verify.lua" p.dat 2>&1); is $? 2 "verify_only after a non-verifying write: exit 2, not corruption"
-like "$err" "p\.dat was written without verification since the last verified write: rewrite it with verify, or delete the state .*file-" \
+like "$err" "p\.dat was written since the last verified write this state knows of \(without verification, .*\): rewrite it with verify, or delete the state .*file-" \
 	"says why and what to do"
 w p.dat
 is "$(v p.dat | tr '\t\n' '  ')" "1024 0 0 0 0 exit 0 " "rewritten with verify: clean again"

@@ -201,6 +201,14 @@ is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"]; pri
 dd if=/dev/zero of=ex.img bs=1M count=4 status=none
 "$IOMOON" suite power-cut --target "$TMP/ex.img" --allow-write --time 5 --ios 512 --quiet --format none
 is "$?" 0 "suite power-cut on a file that exists with no state yet: exit 0 (its after_crash phase is checked for the state the first phase makes; before: refused up front)"
+head -c 4M /dev/urandom >ex2.img
+"$IOMOON" suite power-cut --target "$TMP/ex2.img" --allow-write --time 5 --ios 512 --quiet --format json >ex2.json
+is "$? $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["phases"][1]["verify"]; print(v["units_unexpected"], v["units_skipped"] > 0, v["skip_unwritten"])' ex2.json)" \
+	"0 0 True True" \
+	"  on a file of old data (a disk not blank): exit 0, units never written skipped after the crash (before: 757 corrupt)"
+"$IOMOON" quick --target "$TMP/ex2.img" --read 0 --ios 64 --quiet --format none
+"$IOMOON" suite power-cut --target "$TMP/ex2.img" --allow-write --time 5 --ios 512 --quiet --format none
+is "$?" 0 "  and on it again after a write without verification made its state stale: exit 0 (before: refused up front)"
 
 # ---- the state on another disk (verify_state, --verify-state): the
 # record survives where the disk under test does not ----
@@ -209,9 +217,9 @@ serve "$TMP/crashdisk.so" file="$TMP/disk.img" mode=lie crash=12 seed=7 log="$TM
 "$IOMOON" suite power-cut --target "$URL" --allow-write --verify-state "$TMP/other" --time 20 --quiet \
 	--format none >/dev/null 2>&1
 gone "$pid"
-is "$(ls "$TMP/other" | sed 's/.*\.//' | sort | tr '\n' ' ')|$(ls -A "$IOMOON_STATE_DIR" 2>/dev/null)" \
-	"iomoon-durable iomoon-lock iomoon-verify |" \
-	"--verify-state DIR: the state, its lock and the durability record are in DIR, nothing in IOMOON_STATE_DIR"
+is "$(ls "$TMP/other" | sed 's/.*\.//' | sort | tr '\n' ' ')|$(ls -A "$IOMOON_STATE_DIR" | sed 's/.*\.//')|$(cat "$IOMOON_STATE_DIR"/*.iomoon-dirs)" \
+	"iomoon-durable iomoon-lock iomoon-verify |iomoon-dirs|$TMP/other" \
+	"--verify-state DIR: the state, its lock and the durability record are in DIR; IOMOON_STATE_DIR has only the list naming DIR"
 serve file "$TMP/disk.img"
 out=$("$IOMOON" verify "$URL" --after-crash --quiet 2>&1)
 is "$?" 2 "after the cut, verify --after-crash without --verify-state: exit 2"
@@ -223,17 +231,47 @@ is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["
 	"True" "  the record kept in DIR finds the durable writes the disk lost"
 kill "$pid"
 gone "$pid"
+mkdir sb
 "$IOMOON" run --format none "$LUA_DIR/twodirs.lua" "$TMP/two.img" "$TMP/sa" "$TMP/sb" 2>two.err >/dev/null
 is "$?" 0 "one run, a target written with verify_state A, then read with none"
 like "$(cat two.err)" "B: false .*phase.verify_state: .*/sb, but target .*two.img keeps its verification state in .*/sa in this run" \
 	"  a phase asking for another directory for it in that run is refused, naming both"
 like "$(cat two.err)" "none: 0 [1-9]" "  a phase giving none uses the run's (A), and finds the units durable"
-[ ! -e "$TMP/sb" ]
-ok $? "  the refused directory was not made"
+is "$(ls -A "$TMP/sb")" "" "  nothing was made in the refused directory"
 echo 'require("iomoon").run { target = arg[1], bs = "4k", read = 100, ios = 8, verify_state = arg[2] }' >bad3.lua
 out=$("$IOMOON" run --format none bad3.lua "$TMP/two.img" "$TMP/sc" 2>&1)
 is "$?" 2 "verify_state on a phase that neither writes nor verifies with crc32c: exit 2"
 like "$out" "phase.verify_state: given, but the phase neither verifies with crc32c nor writes" "  it says why"
+# a writer with another directory, or none, outdates every other state of
+# the target (the list beside the default's): a later check against one
+# is refused, not blamed on the storage (before: 188 corrupt, 1578 foreign)
+"$IOMOON" suite power-cut --target "$TMP/x1.img" --size 4m --time 5 --ios 400 --verify-state "$TMP/qs" --quiet --format none
+"$IOMOON" quick --target "$TMP/x1.img" --read 0 --ios 100 --quiet --format none
+out=$("$IOMOON" verify "$TMP/x1.img" --after-crash --verify-state "$TMP/qs" --quiet --format none 2>&1)
+is "$?" 2 "a state in DIR, then a write without verification and without DIR: the check with DIR is refused, exit 2"
+like "$out" "x1.img was written since the last verified write this state knows of" "  it says the state is outdated"
+"$IOMOON" suite power-cut --target "$TMP/x2.img" --size 4m --time 5 --ios 400 --quiet --format none
+"$IOMOON" suite power-cut --target "$TMP/x2.img" --time 5 --ios 400 --verify-state "$TMP/nn" --quiet --format none
+a=$?
+"$IOMOON" verify "$TMP/x2.img" --after-crash --quiet --format none 2>/dev/null
+b=$?
+"$IOMOON" verify "$TMP/x2.img" --after-crash --verify-state "$TMP/nn" --quiet --format none
+c=$?
+"$IOMOON" suite power-cut --target "$TMP/x2.img" --time 5 --ios 400 --quiet --format none
+d=$?
+"$IOMOON" verify "$TMP/x2.img" --after-crash --verify-state "$TMP/nn" --quiet --format none 2>/dev/null
+is "$a $b $c $d $?" "0 2 0 0 2" \
+	"default state, then DIR: the default's is outdated (exit 2), DIR's holds; then the default again: DIR's outdated"
+ln -s /nowhere/x dangling
+out=$("$IOMOON" suite power-cut --target "$TMP/x2.img" --verify-state "$TMP/dangling" --time 1 --quiet 2>&1)
+is "$?" 2 "--verify-state a symbolic link to nothing: exit 2 (before: exit 1, the lock file)"
+like "$out" "dangling is a symbolic link to nothing" "  it says so"
+out=$("$IOMOON" verify "$TMP/x2.img" --verify-state "$TMP/nothere" 2>&1)
+is "$?" 2 "verify --verify-state a directory that is not there: exit 2 (before: exit 0, the headers alone)"
+like "$out" "^iomoon verify: --verify-state: .*nothere cannot hold .* does not exist" "  named by its option"
+out=$("$IOMOON" verify "$TMP/x2.img" --verify-state --quiet 2>&1)
+is "$?" 2 "--verify-state --quiet: exit 2 (before: --quiet taken as the directory)"
+like "$out" "--verify-state needs a value, not the option --quiet" "  it says so"
 touch notadir
 out=$("$IOMOON" suite power-cut --target "$TMP/nd.img" --size 1m --verify-state "$TMP/notadir/x" --time 1 --quiet 2>&1)
 is "$?" 2 "--verify-state under a file: exit 2"
@@ -253,8 +291,8 @@ like "$out" "--verify-state: suite quick has no phase that verifies with crc32c"
 "$IOMOON" run --format none "$LUA_DIR/dmg.lua" "$TMP/dmg.img"
 printf 'XXXX' | dd of="$TMP/dmg.img" bs=1 seek=$((4096 * 5 + 700)) conv=notrunc status=none
 printf 'YYYYYYYY' | dd of="$TMP/dmg.img" bs=1 seek=$((4096 * 9)) conv=notrunc status=none
-"$IOMOON" verify "$TMP/dmg.img" --after-crash --quiet --format json >dmg.json
-is "$?" 1 "after_crash on damaged units: exit 1"
+"$IOMOON" run --format json "$LUA_DIR/check.lua" "$TMP/dmg.img" strict >dmg.json
+is "$?" 1 "after_crash (skip_unwritten = false) on damaged units: exit 1"
 python3 - dmg.json >dmg.out <<'PY'
 import json, re, sys
 p = json.load(open(sys.argv[1]))["phases"][0]
@@ -265,6 +303,10 @@ print(bool(m) and m.group(1) != m.group(2), "missing: no header" in msgs.get(368
 PY
 is "$(cat dmg.out)" "True True True True" \
 	"  a payload's damage names both checksums, a header's is missing, an unverified write's unexpected; all counted corrupt"
+"$IOMOON" verify "$TMP/dmg.img" --after-crash --quiet --format json >dmg2.json
+is "$? $(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(p["errors"], p["crash"]["corrupt"], p["verify"]["units_skipped"] > 0)' dmg2.json)" \
+	"1 2 2 True" \
+	"  by default (iomoon verify): the two damaged units fail it, the old data where nothing was verified is skipped"
 
 # ---- bad input: one line, exit 2, nothing read or written ----
 rm -rf "$IOMOON_STATE_DIR"

@@ -171,6 +171,10 @@ local function parse_options(args, i, spec, stop_at_arg)
         if not val then
           val = args[i + 1]
           if val == nil then input_error("--%s needs a value", name) end
+          if val:match("^%-%-%a") and spec[val:match("^%-%-([%w%-]+)")] then
+            input_error("--%s needs a value, not the option %s (give --%s=%s if that is the value)", name, val, name,
+              val)
+          end
           i = i + 2
         else
           i = i + 1
@@ -328,6 +332,13 @@ local OPTION_OF = {
   ["phase.verify_state"] = "--verify-state",
 }
 
+-- iomoon verify's options, by the phase field they set (its target is
+-- an argument, not --target)
+local VERIFY_OPTION_OF = {
+  ["phase.bs"] = "--bs", ["phase.qd"] = "--qd", ["phase.workers"] = "--workers", ["phase.engine"] = "--engine",
+  ["phase.verify_state"] = "--verify-state",
+}
+
 local function common_overrides(o)
   local ov = {
     time = o.time, ramp = o.ramp, engine = o.engine,
@@ -391,7 +402,8 @@ local function run_reported(verb, o, body, name_width, targets, check, planned)
   sink.finish(status)
   local stopped = iomoon.interrupted() and stopped_text(sink, planned) or nil
   if status ~= 0 then
-    local text = error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF)
+    local text = error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF
+      or verb:find("verify") and VERIFY_OPTION_OF)
     if text ~= "interrupted" or not stopped then io.stderr:write(verb, text, "\n") end
   end
   if stopped then io.stderr:write(verb, stopped, "\n") end
@@ -717,8 +729,10 @@ function cli.rerun(args)
     for _, st in ipairs(type(p.streams) == "table" and p.streams or {}) do add(type(st) == "table" and st.target) end
   end
   local function check()
+    local written -- an earlier phase writes with crc32c: an after_crash pass's state is made then
     for i, p in ipairs(phases) do
-      local ok, e = pcall(iomoon.check, p)
+      local ok, e = pcall(iomoon.check, p, written and { written_before = true } or nil)
+      written = written or (p.verify == "crc32c" and not p.verify_only)
       if not ok then
         if type(e) == "table" and type(e.msg) == "string" then
           e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, util.shown(file), i, #phases,
@@ -870,7 +884,8 @@ function cli.main(args)
   local status, err, rc = protect(h, rest)
   if status ~= 0 then
     -- phase fields are named by the options that set them, where there are such
-    io.stderr:write("iomoon ", cmd, ": ", error_text(err, (cmd == "quick" or cmd == "suite") and OPTION_OF), "\n")
+    io.stderr:write("iomoon ", cmd, ": ", error_text(err, (cmd == "quick" or cmd == "suite") and OPTION_OF
+      or cmd == "verify" and VERIFY_OPTION_OF), "\n")
     return status
   end
   return rc

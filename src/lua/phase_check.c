@@ -468,9 +468,12 @@ static int attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t w
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
 		if (rs->wl.spec[i].read_thr) {
 			probe = sp->after_crash ? UINT64_MAX : sp->region_off; /* after_crash: the state, or nothing */
-			mode |= GENMAP_READS;
+			mode |= GENMAP_READS | (rs->state_planned ? GENMAP_PLANNED : 0);
 		}
-	if ((mode & GENMAP_WRITES) && genmap_dir_check(sp->verify_state, why, why_len))
+	if ((mode & GENMAP_WRITES) && genmap_dir_check(sp->verify_state, 1, why, why_len))
+		return RC_INPUT;
+	if (!(mode & GENMAP_WRITES) && sp->verify_state && !rs->state_planned &&
+	    genmap_dir_check(sp->verify_state, 0, why, why_len))
 		return RC_INPUT;
 	genmap_collect(); /* every target of this phase attaches again below */
 	for (int pass = 0; pass < 2; pass++)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/engine.h"
 #include "lua/lua_cluster.h"
@@ -398,6 +399,7 @@ static void read_verify_state(lua_State *L, int v, struct run_state *rs, const c
 {
 	const char *p;
 	size_t len;
+	int pushed = 0;
 
 	if (lua_isnil(L, v))
 		return;
@@ -408,10 +410,22 @@ static void read_verify_state(lua_State *L, int v, struct run_state *rs, const c
 	if (!len || strlen(p) != len)
 		api_input_error(L, "%s: %s (give the path of a directory)", field, len ? "holds a NUL byte" : "empty");
 	p = api_expand_path(L, p);
+	/* absolute: a result's definition, rerun from elsewhere, names the same one */
+	if (p[0] != '/') {
+		char cwd[4096];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			api_input_error(L, "%s: %s is relative and the current directory cannot be named (give an "
+					"absolute path)", field, p);
+		p = lua_pushfstring(L, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", p);
+		pushed = 1;
+	}
 	if (strlen(p) >= sizeof(rs->verify_state))
 		api_input_error(L, "%s: %zu bytes (at most %zu)", field, strlen(p), sizeof(rs->verify_state) - 1);
 	memcpy(rs->verify_state, p, strlen(p) + 1);
 	rs->sp.verify_state = rs->verify_state;
+	if (pushed)
+		lua_pop(L, 1);
 }
 
 static void read_meta(lua_State *L, int v, struct run_state *rs, const char *field)

@@ -171,7 +171,7 @@ int worker_verify_setup(struct worker *w)
 	for (unsigned i = 0; i < w->wl->nspecs; i++)
 		reads_only = reads_only && w->wl->spec[i].read_thr >= WL_ONE;
 	verify_view_init(&w->vv, t->gmap, sp->verify_unit, reads_only && !genmap_known(t->gmap),
-			 sp->skip_unwritten < 0 ? !reads_only : sp->skip_unwritten);
+			 sp->skip_unwritten < 0 ? !reads_only || sp->after_crash : sp->skip_unwritten);
 	if (sp->after_crash && t->gmap && t->gmap->crash)
 		verify_view_crash(&w->vv, t->gmap->crash, sp->atomic);
 	if (!reads_only && (sp->fsync_every || sp->fdatasync_every || sp->open_sync != OPEN_SYNC_NONE))

@@ -356,12 +356,13 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 {
 	char p[256], q[256];
 
-	if (!m || (mode & GENMAP_WRITES) || !(mode & GENMAP_READS))
+	if (!m || (mode & (GENMAP_WRITES | GENMAP_PLANNED)) || !(mode & GENMAP_READS))
 		return RC_OK;
 	if (m->stale) {
-		snprintf(why, why_len, "phase.verify: target %s was written without verification since the last "
-			 "verified write: rewrite it with verify, or delete the state %s", shown(t->path, p, sizeof(p)),
-			 shown(m->state, q, sizeof(q)));
+		snprintf(why, why_len, "phase.verify: target %s was written since the last verified write this state "
+			 "knows of (without verification, or by a run keeping its state in another directory: "
+			 "verify_state, IOMOON_STATE_DIR): rewrite it with verify, or delete the state %s",
+			 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)));
 		return RC_REFUSED;
 	}
 	if (m->shrunk) {
@@ -408,6 +409,8 @@ static int refuse_dir(const struct target *t, const struct gen_map *m, const cha
 		 shown(dir_or_default(m->dir, buf, sizeof(buf)), r, sizeof(r)), r);
 	return RC_REFUSED;
 }
+
+static void dirs_add(const struct gen_map *id, const char *dir);
 
 static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh,
 			 uint64_t probe_off, int mode, char *why, size_t why_len)
@@ -459,7 +462,12 @@ static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int 
 	if (m->stale && (mode & GENMAP_WRITES))
 		map_restart(m); /* stale until this phase's save */
 	t->gmap = m;
-	return fresh && (mode & GENMAP_WRITES) ? claim_locked(m, why, why_len) : RC_OK;
+	if (!fresh || !(mode & GENMAP_WRITES))
+		return RC_OK;
+	if (claim_locked(m, why, why_len))
+		return RC_FAIL;
+	dirs_add(m, m->dir); /* a new file: no other state of it to outdate */
+	return RC_OK;
 }
 
 int genmap_attach(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh, uint64_t probe_off,
@@ -612,6 +620,9 @@ static int mark_stale(const struct target *t, struct gen_map *id, const struct g
 	return write_state(id, 0, why, why_len);
 }
 
+static int mark_others(const struct target *t, const struct gen_map *m, const char *const *keep, unsigned nkeep,
+		       int busy_ok, char *why, size_t why_len);
+
 static int stale_locked(const struct target *t, const char *dir, char *why, size_t why_len)
 {
 	struct gen_map id = { 0 }, **pp, *m = NULL;
@@ -637,7 +648,155 @@ static int stale_locked(const struct target *t, const char *dir, char *why, size
 	if (rc == RC_OK && m && strcmp(m->state, path))
 		rc = mark_stale(t, &id, m, m->state, why, why_len);
 	free(path);
+	if (rc == RC_OK) { /* and nor is any other that the list beside the default names */
+		const char *done[2] = { dir ? dir : m ? m->dir : NULL, m ? m->dir : NULL };
+
+		rc = mark_others(t, m, done, 2, 0, why, why_len);
+	}
 	return rc < 0 ? RC_FAIL : RC_OK;
+}
+
+/* ---- the other directories that hold a state of a target ----
+ *
+ * A state knows only the writes of the runs that kept it. One kept in
+ * another directory (verify_state) is named in a list beside the default
+ * directory's state of the target (.iomoon-dirs: one absolute path a
+ * line), so that a writer of the target, verifying or not, with whatever
+ * directory, marks every other state of it stale: a later check against
+ * one of them is refused, not a false alarm. A state whose lock another
+ * process holds (a verifying run on a region of its own, as it may) is
+ * left alone by a verifying writer. Best effort beside the default
+ * directory: a run with another IOMOON_STATE_DIR sees another list. */
+
+#define DIRS_MAX 64
+
+static char *dirs_path(const struct gen_map *id)
+{
+	char *st = state_path(id, NULL), *p = NULL;
+	size_t n;
+
+	if (!st)
+		return NULL;
+	n = strlen(st) - strlen(".iomoon-verify");
+	if (asprintf(&p, "%.*s.iomoon-dirs", (int)n, st) < 0)
+		p = NULL;
+	free(st);
+	return p;
+}
+
+/* The list of id's other directories into dirs (malloc'd strings);
+ * their number. */
+static unsigned dirs_read(const struct gen_map *id, char *dirs[DIRS_MAX])
+{
+	char *path = dirs_path(id), line[4096];
+	FILE *f = path ? fopen(path, "re") : NULL;
+	unsigned n = 0;
+
+	free(path);
+	if (!f)
+		return 0;
+	while (n < DIRS_MAX && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '/' && (dirs[n] = strdup(line)))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void dirs_free(char *dirs[], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(dirs[i]);
+}
+
+/* Add dir (a state of id is made there) to id's list, unless it is the
+ * default or listed. */
+static void dirs_add(const struct gen_map *id, const char *dir)
+{
+	char *dirs[DIRS_MAX], real[4096], *path, no[WHY_LEN];
+	unsigned n;
+	struct outfile o;
+
+	if (!dir || same_dir(dir, NULL) || !realpath(dir, real))
+		return;
+	n = dirs_read(id, dirs);
+	for (unsigned i = 0; i < n; i++)
+		if (same_dir(dirs[i], real)) {
+			dirs_free(dirs, n);
+			return;
+		}
+	path = dirs_path(id);
+	if (path) {
+		make_dirs(path);
+		if (outfile_begin(&o, path, no, sizeof(no)) == RC_OK) {
+			int rc = RC_OK;
+
+			o.mode = 0644;
+			for (unsigned i = n >= DIRS_MAX ? 1 : 0; i < n && rc == RC_OK; i++) /* the oldest goes */
+				if (!access(dirs[i], F_OK)) /* a directory gone is no more listed */
+					rc = outfile_write(&o, dirs[i], strlen(dirs[i]), no, sizeof(no)) ||
+					     outfile_write(&o, "\n", 1, no, sizeof(no));
+			if (rc == RC_OK && outfile_write(&o, real, strlen(real), no, sizeof(no)) == RC_OK &&
+			    outfile_write(&o, "\n", 1, no, sizeof(no)) == RC_OK)
+				outfile_commit(&o, no, sizeof(no));
+			else
+				outfile_abort(&o);
+		}
+	}
+	free(path);
+	dirs_free(dirs, n);
+}
+
+/* Does another process hold the lock of the state at path (a run
+ * verifying a region of its own with that state)? */
+static int state_in_use(const char *path)
+{
+	char *lk = NULL;
+	size_t n = strlen(path) - strlen(".iomoon-verify");
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd, held = 0;
+
+	if (asprintf(&lk, "%.*s.iomoon-lock", (int)n, path) < 0)
+		return 0;
+	fd = open(lk, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(lk);
+	if (fd < 0)
+		return 0;
+	held = fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+	close(fd);
+	return held;
+}
+
+/* Mark stale every state of t in the default directory and the listed
+ * ones but those in the directories keep[0..nkeep) (NULL: the default);
+ * with busy_ok, not one another process holds the lock of. */
+static int mark_others(const struct target *t, const struct gen_map *m, const char *const *keep, unsigned nkeep,
+		       int busy_ok, char *why, size_t why_len)
+{
+	struct gen_map id = { 0 };
+	char *dirs[DIRS_MAX + 1];
+	unsigned n;
+	int rc = RC_OK;
+
+	if (identify(t, &id))
+		return RC_OK;
+	dirs[0] = NULL; /* the default directory */
+	n = 1 + dirs_read(&id, dirs + 1);
+	for (unsigned i = 0; i < n && rc == RC_OK; i++) {
+		char *path;
+		int kept = 0;
+
+		for (unsigned k = 0; k < nkeep && !kept; k++)
+			kept = same_dir(dirs[i], keep[k]);
+		if (kept || !(path = state_path(&id, dirs[i])))
+			continue;
+		if (!(busy_ok && state_in_use(path)))
+			rc = mark_stale(t, &id, m, path, why, why_len);
+		free(path);
+	}
+	dirs_free(dirs + 1, n - 1);
+	return rc;
 }
 
 int genmap_claim(struct target *t, char *why, size_t why_len)
@@ -646,6 +805,13 @@ int genmap_claim(struct target *t, char *why, size_t why_len)
 
 	pthread_mutex_lock(&lock);
 	rc = claim_locked(t->gmap, why, why_len);
+	if (rc == RC_OK && t->gmap) {
+		const char *own = t->gmap->dir;
+
+		/* this phase's writes outdate every other state of the target */
+		dirs_add(t->gmap, own);
+		rc = mark_others(t, t->gmap, &own, 1, 1, why, why_len);
+	}
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
@@ -680,20 +846,45 @@ int genmap_stale(const struct target *t, const char *dir, char *why, size_t why_
 	return rc;
 }
 
-int genmap_dir_check(const char *dir, char *why, size_t why_len)
+/* Can a directory be made in d (an existing directory)? A probe made and
+ * removed at once: access() says yes on /proc as root. */
+static int can_make_in(const char *d)
+{
+	char probe[4096];
+
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/.iomoon-probe-XXXXXX", d) >= sizeof(probe) || !mkdtemp(probe))
+		return 0;
+	rmdir(probe);
+	return 1;
+}
+
+int genmap_dir_check(const char *dir, int write, char *why, size_t why_len)
 {
 	char buf[4096], d[4096], p[256], q[256], *slash;
+	const char *what = "is not a writable directory";
 	struct stat st;
+	int top = 1;
 
 	snprintf(d, sizeof(d), "%s", dir_or_default(dir, buf, sizeof(buf)));
 	for (;;) {
 		if (!stat(d, &st)) {
-			if (S_ISDIR(st.st_mode) && !access(d, W_OK | X_OK))
+			if (!S_ISDIR(st.st_mode))
+				what = "is not a directory";
+			else if (!write && top)
+				return RC_OK; /* a phase that reads needs the directory, not to write there */
+			else if (!write)
+				what = "does not exist: a phase that only reads finds the state where the writing phase "
+				       "kept it";
+			else if (!access(d, W_OK | X_OK) && (top || can_make_in(d)))
 				return RC_OK;
 			break;
 		}
 		if (errno != ENOENT || !strcmp(d, "/") || !strcmp(d, "."))
 			break;
+		if (!lstat(d, &st)) {
+			what = "is a symbolic link to nothing";
+			break;
+		}
 		slash = strrchr(d, '/');
 		if (!slash)
 			strcpy(d, ".");
@@ -701,14 +892,18 @@ int genmap_dir_check(const char *dir, char *why, size_t why_len)
 			d[1] = 0;
 		else
 			*slash = 0;
+		top = 0;
 	}
+	if (!write && !top)
+		snprintf(d, sizeof(d), "%s", dir_or_default(dir, buf, sizeof(buf)));
 	if (dir && *dir)
-		snprintf(why, why_len, "phase.verify_state: %s cannot hold the verification state (%s is not a "
-			 "writable directory; give one)", shown(dir, p, sizeof(p)), shown(d, q, sizeof(q)));
+		snprintf(why, why_len, "phase.verify_state: %s cannot hold the verification state (%s %s; give %s)",
+			 shown(dir, p, sizeof(p)), shown(d, q, sizeof(q)), what,
+			 write ? "a directory iomoon can make or write" : "the directory the writing phase had");
 	else
-		snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s is not a "
-			 "writable directory; set IOMOON_STATE_DIR to one, or give phase.verify_state)",
-			 shown(state_dir(buf, sizeof(buf)), p, sizeof(p)), shown(d, q, sizeof(q)));
+		snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s %s; set "
+			 "IOMOON_STATE_DIR to one, or give phase.verify_state)",
+			 shown(state_dir(buf, sizeof(buf)), p, sizeof(p)), shown(d, q, sizeof(q)), what);
 	return RC_INPUT;
 }
 

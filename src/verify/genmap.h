@@ -67,6 +67,10 @@ static inline int genmap_known(const struct gen_map *m)
 /* What a phase does to a target: for genmap_attach. */
 #define GENMAP_READS 1
 #define GENMAP_WRITES 2
+/* (with GENMAP_READS, when checking a plan) an earlier phase of the plan
+ * writes the target with verification: a stale or shrunk state is not
+ * refused yet (that phase makes it anew; the run attaches again) */
+#define GENMAP_PLANNED 4
 
 /* Attach t to the map of its file or device, loading the state file (in
  * dir, phase.verify_state; NULL: the default) if this process has no map
@@ -102,9 +106,11 @@ int genmap_stale(const struct target *t, const char *dir, char *why, size_t why_
 /* The state directory dir names (NULL: the default), in buf if need be. */
 const char *genmap_dir(const char *dir, char *buf, size_t len);
 
-/* Can a state be saved in dir (NULL: the default): is it, or the nearest
- * directory that exists above it, writable? RC_OK, or RC_INPUT with why. */
-int genmap_dir_check(const char *dir, char *why, size_t why_len);
+/* Can a state be saved in dir (NULL: the default) (write): is it, or
+ * the nearest directory that exists above it, writable, and can a
+ * directory be made there? Else (a phase that only reads): is it a
+ * directory? RC_OK, or RC_INPUT with why. */
+int genmap_dir_check(const char *dir, int write, char *why, size_t why_len);
 
 /* Free the maps no target can use any more: replaced ones, and those of
  * files gone or replaced whose state is saved. Call only between phases

@@ -46,8 +46,16 @@ static int crash_unit(const struct verify_view *v, const unsigned char *u, uint6
 
 	vc->crash.judged = 1;
 	if (!d && !w && v->skip_unwritten) {
-		vc->units_skipped++;
-		return 0;
+		uint32_t magic;
+
+		/* a unit nothing was written to holds the target's old data,
+		 * which says nothing of what the storage kept; one with an
+		 * iomoon header is judged still (a misdirected write lands there) */
+		memcpy(&magic, u, sizeof(magic));
+		if (magic != VERIFY_MAGIC) {
+			vc->units_skipped++;
+			return 0;
+		}
 	}
 	cls = crash_judge(u, v->unit, at, v->fill_key, v->tid, d, w, &lo, &hi);
 	if (cls == CRASH_UNWRITTEN) {

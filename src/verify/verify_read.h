@@ -8,7 +8,9 @@
  * zero fill, a trim); if so it is counted as never written, else it is
  * `unexpected` data (an intact header there too: a writer the map does
  * not know of). With skip_unwritten such units are not looked at, and
- * counted as skipped. Without a map that says what was written, a phase
+ * counted as skipped; after a crash (the default there), only those
+ * without an iomoon header are: one with a header is judged (a misplaced
+ * write, another target's data). Without a map that says what was written, a phase
  * that only reads (strict) checks every unit against its header; a phase
  * that writes and has no map at all (a target too large for one) checks
  * the units that hold a header and skips the others.
