@@ -72,6 +72,8 @@ options (suite, quick):
   --force           with --allow-write: write even over a mounted or formatted device
 options (suite only):
   --ios N           every timed phase also ends after N I/Os (a smoke test)
+  a suite's own, after its name (snia-pts-*: --round DUR --max-rounds N --skip-purge
+                    --profile enterprise|client --interval DUR; doc/suites.md)
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
@@ -537,13 +539,39 @@ local function the_file(rest, what)
   return rest[1]
 end
 
+-- The suite a command line names: the first word that is not an option
+-- or the value of one (a suite's own options come after its name).
+local function suite_word(args, spec)
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--" then return nil end
+    local name = a:match("^%-%-([%w%-]+)$")
+    if not name and not a:match("^%-%-") then return a end
+    if not spec[name] and name then return nil end
+    i = i + ((name and spec[name] == "value") and 2 or 1)
+  end
+end
+
 function cli.suite(args)
-  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag",
-    ios = "value" }))
+  local spec = with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag", ios = "value" })
+  local word = suite_word(args, spec)
+  local s0 = nil
+  if word and not word:lower():match("%.icf$") then
+    local ok, loaded = pcall(suite.load, word)
+    s0 = ok and loaded or nil
+  end
+  local own = s0 and s0.options or {}
+  local o, rest = parse_options(args, 1, with(spec, own))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
-  local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
+  local s = (s0 and name == word) and s0 or suite.load(name, { skip_unsupported = o["skip-unsupported"] })
   local opts = common_overrides(o)
+  opts.quiet = o.quiet or nil
+  if s.options then
+    opts.options = {}
+    for k in pairs(s.options) do opts.options[k] = o[k] end
+  end
   opts.ios = number_opt(o, "ios", true)
   if opts.ios and opts.ios < 1 then input_error("--ios: %d is not a count of I/Os (1 or more)", opts.ios) end
   opts.target = target_spec(o, s.size or "1g")
