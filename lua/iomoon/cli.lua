@@ -265,6 +265,15 @@ local function make_sink(o, name_width, targets)
     if rows then
       if sink.count == 1 then rows:header(r) end
       rows:row(r)
+      -- a SNIA PTS phase: what its window table needs (a few numbers)
+      local m = util.opt(util.opt(r, "meta"), "pts")
+      if type(m) == "table" then
+        sink.pts = sink.pts or {}
+        local lat = util.opt(r, "lat")
+        sink.pts[#sink.pts + 1] = { meta = { pts = m }, iops = r.iops, mb_per_s = r.mb_per_s,
+          lat = { mean_ns = util.opt(lat, "mean_ns"), max_ns = util.opt(lat, "max_ns") },
+          write = { bytes = util.opt(util.opt(r, "write"), "bytes") }, trim = { bytes = util.opt(util.opt(r, "trim"), "bytes") } }
+      end
     end
     if keep then
       local c = slim(r)
@@ -282,6 +291,8 @@ local function make_sink(o, name_width, targets)
       file:close()
     elseif keep then
       io.stdout:write(report.render(fmt, sink.results))
+    elseif sink.pts then
+      io.stdout:write(report.pts_of(sink.pts).text(sink.pts))
     end
     io.stdout:flush()
   end

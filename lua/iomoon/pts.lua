@@ -153,7 +153,10 @@ function pts.settings(suite_name, opts)
   local d = {}
   local function dep(fmt, ...) d[#d + 1] = string.format(fmt, ...) end
   if s.round_s ~= pts.SPEC.round_s then dep("--round %g s per cell (the specification: %d s)", s.round_s, pts.SPEC.round_s) end
-  if s.max_rounds ~= default_max then dep("--max-rounds %d (the specification: %d)", s.max_rounds, default_max) end
+  if s.max_rounds ~= default_max then
+    dep("--max-rounds %d (the specification: %s)", s.max_rounds, suite_name == "wsat"
+      and string.format("until 4 x the area is written, or %d h", pts.SPEC.wsat_hours) or tostring(default_max))
+  end
   if s.skip_purge then dep("--skip-purge: no purge before the test") end
   if opts.workers and opts.workers ~= p.workers then dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers) end
   if opts.qd and opts.qd ~= p.qd then dep("--qd %d (%s: queue depth %d per thread)", opts.qd, p.spec, p.qd) end
