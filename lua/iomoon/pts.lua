@@ -102,6 +102,17 @@ local function seconds_of(v, what)
   return ns / 1e9
 end
 
+-- what the target is, to say how it was purged: "device", "file" or nil
+-- (a URL, or no target: the null and sim engines)
+local function target_kind(opts)
+  local t = opts.target
+  local path = type(t) == "table" and t.path or t
+  if type(path) ~= "string" or util.is_url(path) then return nil end
+  local st = iomoon.stat(path)
+  if type(st) == "table" then return st.kind == "block" and "device" or st.kind end
+  return "file" -- created by the run
+end
+
 --- The settings of a PTS run from the suite's options (the command line's
 -- strings), checked: every impossible one is an input error here, before
 -- anything is written. test: a pts.SUITES key.
@@ -160,6 +171,11 @@ function pts.settings(suite_name, opts)
   if s.skip_purge then dep("--skip-purge: no purge before the test") end
   if opts.workers and opts.workers ~= p.workers then dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers) end
   if opts.qd and opts.qd ~= p.qd then dep("--qd %d (%s: queue depth %d per thread)", opts.qd, p.spec, p.qd) end
+  local kind = target_kind(opts)
+  if kind == "file" then dep("the target is a file: a filesystem lies between iomoon and the device") end
+  if kind == nil then
+    dep("the target is not a local device (%s)", opts.target and "a network export" or "no target: engine " .. tostring(opts.engine))
+  end
   if not s.direct then dep("--buffered: I/O through the page cache (the specification tests the device)") end
   s.departures = d
   return s
@@ -176,19 +192,10 @@ local function target_of(opts)
   return t
 end
 
--- what the target is, to say how it was purged: "device", "file" or nil
-local function target_kind(opts)
-  local t = opts.target
-  local path = type(t) == "table" and t.path or t
-  if type(path) ~= "string" or util.is_url(path) then return nil end
-  local st = iomoon.stat(path)
-  if type(st) == "table" then return st.kind == "block" and "device" or st.kind end
-  return "file" -- created by the run
-end
-
 local function base(s, opts, test, extra)
   local p = { target = target_of(opts), workers = s.workers, qd = s.qd, engine = opts.engine,
     direct = s.direct, interval = string.format("%gs", s.interval_s) }
+  if p.target == nil then p.region = opts.region end -- null, sim: a nominal region
   for k, v in pairs(extra) do p[k] = v end
   p.meta = { pts = p.meta_pts }
   p.meta_pts = nil
@@ -262,7 +269,7 @@ function pts.plan_text(s, test)
   local t = pts.TESTS[test]
   local cells = #t.mixes * #t.bs
   local parts = {}
-  if not s.skip_purge then parts[#parts + 1] = string.format("purge %s", bytes_text(s.area_bytes)) end
+  if not s.skip_purge then parts[#parts + 1] = string.format("purge (discard) %s", bytes_text(s.area_bytes)) end
   if not t.no_precondition then
     parts[#parts + 1] = string.format("precondition: write %s (%d x the %s area, 128 KiB sequential)",
       bytes_text(pts.SPEC.precondition_passes * s.area_bytes), pts.SPEC.precondition_passes, bytes_text(s.area_bytes))
