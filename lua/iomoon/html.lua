@@ -641,7 +641,10 @@ function html.render(results, machine, version, command)
   -- a SNIA PTS run's pages (iomoon.html.pts, loaded only for one) come
   -- first: its summary table holds hundreds of cells
   for _, r in ipairs(results) do
-    if type(opt(opt(r, "meta"), "pts")) == "table" then out[#out + 1] = require("iomoon.html.pts").render(results); break end
+    if type(opt(opt(r, "meta"), "pts")) == "table" then
+      out[#out + 1] = require("iomoon.html.pts").render(results) -- lazy load: only a PTS run has these pages
+      break
+    end
   end
   out[#out + 1] = "<h2>Summary</h2>\n"
   summary(results, out)

@@ -30,7 +30,7 @@ local function ms(ns) return (ns or 0) / 1e6 end
 local function pts_of(results)
   for _, r in ipairs(results or {}) do
     local m = type(r) == "table" and util.opt(util.opt(r, "meta"), "pts")
-    if type(m) == "table" then return require "iomoon.report.pts" end
+    if type(m) == "table" then return require "iomoon.report.pts" end -- lazy load: start-up time
   end
   return nil
 end
