@@ -152,7 +152,7 @@ local function summary(t, target)
       r[1] == "Steady state" and (t.steady and ' class="ok"' or ' class="mark"') or "", esc(r[2]))
   end
   out[#out + 1] = "</table>\n"
-  local deps = type(p.departures) == "table" and p.departures or {}
+  local deps = t.departures or {}
   out[#out + 1] = string.format('<p class="note">Departures from the specification: %s</p>\n',
     #deps == 0 and "none" or "")
   if #deps > 0 then

@@ -108,6 +108,16 @@ function M.judge(t)
     f.intercept = f.mean - f.slope_per_round * (first + last) / 2
     t.figures = f
   end
+  -- the departures: the plan's, and what only the run could show
+  t.departures = {}
+  for _, d in ipairs(type(opt(t.plan, "departures")) == "table" and t.plan.departures or {}) do
+    t.departures[#t.departures + 1] = d
+  end
+  local area = num(opt(t.plan, "area_bytes"))
+  if t.test == "wsat" and t.steady and area and t.total_written < pts.SPEC.wsat_passes * area then
+    t.departures[#t.departures + 1] = string.format("stopped at steady state after %.1f x the area written "
+      .. "(the specification: until 4 x)", t.total_written / area)
+  end
   t.table = {}
   for _, bs in ipairs(t.bs) do
     for _, read in ipairs(t.mixes) do
@@ -181,7 +191,7 @@ function M.text(results)
     out[#out + 1] = string.format("\nSNIA PTS %s (%s, threads %s x QD %s): %s", t.title, tostring(p.spec or "?"),
       tostring(p.workers or "?"), tostring(p.qd or "?"), M.verdict(t))
     if t.track then out[#out + 1] = string.format("  tracking %s: %s", t.track.label or "", figures_text(t)) end
-    for _, d in ipairs(type(p.departures) == "table" and p.departures or {}) do
+    for _, d in ipairs(t.departures) do
       out[#out + 1] = "  departs from the specification: " .. d
     end
     for _, wt in ipairs(M.window_tables(t)) do
@@ -228,7 +238,7 @@ function M.markdown(results)
     out[#out + 1] = string.format("\n### SNIA PTS %s\n\n%s; %s, threads %s x QD %s. Tracking %s: %s.\n", t.title,
       M.verdict(t), tostring(p.spec or "?"), tostring(p.workers or "?"), tostring(p.qd or "?"),
       t.track and t.track.label or "", figures_text(t))
-    for _, d in ipairs(type(p.departures) == "table" and p.departures or {}) do
+    for _, d in ipairs(t.departures) do
       out[#out + 1] = "- departs from the specification: " .. d
     end
     for _, wt in ipairs(M.window_tables(t)) do
@@ -261,7 +271,7 @@ function M.json(results)
       end
     end
     out[i] = { test = t.test, metric = t.metric, steady = t.steady, steady_round = t.steady_round, rounds = t.rounds,
-      window = t.window, values = t.values, figures = t.figures, departures = opt(t.plan, "departures"),
+      window = t.window, values = t.values, figures = t.figures, departures = t.departures,
       precondition_bytes = t.precondition_bytes, purge_bytes = t.purge, window_table = tbl }
   end
   return out
