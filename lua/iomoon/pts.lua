@@ -310,8 +310,14 @@ function pts.check(suite_name, opts)
   return s
 end
 
--- one iomoon.run; false when the plan must stop (interrupted, errors)
+-- one iomoon.run; false when the plan must stop (interrupted, errors).
+-- The progress line says the test, the round and the cell.
 local function run(p, out)
+  if out.progress then
+    local m = p.meta.pts
+    iomoon.set_progress(true, m.round == 0 and "" or string.format("round %d/%d, cell %d/%d", m.round, out.max_rounds,
+      out.cell, out.cells), m.round == 0 and 0 or out.left_s)
+  end
   local r = iomoon.run(p)
   out.phases = out.phases + 1
   if r.interrupted or iomoon.interrupted() then out.stopped = "interrupted"; return r, false end
@@ -333,7 +339,8 @@ end
 -- { steady, rounds, values, window = {first, last}, stopped }.
 function pts.run_test(s, opts, test)
   local t = pts.TESTS[test]
-  local out = { phases = 0, values = {} }
+  local out = { phases = 0, values = {}, progress = not s.quiet and s.progress, max_rounds = s.max_rounds,
+    cells = #t.mixes * #t.bs, cell = 0 }
   say(s, "%s: %s", test, pts.plan_text(s, test))
   -- the purge
   local purge_how
@@ -382,7 +389,8 @@ function pts.run_test(s, opts, test)
   local written, wsat_limit = 0, pts.SPEC.wsat_passes * s.area_bytes
   for round = 1, s.max_rounds do
     local value
-    for _, p in ipairs(pts.cells(s, opts, test, round)) do
+    for i, p in ipairs(pts.cells(s, opts, test, round)) do
+      out.cell, out.left_s = i, (out.cells - i) * s.round_s -- the rest of this round
       local r, go = run(mark(p), out)
       if not go then return out end
       local m = p.meta.pts
@@ -412,13 +420,14 @@ end
 --- Run the tests of a suite (pts.SUITES[suite_name]) with checked settings s.
 function pts.run(suite_name, opts, s)
   s = s or pts.check(suite_name, opts)
-  s.quiet = opts.quiet
+  s.quiet, s.progress = opts.quiet, opts.progress ~= false
   local outs = {}
   for _, test in ipairs(pts.SUITES[suite_name]) do
     local o = pts.run_test(s, opts, test)
     outs[#outs + 1] = o
     if o.stopped then break end
   end
+  iomoon.set_progress(false)
   return outs
 end
 
@@ -431,7 +440,9 @@ function pts.suite(name)
   local settings
   return {
     name = "snia-pts-" .. name,
-    description = string.format("SNIA PTS %s test: purge, precondition, rounds until steady state", table.concat(titles, " + ")),
+    description = name == "wsat" and "SNIA PTS write saturation: purge, 4 KiB random writes to 4 x the area"
+      or string.format("SNIA PTS %s test: purge, precondition, rounds until steady state",
+        name == "throughput" and "throughput (1024 and 128 KiB)" or titles[1]),
     source = "SNIA Solid State Storage Performance Test Specification (PTS-E 1.1, PTS-C 1.2): doc/suites.md",
     size = "1g",
     options = pts.OPTIONS,

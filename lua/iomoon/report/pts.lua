@@ -70,6 +70,7 @@ function M.tests(results)
         local pr = t.per_round[round] or {}
         t.per_round[round] = pr
         pr[cell_key(bs, read)] = { value = pts.value(r, t.metric), max_ns = num(opt(opt(r, "lat"), "max_ns")),
+          p99_ns = num(opt(opt(r, "lat"), "p99_ns")), p9999_ns = num(opt(opt(r, "lat"), "p9999_ns")),
           iops = num(opt(r, "iops")), mb_per_s = num(opt(r, "mb_per_s")), mean_ns = num(opt(opt(r, "lat"), "mean_ns")) }
         t.rounds = math.max(t.rounds, round)
         t.written[round] = t.total_written
@@ -122,13 +123,16 @@ function M.judge(t)
   for _, bs in ipairs(t.bs) do
     for _, read in ipairs(t.mixes) do
       local k = cell_key(bs, read)
-      local sum, n, max = 0, 0, nil
+      local sum, n, max, p99, p9999 = 0, 0, nil, nil, nil
       for r = first, last do
         local c = t.per_round[r] and t.per_round[r][k]
         if c and c.value then sum, n = sum + c.value, n + 1 end
         if c and c.max_ns then max = math.max(max or 0, c.max_ns) end
+        if c and c.p99_ns then p99 = math.max(p99 or 0, c.p99_ns) end
+        if c and c.p9999_ns then p9999 = math.max(p9999 or 0, c.p9999_ns) end
       end
-      if n > 0 then t.table[k] = { value = sum / n, max_ns = max, n = n } end
+      -- percentiles are never averaged: the window's highest
+      if n > 0 then t.table[k] = { value = sum / n, max_ns = max, p99_ns = p99, p9999_ns = p9999, n = n } end
     end
   end
   return t
@@ -177,8 +181,12 @@ function M.window_tables(t)
   local list = { { string.format("%s, mean of rounds %d to %d", metric_label(t), t.window[1], t.window[2]),
     function(c) return shown(t, c and c.value) end } }
   if t.metric == "mean_ns" then
-    list[2] = { string.format("maximum response time ms, rounds %d to %d", t.window[1], t.window[2]),
-      function(c) return c and c.max_ns and string.format("%.3f", c.max_ns / 1e6) or "-" end }
+    local function ms(k) return function(c) return c and c[k] and string.format("%.3f", c[k] / 1e6) or "-" end end
+    list[2] = { string.format("maximum response time ms, rounds %d to %d", t.window[1], t.window[2]), ms("max_ns") }
+    list[3] = { string.format("p99 response time ms, the highest of rounds %d to %d", t.window[1], t.window[2]),
+      ms("p99_ns") }
+    list[4] = { string.format("p99.99 response time ms, the highest of rounds %d to %d", t.window[1], t.window[2]),
+      ms("p9999_ns") }
   end
   return list
 end
@@ -267,7 +275,10 @@ function M.json(results)
     for _, bs in ipairs(t.bs) do
       for _, read in ipairs(t.mixes) do
         local c = t.table[cell_key(bs, read)]
-        if c then tbl[#tbl + 1] = { bs = bs, read = read, value = c.value, max_ns = c.max_ns } end
+        if c then
+          tbl[#tbl + 1] = { bs = bs, read = read, value = c.value, max_ns = c.max_ns, p99_ns = c.p99_ns,
+            p9999_ns = c.p9999_ns }
+        end
       end
     end
     out[i] = { test = t.test, metric = t.metric, steady = t.steady, steady_round = t.steady_round, rounds = t.rounds,
