@@ -94,6 +94,17 @@ function pts.mix_label(read) return string.format("%g/%g", read, 100 - read) end
 pts.OPTIONS = { round = "value", ["max-rounds"] = "value", ["skip-purge"] = "flag", profile = "value",
   interval = "value" }
 
+local function bytes_text(n)
+  if n >= 1 << 30 then return string.format("%.1f GiB", n / (1 << 30)) end
+  return string.format("%.0f MiB", n / MiB)
+end
+
+local function time_text(s)
+  if s < 120 then return string.format("%.1f s", s) end
+  if s < 7200 then return string.format("%.1f min", s / 60) end
+  return string.format("%.1f h", s / 3600)
+end
+
 local function seconds_of(v, what)
   local ok, ns = pcall(iomoon.duration, v)
   if not ok or not util.finite(ns) or ns <= 0 then
@@ -172,7 +183,11 @@ function pts.settings(suite_name, opts)
   if opts.workers and opts.workers ~= p.workers then dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers) end
   if opts.qd and opts.qd ~= p.qd then dep("--qd %d (%s: queue depth %d per thread)", opts.qd, p.spec, p.qd) end
   local kind = target_kind(opts)
-  if kind == "file" then dep("the target is a file: a filesystem lies between iomoon and the device") end
+  if kind == "file" then
+    dep("the target is a file of %s: a filesystem lies between iomoon and the device", bytes_text(s.area_bytes))
+  elseif type(opts.target) == "table" and opts.target.size then
+    dep("--size %s: a part of the device, not its whole user capacity", bytes_text(s.area_bytes))
+  end
   if kind == nil then
     dep("the target is not a local device (%s)", opts.target and "a network export" or "no target: engine " .. tostring(opts.engine))
   end
@@ -245,17 +260,6 @@ function pts.cells(s, opts, test, round)
     end
   end
   return out
-end
-
-local function bytes_text(n)
-  if n >= 1 << 30 then return string.format("%.1f GiB", n / (1 << 30)) end
-  return string.format("%.0f MiB", n / MiB)
-end
-
-local function time_text(s)
-  if s < 120 then return string.format("%.1f s", s) end
-  if s < 7200 then return string.format("%.1f min", s / 60) end
-  return string.format("%.1f h", s / 3600)
 end
 
 local function say(s, fmt, ...)
