@@ -53,7 +53,7 @@ is $? 0 "a phase with an fdatasync after every write, and a replay that falls be
 "$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
 
 # a short SNIA PTS latency test (doc/reports.md, "SNIA PTS pages")
-"$IOMOON" suite snia-pts-latency --target "$TMP/pts.dat" --size 8m --round 0.02s --max-rounds 5 --quiet \
+"$IOMOON" suite snia-pts-latency --target "$TMP/pts.dat" --size 8m --round 5s --ios 16 --max-rounds 5 --quiet \
 	--format html --output pts.html 2>/dev/null
 is $? 0 "a SNIA PTS latency test: --format html, exit 0"
 

@@ -126,12 +126,11 @@ end
 
 --- The settings of a PTS run from the suite's options (the command line's
 -- strings), checked: every impossible one is an input error here, before
--- anything is written. test: a pts.SUITES key.
+-- anything is written. suite_name: a pts.SUITES key.
 function pts.settings(suite_name, opts)
   local o = opts.options or {}
   local s = { suite = suite_name }
   if opts.time then input_error("--time: the snia-pts suites time their cells with --round (seconds per cell)") end
-  if opts.ios then input_error("--ios: the snia-pts suites end their cells by time (--round), not by a count") end
   if opts.ramp then input_error("--ramp: the snia-pts suites measure every cell whole (the specification has no ramp)") end
   local prof = o.profile or "enterprise"
   if not pts.PROFILES[prof] then
@@ -148,8 +147,16 @@ function pts.settings(suite_name, opts)
   s.interval_s = o.interval and seconds_of(o.interval, "interval") or math.min(1, s.round_s)
   if s.interval_s < 0.01 then input_error("--interval: %s is under 10 ms, the shortest interval", o.interval) end
   if s.interval_s > s.round_s then
-    input_error("--round: %s is shorter than the interval (%g s): a round must hold at least one interval", o.round or "",
+    if not o.round then
+      input_error("--interval: %s is longer than the round (%g s): a round must hold at least one interval", o.interval,
+        s.round_s)
+    end
+    input_error("--round: %s is shorter than the interval (%g s): a round must hold at least one interval", o.round,
       s.interval_s)
+  end
+  if suite_name == "latency" and (opts.workers or opts.qd) then
+    input_error("--%s: the latency test runs 1 thread at QD 1, as the specification fixes (leave it out)",
+      opts.qd and "qd" or "workers")
   end
   local default_max = suite_name == "wsat" and math.ceil(pts.SPEC.wsat_hours * 3600 / s.round_s) or pts.SPEC.max_rounds
   local mr = o["max-rounds"]
@@ -165,6 +172,7 @@ function pts.settings(suite_name, opts)
     s.max_rounds = default_max
   end
   s.skip_purge = o["skip-purge"] or false
+  s.ios = opts.ios -- a smoke test: each cell also ends after this many I/Os
   local p = pts.PROFILES[prof]
   s.workers, s.qd = opts.workers or p.workers, opts.qd or p.qd
   s.active_range_pct = p.active_range_pct
@@ -180,6 +188,8 @@ function pts.settings(suite_name, opts)
       and string.format("until 4 x the area is written, or %d h", pts.SPEC.wsat_hours) or tostring(default_max))
   end
   if s.skip_purge then dep("--skip-purge: no purge before the test") end
+  if s.ios then dep("--ios %d: each cell also ends after %d I/Os (a smoke test; the specification measures whole rounds)",
+    s.ios, s.ios) end
   if opts.workers and opts.workers ~= p.workers then dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers) end
   if opts.qd and opts.qd ~= p.qd then dep("--qd %d (%s: queue depth %d per thread)", opts.qd, p.spec, p.qd) end
   local kind = target_kind(opts)
@@ -254,7 +264,7 @@ function pts.cells(s, opts, test, round)
       out[#out + 1] = base(s, opts, test, {
         name = string.format("%s r%d: %s %s %s", test, round, pts.bs_label(bs), t.random == 100 and "RND" or "SEQ",
           pts.mix_label(read)),
-        bs = bs, read = read, random = t.random, duration = string.format("%gs", s.round_s), region = region,
+        bs = bs, read = read, random = t.random, duration = string.format("%gs", s.round_s), ios = s.ios, region = region,
         workers = t.workers or s.workers, qd = t.qd or s.qd,
         meta_pts = { round = round, bs = bs, read = read, precondition = false } })
     end
@@ -281,13 +291,15 @@ function pts.plan_text(s, test)
   local lo, hi = math.min(pts.SPEC.window, s.max_rounds), s.max_rounds
   if test == "wsat" then
     parts[#parts + 1] = string.format("then 4 KiB random writes in rounds of %g s until %s is written (4 x the area), "
-      .. "steady state or %d rounds (at most %s)", s.round_s, bytes_text(pts.SPEC.wsat_passes * s.area_bytes),
-      s.max_rounds, time_text(s.max_rounds * s.round_s))
+      .. "steady state or %d rounds (at most %s%s)", s.round_s, bytes_text(pts.SPEC.wsat_passes * s.area_bytes),
+      s.max_rounds, time_text(s.max_rounds * s.round_s),
+      s.ios and string.format("; each round also ends after %d I/Os", s.ios) or "")
   else
     local rounds = lo == hi and string.format("%d rounds", hi) or string.format("%d to %d rounds", lo, hi)
     local span = lo == hi and time_text(hi * cells * s.round_s)
       or string.format("%s to %s", time_text(lo * cells * s.round_s), time_text(hi * cells * s.round_s))
-    parts[#parts + 1] = string.format("then %s of %d cells x %g s (%s of measured time)", rounds, cells, s.round_s, span)
+    parts[#parts + 1] = string.format("then %s of %d cells x %g s (%s of measured time%s)", rounds, cells, s.round_s, span,
+      s.ios and string.format(" at most: each cell also ends after %d I/Os", s.ios) or "")
   end
   return table.concat(parts, "; ")
 end
