@@ -642,7 +642,8 @@ function html.render(results, machine, version, command)
   -- first: its summary table holds hundreds of cells
   for _, r in ipairs(results) do
     if type(opt(opt(r, "meta"), "pts")) == "table" then
-      out[#out + 1] = require("iomoon.html.pts").render(results) -- lazy load: only a PTS run has these pages
+      local pages = require("iomoon.html.pts") -- lazy load: only a PTS run has these pages
+      out[#out + 1] = pages.render(results, machine_of(machine, results))
       break
     end
   end

@@ -247,8 +247,28 @@ local function against_written(t)
     xlabel = "data written (GiB)", ylabel = ylabel(t), series = { { name = "4 KiB RND W", points = p } } }
 end
 
---- The PTS pages of results as HTML ("" when none is a PTS phase).
-function M.render(results)
+-- what machine m says of the target at `path`: "block device vda, QEMU
+-- HARDDISK, non-rotational", or nil
+local function device_text(m, path)
+  for _, tg in ipairs(type(opt(m, "targets")) == "table" and m.targets or {}) do
+    if opt(tg, "path") == path then
+      local parts = {}
+      for _, k in ipairs({ "kind", "filesystem", "device", "model" }) do
+        local v = opt(tg, k)
+        local lead = k == "filesystem" and "on " or k == "device" and "device " or ""
+        if v ~= nil and v ~= "" then parts[#parts + 1] = lead .. tostring(v) end
+      end
+      local rot = opt(tg, "rotational")
+      if rot ~= nil then parts[#parts + 1] = rot == true and "rotational" or "non-rotational" end
+      return #parts > 0 and table.concat(parts, ", ") or nil
+    end
+  end
+  return nil
+end
+
+--- The PTS pages of results as HTML ("" when none is a PTS phase);
+-- machine: the run's machine description (its targets name the device).
+function M.render(results, machine)
   if not ptsr.any(results) then return "" end
   local target
   for _, r in ipairs(results) do
@@ -260,7 +280,8 @@ function M.render(results)
   local out = { '<h2 id="pts">SNIA PTS</h2>\n' }
   for _, t in ipairs(ptsr.tests(results)) do
     out[#out + 1] = string.format('<section class="pts" id="pts-%s"><h3>SNIA PTS %s</h3>\n', esc(t.test), esc(t.title))
-    out[#out + 1] = summary(t, target and tostring(target))
+    local dev = target and device_text(machine, target)
+    out[#out + 1] = summary(t, target and (tostring(target) .. (dev and " (" .. dev .. ")" or "")))
     out[#out + 1] = convergence(t)
     out[#out + 1] = window_plot(t)
     out[#out + 1] = window_table(t)
