@@ -182,7 +182,9 @@ function pts.settings(suite_name, opts)
   -- the departures from the specification, each said in the report
   local d = {}
   local function dep(fmt, ...) d[#d + 1] = string.format(fmt, ...) end
-  if s.round_s ~= pts.SPEC.round_s then dep("--round %g s per cell (the specification: %d s)", s.round_s, pts.SPEC.round_s) end
+  if s.round_s ~= pts.SPEC.round_s then
+    dep("--round %g s per cell (the specification: %d s)", s.round_s, pts.SPEC.round_s)
+  end
   if s.max_rounds ~= default_max then
     dep("--max-rounds %d (the specification: %s)", s.max_rounds, suite_name == "wsat"
       and string.format("until 4 x the area is written, or %d h", pts.SPEC.wsat_hours) or tostring(default_max))
@@ -190,7 +192,9 @@ function pts.settings(suite_name, opts)
   if s.skip_purge then dep("--skip-purge: no purge before the test") end
   if s.ios then dep("--ios %d: each cell also ends after %d I/Os (a smoke test; the specification measures whole rounds)",
     s.ios, s.ios) end
-  if opts.workers and opts.workers ~= p.workers then dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers) end
+  if opts.workers and opts.workers ~= p.workers then
+    dep("--workers %d (%s: %d threads)", opts.workers, p.spec, p.workers)
+  end
   if opts.qd and opts.qd ~= p.qd then dep("--qd %d (%s: queue depth %d per thread)", opts.qd, p.spec, p.qd) end
   local kind = target_kind(opts)
   if kind == "file" then
@@ -199,7 +203,8 @@ function pts.settings(suite_name, opts)
     dep("--size %s: a part of the device, not its whole user capacity", bytes_text(s.area_bytes))
   end
   if kind == nil then
-    dep("the target is not a local device (%s)", opts.target and "a network export" or "no target: engine " .. tostring(opts.engine))
+    dep("the target is not a local device (%s)",
+      opts.target and "a network export" or "no target: engine " .. tostring(opts.engine))
   end
   if not s.direct then dep("--buffered: I/O through the page cache (the specification tests the device)") end
   s.departures = d
@@ -337,7 +342,10 @@ local function run(p, out)
   local r = iomoon.run(p)
   out.phases = out.phases + 1
   if r.interrupted or iomoon.interrupted() then out.stopped = "interrupted"; return r, false end
-  if r.failed or (r.errors or 0) > 0 then out.stopped = string.format("%s: %d errors", p.name, r.errors or 0); return r, false end
+  if r.failed or (r.errors or 0) > 0 then
+    out.stopped = string.format("%s: %s", p.name, r.failed and "failed" or string.format("%d errors", r.errors))
+    return r, false
+  end
   return r, true
 end
 
@@ -378,7 +386,8 @@ function pts.run_test(s, opts, test)
     local p, why = pts.purge_phase(s, opts, test)
     local kind = target_kind(opts)
     if p then
-      purge_how = { text = kind == "device" and "BLKDISCARD of the whole area" or "holes punched over the whole area (a file: fallocate PUNCH_HOLE)",
+      purge_how = { text = kind == "device" and "BLKDISCARD of the whole area"
+          or "holes punched over the whole area (a file: fallocate PUNCH_HOLE)",
         departure = kind == "device" and "purge by BLKDISCARD, not a secure erase (ATA SECURITY ERASE, NVMe Format/Sanitize)"
           or "purge of a file: its holes punched (a file cannot be erased as a device is)" }
       local _, go = run(mark(p), out)

@@ -86,18 +86,22 @@ function M.chart(t)
   end
   out[#out + 1] = string.format('<text x="%d" y="%d" text-anchor="middle" font-size="12">%s</text>', L + (W - L - R) // 2,
     H - 6, esc(t.xlabel or ""))
-  out[#out + 1] = string.format('<text x="12" y="%d" font-size="12" transform="rotate(-90 12 %d)" text-anchor="middle">%s</text>',
-    T + (H - T - B) // 2, T + (H - T - B) // 2, esc(t.ylabel or ""))
+  local mid = T + (H - T - B) // 2
+  out[#out + 1] = string.format('<text x="12" y="%d" font-size="12" transform="rotate(-90 12 %d)" '
+    .. 'text-anchor="middle">%s</text>', mid, mid, esc(t.ylabel or ""))
   out[#out + 1] = string.format('<text x="%d" y="16" font-size="13" font-weight="bold">%s</text>', L, esc(t.title))
   -- the series, each a path (and dots) and a legend entry
   for i, s in ipairs(t.series) do
     local colour = s.colour or COLOURS[(i - 1) % #COLOURS + 1]
     local d = {}
     for _, p in ipairs(s.points) do
-      if num(p[1]) and num(p[2]) then d[#d + 1] = string.format("%s%.1f %.1f", #d == 0 and "M" or "L", px(p[1]), py(p[2])) end
+      if num(p[1]) and num(p[2]) then
+        d[#d + 1] = string.format("%s%.1f %.1f", #d == 0 and "M" or "L", px(p[1]), py(p[2]))
+      end
     end
-    out[#out + 1] = string.format('<path class="series" data-name="%s" d="%s" fill="none" stroke="%s" stroke-width="%s"%s/>',
-      esc(s.name), table.concat(d, " "), colour, s.width or "1.8", s.dash and string.format(' stroke-dasharray="%s"', s.dash) or "")
+    local dash = s.dash and string.format(' stroke-dasharray="%s"', s.dash) or ""
+    out[#out + 1] = string.format('<path class="series" data-name="%s" d="%s" fill="none" stroke="%s" '
+      .. 'stroke-width="%s"%s/>', esc(s.name), table.concat(d, " "), colour, s.width or "1.8", dash)
     if s.dots ~= false then
       for _, p in ipairs(s.points) do
         if num(p[1]) and num(p[2]) then
@@ -106,8 +110,8 @@ function M.chart(t)
       end
     end
     local ly = T + 4 + (i - 1) * 16
-    out[#out + 1] = string.format('<path d="M%d %d h18" stroke="%s" stroke-width="2"%s/><text x="%d" y="%d" font-size="11">%s</text>',
-      W - R + 8, ly, colour, s.dash and string.format(' stroke-dasharray="%s"', s.dash) or "", W - R + 30, ly + 4, esc(s.name))
+    out[#out + 1] = string.format('<path d="M%d %d h18" stroke="%s" stroke-width="2"%s/>'
+      .. '<text x="%d" y="%d" font-size="11">%s</text>', W - R + 8, ly, colour, dash, W - R + 30, ly + 4, esc(s.name))
   end
   out[#out + 1] = "</svg></figure>\n"
   return table.concat(out)
