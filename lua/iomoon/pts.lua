@@ -359,6 +359,16 @@ local function plan_meta(s, test, purge)
     track = t.track, direct = s.direct }
 end
 
+-- how each kind of target is purged, and the departure it is
+local PURGE = {
+  device = { text = "BLKDISCARD of the whole area",
+    departure = "purge by BLKDISCARD, not a secure erase (ATA SECURITY ERASE, NVMe Format/Sanitize)" },
+  file = { text = "holes punched over the whole area (a file: fallocate PUNCH_HOLE)",
+    departure = "purge of a file: its holes punched (a file cannot be erased as a device is)" },
+  other = { text = "a trim of the whole area (the engine's: NBD trim, SCSI UNMAP; none on null and sim)",
+    departure = "purge by a trim, not a secure erase" },
+}
+
 --- Run one test: purge, precondition, rounds until steady. Returns
 -- { steady, rounds, values, window = {first, last}, stopped }.
 function pts.run_test(s, opts, test)
@@ -386,10 +396,7 @@ function pts.run_test(s, opts, test)
     local p, why = pts.purge_phase(s, opts, test)
     local kind = target_kind(opts)
     if p then
-      purge_how = { text = kind == "device" and "BLKDISCARD of the whole area"
-          or "holes punched over the whole area (a file: fallocate PUNCH_HOLE)",
-        departure = kind == "device" and "purge by BLKDISCARD, not a secure erase (ATA SECURITY ERASE, NVMe Format/Sanitize)"
-          or "purge of a file: its holes punched (a file cannot be erased as a device is)" }
+      purge_how = PURGE[kind] or PURGE.other
       local _, go = run(mark(p), out)
       if not go then return out end
     else

@@ -58,6 +58,7 @@ function M.tests(results)
         if type(opt(m.plan, "track")) == "table" then t.track = m.plan.track end
       end
       local bs, read, round = num(opt(m, "bs")) or 0, num(opt(m, "read")) or 0, m.round
+      if opt(r, "interrupted") then t.interrupted = true end
       local wbytes = num(opt(opt(r, "write"), "bytes")) or 0
       t.total_written = t.total_written + wbytes
       if opt(m, "purge") then
@@ -161,8 +162,8 @@ function M.verdict(t)
     return string.format("steady state reached in round %d (measurement window: rounds %d to %d)", t.steady_round,
       t.window[1], t.window[2])
   end
-  return string.format("steady state NOT reached in %d round%s (the window shown: rounds %d to %d)", t.rounds,
-    t.rounds == 1 and "" or "s", t.window[1], t.window[2])
+  return string.format("steady state NOT reached in %d round%s%s (the window shown: rounds %d to %d)", t.rounds,
+    t.rounds == 1 and "" or "s", t.interrupted and ", the run interrupted" or "", t.window[1], t.window[2])
 end
 
 -- the rule's figures as text
