@@ -318,7 +318,7 @@ function pts.check(suite_name, opts)
     for _, p in ipairs(pts.cells(s, opts, test, 1)) do phases[#phases + 1] = p end
     if not pts.TESTS[test].no_precondition then phases[#phases + 1] = pts.precondition_phase(s, opts, test, 1) end
   end
-  for i, p in ipairs(phases) do
+  for _, p in ipairs(phases) do
     local ok, e = pcall(iomoon.check, p)
     if not ok then
       if type(e) == "table" and type(e.msg) == "string" then
