@@ -52,8 +52,13 @@ is $? 0 "a phase with an fdatasync after every write, and a replay that falls be
 # a day of intervals (5,000 here), one of them ten times the others
 "$IOMOON" run --quiet --format none "$LUA_DIR/day.lua" "$TMP/long.html" >/dev/null
 
+# a short SNIA PTS latency test (doc/reports.md, "SNIA PTS pages")
+"$IOMOON" suite snia-pts-latency --target "$TMP/pts.dat" --size 8m --round 5s --ios 16 --max-rounds 5 --quiet \
+	--format html --output pts.html 2>/dev/null
+is $? 0 "a SNIA PTS latency test: --format html, exit 0"
+
 # ---- the HTML text ----
-for r in one sweep noisy errors intr big long durable; do
+for r in one sweep noisy errors intr big long durable pts; do
 	h="$r.html"
 	[ "$(head -c 15 "$h")" = "<!DOCTYPE html>" ]; ok $? "$r: an HTML document"
 	grep -Eiq "(src|href|url)[[:space:]]*[=(][[:space:]]*[\"']?[[:space:]]*([a-z]+:)?//" "$h"; is $? 1 "$r: nothing fetched from the network (no src, href or url to another host)"
@@ -80,6 +85,11 @@ ok $? "durable: the summary has the WAL's fdatasync row (mean, rate, p99; max an
 grep -Eq '<a href="#phase-2">replayed</a>.*<td class="replay">[0-9.]+ %</td><td class="replay">[0-9.]+</td><td class="n replay">600 of 600 \(missed 0, cut 0\)</td>' durable.html
 ok $? "durable: the summary says how faithful the replay was (on time, lag p99 ms, records replayed)"
 grep -q '1 interrupted' intr.html; ok $? "interrupted: the count above the summary says so"
+is "$(grep -o '<svg class="pts-chart" id="pts-latency-[a-z0-9]*"' pts.html | sed 's/.*id=//' | tr '\n' ' ')" \
+	'"pts-latency-convergence" "pts-latency-window" "pts-latency-2d" ' "pts: the convergence, window and 2D charts, in the page without the script"
+grep -q '<table class="pts-window" id="pts-latency-table2">' pts.html; ok $? "pts: the window tables (mean, and maximum response time)"
+grep -Eq '<tr><td>Steady state</td><td class="(ok|mark)">steady state (reached in round|NOT reached in)' pts.html
+ok $? "pts: the summary says whether steady state was reached"
 
 # two runs compared: both on the same charts (iomoon compare --format html)
 for l in 1ms 2ms; do
@@ -114,7 +124,7 @@ fi
 o=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
 	--disable-component-update --disable-sync --user-data-dir="$TMP/chr" --virtual-time-budget=10000)
 cp "$T/html/harness.html" "$TMP/harness.html"
-pages='one.html&sweep.html%23all-phases&noisy.html&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html&durable.html'
+pages='one.html&sweep.html%23all-phases&noisy.html&errors.html&intr.html&big.html&big.html%23all-overlay&long.html&cmp.html&durable.html&pts.html'
 timeout 120 chromium "${o[@]}" --allow-file-access-from-files --dump-dom "file://$TMP/harness.html?$pages" >"$TMP/harness.dom" 2>"$TMP/chr.err"
 grep -q '<body data-done="1"' "$TMP/harness.dom"; ok $? "chromium loaded every page"
 timeout 120 chromium "${o[@]}" --screenshot="$TMP/sweep.png" --window-size=800,1000 "file://$TMP/sweep.html" >/dev/null 2>&1
@@ -175,4 +185,7 @@ like "$(get ops_rows)" '^wal: fdatasync after every write\|[0-9]+\|[0-9.]+\|[0-9
 	"durable: the phase's section lists the WAL's fdatasyncs (count, mean, p99, max ms, errors), then all streams'"
 is "$(get lag_paths)" 2 "durable: the replay's lag over time drawn, its p99 and its maximum per interval"
 like "$(get replay_text)" '^replay: 600 of 600 records, [0-9.]+ % on time, lag p99 [0-9.]+ ms \(missed 0, cut 0\)$' "durable: the replay's section says how faithful it was"
+c=$(python3 "$T/html/check.py" "$TMP/pts.html" "$TMP/harness.dom::pts.html" -)
+check pts pts.html "$(get expect)"
+is "$(get pts_charts)/$(get pts_drawn)" "3/3" "pts: in chromium, the three PTS charts each drawn with its series"
 done_testing

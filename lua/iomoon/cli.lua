@@ -72,6 +72,8 @@ options (suite, quick):
   --force           with --allow-write: write even over a mounted or formatted device
 options (suite only):
   --ios N           every timed phase also ends after N I/Os (a smoke test)
+  a suite's own, after its name (snia-pts-*: --round DUR --max-rounds N --skip-purge
+                    --profile enterprise|client --interval DUR; doc/suites.md)
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
   --verify-state DIR   where the phases that verify with crc32c keep their state (suite, verify)
 options (quick only):
@@ -268,6 +270,15 @@ local function make_sink(o, name_width, targets)
     if rows then
       if sink.count == 1 then rows:header(r) end
       rows:row(r)
+      -- a SNIA PTS phase: what its window table needs (a few numbers)
+      local m = util.opt(util.opt(r, "meta"), "pts")
+      if type(m) == "table" then
+        sink.pts = sink.pts or {}
+        local lat = util.opt(r, "lat")
+        sink.pts[#sink.pts + 1] = { meta = { pts = m }, iops = r.iops, mb_per_s = r.mb_per_s,
+          lat = { mean_ns = util.opt(lat, "mean_ns"), max_ns = util.opt(lat, "max_ns") },
+          write = { bytes = util.opt(util.opt(r, "write"), "bytes") }, trim = { bytes = util.opt(util.opt(r, "trim"), "bytes") } }
+      end
     end
     if keep then
       local c = slim(r)
@@ -285,6 +296,8 @@ local function make_sink(o, name_width, targets)
       file:close()
     elseif keep then
       io.stdout:write(report.render(fmt, sink.results))
+    elseif sink.pts then
+      io.stdout:write(report.pts_of(sink.pts).text(sink.pts))
     end
     io.stdout:flush()
   end
@@ -551,13 +564,40 @@ local function the_file(rest, what)
   return rest[1]
 end
 
+-- The suite a command line names: the first word that is not an option
+-- or the value of one (a suite's own options come after its name).
+local function suite_word(args, spec)
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "--" then return nil end
+    local name = a:match("^%-%-([%w%-]+)$")
+    if not name and not a:match("^%-%-") then return a end
+    if not spec[name] and name then return nil end
+    i = i + ((name and spec[name] == "value") and 2 or 1)
+  end
+end
+
 function cli.suite(args)
-  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag",
-    ios = "value", ["verify-state"] = "value" }))
+  local spec = with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag", ios = "value",
+    ["verify-state"] = "value" })
+  local word = suite_word(args, spec)
+  local s0 = nil
+  if word and not word:lower():match("%.icf$") then
+    local ok, loaded = pcall(suite.load, word)
+    s0 = ok and loaded or nil
+  end
+  local own = s0 and s0.options or {}
+  local o, rest = parse_options(args, 1, with(spec, own))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
-  local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
+  local s = (s0 and name == word) and s0 or suite.load(name, { skip_unsupported = o["skip-unsupported"] })
   local opts = common_overrides(o)
+  opts.quiet = o.quiet or nil
+  if s.options then
+    opts.options = {}
+    for k in pairs(s.options) do opts.options[k] = o[k] end
+  end
   opts.ios = number_opt(o, "ios", true)
   if opts.ios and opts.ios < 1 then input_error("--ios: %d is not a count of I/Os (1 or more)", opts.ios) end
   opts.target = target_spec(o, s.size or "1g")

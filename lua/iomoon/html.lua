@@ -637,7 +637,17 @@ function html.render(results, machine, version, command)
       version ~= iomoon.version and " (shown by iomoon " .. esc(iomoon.version) .. ")" or "",
       html.measured(results), counts(results)),
     type(command) == "string" and '<p class="note" id="command">command: <code>' .. esc(command) .. "</code></p>\n" or "",
-    html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n<h2>Summary</h2>\n' }
+    html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n' }
+  -- a SNIA PTS run's pages (iomoon.html.pts, loaded only for one) come
+  -- first: its summary table holds hundreds of cells
+  for _, r in ipairs(results) do
+    if type(opt(opt(r, "meta"), "pts")) == "table" then
+      local pages = require("iomoon.html.pts") -- lazy load: only a PTS run has these pages
+      out[#out + 1] = pages.render(results, machine_of(machine, results))
+      break
+    end
+  end
+  out[#out + 1] = "<h2>Summary</h2>\n"
   summary(results, out)
   out[#out + 1] = "<h2>The machine</h2>\n" .. html.machine(machine_of(machine, results), results)
   out[#out + 1] = "<h2>Latency distribution</h2>\n<div id=\"dist\"></div>\n"

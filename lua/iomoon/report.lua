@@ -25,6 +25,17 @@ local report = {}
 
 local function ms(ns) return (ns or 0) / 1e6 end
 
+-- The SNIA PTS section (iomoon.report.pts) of results, or nil when none
+-- of them is a PTS phase; loaded only then (start-up time).
+local function pts_of(results)
+  for _, r in ipairs(results or {}) do
+    local m = type(r) == "table" and util.opt(util.opt(r, "meta"), "pts")
+    if type(m) == "table" then return require "iomoon.report.pts" end -- lazy load: start-up time
+  end
+  return nil
+end
+report.pts_of = pts_of
+
 local opt, whole, fig, number, all_rows = util.opt, util.whole, rows.fig, rows.number, rows.all
 
 --- s as one line of text may show it (util.shown, the library's one
@@ -552,7 +563,11 @@ end
 
 --- CSV as a string: RFC 4180, every field quoted, CRLF line ends.
 function report.csv_string(results)
-  return iomoon.csv.format(report.csv_rows(results))
+  local s = iomoon.csv.format(report.csv_rows(results))
+  local p = pts_of(results)
+  local rows = p and p.csv_rows(results)
+  if rows then s = s .. "\r\n" .. iomoon.csv.format(rows) end -- the PTS window table, after an empty line
+  return s
 end
 
 --- Write results as CSV to `path`, atomically (report.write_atomic).
@@ -645,7 +660,8 @@ function report.markdown(results)
       out[#out + 1] = md_row(tostring(r.name) .. ": " .. op.label, op.result, whole(op.errors), op.text, extra({}))
     end
   end
-  return table.concat(out, "\n") .. "\n"
+  local p = pts_of(results)
+  return table.concat(out, "\n") .. "\n" .. (p and p.markdown(results) or "")
 end
 
 --- The JSON document: {"iomoon": VERSION, "phases": [...]}. A phase with
@@ -685,8 +701,9 @@ function report.json_document(results, machine, version, command)
   for i, r in ipairs(results) do phases[i] = with_rate_met(r) end
   if machine == nil then machine = report.machine(results) end
   if command == nil then command = report.command end
+  local p = pts_of(results)
   return json.encode({ iomoon = version or iomoon.version, command = command or nil, machine = machine or nil,
-    phases = phases }, "  ") .. "\n"
+    phases = phases, pts = p and p.json(results) or nil }, "  ") .. "\n"
 end
 
 local function table_string(rs, machine)
@@ -696,7 +713,8 @@ local function table_string(rs, machine)
   tw:fit(rs)
   tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
-  return table.concat(buf)
+  local p = pts_of(rs)
+  return table.concat(buf) .. (p and p.text(rs) or "")
 end
 
 local renderers = {

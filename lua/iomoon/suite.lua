@@ -9,6 +9,10 @@
 --     defaults = { qd = 16, duration = "30s" },   -- every phase starts from these
 --     phases = { phase, ... },           -- or function(opts) return { phase, ... } end
 --   }
+-- A plan that decides as it goes (iomoon.pts: rounds until steady state)
+-- gives check(opts) and run(opts) instead of phases, and may take options
+-- of its own on the command line: options = { NAME = "value" | "flag" },
+-- whose values reach it as opts.options.
 -- opts carries what the command line gave: target, and time, ramp, qd,
 -- engine, workers, direct when given (nil otherwise), and region (the
 -- nominal region of the null and sim engines without a target); suite.run
@@ -117,7 +121,8 @@ end
 
 -- The fields a suite table may have.
 local SUITE_FIELDS = { name = "string", description = "string", source = "string", size = { "string", "number" },
-  defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string" }
+  defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string",
+  options = "table", check = "function", run = "function" }
 
 --- Load a suite by name or path; raises an input error listing the ready ones.
 -- A path ending in .icf is an IOMeter configuration file (iomoon.iometer;
@@ -138,8 +143,9 @@ function suite.load(name_or_path, o)
   local chunk, err = loadfile(path)
   if not chunk then input_error("suite %s: %s", path, err) end
   local s = chunk()
-  if type(s) ~= "table" or (type(s.phases) ~= "function" and type(s.phases) ~= "table") then
-    input_error("suite %s: the file must return {name=, phases=...} (a list, or a function(opts))", path)
+  if type(s) ~= "table" or (type(s.phases) ~= "function" and type(s.phases) ~= "table"
+      and not (type(s.check) == "function" and type(s.run) == "function")) then
+    input_error("suite %s: the file must return {name=, phases=...} (a list, or a function(opts); or check= and run=)", path)
   end
   errors.check_fields(s, "suite " .. path, SUITE_FIELDS)
   s.name = s.name or name_or_path
@@ -152,7 +158,7 @@ end
 -- The options suite.apply, suite.phases and suite.run take.
 local OPTS_FIELDS = { target = "any", time = "any", ramp = "any", qd = "number", engine = "string",
   workers = "number", direct = "boolean", progress = "boolean", area_bytes = "number",
-  region = "any", ios = "number", verify_state = "string" }
+  region = "any", ios = "number", verify_state = "string", options = "table", quiet = "boolean" }
 
 -- Whether a phase ends by a quota rather than by time: its own ios or
 -- bytes, or, with streams, every stream's.
@@ -259,6 +265,11 @@ end
 -- the phases. An input error says which phase it is about.
 function suite.check(s, opts)
   errors.check_fields(s, "suite " .. tostring(rawget(s, "name") or "table"), SUITE_FIELDS)
+  if s.check and not s.phases then
+    opts.area_bytes = opts.area_bytes or area_bytes(opts.target)
+    s.check(opts)
+    return {}
+  end
   local phases = suite.phases(s, opts)
   local written -- an earlier phase writes with crc32c: the state an after_crash pass needs is made then
   for i, p in ipairs(phases) do
@@ -284,6 +295,7 @@ end
 function suite.run(s, opts, phases)
   opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
   phases = phases or suite.check(s, opts)
+  if s.run and not s.phases then return s.run(opts) end
   local left = 0
   for _, p in ipairs(phases) do left = left + seconds(p.ramp) + (p.duration and seconds(p.duration) or 0) end
   local results = {}

@@ -15,6 +15,9 @@ harness's dump), SHOT a screenshot (- for none).
                        a replay's lag), 1 of
                        percentiles when it has any; plus
                        the overlay and one per sweep group)
+  pts_charts, pts_drawn  the SNIA PTS pages' SVG charts (<svg class="pts-chart">,
+                       written by Lua, not the script), and those with a
+                       series of at least two points
   overlay_paths        paths in the first chart (the percentiles overlaid)
   phase_pct_paths      paths in the first phase's own percentile chart
   iops_paths           paths in the first "IOPS over time" chart
@@ -109,6 +112,9 @@ def main():
     svgs = re.findall(r'<svg class="chart".*?</svg>', dom, re.S)
     print("svg=%d" % len(svgs))
     print("drawn=%d" % sum(1 for s in svgs if re.search(r'<path d="M[-0-9.]+ [-0-9.]+', s)))
+    pts = re.findall(r'<svg class="pts-chart".*?</svg>', dom, re.S)
+    print("pts_charts=%d" % len(pts))
+    print("pts_drawn=%d" % sum(1 for s in pts if re.search(r'<path class="series" [^>]*d="M[-0-9.]+ [-0-9.]+ L', s)))
     print("overlay_paths=%d" % (len(re.findall(r"<path ", svgs[0])) if svgs else 0))
     own = [s for s in svgs if ">latency percentiles<" in s]
     print("phase_pct_paths=%d" % (len(re.findall(r"<path ", own[0])) if own else 0))
