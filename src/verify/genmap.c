@@ -19,6 +19,7 @@
 
 #include "io/target.h"
 #include "verify/crash.h"
+#include "verify/state_dirs.h"
 #include "verify/verify.h"
 
 #define MAP_MAX_BYTES (256ull << 20)
@@ -67,65 +68,6 @@ static int same_file(const struct gen_map *a, const struct gen_map *b)
 {
 	return a->dev == b->dev && a->ino == b->ino &&
 	       (!a->btime_ns || !b->btime_ns || a->btime_ns == b->btime_ns);
-}
-
-/* The state directory (genmap.h); never NULL. */
-static const char *state_dir(char *buf, size_t len)
-{
-	const char *d = getenv("IOMOON_STATE_DIR"), *x = getenv("XDG_STATE_HOME"), *h = getenv("HOME");
-
-	if (d && *d)
-		return d;
-	if (geteuid() == 0)
-		return "/var/lib/iomoon";
-	if (x && *x && (size_t)snprintf(buf, len, "%s/iomoon", x) < len)
-		return buf;
-	if (h && *h && (size_t)snprintf(buf, len, "%s/.local/state/iomoon", h) < len)
-		return buf;
-	return "/var/lib/iomoon";
-}
-
-/* The directory a state lives in: dir when given (phase.verify_state),
- * else the default (state_dir). */
-static const char *dir_or_default(const char *dir, char *buf, size_t len)
-{
-	return dir && *dir ? dir : state_dir(buf, len);
-}
-
-const char *genmap_dir(const char *dir, char *buf, size_t len)
-{
-	return dir_or_default(dir, buf, len);
-}
-
-/* Do a and b (NULL: the default) name one directory? By name, else by
- * identity when both exist. */
-static int same_dir(const char *a, const char *b)
-{
-	char x[4096], y[4096];
-	struct stat sa, sb;
-
-	a = dir_or_default(a, x, sizeof(x));
-	b = dir_or_default(b, y, sizeof(y));
-	if (!strcmp(a, b))
-		return 1;
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-/* Where the state of the file or device id names lives, in dir (NULL:
- * the default): named for its identity, so every path of it (links, ./,
- * absolute) finds the same. */
-static char *state_path(const struct gen_map *m, const char *dir)
-{
-	char buf[4096], *p = NULL;
-	int n;
-
-	dir = dir_or_default(dir, buf, sizeof(buf));
-	if (m->ino)
-		n = asprintf(&p, "%s/file-%u-%u-%llu.iomoon-verify", dir, major(m->dev), minor(m->dev),
-			     (unsigned long long)m->ino);
-	else
-		n = asprintf(&p, "%s/blockdev-%u-%u.iomoon-verify", dir, major(m->dev), minor(m->dev));
-	return n < 0 ? NULL : p;
 }
 
 static uint32_t state_crc(const struct state_hdr *h, const uint64_t *gens, uint64_t n)
@@ -245,7 +187,7 @@ static struct gen_map *map_new(const struct target *t, const struct gen_map *id,
 	if (getrandom(&m->tid, sizeof(m->tid), 0) != sizeof(m->tid))
 		m->tid = (uint32_t)(id->ino * 0x9e3779b1u ^ id->btime_ns);
 	m->tid += !m->tid; /* 0 is no id */
-	m->state = state_path(m, dir);
+	m->state = sdir_state_path(m, dir);
 	m->dir = dir ? strdup(dir) : NULL;
 	m->path = strdup(t->path);
 	if (!m->state || !m->path || (dir && !m->dir) || (!fresh && load(m, why, why_len) < 0)) {
@@ -291,7 +233,7 @@ static uint32_t unit_on_disk(const struct target *t, const struct gen_map *id, c
 			     const char **from)
 {
 	struct verify_hdr h;
-	char *st = state_path(id, dir);
+	char *st = sdir_state_path(id, dir);
 	uint32_t u = st ? state_unit(st) : 0;
 	int fd;
 
@@ -374,7 +316,6 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 	return RC_OK;
 }
 
-static void make_dirs(const char *path);
 static int write_state(struct gen_map *m, int empty, char *why, size_t why_len);
 
 /* m's state on disk with m's id before its first write (genmap_claim),
@@ -383,7 +324,7 @@ static int claim_locked(struct gen_map *m, char *why, size_t why_len)
 {
 	if (!m || m->claimed)
 		return RC_OK;
-	make_dirs(m->state);
+	sdir_make_parents(m->state);
 	if (write_state(m, 1, why, why_len) < 0)
 		return RC_FAIL;
 	m->claimed = 1;
@@ -406,11 +347,9 @@ static int refuse_dir(const struct target *t, const struct gen_map *m, const cha
 	snprintf(why, why_len, "phase.verify_state: %s, but target %s keeps its verification state in %s in this run "
 		 "(an earlier phase's): one run keeps one state directory per target (give verify_state = %s, or "
 		 "leave it out)", shown(dir, p, sizeof(p)), shown(t->path, q, sizeof(q)),
-		 shown(dir_or_default(m->dir, buf, sizeof(buf)), r, sizeof(r)), r);
+		 shown(sdir_of(m->dir, buf, sizeof(buf)), r, sizeof(r)), r);
 	return RC_REFUSED;
 }
-
-static void dirs_add(const struct gen_map *id, const char *dir);
 
 static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int four_k, int fresh,
 			 uint64_t probe_off, int mode, char *why, size_t why_len)
@@ -432,7 +371,7 @@ static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int 
 	pp = find(&id);
 	if (pp && !fresh && same_file(*pp, &id))
 		m = *pp; /* else a new file on a reused inode: forget the old */
-	if (m && dir && !same_dir(dir, m->dir)) {
+	if (m && dir && !sdir_same(dir, m->dir)) {
 		if (holds_state(m))
 			return refuse_dir(t, m, dir, why, why_len);
 		m = NULL; /* it knows nothing: a map of the directory asked replaces it */
@@ -466,7 +405,7 @@ static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int 
 		return RC_OK;
 	if (claim_locked(m, why, why_len))
 		return RC_FAIL;
-	dirs_add(m, m->dir); /* a new file: no other state of it to outdate */
+	sdir_list_add(m, m->dir); /* a new file: no other state of it to outdate */
 	return RC_OK;
 }
 
@@ -479,25 +418,6 @@ int genmap_attach(struct target *t, const char *dir, uint32_t *unit, int four_k,
 	rc = attach_locked(t, dir, unit, four_k, fresh, probe_off, mode, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
-}
-
-/* mkdir -p of the directory holding path (errors show at the open). */
-static void make_dirs(const char *path)
-{
-	char *d = strdup(path), *s;
-
-	if (!d)
-		return;
-	s = dirname(d);
-	for (char *c = s + 1; *c; c++) {
-		if (*c != '/')
-			continue;
-		*c = 0;
-		mkdir(s, 0755);
-		*c = '/';
-	}
-	mkdir(s, 0755);
-	free(d);
 }
 
 /* May path be replaced by a state: absent, or a state file itself? */
@@ -572,7 +492,7 @@ int genmap_save(struct target *t, char *why, size_t why_len)
 		fsync(fd);
 		close(fd);
 	}
-	make_dirs(m->state);
+	sdir_make_parents(m->state);
 	m->stale = 0;
 	rc = write_state(m, 0, why, why_len);
 	m->claimed = m->claimed || rc == RC_OK;
@@ -616,7 +536,7 @@ static int mark_stale(const struct target *t, struct gen_map *id, const struct g
 	id->tid = h.tid;
 	id->next_gen = m && m->next_gen > h.next_gen ? m->next_gen : h.next_gen;
 	id->stale = 1;
-	make_dirs(path);
+	sdir_make_parents(path);
 	return write_state(id, 0, why, why_len);
 }
 
@@ -638,7 +558,7 @@ static int stale_locked(const struct target *t, const char *dir, char *why, size
 		m->stale = 1;
 	if (m)
 		crash_rec_close(m);
-	path = state_path(&id, dir ? dir : m ? m->dir : NULL);
+	path = sdir_state_path(&id, dir ? dir : m ? m->dir : NULL);
 	if (!path) {
 		snprintf(why, why_len, "verification: no memory");
 		return RC_FAIL;
@@ -656,118 +576,6 @@ static int stale_locked(const struct target *t, const char *dir, char *why, size
 	return rc < 0 ? RC_FAIL : RC_OK;
 }
 
-/* ---- the other directories that hold a state of a target ----
- *
- * A state knows only the writes of the runs that kept it. One kept in
- * another directory (verify_state) is named in a list beside the default
- * directory's state of the target (.iomoon-dirs: one absolute path a
- * line), so that a writer of the target, verifying or not, with whatever
- * directory, marks every other state of it stale: a later check against
- * one of them is refused, not a false alarm. A state whose lock another
- * process holds (a verifying run on a region of its own, as it may) is
- * left alone by a verifying writer. Best effort beside the default
- * directory: a run with another IOMOON_STATE_DIR sees another list. */
-
-#define DIRS_MAX 64
-
-static char *dirs_path(const struct gen_map *id)
-{
-	char *st = state_path(id, NULL), *p = NULL;
-	size_t n;
-
-	if (!st)
-		return NULL;
-	n = strlen(st) - strlen(".iomoon-verify");
-	if (asprintf(&p, "%.*s.iomoon-dirs", (int)n, st) < 0)
-		p = NULL;
-	free(st);
-	return p;
-}
-
-/* The list of id's other directories into dirs (malloc'd strings);
- * their number. */
-static unsigned dirs_read(const struct gen_map *id, char *dirs[DIRS_MAX])
-{
-	char *path = dirs_path(id), line[4096];
-	FILE *f = path ? fopen(path, "re") : NULL;
-	unsigned n = 0;
-
-	free(path);
-	if (!f)
-		return 0;
-	while (n < DIRS_MAX && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		if (line[0] == '/' && (dirs[n] = strdup(line)))
-			n++;
-	}
-	fclose(f);
-	return n;
-}
-
-static void dirs_free(char *dirs[], unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		free(dirs[i]);
-}
-
-/* Add dir (a state of id is made there) to id's list, unless it is the
- * default or listed. */
-static void dirs_add(const struct gen_map *id, const char *dir)
-{
-	char *dirs[DIRS_MAX], real[4096], *path, no[WHY_LEN];
-	unsigned n;
-	struct outfile o;
-
-	if (!dir || same_dir(dir, NULL) || !realpath(dir, real))
-		return;
-	n = dirs_read(id, dirs);
-	for (unsigned i = 0; i < n; i++)
-		if (same_dir(dirs[i], real)) {
-			dirs_free(dirs, n);
-			return;
-		}
-	path = dirs_path(id);
-	if (path) {
-		make_dirs(path);
-		if (outfile_begin(&o, path, no, sizeof(no)) == RC_OK) {
-			int rc = RC_OK;
-
-			o.mode = 0644;
-			for (unsigned i = n >= DIRS_MAX ? 1 : 0; i < n && rc == RC_OK; i++) /* the oldest goes */
-				if (!access(dirs[i], F_OK)) /* a directory gone is no more listed */
-					rc = outfile_write(&o, dirs[i], strlen(dirs[i]), no, sizeof(no)) ||
-					     outfile_write(&o, "\n", 1, no, sizeof(no));
-			if (rc == RC_OK && outfile_write(&o, real, strlen(real), no, sizeof(no)) == RC_OK &&
-			    outfile_write(&o, "\n", 1, no, sizeof(no)) == RC_OK)
-				outfile_commit(&o, no, sizeof(no));
-			else
-				outfile_abort(&o);
-		}
-	}
-	free(path);
-	dirs_free(dirs, n);
-}
-
-/* Does another process hold the lock of the state at path (a run
- * verifying a region of its own with that state)? */
-static int state_in_use(const char *path)
-{
-	char *lk = NULL;
-	size_t n = strlen(path) - strlen(".iomoon-verify");
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int fd, held = 0;
-
-	if (asprintf(&lk, "%.*s.iomoon-lock", (int)n, path) < 0)
-		return 0;
-	fd = open(lk, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	free(lk);
-	if (fd < 0)
-		return 0;
-	held = fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
-	close(fd);
-	return held;
-}
-
 /* Mark stale every state of t in the default directory and the listed
  * ones but those in the directories keep[0..nkeep) (NULL: the default);
  * with busy_ok, not one another process holds the lock of. */
@@ -775,27 +583,27 @@ static int mark_others(const struct target *t, const struct gen_map *m, const ch
 		       int busy_ok, char *why, size_t why_len)
 {
 	struct gen_map id = { 0 };
-	char *dirs[DIRS_MAX + 1];
+	char *dirs[SDIR_LIST_MAX + 1];
 	unsigned n;
 	int rc = RC_OK;
 
 	if (identify(t, &id))
 		return RC_OK;
 	dirs[0] = NULL; /* the default directory */
-	n = 1 + dirs_read(&id, dirs + 1);
+	n = 1 + sdir_list_read(&id, dirs + 1);
 	for (unsigned i = 0; i < n && rc == RC_OK; i++) {
 		char *path;
 		int kept = 0;
 
 		for (unsigned k = 0; k < nkeep && !kept; k++)
-			kept = same_dir(dirs[i], keep[k]);
-		if (kept || !(path = state_path(&id, dirs[i])))
+			kept = sdir_same(dirs[i], keep[k]);
+		if (kept || !(path = sdir_state_path(&id, dirs[i])))
 			continue;
-		if (!(busy_ok && state_in_use(path)))
+		if (!(busy_ok && sdir_state_in_use(path)))
 			rc = mark_stale(t, &id, m, path, why, why_len);
 		free(path);
 	}
-	dirs_free(dirs + 1, n - 1);
+	sdir_list_free(dirs + 1, n - 1);
 	return rc;
 }
 
@@ -809,7 +617,7 @@ int genmap_claim(struct target *t, char *why, size_t why_len)
 		const char *own = t->gmap->dir;
 
 		/* this phase's writes outdate every other state of the target */
-		dirs_add(t->gmap, own);
+		sdir_list_add(t->gmap, own);
 		rc = mark_others(t, t->gmap, &own, 1, 1, why, why_len);
 	}
 	pthread_mutex_unlock(&lock);
@@ -844,67 +652,6 @@ int genmap_stale(const struct target *t, const char *dir, char *why, size_t why_
 	rc = stale_locked(t, dir, why, why_len);
 	pthread_mutex_unlock(&lock);
 	return rc;
-}
-
-/* Can a directory be made in d (an existing directory)? A probe made and
- * removed at once: access() says yes on /proc as root. */
-static int can_make_in(const char *d)
-{
-	char probe[4096];
-
-	if ((size_t)snprintf(probe, sizeof(probe), "%s/.iomoon-probe-XXXXXX", d) >= sizeof(probe) || !mkdtemp(probe))
-		return 0;
-	rmdir(probe);
-	return 1;
-}
-
-int genmap_dir_check(const char *dir, int write, char *why, size_t why_len)
-{
-	char buf[4096], d[4096], p[256], q[256], *slash;
-	const char *what = "is not a writable directory";
-	struct stat st;
-	int top = 1;
-
-	snprintf(d, sizeof(d), "%s", dir_or_default(dir, buf, sizeof(buf)));
-	for (;;) {
-		if (!stat(d, &st)) {
-			if (!S_ISDIR(st.st_mode))
-				what = "is not a directory";
-			else if (!write && top)
-				return RC_OK; /* a phase that reads needs the directory, not to write there */
-			else if (!write)
-				what = "does not exist: a phase that only reads finds the state where the writing phase "
-				       "kept it";
-			else if (!access(d, W_OK | X_OK) && (top || can_make_in(d)))
-				return RC_OK;
-			break;
-		}
-		if (errno != ENOENT || !strcmp(d, "/") || !strcmp(d, "."))
-			break;
-		if (!lstat(d, &st)) {
-			what = "is a symbolic link to nothing";
-			break;
-		}
-		slash = strrchr(d, '/');
-		if (!slash)
-			strcpy(d, ".");
-		else if (slash == d)
-			d[1] = 0;
-		else
-			*slash = 0;
-		top = 0;
-	}
-	if (!write && !top)
-		snprintf(d, sizeof(d), "%s", dir_or_default(dir, buf, sizeof(buf)));
-	if (dir && *dir)
-		snprintf(why, why_len, "phase.verify_state: %s cannot hold the verification state (%s %s; give %s)",
-			 shown(dir, p, sizeof(p)), shown(d, q, sizeof(q)), what,
-			 write ? "a directory iomoon can make or write" : "the directory the writing phase had");
-	else
-		snprintf(why, why_len, "IOMOON_STATE_DIR: %s cannot hold the verification state (%s %s; set "
-			 "IOMOON_STATE_DIR to one, or give phase.verify_state)",
-			 shown(state_dir(buf, sizeof(buf)), p, sizeof(p)), shown(d, q, sizeof(q)), what);
-	return RC_INPUT;
 }
 
 /* Is m of no use to any later phase: not dirty, and its path names
@@ -951,7 +698,7 @@ char *genmap_lock_path(const struct target *t, const char *dir, int make)
 	pp = find(&id);
 	if (!dir && pp && same_file(*pp, &id))
 		dir = (*pp)->dir;
-	state = state_path(&id, dir);
+	state = sdir_state_path(&id, dir);
 	pthread_mutex_unlock(&lock);
 	if (!state)
 		return NULL;
@@ -959,7 +706,7 @@ char *genmap_lock_path(const struct target *t, const char *dir, int make)
 	if (asprintf(&p, "%.*s.iomoon-lock", (int)n, state) < 0)
 		p = NULL;
 	if (p && make)
-		make_dirs(p);
+		sdir_make_parents(p);
 	free(state);
 	return p;
 }
