@@ -21,6 +21,7 @@
 #include "lua/lua_api.h"
 #include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
+#include "lua/phase_files.h"
 #include "run/phase.h"
 #include "run/verify_lock.h"
 
@@ -164,6 +165,8 @@ static struct run_state *check_phase(lua_State *L)
  * Returns true or raises the input error run would raise. */
 int api_check(lua_State *L)
 {
+	if (api_is_files_phase(L, 1))
+		return api_check_files(L); /* phase_files.c */
 	check_phase(L);
 	lua_pushboolean(L, 1);
 	return 1;
@@ -315,6 +318,15 @@ int api_run(lua_State *L)
 	vlock_release(); /* none is held between phases (nor after an error's longjmp) */
 	if (run_interrupted || phase_interrupt) /* a stop asked between phases too */
 		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
+	if (api_is_files_phase(L, 1)) { /* phase_files.c: its own check, run and result */
+		api_run_files(L, (long long)phases_run + 1);
+		if (phase_interrupt)
+			run_interrupted = 1;
+		phases_run++;
+		api_seal_result(L);
+		api_deliver_result(L);
+		return 1;
+	}
 	if (cluster_on()) {
 		lua_settop(L, 1);
 		lua_pushvalue(L, 1);
