@@ -169,8 +169,8 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 		key_path(w->sp, parent, path, sizeof(path));
 		subtree_name(w->sp, w->id, sub, sizeof(sub));
 		first_res->first_errno = err;
-		snprintf(first_res->first_error, sizeof(first_res->first_error), "%s %s/%s/%.200s/%.40s: %.100s", files_op_names[op],
-			 FILES_ROOT, sub, path, name, strerror(err));
+		snprintf(first_res->first_error, sizeof(first_res->first_error), "%s %s/%s%s%.200s/%.40s: %.100s",
+			 files_op_names[op], FILES_ROOT, sub, parent ? "/" : "", parent ? path : "", name, strerror(err));
 	}
 	pthread_mutex_unlock(&first_lock);
 }
@@ -564,7 +564,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 			snprintf(why, why_len, "files.dir: %s/%s/%s: %s", sp->dir, FILES_ROOT, names[i], strerror(e));
 			return e == ENOENT ? RC_INPUT : RC_FAIL;
 		}
-		if (create && sp->op != FOP_MKDIR && (!sp->shared || !i)) {
+		if (create && (sp->mix || sp->op != FOP_MKDIR) && (!sp->shared || !i)) {
 			int rc = files_skeleton(sp, w[i].subtree_fd, 0, 1);
 
 			if (rc < 0) {
