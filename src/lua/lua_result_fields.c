@@ -90,6 +90,7 @@ static const struct result_field file_op_fields[] = {
 	{ "ops", "number", C, NULL },
 	{ "ops_per_s", "number", M, NULL },
 	{ "errors", "number", C, NULL },
+	{ "missing", "number", C, NULL }, /* delete, rmdir: already gone */
 	{ "lat", "table", 0, "op_lat" },
 	{ "how", "string", 0, NULL }, /* "io_uring" or "syscall" */
 	{ NULL, NULL, 0, NULL },

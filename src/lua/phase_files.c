@@ -315,6 +315,7 @@ static void push_ops(lua_State *L, const struct files_spec *sp, const struct fil
 		api_set_int(L, "ops", o->ops);
 		api_set_num(L, "ops_per_s", r->seconds > 0 ? (double)o->ops / r->seconds : 0);
 		api_set_int(L, "errors", o->errors);
+		api_set_int(L, "missing", o->missing);
 		push_lat(L, &o->lat, 0);
 		lua_setfield(L, -2, "lat");
 		lua_pushstring(L, sp->uring && op != FOP_READDIR ? "io_uring" : "syscall");
@@ -377,7 +378,6 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 		hist_merge(&all, &r->op[op].lat);
 	}
 	set_str(L, "name", name);
-	set_str(L, "kind", "files");
 	api_set_int(L, "ios", ops);
 	api_set_int(L, "bytes", bytes);
 	api_set_num(L, "iops", s > 0 ? (double)ops / s : 0);

@@ -163,6 +163,10 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 {
 	char path[PATH_MAX], sub[64];
 
+	if (err == ENOENT && (op == FOP_DELETE || op == FOP_RMDIR)) {
+		w->res->op[op].missing++; /* rm -f: what is gone is not an error */
+		return;
+	}
 	w->res->op[op].errors++;
 	pthread_mutex_lock(&first_lock);
 	if (first_res && !first_res->first_errno) {
@@ -620,6 +624,7 @@ static void merge(const struct files_spec *sp, const struct files_worker *w, str
 		for (int op = 0; op < FOP_N; op++) {
 			res->op[op].ops += r->op[op].ops;
 			res->op[op].errors += r->op[op].errors;
+			res->op[op].missing += r->op[op].missing;
 			hist_merge(&res->op[op].lat, &r->op[op].lat);
 		}
 		res->created += r->created;

@@ -63,6 +63,7 @@ struct files_spec {
 
 struct files_opres {
 	uint64_t ops, errors;
+	uint64_t missing;       /* delete, rmdir: already gone (ENOENT), not an error */
 	struct hist lat;
 };
 
