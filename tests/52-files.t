@@ -68,6 +68,17 @@ sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,re
 ok "$(under "$t" 1.5)" "SIGINT: a files phase stops in ${t} s"
 rm -rf "$D/iomoon-files"
 
+# the ready suites of files phases, end to end, leaving dir as it was
+for s in "mdtest 6" "elbencho 6" "postmark 3" "build-tree 4"; do
+	set -- $s
+	fresh
+	"$IOMOON" suite $1 --target "$D" --allow-write --time 0.5 --ios 2000 --quiet --format csv --output "$TMP/$1.csv" >/dev/null 2>"$TMP/$1.err"
+	ok $? "suite $1 runs end to end" || sed 's/^/#   /' "$TMP/$1.err"
+	is "$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(len(r)-1, sum(int(x['Errors']) for x in csv.DictReader(open(sys.argv[1]))))" "$TMP/$1.csv")" "$2 0" \
+		"suite $1: $2 phases in the CSV, no errors"
+	is "$(tree_left)" "./keep.txt " "suite $1: the tree is gone, the foreign file left"
+done
+
 # bad input: exit 2, a message naming the field, nothing made
 bad() { # bad WANT_REGEX DESCRIPTION ARGS...
 	local want=$1 what=$2 out rc

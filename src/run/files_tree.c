@@ -166,11 +166,7 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len)
 		snprintf(why, why_len, "files.dir: %s/%s: %s (a symbolic link is never followed)", sp->dir, FILES_ROOT,
 			 strerror(-rfd));
 		rc = RC_INPUT;
-	} else if (!makes(sp)) {
-		snprintf(why, why_len, "files.dir: %s holds no tree of iomoon (%s) for op '%s'; make one first "
-			 "(op = \"create\" or \"mkdir\", or a mix)", sp->dir, FILES_ROOT, files_op_names[sp->op]);
-		rc = RC_INPUT;
-	} else if (!sp->allow_write && !dir_empty(dfd, NULL)) {
+	} else if (makes(sp) && !sp->allow_write && !dir_empty(dfd, NULL)) {
 		snprintf(why, why_len, "files.dir: %s is not empty and holds no tree of iomoon; give files.allow_write = "
 			 "true to make one beside what is there (only the tree's own files are ever touched)", sp->dir);
 		rc = RC_INPUT;
@@ -208,6 +204,11 @@ int files_tree_open(const struct files_spec *sp, int create, int *root, char *wh
 		close(m);
 	}
 	close(dfd);
+	if (fd == -ENOENT && !create) { /* a phase before it (a suite's) was to make it: known only now */
+		snprintf(why, why_len, "files.dir: %s holds no tree of iomoon (%s) for op '%s'; make one first "
+			 "(op = \"create\" or \"mkdir\", or a mix)", sp->dir, FILES_ROOT, files_op_names[sp->op]);
+		return RC_INPUT;
+	}
 	if (fd < 0 || !marker_matches(fd)) {
 		snprintf(why, why_len, "files.dir: %s/%s: %s", sp->dir, FILES_ROOT,
 			 fd < 0 ? strerror(-fd) : "not made by iomoon (its marker does not match)");
