@@ -69,7 +69,7 @@ ok "$(under "$t" 1.5)" "SIGINT: a files phase stops in ${t} s"
 rm -rf "$D/iomoon-files"
 
 # the ready suites of files phases, end to end, leaving dir as it was
-for s in "mdtest 6" "elbencho 6" "postmark 3" "build-tree 4"; do
+for s in "mdtest 7" "elbencho 6" "postmark 3" "build-tree 4"; do
 	set -- $s
 	fresh
 	"$IOMOON" suite $1 --target "$D" --allow-write --time 0.5 --ios 2000 --quiet --format csv --output "$TMP/$1.csv" >/dev/null 2>"$TMP/$1.err"

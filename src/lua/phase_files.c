@@ -42,7 +42,7 @@ static enum files_op op_named(lua_State *L, const char *s, const char *field)
 		const char *near = api_nearest(s, (const char *const *)files_op_names);
 
 		api_input_error(L, "phase.%s: '%s' is not an operation of a files phase (one of mkdir, create, write, append, "
-				"read, stat, open, rename, readdir, delete, rmdir%s%s%s)", field, s, near ? "; did you mean '" : "",
+				"read, stat, dirstat, open, rename, readdir, delete, rmdir%s%s%s)", field, s, near ? "; did you mean '" : "",
 				near ? near : "", near ? "'?" : "");
 	}
 	return FOP_N;

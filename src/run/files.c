@@ -23,7 +23,7 @@
 #include "io/target_int.h"
 
 const char *const files_op_names[FOP_N] = { "mkdir", "create", "write", "append", "read", "stat",
-					    "open", "rename", "readdir", "delete", "rmdir" };
+					    "dirstat", "open", "rename", "readdir", "delete", "rmdir" };
 
 static int openat2_beneath(int dirfd, const char *path, uint64_t flags, uint64_t mode)
 {
@@ -200,7 +200,7 @@ static uint64_t local(const struct files_worker *w, uint64_t item)
 
 void files_release(struct files_worker *w, enum files_op op, uint64_t item)
 {
-	if (w->busy && op != FOP_READDIR)
+	if (w->busy && op != FOP_READDIR && op != FOP_DIRSTAT)
 		set_bit(w->busy, local(w, item), 0);
 }
 
@@ -250,7 +250,7 @@ static uint64_t mix_item(struct files_worker *w, enum files_op op)
 	const uint64_t n = w->nitems;
 	const int want = op != FOP_CREATE;
 
-	if (op == FOP_READDIR)
+	if (op == FOP_READDIR || op == FOP_DIRSTAT)
 		return rng_below(&w->rng, files_leaves(w->sp));
 	if ((want && !w->npresent) || (!want && w->npresent == n))
 		return UINT64_MAX;
@@ -303,7 +303,7 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 		*item = mix_item(w, *op);
 		if (*item == UINT64_MAX)
 			continue;
-		if (*op != FOP_READDIR) {
+		if (*op != FOP_READDIR && *op != FOP_DIRSTAT) {
 			set_bit(w->busy, *item, 1);
 			*item = w->first_item + *item * w->step;
 		}
@@ -430,10 +430,15 @@ static void psync_loop(struct files_worker *w)
 			bytes = 0;
 		} else {
 			parent = op == FOP_MKDIR || op == FOP_RMDIR ? files_node_parent(w->sp, w->level, item, name, sizeof(name))
-								    : files_item_parent(w->sp, item, name, sizeof(name));
+				 : op == FOP_DIRSTAT ? files_node_parent(w->sp, (int)w->sp->depth, item, name, sizeof(name))
+						     : files_item_parent(w->sp, item, name, sizeof(name));
 			dfd = rc = files_dir_get(w, parent, &de);
 			if (dfd >= 0) {
-				if (op == FOP_MKDIR)
+				struct statx sx;
+
+				if (op == FOP_DIRSTAT)
+					rc = statx(dfd, name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) < 0 ? -errno : 0;
+				else if (op == FOP_MKDIR)
 					rc = mkdirat(dfd, name, 0755) < 0 ? -errno : 0;
 				else if (op == FOP_RMDIR)
 					rc = unlinkat(dfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
@@ -577,7 +582,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 				return RC_FAIL;
 			}
 		}
-		set_items(&w[i], sp->op == FOP_READDIR && !sp->mix ? files_leaves(sp) : items);
+		set_items(&w[i], (sp->op == FOP_READDIR || sp->op == FOP_DIRSTAT) && !sp->mix ? files_leaves(sp) : items);
 		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : 0;
 		if (sp->mix) {
 			w[i].present = calloc(w[i].nitems / 8 + 1, 1);

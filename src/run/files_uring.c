@@ -6,7 +6,7 @@
  *   append         OPENAT2 (O_APPEND) -> WRITE (bs) -> [FSYNC] -> CLOSE
  *   read           OPENAT2 -> READ... (to the end) -> CLOSE
  *   open           OPENAT2 -> CLOSE
- *   stat           STATX (AT_SYMLINK_NOFOLLOW)
+ *   stat, dirstat  STATX (AT_SYMLINK_NOFOLLOW)
  *   delete, rmdir  UNLINKAT
  *   mkdir          MKDIRAT
  *   rename         RENAMEAT (RENAME_NOREPLACE) there, RENAMEAT back
@@ -59,7 +59,7 @@ static void prep(struct files_worker *w, struct io_uring *ring, struct uslot *s)
 	case S_META:
 		if (s->op == FOP_MKDIR)
 			io_uring_prep_mkdirat(sqe, s->dfd, s->name, 0755);
-		else if (s->op == FOP_STAT)
+		else if (s->op == FOP_STAT || s->op == FOP_DIRSTAT)
 			io_uring_prep_statx(sqe, s->dfd, s->name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &s->stx);
 		else
 			io_uring_prep_unlinkat(sqe, s->dfd, s->name, s->op == FOP_RMDIR ? AT_REMOVEDIR : 0);
@@ -200,7 +200,8 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 		s->t0 = t0;
 		s->fd = -1;
 		s->parent = op == FOP_MKDIR || op == FOP_RMDIR ? files_node_parent(sp, w->level, item, s->name, sizeof(s->name))
-							       : files_item_parent(sp, item, s->name, sizeof(s->name));
+			    : op == FOP_DIRSTAT ? files_node_parent(sp, (int)sp->depth, item, s->name, sizeof(s->name))
+						: files_item_parent(sp, item, s->name, sizeof(s->name));
 		s->dfd = files_dir_get(w, s->parent, &s->de);
 		if (s->dfd < 0) {
 			files_release(w, op, item);
@@ -214,7 +215,7 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 			s->size = sp->bs;
 		snprintf(s->to, sizeof(s->to), "%.39s.r", s->name);
 		s->step = op == FOP_RENAME ? S_RENAME1 : op == FOP_MKDIR || op == FOP_RMDIR || op == FOP_STAT ||
-			  op == FOP_DELETE ? S_META : S_OPEN;
+			  op == FOP_DIRSTAT || op == FOP_DELETE ? S_META : S_OPEN;
 		prep(w, ring, s);
 		return 1;
 	}

@@ -249,7 +249,7 @@ local function op_of(r, kind)
 end
 
 --- The operations of a files phase, in the order iomoon names them.
-rows.file_ops = { "mkdir", "create", "write", "append", "read", "stat", "open", "rename", "readdir", "delete", "rmdir" }
+rows.file_ops = { "mkdir", "create", "write", "append", "read", "stat", "dirstat", "open", "rename", "readdir", "delete", "rmdir" }
 
 -- a files phase's operations (result.ops), each a row as rows.ops gives
 -- them: IOPS is its operations per second, the text says the rest as
