@@ -79,6 +79,23 @@ for s in "mdtest 7" "elbencho 6" "postmark 3" "build-tree 4"; do
 	is "$(tree_left)" "./keep.txt " "suite $1: the tree is gone, the foreign file left"
 done
 
+# fio's six file and directory engine examples (tests/fio/*-ioengine.fio,
+# their options as fio's examples give them; filecreate's 16 x 31,250 files
+# cut to 16 x 100 here) through iomoon fio: each operation counted exactly
+for f in "filecreate create 1600" "filestat stat 1200" "filedelete delete 1200" "dircreate mkdir 180" \
+	"dirstat dirstat 300" "dirdelete rmdir 1200"; do
+	set -- $f
+	fresh
+	sed 's/^nrfiles=31250$/nrfiles=100/' "$T/fio/$1-ioengine.fio" >"$TMP/$1.fio"
+	out=$("$IOMOON" fio "$TMP/$1.fio" --target "$D" --allow-write --format json --quiet 2>"$TMP/$1.err" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = [p for p in d["phases"] if not p["name"].endswith(")")][0]
+print(m["ops"][sys.argv[1]]["ops"], sum(p["errors"] for p in d["phases"]))' "$2")
+	is "$out" "$3 0" "fio's $1 example: $3 ${2}s measured, no error in any phase" || sed 's/^/#   /' "$TMP/$1.err"
+	is "$(tree_left)" "./keep.txt " "fio's $1 example: the tree removed after it"
+done
+
 # bad input: exit 2, a message naming the field, nothing made
 bad() { # bad WANT_REGEX DESCRIPTION ARGS...
 	local want=$1 what=$2 out rc
