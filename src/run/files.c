@@ -260,9 +260,14 @@ static uint64_t mix_item(struct files_worker *w, enum files_op op)
 		if (bit(w->present, i) == want && !bit(w->busy, i))
 			return i;
 	}
-	for (uint64_t k = 0, i = rng_below(&w->rng, n); k < n; k++, i = i + 1 == n ? 0 : i + 1)
-		if (bit(w->present, i) == want && !bit(w->busy, i))
-			return i;
+	/* then from a random byte on, skipping the bytes with no candidate */
+	for (uint64_t k = 0, nb = (n + 7) / 8, b = rng_below(&w->rng, nb); k < nb; k++, b = b + 1 == nb ? 0 : b + 1) {
+		uint8_t cand = (uint8_t)((want ? w->present[b] : ~w->present[b]) & ~w->busy[b]);
+
+		for (unsigned j = 0; cand && j < 8; j++)
+			if (cand >> j & 1 && b * 8 + j < n)
+				return b * 8 + j;
+	}
 	return UINT64_MAX;
 }
 
@@ -398,12 +403,14 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 	else if (op == FOP_APPEND)
 		rc = write_all(fd, w->buf, sp->bs, sp->bs, bytes);
 	else if (op == FOP_READ)
-		while ((n = read(fd, w->buf, sp->bs)) != 0) {
+		while ((n = read(fd, w->buf, sp->bs)) != 0) { /* a short read is the end of a file */
 			if (n < 0) {
 				rc = -errno;
 				break;
 			}
 			*bytes += (uint64_t)n;
+			if ((uint64_t)n < sp->bs)
+				break;
 		}
 	if (!rc && sp->fsync && (op == FOP_CREATE || op == FOP_WRITE || op == FOP_APPEND) && fsync(fd) < 0)
 		rc = -errno;

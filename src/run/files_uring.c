@@ -4,7 +4,7 @@
  *
  *   create, write  OPENAT2 (O_CREAT|O_EXCL, or O_TRUNC) -> WRITE... -> [FSYNC] -> CLOSE
  *   append         OPENAT2 (O_APPEND) -> WRITE (bs) -> [FSYNC] -> CLOSE
- *   read           OPENAT2 -> READ... (to the end) -> CLOSE
+ *   read           OPENAT2 -> READ... (to a short one: the end) -> CLOSE
  *   open           OPENAT2 -> CLOSE
  *   stat, dirstat  STATX (AT_SYMLINK_NOFOLLOW)
  *   delete, rmdir  UNLINKAT
@@ -148,7 +148,8 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 		if (res < 0 || (res == 0 && s->op != FOP_READ)) {
 			s->err = res < 0 ? -res : EIO;
 			s->step = S_CLOSE;
-		} else if (s->op == FOP_READ && res == 0) {
+		} else if (s->op == FOP_READ && (uint64_t)res < w->sp->bs) { /* a short read: the end of the file */
+			s->bytes += (uint64_t)res;
 			s->step = S_CLOSE;
 		} else {
 			s->off += (uint64_t)res;
