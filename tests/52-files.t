@@ -62,6 +62,25 @@ for eng in "engine=psync" "engine=io_uring qd=8"; do
 	is "$(tree_left)" "./keep.txt " "$eng: after the mix, delete and rmdir leave only the foreign file"
 done
 
+# one tree shared by 3 workers (mdtest without -u): the files dealt out, each once
+fresh
+for op in create stat delete; do
+	out=$(run one.lua "$D" op=$op workers=3 files.shared=true files.files=100 files.dirs=2 2>&1)
+	like "$out" "^$op	200	0" "shared tree, 3 workers: $op exactly 200 files, no error"
+done
+run one.lua "$D" op=rmdir workers=3 files.shared=true files.dirs=2 >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "shared tree: removed by rmdir"
+
+# a saved run: rendered again, and run again from its definitions in another directory
+fresh
+mkdir "$TMP/again"
+"$IOMOON" suite elbencho --target "$D" --allow-write --quiet --format json --output "$TMP/r.json" >/dev/null 2>&1
+like "$("$IOMOON" report "$TMP/r.json" --format markdown)" '\| WRITE: create \| [0-9]+ \|.*2000 ops \|' "a saved run's report: a row per operation"
+out=$("$IOMOON" rerun "$TMP/r.json" --target "$TMP/again" --quiet --format csv 2>&1)
+is "$(printf '%s\n' "$out" | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(len(r), r[1]['create Ops'], sum(int(x['Errors']) for x in r))")" "6 2000 0" \
+	"rerun from result.definition with --target: the six phases again, 2000 creates, no error"
+is "$(ls -A "$TMP/again")" "" "rerun: its tree removed from the other directory too"
+
 # SIGINT stops a mix within a second
 fresh
 sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,read:50" duration=30s

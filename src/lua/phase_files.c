@@ -439,6 +439,57 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "batch_used", 1);
 }
 
+/* result.definition: the phase as it ran, plain data iomoon.run takes
+ * again (iomoon rerun). */
+static void push_definition(lua_State *L, const struct files_spec *sp, const char *name)
+{
+	lua_createtable(L, 0, 12);
+	set_str(L, "name", name);
+	lua_createtable(L, 0, 8);
+	set_str(L, "dir", sp->dir);
+	if (sp->depth == 1) {
+		api_set_int(L, "dirs", sp->width);
+	} else {
+		api_set_int(L, "depth", sp->depth);
+		api_set_int(L, "width", sp->width);
+	}
+	api_set_int(L, "files", sp->files);
+	lua_createtable(L, (int)sp->nsize, 0);
+	for (unsigned i = 0; i < sp->nsize; i++) {
+		lua_createtable(L, 2, 0);
+		lua_pushinteger(L, (lua_Integer)sp->size[i]);
+		lua_rawseti(L, -2, 1);
+		lua_pushnumber(L, sp->size_weight[i]);
+		lua_rawseti(L, -2, 2);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "size");
+	set_bool(L, "shared", sp->shared);
+	set_bool(L, "allow_write", sp->allow_write);
+	lua_setfield(L, -2, "files");
+	if (sp->mix) {
+		lua_newtable(L);
+		for (int op = 0; op < FOP_N; op++)
+			if (sp->weight[op] > 0)
+				api_set_num(L, files_op_names[op], sp->weight[op]);
+		lua_setfield(L, -2, "ops");
+	} else {
+		set_str(L, "op", files_op_names[sp->op]);
+	}
+	api_set_int(L, "workers", sp->workers);
+	api_set_int(L, "qd", sp->qd);
+	set_str(L, "engine", sp->uring ? "io_uring" : "psync");
+	if (sp->duration_ns)
+		api_set_num(L, "duration", (double)sp->duration_ns / 1e9);
+	if (sp->ios)
+		api_set_int(L, "ios", sp->ios);
+	api_set_int(L, "bs", sp->bs);
+	set_bool(L, "fsync", sp->fsync);
+	set_bool(L, "direct", sp->direct);
+	api_set_int(L, "seed", sp->seed);
+	lua_setfield(L, -2, "definition");
+}
+
 static void check_spec(lua_State *L, const struct files_spec *sp)
 {
 	char why[WHY_LEN];
@@ -489,6 +540,7 @@ int api_run_files(lua_State *L, long long phase_no)
 	push_common(L, sp, r, name);
 	push_ops(L, sp, r);
 	push_files(L, sp, r);
+	push_definition(L, sp, name);
 	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
 	free(r);
