@@ -81,6 +81,12 @@ is "$(printf '%s\n' "$out" | python3 -c "import csv,sys; r=list(csv.DictReader(s
 	"rerun from result.definition with --target: the six phases again, 2000 creates, no error"
 is "$(ls -A "$TMP/again")" "" "rerun: its tree removed from the other directory too"
 
+# intervals: a 1.2 s mix in 0.4 s intervals, every operation in one of them
+fresh
+out=$(run one.lua "$D" "ops=stat:50,read:50" duration=1.2s interval=0.4s 2>&1)
+like "$out" "intervals	[34]	sum=ios" "intervals: 3 (or 4, a last sliver) of a 1.2 s mix, their operations adding up to the phase's"
+run one.lua "$D" op=delete >/dev/null 2>&1; run one.lua "$D" op=rmdir >/dev/null 2>&1
+
 # SIGINT stops a mix within a second
 fresh
 sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,read:50" duration=30s

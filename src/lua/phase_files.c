@@ -18,7 +18,7 @@
 #include "run/files.h"
 
 static const char *const phase_keys[] = { "name", "files", "op", "ops", "engine", "workers", "qd", "duration",
-					  "ios", "fsync", "bs", "direct", "seed", "meta", NULL };
+					  "ios", "fsync", "bs", "direct", "seed", "meta", "interval", NULL };
 static const char *const files_keys[] = { "dir", "dirs", "files", "depth", "width", "size", "shared", "allow_write",
 					  NULL };
 
@@ -232,6 +232,14 @@ static void parse(lua_State *L, int p, struct files_spec *sp)
 		sp->duration_ns = api_check_duration(L, -1, "duration");
 	lua_pop(L, 1);
 	sp->ios = (uint64_t)opt_int(L, p, "ios", "ios", 0, 0, (lua_Integer)1 << 50);
+	sp->interval_ns = 1000000000ull;
+	if (lua_getfield(L, p, "interval") != LUA_TNIL) {
+		sp->interval_ns = api_check_duration(L, -1, "interval");
+		if (sp->interval_ns && sp->interval_ns < 10000000ull)
+			api_input_error(L, "phase.interval: at least 10 ms (or 0: no intervals), got %llu ns",
+					(unsigned long long)sp->interval_ns);
+	}
+	lua_pop(L, 1);
 	if (sp->mix && !sp->ios && !sp->duration_ns)
 		api_input_error(L, "phase: a mix (ops) runs for a duration or a number of operations (ios); give one");
 	sp->bs = 64 * 1024;
@@ -351,6 +359,31 @@ static void push_files(lua_State *L, const struct files_spec *sp, const struct f
 	lua_setfield(L, -2, "files");
 }
 
+/* result.intervals: each interval's operations (as iops), bytes, latency */
+static void push_intervals(lua_State *L, const struct files_result *r)
+{
+	lua_createtable(L, (int)r->niv, 0);
+	for (unsigned i = 0; i < r->niv; i++) {
+		const struct files_interval *iv = &r->iv[i];
+		const double s = iv->len_s > 0 ? iv->len_s : 1;
+
+		lua_createtable(L, 0, 11);
+		api_set_num(L, "t_s", iv->t_s);
+		api_set_num(L, "len_s", iv->len_s);
+		api_set_num(L, "iops", (double)iv->ops / s);
+		api_set_num(L, "mb_per_s", (double)iv->bytes / s / 1e6);
+		api_set_int(L, "p50_ns", iv->p50_ns);
+		api_set_int(L, "p99_ns", iv->p99_ns);
+		api_set_int(L, "max_ns", iv->max_ns);
+		api_set_int(L, "ios", iv->ops);
+		api_set_num(L, "read_iops", (double)iv->read_ops / s);
+		api_set_num(L, "write_iops", (double)iv->write_ops / s);
+		api_set_num(L, "trim_iops", 0);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "intervals");
+}
+
 static void set_str(lua_State *L, const char *k, const char *v)
 {
 	lua_pushstring(L, v);
@@ -417,7 +450,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "quota_ios", sp->ios);
 	api_set_int(L, "quota_bytes", 0);
 	api_set_int(L, "batch", 1);
-	api_set_num(L, "interval_s", 0);
+	api_set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 	set_str(L, "open_sync", sp->fsync ? "fsync" : "none");
 	lua_newtable(L);
 	lua_setfield(L, -2, "errors_by_errno");
@@ -434,8 +467,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 		lua_rawseti(L, -2, 1);
 	}
 	lua_setfield(L, -2, "first_errors");
-	lua_newtable(L);
-	lua_setfield(L, -2, "intervals");
+	push_intervals(L, r);
 	api_set_int(L, "batch_used", 1);
 }
 
@@ -533,6 +565,7 @@ int api_run_files(lua_State *L, long long phase_no)
 		return api_raise_error(L, IOMOON_RUN_ERROR, "files: out of memory for the result");
 	rc = files_run(sp, r, why, sizeof(why));
 	if (rc != RC_OK) {
+		files_result_free(r);
 		free(r);
 		return api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, why);
 	}
@@ -543,6 +576,7 @@ int api_run_files(lua_State *L, long long phase_no)
 	push_definition(L, sp, name);
 	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
+	files_result_free(r);
 	free(r);
 	return 1;
 }

@@ -544,6 +544,7 @@ static void *worker_main(void *arg)
 		loop(w);
 	}
 	w->done_ns = clock_ns();
+	__atomic_add_fetch(&w->gate->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -662,7 +663,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	char (*names)[32] = calloc(sp->workers, 32);
 	pthread_t *tid = calloc(sp->workers, sizeof(*tid));
 	pthread_barrier_t level;
-	struct files_gate gate = { 0, 0 };
+	struct files_gate gate = { 0, 0, 0 };
 	struct rusage ru0, ru1;
 	int root = -1, rc = RC_FAIL;
 	uint64_t start_ns = 0;
@@ -698,6 +699,8 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	start_ns = clock_ns();
 	res->started_ns = clock_realtime_ns();
 	__atomic_store_n(&gate.go, started == sp->workers ? 1 : -1, __ATOMIC_RELEASE);
+	if (started == sp->workers)
+		files_sample(res, per, sp->workers, &gate.finished, start_ns, sp->interval_ns);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	getrusage(RUSAGE_SELF, &ru1);
@@ -734,4 +737,11 @@ out:
 	free(names);
 	free(tid);
 	return rc;
+}
+
+void files_result_free(struct files_result *res)
+{
+	free(res->iv);
+	res->iv = NULL;
+	res->niv = res->cap_iv = 0;
 }

@@ -58,6 +58,7 @@ struct files_spec {
 	uint64_t bs;
 	int fsync, direct, uring;
 	uint64_t seed;
+	uint64_t interval_ns;   /* 0: no intervals */
 	int rank;               /* -1 alone; else the MPI rank, in subtree names */
 };
 
@@ -65,6 +66,11 @@ struct files_opres {
 	uint64_t ops, errors;
 	uint64_t missing;       /* delete, rmdir: already gone (ENOENT), not an error */
 	struct hist lat;
+};
+
+struct files_interval {
+	double t_s, len_s;
+	uint64_t ops, read_ops, write_ops, bytes, p50_ns, p99_ns, max_ns;
 };
 
 struct files_result {
@@ -77,6 +83,8 @@ struct files_result {
 	int first_errno;
 	char first_error[512];  /* "create iomoon-files/w0/d1/f7: No space left on device" */
 	int64_t started_ns, ended_ns; /* wall clock */
+	struct files_interval *iv;      /* the intervals (malloc'd: files_result_free) */
+	unsigned niv, cap_iv;
 };
 
 /* Is the phase possible here, before anything is made: dir a directory, a
@@ -89,7 +97,15 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len);
  * RC_OK (errors are counted in res), RC_INPUT / RC_FAIL with why. */
 int files_run(const struct files_spec *sp, struct files_result *res, char *why, size_t why_len);
 
-/* --- shared by files.c and files_uring.c --- */
+/* What files_run allocated in res. */
+void files_result_free(struct files_result *res);
+
+/* --- shared by files.c, files_sample.c and files_uring.c --- */
+
+/* The intervals of res, while n workers' results per run, until finished
+ * reaches n (files_sample.c). */
+void files_sample(struct files_result *res, const struct files_result *per, unsigned n, const unsigned *finished,
+		  uint64_t start_ns, uint64_t interval_ns);
 
 /* A directory open beneath the subtree: key is (level << 48 | index). */
 struct files_dirent {
@@ -102,6 +118,7 @@ struct files_dirent {
 struct files_gate {
 	unsigned ready;
 	int go; /* 1: go; -1: a worker could not start, none runs */
+	unsigned finished; /* workers done with their loop */
 };
 
 struct files_worker {

@@ -20,3 +20,6 @@ table.sort(names)
 for _, k in ipairs(names) do print(k, r.ops[k].ops, r.ops[k].errors) end
 print("total", r.ios, r.errors, r.interrupted)
 print("first", r.first_error and r.first_error.message or "none")
+local sum = 0
+for _, iv in ipairs(r.intervals) do sum = sum + iv.ios end
+print("intervals", #r.intervals, sum == r.ios and "sum=ios" or ("sum=" .. sum))
