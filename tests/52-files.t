@@ -87,6 +87,21 @@ out=$(run one.lua "$D" "ops=stat:50,read:50" duration=1.2s interval=0.4s 2>&1)
 like "$out" "intervals	[34]	sum=ios" "intervals: 3 (or 4, a last sliver) of a 1.2 s mix, their operations adding up to the phase's"
 run one.lua "$D" op=delete >/dev/null 2>&1; run one.lua "$D" op=rmdir >/dev/null 2>&1
 
+# ENOSPC: appends with no end on a 1 MiB tmpfs are counted errors naming the path
+S="$TMP/small"
+mkdir -p "$S"
+if mount -t tmpfs -o size=1m tmpfs "$S" 2>/dev/null; then
+	MOUNTS="$S"
+	out=$(run one.lua "$S" "ops=append:1" duration=0.5s bs=64k files.files=10 files.dirs=1 2>&1); rc=$?
+	is "$rc" 1 "ENOSPC: the run fails (exit 1), it does not crash"
+	like "$out" "first	append iomoon-files/w0/d0/f[0-9]+: No space left on device" "ENOSPC: the first error names the operation, the path and ENOSPC"
+	like "$out" "append	[0-9]+	[1-9][0-9]*" "ENOSPC: appends before it counted, the failed ones counted as errors"
+	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
+	is "$(ls -A "$S")" "" "ENOSPC: the tree removed after"
+else
+	for i in 1 2 3 4; do skip "cannot mount a tmpfs here (not root)"; done
+fi
+
 # SIGINT stops a mix within a second
 fresh
 sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,read:50" duration=30s
