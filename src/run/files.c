@@ -362,7 +362,11 @@ static int write_all(int fd, char *buf, uint64_t size, uint64_t bs, uint64_t *by
 {
 	for (uint64_t off = 0; off < size;) {
 		uint64_t len = size - off < bs ? size - off : bs;
-		ssize_t n = write(fd, buf, len);
+		ssize_t n;
+
+		if (phase_interrupt)
+			return -EINTR; /* a large file is not finished after a stop */
+		n = write(fd, buf, len);
 
 		if (n < 0)
 			return -errno;
@@ -404,6 +408,10 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 		rc = write_all(fd, w->buf, sp->bs, sp->bs, bytes);
 	else if (op == FOP_READ)
 		while ((n = read(fd, w->buf, sp->bs)) != 0) { /* a short read is the end of a file */
+			if (phase_interrupt) {
+				rc = -EINTR;
+				break;
+			}
 			if (n < 0) {
 				rc = -errno;
 				break;

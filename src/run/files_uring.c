@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 
 #include "core/clock.h"
+#include "core/stop.h"
 
 enum step { S_META, S_RENAME1, S_RENAME2, S_OPEN, S_IO, S_FSYNC, S_CLOSE };
 
@@ -155,6 +156,10 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 			s->off += (uint64_t)res;
 			s->bytes += (uint64_t)res;
 			s->step = after_io(w->sp, s);
+			if (s->step == S_IO && phase_interrupt) { /* a large file is not finished after a stop */
+				s->err = EINTR;
+				s->step = S_CLOSE;
+			}
 		}
 		prep(w, ring, s);
 		return 1;
