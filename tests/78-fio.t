@@ -14,12 +14,12 @@ cp "$T/fio/unsupported.fio" u.fio
 err=$("$IOMOON" fio u.fio 2>&1 >/dev/null)
 is $? 2 "unsupported options: exit 2"
 is "$(printf '%s\n' "$err" | wc -l)" 1 "... one line on stderr"
-like "$err" "u.fio:4: 'zonemode', u.fio:9: 'nrfiles', u.fio:12: 'exitall_on_error'" "... naming every option and its line"
+like "$err" "u.fio:4: 'zonemode', u.fio:9: 'fdp', u.fio:12: 'exitall_on_error'" "... naming every option and its line"
 like "$err" "skip-unsupported" "... and saying how to run without them"
 [ ! -e u.dat ]; ok $? "... nothing created"
-err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --zonemode=zbd --nrfiles=2 2>&1 >/dev/null)
+err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --zonemode=zbd --fdp=1 2>&1 >/dev/null)
 is $? 2 "unsupported options on the command line: exit 2"
-like "$err" "command line: '--zonemode', command line: '--nrfiles'" "... each named as typed"
+like "$err" "command line: '--zonemode', command line: '--fdp'" "... each named as typed"
 [ ! -e x.dat ]; ok $? "... nothing created"
 
 # ---- --skip-unsupported: run without them, listed on stderr and in the result ----

@@ -363,6 +363,35 @@ report.csv_op_columns = {
   { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
 }
 
+--- The columns a CSV report gains, last, when one of its rows is a files
+-- phase: for each operation one of them ran (result.ops), "create Ops",
+-- "create Ops/s", "create Mean Latency (ms)", "create Max Latency (ms)",
+-- "create Errors"; "" on rows without it.
+function report.csv_file_op_columns(list)
+  local seen = {}
+  for _, lr in ipairs(list) do
+    local ops = opt(lr.result, "ops")
+    if type(ops) == "table" then for k in pairs(ops) do seen[k] = true end end
+  end
+  local cols = {}
+  local function cell(name, f)
+    return function(r)
+      local o = type(opt(r, "ops")) == "table" and opt(r, "ops")[name] or nil
+      return o and f(o) or ""
+    end
+  end
+  for _, name in ipairs(rows.file_ops) do
+    if seen[name] then
+      cols[#cols + 1] = { name .. " Ops", cell(name, function(o) return o.ops end) }
+      cols[#cols + 1] = { name .. " Ops/s", cell(name, function(o) return string.format("%.2f", o.ops_per_s) end) }
+      cols[#cols + 1] = { name .. " Mean Latency (ms)", cell(name, function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) }
+      cols[#cols + 1] = { name .. " Max Latency (ms)", cell(name, function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) }
+      cols[#cols + 1] = { name .. " Errors", cell(name, function(o) return o.errors end) }
+    end
+  end
+  return cols
+end
+
 --- The columns a CSV report gains, after all the others, when one of its
 -- phases has streams: the phase's name, and the stream's number (1, 2 ...)
 -- on a stream's row, "All" on the phase's total row (empty on the row of a
@@ -532,6 +561,7 @@ function report.csv_rows(results)
     verify = verify or type(opt(lr.result, "verify")) == "table"
     crash = crash or type(opt(lr.result, "crash")) == "table"
   end
+  local fops = report.csv_file_op_columns(list)
   local rows = { {} }
   local function add(row, cols, arg, cellf)
     for _, c in ipairs(cols) do
@@ -547,6 +577,7 @@ function report.csv_rows(results)
   if replays then add(rows[1], report.csv_replay_columns) end
   if verify then add(rows[1], report.csv_verify_columns) end
   if crash then add(rows[1], report.csv_crash_columns) end
+  if #fops > 0 then add(rows[1], fops) end
   for _, lr in ipairs(list) do
     local row = {}
     add(row, report.csv_columns, lr.result, csv_cell)
@@ -556,6 +587,7 @@ function report.csv_rows(results)
     if replays then add(row, report.csv_replay_columns, lr.result, csv_cell) end
     if verify then add(row, report.csv_verify_columns, lr) end
     if crash then add(row, report.csv_crash_columns, lr) end
+    if #fops > 0 then add(row, fops, lr.result) end
     rows[#rows + 1] = row
   end
   return rows

@@ -271,7 +271,11 @@ function saved.phases(doc, o)
         visible(doc.file), where)
     end
     local def = deep_copy(r.definition)
-    rerun_targets(def, o, where)
+    if type(def.files) == "table" then -- a files phase: --target is the directory of its tree
+      if o.target then def.files.dir = o.target end
+    else
+      rerun_targets(def, o, where)
+    end
     for j, st in ipairs(type(def.streams) == "table" and def.streams or {}) do
       -- a stream that is not a table is left for iomoon.check to name
       if type(st) == "table" then rerun_targets(st, o, string.format("%s stream %d", where, j)) end

@@ -193,10 +193,31 @@ local function closed_loop(p)
   return type(p) == "table" and p.rate == nil and p.schedule == nil and p.think == nil and p.replay == nil
 end
 
+-- A files phase (doc/lua-api.md, "Files phases") under a suite: --target
+-- is the directory of its tree (--allow-write lets it be made beside other
+-- files); --time and --ios end only its mixes (a pass over the tree is
+-- its own length, and a stat after a create cut short would count
+-- errors); --qd, --engine, --workers and --direct as for any phase.
+local function apply_files(p, opts)
+  local t = opts.target
+  local files = util.copy(p.files)
+  if not files.dir then files.dir = type(t) == "table" and t.path or t end
+  if type(t) == "table" and t.allow_write and files.allow_write == nil then files.allow_write = true end
+  p.files = files
+  if p.ops and opts.time and not p.ios then p.duration = opts.time end
+  if p.ops and opts.ios then p.ios, p.duration = opts.ios, nil end
+  for _, k in ipairs { "qd", "engine", "workers", "direct" } do
+    if opts[k] ~= nil then p[k] = opts[k] end
+  end
+  if opts.qd and opts.qd > 1 and not opts.engine then p.engine = "io_uring" end
+  return p
+end
+
 function suite.apply(phase, opts, defaults)
   if type(phase) ~= "table" then input_error("suite phase: a %s is not a phase table", type(phase)) end
   local p = util.merge(defaults, phase)
   opts = errors.check_fields(opts or {}, "suite options", OPTS_FIELDS)
+  if p.files ~= nil then return apply_files(p, opts) end
   p.target = p.target or opts.target
   -- --time shortens timed phases; a phase that covers a size covers it;
   -- --ios ends each timed phase (each of its streams) after that many

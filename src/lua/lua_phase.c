@@ -21,6 +21,7 @@
 #include "lua/lua_api.h"
 #include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
+#include "lua/phase_files.h"
 #include "run/phase.h"
 #include "run/verify_lock.h"
 
@@ -170,6 +171,8 @@ int api_check(lua_State *L)
 {
 	int planned = 0;
 
+	if (api_is_files_phase(L, 1))
+		return api_check_files(L); /* phase_files.c */
 	if (!lua_isnoneornil(L, 2)) {
 		if (!lua_istable(L, 2))
 			api_input_error(L, "iomoon.check: options: a %s is not a table (give {written_before = true})",
@@ -337,6 +340,15 @@ int api_run(lua_State *L)
 	vlock_release(); /* none is held between phases (nor after an error's longjmp) */
 	if (run_interrupted || phase_interrupt) /* a stop asked between phases too */
 		return api_raise_error(L, IOMOON_RUN_ERROR, "interrupted");
+	if (api_is_files_phase(L, 1)) { /* phase_files.c: its own check, run and result */
+		api_run_files(L, (long long)phases_run + 1);
+		if (phase_interrupt)
+			run_interrupted = 1;
+		phases_run++;
+		api_seal_result(L);
+		api_deliver_result(L);
+		return 1;
+	}
 	if (cluster_on()) {
 		lua_settop(L, 1);
 		lua_pushvalue(L, 1);

@@ -80,6 +80,39 @@ static const struct result_field result_fields[] = {
 	{ "definition", "table", O, NULL }, /* the phase as it ran: plain data to run again */
 	{ "engine_asked", "string", O, NULL },
 	{ "meta", "any", O | D, NULL }, /* the caller's own */
+	{ "ops", "table", O | RF_MAP, "file_op" }, /* a files phase (phase_files.c): each operation's */
+	{ "files", "table", O, "files" },          /* a files phase: what its tree gained and lost */
+	{ NULL, NULL, 0, NULL },
+};
+
+/* result.ops[name] of a files phase */
+static const struct result_field file_op_fields[] = {
+	{ "ops", "number", C, NULL },
+	{ "ops_per_s", "number", M, NULL },
+	{ "errors", "number", C, NULL },
+	{ "missing", "number", C, NULL }, /* delete, rmdir: already gone */
+	{ "lat", "table", 0, "op_lat" },
+	{ "how", "string", 0, NULL }, /* "io_uring" or "syscall" */
+	{ NULL, NULL, 0, NULL },
+};
+
+/* result.files of a files phase */
+static const struct result_field files_fields[] = {
+	{ "dir", "string", D, NULL },
+	{ "op", "string", O | D, NULL },
+	{ "created", "number", C, NULL },
+	{ "deleted", "number", C, NULL },
+	{ "dirs", "number", C, NULL },
+	{ "dirs_removed", "number", C, NULL },
+	{ "bytes", "number", C, NULL },
+	{ "bytes_read", "number", C, NULL },
+	{ "prefilled", "number", C, NULL },
+	{ "first_done_s", "number", M, NULL },
+	{ "last_done_s", "number", M, NULL },
+	{ "depth", "number", C | D, NULL },
+	{ "width", "number", C | D, NULL },
+	{ "per_dir", "number", C | D, NULL },
+	{ "shared", "boolean", D, NULL },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -334,6 +367,7 @@ static const struct result_table tables[] = {
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },
 	{ "replay", replay_fields },   { "cluster", cluster_fields }, { "host", host_fields },
 	{ "inflight", inflight_fields }, { "device", device_fields },
+	{ "file_op", file_op_fields }, { "files", files_fields },
 	{ NULL, NULL },
 };
 

@@ -135,10 +135,10 @@ tap.refuses("x.fio:1: 'bs' comes before any %[section%]", function() job.parse("
   "an option before any section")
 
 -- ---- unsupported options: one error naming each, or skipped ----
-tap.refuses("3 fio options iomoon does not take: u.fio:4: 'zonemode', u.fio:9: 'nrfiles', u.fio:12: 'exitall_on_error'",
+tap.refuses("3 fio options iomoon does not take: u.fio:4: 'zonemode', u.fio:9: 'fdp', u.fio:12: 'exitall_on_error'",
   function() fio.phases(read("unsupported.fio"), "u.fio") end, "every unsupported option in one error, with its line")
 local sk = fio.phases(read("unsupported.fio"), "u.fio", { skip = true })
-is(sk[1].meta.fio_skipped, { "u.fio:4: 'zonemode'", "u.fio:9: 'nrfiles'", "u.fio:12: 'exitall_on_error'" },
+is(sk[1].meta.fio_skipped, { "u.fio:4: 'zonemode'", "u.fio:9: 'fdp'", "u.fio:12: 'exitall_on_error'" },
   "--skip-unsupported: the options left out, in the result's meta")
 is({ sk[1].mix, sk[1].bytes }, { { { bs = 4096, read = 100, random = 100 } }, 4194304 }, "... and the rest as given")
 tap.refuses("rw=randread:8: the ':N' offset modifier", function() fio.phases("[a]\nrw=randread:8\nsize=1m\n", "x") end,

@@ -144,7 +144,7 @@ do
   tap.ok(#st == 2 and st[1].workers == 32 and st[1].qd == 1 and w == 100 and reads == 84 and st[2].rate.iops == 400,
     "boot-storm: 32 desktops booting, 84 %% reads, beside running desktops at 400 IOPS")
 end
-tap.refuses("suite 'nope' does not exist %(ready suites: boot%-storm, burn%-in, data%-reduction, io%-analyzer, iometer%-matrix, jetstress, lsm%-store, oltp, openperformancetest, postgres, power%-cut, quick",
+tap.refuses("suite 'nope' does not exist %(ready suites: boot%-storm, build%-tree, burn%-in, data%-reduction, elbencho, io%-analyzer, iometer%-matrix, jetstress, lsm%-store, mdtest, oltp, openperformancetest, postgres, postmark, power%-cut, quick",
   function() return suite.load "nope" end, "an unknown suite")
 
 -- think patterns, measured on a device that keeps up (sim, 50 us)

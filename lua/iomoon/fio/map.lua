@@ -5,6 +5,7 @@
 -- comments of `iomoon convert`.
 local iomoon = require "iomoon"
 local job = require "iomoon.fio.job"
+local fio_files = require "iomoon.fio.files" -- jobs of many files (and the options they take)
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
@@ -541,6 +542,12 @@ end
 function map.phases(jobs, ctx)
   map.notes = {}
   local from = {}
+  for _, j in ipairs(jobs) do -- fio's file engines, nrfiles: files phases (iomoon.fio.files)
+    if fio_files.is_files_job(j) then
+      local phases, notes = fio_files.phases(jobs, ctx)
+      return phases, from, notes
+    end
+  end
   local groups, cur = {}, nil
   for i, j in ipairs(jobs) do
     local w = workload(j, ctx, from)

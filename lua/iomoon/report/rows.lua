@@ -248,6 +248,31 @@ local function op_of(r, kind)
   if how and (number(opt(w, "ios")) or 0) > 0 then return w, "writes with " .. how end
 end
 
+--- The operations of a files phase, in the order iomoon names them.
+rows.file_ops = { "mkdir", "create", "write", "append", "read", "stat", "dirstat", "open", "rename", "readdir", "delete", "rmdir" }
+
+-- a files phase's operations (result.ops), each a row as rows.ops gives
+-- them: IOPS is its operations per second, the text says the rest as
+-- mdtest's SUMMARY does (max, min, mean, std dev of its latency) and the
+-- count
+local function file_op_rows(r, out)
+  local ops = opt(r, "ops")
+  if type(ops) ~= "table" then return out end
+  for _, name in ipairs(rows.file_ops) do
+    local o = ops[name]
+    if type(o) == "table" then
+      local n, errs = number(o.ops) or 0, number(o.errors) or 0
+      local text = string.format("max %s min %s mean %s stdev %s ms, %s %s", fig("%.3f", o.lat.max_ns, 1e6),
+        fig("%.3f", o.lat.min_ns, 1e6), fig("%.3f", o.lat.mean_ns, 1e6), fig("%.3f", o.lat.stdev_ns, 1e6), whole(n),
+        n == 1 and "op" or "ops")
+      if errs > 0 then text = text .. string.format(", %s error%s", whole(errs), errs == 1 and "" or "s") end
+      out[#out + 1] = { kind = "file", label = name, text = text, errors = errs,
+        result = { lat = o.lat, iops = number(o.ops_per_s), cpu = {} } }
+    end
+  end
+  return out
+end
+
 --- The syncs and trims of a row, each as a row of its own under it (the
 -- table's, Markdown's and the HTML summary's), and its writes when its
 -- target was opened with O_DSYNC or O_SYNC (sync = "dsync": every write
@@ -271,7 +296,7 @@ function rows.ops(r)
           mib_per_s = kind ~= "sync" and number(opt(o, "mib_per_s")) or nil } }
     end
   end
-  return out
+  return file_op_rows(r, out) -- a files phase: a row per operation (result.ops)
 end
 
 local HOST = {} -- metatable of a host's row result (rows.host_result)

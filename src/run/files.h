@@ -1,0 +1,173 @@
+/* files.h - a files phase: metadata and small-file operations over a tree
+ * of directories (mdtest's, elbencho's and Postmark's workloads).
+ *
+ * The tree lives under `dir` in a directory iomoon makes and marks
+ * (FILES_ROOT, holding FILES_MARKER): one subtree per worker ("w3", or
+ * "r1w3" under MPI), or one for all ("shared"). A subtree has `depth`
+ * levels of `width` directories ("d0".."d<width-1>"); the leaves hold
+ * `files` files ("f0".."f<files-1>"). Every name is computed from an index,
+ * so a tree of a million files holds no path in memory. Every directory is
+ * opened beneath the one above it with openat2(RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS), and a file is opened the same way: no symlink and
+ * no ".." leads out of dir.
+ *
+ * One operation over every file (or directory) of the tree, or a weighted
+ * mix of them over the tree's files, is run by `workers` threads, each with
+ * psync (the system calls, one at a time) or io_uring (qd operations in
+ * flight, each a chain of openat2 / write / read / fsync / close, statx,
+ * unlinkat, mkdirat, renameat; readdir by system call: the ring has no
+ * getdents). files_uring.c holds the ring's loop.
+ */
+#ifndef IOMOON_FILES_H
+#define IOMOON_FILES_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+
+#include "core/hist.h"
+#include "core/rng.h"
+
+#define FILES_ROOT "iomoon-files"
+#define FILES_MARKER ".iomoon-tree"
+#define FILES_MAX_SIZES 16
+
+enum files_op {
+	FOP_MKDIR, FOP_CREATE, FOP_WRITE, FOP_APPEND, FOP_READ, FOP_STAT,
+	FOP_DIRSTAT, FOP_OPEN, FOP_RENAME, FOP_READDIR, FOP_DELETE, FOP_RMDIR, FOP_N
+};
+
+extern const char *const files_op_names[FOP_N];
+
+struct files_spec {
+	char dir[PATH_MAX];
+	unsigned depth, width;  /* leaves: width^depth per subtree */
+	uint64_t files;         /* per leaf directory */
+	int shared;             /* one subtree for every worker */
+	int allow_write;        /* a tree may be made in a non-empty foreign dir */
+	uint64_t size[FILES_MAX_SIZES];
+	double size_weight[FILES_MAX_SIZES];
+	unsigned nsize;
+	int mix;                /* weight[] is a mix; otherwise op, once over the tree */
+	enum files_op op;
+	double weight[FOP_N];
+	unsigned workers, qd;
+	uint64_t duration_ns;   /* 0: one pass (op), required for a mix unless ios */
+	uint64_t ios;           /* 0: no count; else the operations of the phase */
+	uint64_t bs;
+	int fsync, direct, uring;
+	uint64_t seed;
+	uint64_t interval_ns;   /* 0: no intervals */
+	int rank;               /* -1 alone; else the MPI rank, in subtree names */
+};
+
+struct files_opres {
+	uint64_t ops, errors;
+	uint64_t missing;       /* delete, rmdir: already gone (ENOENT), not an error */
+	struct hist lat;
+};
+
+struct files_interval {
+	double t_s, len_s;
+	uint64_t ops, read_ops, write_ops, bytes, p50_ns, p99_ns, max_ns;
+};
+
+struct files_result {
+	struct files_opres op[FOP_N];
+	uint64_t created, deleted, dirs_made, dirs_removed, bytes_written, bytes_read;
+	uint64_t prefilled;     /* files a mix made before its measured time */
+	double seconds, first_done_s, last_done_s;
+	double user_s, sys_s;
+	int interrupted;
+	int first_errno;
+	char first_error[512];  /* "create iomoon-files/w0/d1/f7: No space left on device" */
+	int64_t started_ns, ended_ns; /* wall clock */
+	struct files_interval *iv;      /* the intervals (malloc'd: files_result_free) */
+	unsigned niv, cap_iv;
+};
+
+/* Is the phase possible here, before anything is made: dir a directory, a
+ * tree in it iomoon's (its marker) or dir empty or allow_write, free space
+ * and inodes for what the phase makes, the open-file limit. RC_INPUT with
+ * why naming the field otherwise. */
+int files_check(const struct files_spec *sp, char *why, size_t why_len);
+
+/* Run the phase into *res (allocated by the caller, zeroed here).
+ * RC_OK (errors are counted in res), RC_INPUT / RC_FAIL with why. */
+int files_run(const struct files_spec *sp, struct files_result *res, char *why, size_t why_len);
+
+/* What files_run allocated in res. */
+void files_result_free(struct files_result *res);
+
+/* --- shared by files.c, files_sample.c and files_uring.c --- */
+
+/* The intervals of res, while n workers' results per run, until finished
+ * reaches n (files_sample.c). */
+void files_sample(struct files_result *res, const struct files_result *per, unsigned n, const unsigned *finished,
+		  uint64_t start_ns, uint64_t interval_ns);
+
+/* A directory open beneath the subtree: key is (level << 48 | index). */
+struct files_dirent {
+	uint64_t key;
+	int fd;
+	unsigned refs;
+	uint64_t used;
+};
+
+struct files_gate {
+	unsigned ready;
+	int go; /* 1: go; -1: a worker could not start, none runs */
+	unsigned finished; /* workers done with their loop */
+};
+
+struct files_worker {
+	const struct files_spec *sp;
+	unsigned id;
+	int subtree_fd;           /* the worker's subtree ("w3"), or the shared one */
+	uint64_t first_item, step, nitems; /* items first_item + k*step, k < nitems */
+	uint64_t quota;           /* operations to do (0: one pass) */
+	uint64_t deadline_ns;
+	struct files_dirent *dc;  /* a few open directories */
+	unsigned ndc;
+	uint64_t dc_clock;
+	uint8_t *present;         /* a mix: one bit per item of the subtree */
+	uint64_t npresent;
+	struct rng rng;
+	uint8_t *busy;             /* a mix: items with an operation in flight */
+	char *buf;                /* qd buffers of bs bytes */
+	struct files_result *res;
+	uint64_t done_ns;
+	int level;                /* mkdir / rmdir: the level being worked */
+	struct files_gate *gate;  /* all ready, then go: the measured time starts */
+	pthread_barrier_t *level_barrier;
+	const uint64_t *start_ns;
+};
+
+/* Items of the subtree: files (leaf-major) or directory nodes of a level. */
+uint64_t files_leaves(const struct files_spec *sp);
+uint64_t files_level_nodes(const struct files_spec *sp, int level);
+/* The directory (parent key) and name of file item i, or of node i of level. */
+uint64_t files_item_parent(const struct files_spec *sp, uint64_t item, char *name, size_t len);
+uint64_t files_node_parent(const struct files_spec *sp, int level, uint64_t i, char *name, size_t len);
+/* The open directory of key (kept in w's cache; refs taken), or -errno. */
+int files_dir_get(struct files_worker *w, uint64_t key, struct files_dirent **de);
+void files_dir_put(struct files_dirent *de);
+/* The size file item i has (from the size list, the same in every phase). */
+uint64_t files_item_size(const struct files_spec *sp, unsigned worker, uint64_t item);
+/* Count an error of op on the item named (relative to the subtree). */
+void files_error(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err);
+/* The next operation of w and its item: 0 when w is done. */
+int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done);
+/* Readdir of leaf node (synchronous); bytes into *entries. 0 or -errno. */
+int files_readdir(struct files_worker *w, uint64_t node, uint64_t *entries);
+/* After op on item completed: the mix's bitmap and the result's counts. */
+void files_release(struct files_worker *w, enum files_op op, uint64_t item); /* a failed one */
+void files_done(struct files_worker *w, enum files_op op, uint64_t item, uint64_t bytes);
+/* open_how of op (O_ flags) for openat2 beneath. */
+uint64_t files_open_flags(const struct files_spec *sp, enum files_op op);
+#define FILES_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+
+int files_uring_loop(struct files_worker *w);
+
+#endif

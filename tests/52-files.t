@@ -1,0 +1,158 @@
+#!/bin/bash
+# Files phases (issue 29): mdtest's create / stat / read / delete over a
+# tree, exactly counted, on psync and io_uring; a foreign file beside the
+# tree and a symlink out of it left alone; a Postmark-like mix reporting
+# every operation; SIGINT; the bad inputs, refused with nothing made.
+. "$(dirname "$0")/lib.sh"
+D="$TMP/nas"
+run() { "$IOMOON" run --format none --quiet "$LUA_DIR/$1" "${@:2}"; }
+fresh() { rm -rf "$D" "$TMP/outside"; mkdir -p "$D" "$TMP/outside"; echo "somebody's mail" >"$D/keep.txt"; echo secret >"$TMP/outside/s"; }
+tree_left() { (cd "$D" && find . -mindepth 1 | sort | tr '\n' ' '); }
+
+for eng in "psync 1" "io_uring 8"; do
+	set -- $eng
+	fresh
+	out=$(run mdtest.lua "$D" "$1" "$2" 2>&1)
+	is "$(printf '%s\n' "$out" | cut -f1-3 | tr '\t\n' ' ')" \
+		"mkdir 8 0 create 2000 0 stat 2000 0 read 2000 0 delete 2000 0 rmdir 8 0 " \
+		"$1 qd $2: 2 workers x 4 dirs x 250 files: create, stat, read, delete exactly 2000 each, no error"
+	like "$(printf '%s\n' "$out" | grep ^create | cut -f4,6 | tr '\t' ' ')" "^2000 $( [ "$1" = psync ] && echo syscall || echo io_uring)$" \
+		"$1: result.files.created 2000, result.ops.create.how says the engine"
+	is "$(tree_left)" "./keep.txt " "$1: the tree is gone after rmdir, the foreign file beside it is still there"
+	is "$(cat "$D/keep.txt")" "somebody's mail" "$1: the foreign file is untouched"
+done
+
+# a symlink in the tree to a directory outside: never followed
+fresh
+run one.lua "$D" op=mkdir >/dev/null 2>&1
+rmdir "$D/iomoon-files/w0/d1" && ln -s "$TMP/outside" "$D/iomoon-files/w0/d1"
+for eng in "engine=psync" "engine=io_uring qd=4"; do
+	out=$(run one.lua "$D" op=create $eng 2>&1)
+	like "$out" "create	20	20" "$eng: the 20 files of the dir that is a symlink are errors, the other 20 made"
+	like "$out" "first	create iomoon-files/w0/d1/f[0-9]+: Too many levels of symbolic links" "$eng: the error names the path and ELOOP"
+	is "$(ls "$TMP/outside")" "s" "$eng: nothing made outside the tree"
+	run one.lua "$D" op=delete $eng >/dev/null 2>&1
+done
+rm "$D/iomoon-files/w0/d1"; mkdir "$D/iomoon-files/w0/d1"
+run one.lua "$D" op=rmdir >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "the tree removed once the link is replaced"
+# the tree's root itself a symlink out of dir: refused
+ln -s "$TMP/outside" "$D/iomoon-files"
+out=$(run one.lua "$D" op=create 2>&1); rc=$?
+is "$rc" 2 "iomoon-files a symlink: refused as bad input (exit 2)"
+like "$out" "a symbolic link is never followed" "iomoon-files a symlink: the message says why"
+is "$(ls "$TMP/outside")" "s" "iomoon-files a symlink: nothing made through it"
+rm "$D/iomoon-files"
+# a directory called iomoon-files that iomoon did not make: nothing in it touched
+mkdir "$D/iomoon-files"; echo x >"$D/iomoon-files/f0"
+out=$(run one.lua "$D" op=delete 2>&1); rc=$?
+is "$rc" 2 "an iomoon-files without iomoon's marker: refused (exit 2)"
+like "$out" "was not made by iomoon" "an unmarked iomoon-files: the message says so"
+is "$(cat "$D/iomoon-files/f0")" "x" "an unmarked iomoon-files: its file is untouched"
+rm -rf "$D/iomoon-files"
+
+# a Postmark-like mix: each operation reported, the count exact
+for eng in "engine=psync" "engine=io_uring qd=8"; do
+	fresh
+	out=$(run one.lua "$D" "ops=create:10,delete:10,read:40,append:40" ios=3000 bs=4k files.size=2k workers=2 $eng 2>&1)
+	n=$(printf '%s\n' "$out" | awk '$1 ~ /^(create|delete|read|append)$/ && $2 > 0 && $3 == 0' | wc -l)
+	is "$n" 4 "$eng: a Postmark-like mix reports create, delete, read and append, each with operations and no error"
+	like "$out" "total	3000	0	false" "$eng: the mix did exactly ios = 3000 operations"
+	run one.lua "$D" op=delete workers=2 >/dev/null 2>&1; run one.lua "$D" op=rmdir workers=2 >/dev/null 2>&1
+	is "$(tree_left)" "./keep.txt " "$eng: after the mix, delete and rmdir leave only the foreign file"
+done
+
+# one tree shared by 3 workers (mdtest without -u): the files dealt out, each once
+fresh
+for op in create stat delete; do
+	out=$(run one.lua "$D" op=$op workers=3 files.shared=true files.files=100 files.dirs=2 2>&1)
+	like "$out" "^$op	200	0" "shared tree, 3 workers: $op exactly 200 files, no error"
+done
+run one.lua "$D" op=rmdir workers=3 files.shared=true files.dirs=2 >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "shared tree: removed by rmdir"
+
+# a saved run: rendered again, and run again from its definitions in another directory
+fresh
+mkdir "$TMP/again"
+"$IOMOON" suite elbencho --target "$D" --allow-write --quiet --format json --output "$TMP/r.json" >/dev/null 2>&1
+like "$("$IOMOON" report "$TMP/r.json" --format markdown)" '\| WRITE: create \| [0-9]+ \|.*2000 ops \|' "a saved run's report: a row per operation"
+out=$("$IOMOON" rerun "$TMP/r.json" --target "$TMP/again" --quiet --format csv 2>&1)
+is "$(printf '%s\n' "$out" | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(len(r), r[1]['create Ops'], sum(int(x['Errors']) for x in r))")" "6 2000 0" \
+	"rerun from result.definition with --target: the six phases again, 2000 creates, no error"
+is "$(ls -A "$TMP/again")" "" "rerun: its tree removed from the other directory too"
+
+# intervals: a 1.2 s mix in 0.4 s intervals, every operation in one of them
+fresh
+out=$(run one.lua "$D" "ops=stat:50,read:50" duration=1.2s interval=0.4s 2>&1)
+like "$out" "intervals	[34]	sum=ios" "intervals: 3 (or 4, a last sliver) of a 1.2 s mix, their operations adding up to the phase's"
+run one.lua "$D" op=delete >/dev/null 2>&1; run one.lua "$D" op=rmdir >/dev/null 2>&1
+
+# ENOSPC: appends with no end on a 1 MiB tmpfs are counted errors naming the path
+S="$TMP/small"
+mkdir -p "$S"
+if mount -t tmpfs -o size=1m tmpfs "$S" 2>/dev/null; then
+	MOUNTS="$S"
+	out=$(run one.lua "$S" "ops=append:1" duration=0.5s bs=64k files.files=10 files.dirs=1 2>&1); rc=$?
+	is "$rc" 1 "ENOSPC: the run fails (exit 1), it does not crash"
+	like "$out" "first	append iomoon-files/w0/d0/f[0-9]+: No space left on device" "ENOSPC: the first error names the operation, the path and ENOSPC"
+	like "$out" "append	[0-9]+	[1-9][0-9]*" "ENOSPC: appends before it counted, the failed ones counted as errors"
+	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
+	is "$(ls -A "$S")" "" "ENOSPC: the tree removed after"
+else
+	for i in 1 2 3 4; do skip "cannot mount a tmpfs here (not root)"; done
+fi
+
+# SIGINT stops a mix within a second
+fresh
+sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,read:50" duration=30s
+ok "$(under "$t" 1.5)" "SIGINT: a files phase stops in ${t} s"
+rm -rf "$D/iomoon-files"
+
+# the ready suites of files phases, end to end, leaving dir as it was
+for s in "mdtest 7" "elbencho 6" "postmark 3" "build-tree 4"; do
+	set -- $s
+	fresh
+	"$IOMOON" suite $1 --target "$D" --allow-write --time 0.5 --ios 2000 --quiet --format csv --output "$TMP/$1.csv" >/dev/null 2>"$TMP/$1.err"
+	ok $? "suite $1 runs end to end" || sed 's/^/#   /' "$TMP/$1.err"
+	is "$(python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); print(len(r)-1, sum(int(x['Errors']) for x in csv.DictReader(open(sys.argv[1]))))" "$TMP/$1.csv")" "$2 0" \
+		"suite $1: $2 phases in the CSV, no errors"
+	is "$(tree_left)" "./keep.txt " "suite $1: the tree is gone, the foreign file left"
+done
+
+# fio's six file and directory engine examples (tests/fio/*-ioengine.fio,
+# their options as fio's examples give them; filecreate's 16 x 31,250 files
+# cut to 16 x 100 here) through iomoon fio: each operation counted exactly
+for f in "filecreate create 1600" "filestat stat 1200" "filedelete delete 1200" "dircreate mkdir 180" \
+	"dirstat dirstat 300" "dirdelete rmdir 1200"; do
+	set -- $f
+	fresh
+	sed 's/^nrfiles=31250$/nrfiles=100/' "$T/fio/$1-ioengine.fio" >"$TMP/$1.fio"
+	out=$("$IOMOON" fio "$TMP/$1.fio" --target "$D" --allow-write --format json --quiet 2>"$TMP/$1.err" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = [p for p in d["phases"] if not p["name"].endswith(")")][0]
+print(m["ops"][sys.argv[1]]["ops"], sum(p["errors"] for p in d["phases"]))' "$2")
+	is "$out" "$3 0" "fio's $1 example: $3 ${2}s measured, no error in any phase" || sed 's/^/#   /' "$TMP/$1.err"
+	is "$(tree_left)" "./keep.txt " "fio's $1 example: the tree removed after it"
+done
+
+# bad input: exit 2, a message naming the field, nothing made
+bad() { # bad WANT_REGEX DESCRIPTION ARGS...
+	local want=$1 what=$2 out rc
+	shift 2
+	fresh
+	out=$(run one.lua "$D" "$@" 2>&1); rc=$?
+	is "$rc" 2 "bad input, $what: exit 2"
+	like "$out" "$want" "bad input, $what: the message says what is right"
+	is "$(tree_left)" "./keep.txt " "bad input, $what: nothing made"
+}
+bad "'crate' is not an operation.*did you mean 'create'" "op = crate" op=crate
+bad "no field 'fils'|fils.*did you mean 'files'" "files.fils" op=create files.fils=3
+bad "psync does one operation at a time" "psync at qd 4" op=create engine=psync qd=4
+bad "is not empty and holds no tree of iomoon" "a foreign dir without allow_write" op=create files.allow_write=false
+bad "runs for a duration or a number of operations" "a mix without duration or ios" "ops=read:1"
+bad "give op|not both" "op and ops" op=create "ops=read:1" ios=5
+bad "free inodes|free \(smaller" "more than the file system holds" op=create files.files=1000000000 files.size=1g
+bad "no tree of iomoon" "stat of no tree" op=stat
+bad "not a directory" "a dir that is not there" op=create files.dir=$TMP/nope
+done_testing

@@ -1,0 +1,25 @@
+-- one files phase from key=value arguments after the dir: prints each
+-- operation's "OP OPS ERRORS", then "errors N" and the first error
+local iomoon = require "iomoon"
+local phase = { files = { dir = arg[1], dirs = 2, files = 20, allow_write = true } }
+for i = 2, #arg do
+  local k, v = arg[i]:match("^([%w_.]+)=(.*)$")
+  local f = k:match("^files%.(.*)")
+  if tonumber(v) then v = tonumber(v) elseif v == "true" then v = true elseif v == "false" then v = false end
+  if k == "ops" then
+    local t = {}
+    for name, w in v:gmatch("(%w+):(%d+)") do t[name] = tonumber(w) end
+    v = t
+  end
+  if f then phase.files[f] = v else phase[k] = v end
+end
+local r = iomoon.run(phase)
+local names = {}
+for k in pairs(r.ops) do names[#names + 1] = k end
+table.sort(names)
+for _, k in ipairs(names) do print(k, r.ops[k].ops, r.ops[k].errors) end
+print("total", r.ios, r.errors, r.interrupted)
+print("first", r.first_error and r.first_error.message or "none")
+local sum = 0
+for _, iv in ipairs(r.intervals) do sum = sum + iv.ios end
+print("intervals", #r.intervals, sum == r.ios and "sum=ios" or ("sum=" .. sum))
