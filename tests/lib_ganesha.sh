@@ -42,7 +42,7 @@ ganesha_start() {
 	local plugins
 	command -v ganesha.nfsd >/dev/null || { GANESHA_WHY="ganesha.nfsd is missing (make deps installs nfs-ganesha)"; return 1; }
 	command -v nfs-cp >/dev/null || { GANESHA_WHY="nfs-cp is missing (make deps installs libnfs-utils)"; return 1; }
-	plugins=$(dirname "$(find /usr/lib* -name libfsalmem.so 2>/dev/null | head -1)")
+	plugins=$(dirname "$(ls /usr/lib/*/ganesha/libfsalmem.so /usr/lib*/ganesha/libfsalmem.so 2>/dev/null | head -1)")
 	[ "$plugins" != . ] || { GANESHA_WHY="the memory FSAL is missing (make deps installs nfs-ganesha-mem)"; return 1; }
 	[ "$(id -u)" = 0 ] || { GANESHA_WHY="NFS-Ganesha runs as root here (these tests are not root)"; return 1; }
 	mkdir -p "$GANESHA_DIR/recovery"
