@@ -18,17 +18,19 @@ LUA_LIBS   := $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 # (make deps installs them); without one, `iomoon list` says why it is off.
 NBD_LIBS   := $(shell pkg-config --libs libnbd 2>/dev/null)
 ISCSI_LIBS := $(shell pkg-config --libs libiscsi 2>/dev/null)
+NFS_LIBS   := $(shell pkg-config --libs libnfs 2>/dev/null)
 # Many hosts (cluster.h): MPI, when Open MPI's library is there (make deps
 # installs it); without it `iomoon list` says how this iomoon was built.
 MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
 MPI_CFLAGS := $(if $(MPI_LIBS),-DHAVE_MPI $(shell pkg-config --cflags ompi-c 2>/dev/null))
-NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI) $(MPI_CFLAGS)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(MPI_LIBS) -lm -pthread
+NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI) $(if $(NFS_LIBS),-DHAVE_LIBNFS) $(MPI_CFLAGS)
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(NFS_LIBS) $(MPI_LIBS) -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit nbdkit-plugin-dev libiscsi-dev libiscsi-bin tgt chromium ioping \
-            libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd
+            libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd libnfs-dev libnfs-utils \
+            nfs-ganesha nfs-ganesha-mem
 
 # The sources, by layer (doc/design.md, "The source tree"): every C file
 # in a folder of src/ is built; src/lua/ is the binding (the only code that
@@ -64,7 +66,7 @@ $(BUILD)/src/main.o: src/main.c $(HEADERS)
 
 iomoon $(BUILD)/iomoon: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(OBJS) $(LDFLAGS) $(LDLIBS)
-	@echo "$@: built with$(if $(NBD_LIBS),, no) nbd,$(if $(ISCSI_LIBS),, no) iscsi,$(if $(MPI_LIBS),, no) MPI (many hosts)$(if $(and $(NBD_LIBS),$(ISCSI_LIBS),$(MPI_LIBS)),, - make deps installs what is missing)"
+	@echo "$@: built with$(if $(NBD_LIBS),, no) nbd,$(if $(ISCSI_LIBS),, no) iscsi,$(if $(NFS_LIBS),, no) nfs,$(if $(MPI_LIBS),, no) MPI (many hosts)$(if $(and $(NBD_LIBS),$(ISCSI_LIBS),$(NFS_LIBS),$(MPI_LIBS)),, - make deps installs what is missing)"
 
 $(BUILD)/test_%: tests/unit/test_%.c $(CORE_OBJS) tests/unit/tap.h
 	$(CC) $(ALL_CFLAGS) -Isrc -Itests/unit -o $@ $< $(CORE_OBJS) $(LDFLAGS) $(LDLIBS)

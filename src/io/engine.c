@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const struct engine_ops *const engines[] = {
-	&engine_uring, &engine_libaio, &engine_psync, &engine_null, &engine_sim, &engine_nbd, &engine_iscsi, NULL,
+	&engine_uring, &engine_libaio, &engine_psync, &engine_null, &engine_sim, &engine_nbd, &engine_iscsi, &engine_nfs, NULL,
 };
 
 int engine_probe_always(char *why, size_t why_len)

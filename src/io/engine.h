@@ -108,5 +108,6 @@ extern const struct engine_ops engine_null;
 extern const struct engine_ops engine_sim;
 extern const struct engine_ops engine_nbd;
 extern const struct engine_ops engine_iscsi;
+extern const struct engine_ops engine_nfs;
 
 #endif

@@ -44,6 +44,60 @@ void net_redact(const char *text, char *out, size_t len)
 	redact_copy(text, out, len);
 }
 
+/* A file in an export (nfs://): the rules of a local file (target.c).
+ * A missing one needs create and a size; growing one iomoon did not create
+ * needs allow_write; t->exists stays 0 until target_materialize made it. */
+static int net_file_inspect(struct target *t, const struct target_opts *o, const struct engine_ops *e,
+			    const struct net_info *ni, char *why, size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+
+	t->kind = TARGET_FILE;
+	t->net = e;
+	t->sector = ni->block;
+	t->mem_align = 4096;
+	t->net_flushes = ni->can_flush;
+	t->net_read_only = ni->read_only;
+	t->id_dev = net_identity(t->path);
+	t->id_ino = 1;
+	t->exists = ni->exists;
+	t->ours = ni->ours;
+	if (!ni->exists) {
+		if (!o->create) {
+			snprintf(why, why_len, "%s.path: %s does not exist (set create=true and a size to make it)", W, t->path);
+			return RC_INPUT;
+		}
+		if (!o->size) {
+			snprintf(why, why_len, "%s.size: needed to create %s (e.g. size=\"1g\")", W, t->path);
+			return RC_INPUT;
+		}
+		if (ni->read_only) {
+			snprintf(why, why_len, "%s.path: cannot create %s: the server offers the export read-only", W, t->path);
+			return RC_INPUT;
+		}
+		t->size = o->size;
+		return RC_OK;
+	}
+	t->size = o->size ? o->size : ni->size;
+	if (!t->size) {
+		snprintf(why, why_len, "%s.size: %s is empty; give a size to extend it", W, t->path);
+		return RC_INPUT;
+	}
+	if (t->size > ni->size && !t->ours && !o->allow_write) {
+		snprintf(why, why_len, "%s.size: %s is %llu bytes and iomoon did not create it; making it %llu bytes "
+			 "writes to it: give allow_write=true (--allow-write)", W, t->path, (unsigned long long)ni->size,
+			 (unsigned long long)t->size);
+		return RC_INPUT;
+	}
+	if (t->size > ni->size && ni->read_only) {
+		snprintf(why, why_len, "%s.size: %s is %llu bytes, and the server offers it read-only: give a size of "
+			 "at most that", W, t->path, (unsigned long long)ni->size);
+		return RC_INPUT;
+	}
+	t->net_size = ni->size;
+	return RC_OK;
+}
+
 int net_target_inspect(struct target *t, const struct target_opts *o, const struct engine_ops *e, char *why,
 		       size_t why_len)
 {
@@ -72,6 +126,8 @@ int net_target_inspect(struct target *t, const struct target_opts *o, const stru
 		snprintf(why, why_len, "%s.path: %s", W, err);
 		return rc;
 	}
+	if (ni.is_file)
+		return net_file_inspect(t, o, e, &ni, why, why_len);
 	if (o->size > ni.size) {
 		snprintf(why, why_len, "%s.size: %llu bytes is larger than %s (%llu bytes)", W, (unsigned long long)o->size,
 			 shown_url, (unsigned long long)ni.size);

@@ -1,5 +1,7 @@
 /* netblk.h - block devices reached over the network: an iSCSI LUN
- * (engine_iscsi.c, libiscsi) or an NBD export (engine_nbd.c, libnbd).
+ * (engine_iscsi.c, libiscsi) or an NBD export (engine_nbd.c, libnbd); and
+ * a file inside an NFS export (engine_nfs.c, libnfs), which follows the
+ * rules of a local file instead (net_info.is_file).
  *
  * A target whose path is a URL (iscsi://..., nbd://..., nbd+unix://...,
  * nbds://...) is a network block device: target.c inspects it through its
@@ -45,6 +47,9 @@ struct net_info {
 	uint32_t block;    /* the unit of I/O: offsets and lengths are whole blocks */
 	int read_only, can_trim, can_flush, can_fua;
 	char model[64];    /* vendor and product, where the protocol says */
+	/* a file in an export (nfs://): the safety rules of a local file. Does
+	 * it exist; does its mark say iomoon created it (engine_nfs.c) */
+	int is_file, exists, ours;
 };
 
 struct net_ops {
@@ -56,6 +61,12 @@ struct net_ops {
 	int (*inspect)(const char *url, struct net_info *ni, char *why, size_t why_len);
 	/* Read len bytes at off over a connection of its own. RC_OK or RC_FAIL. */
 	int (*read)(const char *url, uint64_t off, void *buf, size_t len, char *why, size_t why_len);
+	/* A file (is_file): create it if create (refused if it appeared since),
+	 * marked as iomoon's; make it size bytes; fill what it did not hold
+	 * before with fill.h's data of key (random), or leave it to the server
+	 * (zero). RC_OK, RC_INPUT (it appeared, or the server refuses), RC_FAIL. */
+	int (*prepare)(const char *url, int create, uint64_t size, int random, uint64_t key, char *why,
+		       size_t why_len);
 };
 
 struct engine_ops;

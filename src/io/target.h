@@ -61,6 +61,7 @@ struct target {
 	const struct engine_ops *net;
 	int net_trims, net_flushes, net_read_only; /* what the server said */
 	int net_fua;          /* the server honours Force Unit Access on a write */
+	uint64_t net_size;    /* a file in an export (nfs://): its size when inspected */
 };
 
 /* Errors (rc.h; why holds WHY_LEN bytes, a longer message is cut): RC_INPUT

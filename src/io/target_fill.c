@@ -3,6 +3,8 @@
  * that reading it measures the storage and not the file system's zero page.
  * Nothing here runs before the whole phase has been checked. */
 #include "io/target.h"
+#include "io/engine.h"
+#include "io/netblk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,13 +178,39 @@ static int extend_file(struct target *t, const struct target_opts *o, int fd, ch
 	return rc;
 }
 
+/* A file in an export (netblk.h): created, extended and filled by its
+ * engine, with the fill a verifying read knows (its key from the
+ * target's identity, as genmap.c's). */
+static int materialize_net(struct target *t, const struct target_opts *o, char *why, size_t why_len)
+{
+	const char *W = o->what ? o->what : "target";
+	char err[WHY_LEN];
+	int rc;
+
+	if (t->exists && t->size <= t->net_size)
+		return RC_OK;
+	rc = t->net->net->prepare(t->url, !t->exists, t->size, o->fill == FILL_RANDOM, fill_key(t->id_dev, t->id_ino, 0),
+				  err, sizeof(err));
+	if (rc != RC_OK) {
+		snprintf(why, why_len, "%s.path: %s", W, err);
+		return rc;
+	}
+	if (!t->exists)
+		t->created = t->ours = 1;
+	t->exists = 1;
+	t->net_size = t->size;
+	return RC_OK;
+}
+
 int target_materialize(struct target *t, const struct target_opts *o, char *why, size_t why_len)
 {
 	char field[64];
 	struct stat st;
 	int fd, rc;
 
-	if (t->kind != TARGET_FILE || t->net)
+	if (t->kind == TARGET_FILE && t->net)
+		return materialize_net(t, o, why, why_len);
+	if (t->kind != TARGET_FILE)
 		return RC_OK;
 	snprintf(field, sizeof(field), "%s.path", o->what ? o->what : "target");
 	if (!t->exists) {

@@ -179,6 +179,8 @@ int target_may_write(const struct target *t, char *why, size_t why_len)
 	}
 	if (t->force)
 		return RC_OK;
+	if (t->net && t->kind == TARGET_FILE && t->ours)
+		return RC_OK; /* a file of ours in an export: its data is iomoon's */
 	if (t->net) { /* its first and last MiB, read through the engine */
 		c = net_signatures(t->net->net, t->url, t->size, what, sizeof(what));
 		if (c == RC_FAIL) {

@@ -106,7 +106,7 @@ static int check_net_engine(struct run_state *rs, char *why, size_t why_len)
 		       "of their own)", rs->path);
 	if (!net) {
 		if (sp->engine->net)
-			REFUSE("%s.engine: %s reaches a LUN or export by its URL (iscsi://... or nbd://...); %s is not one",
+			REFUSE("%s.engine: %s reaches a LUN or export by its URL (iscsi://..., nbd://... or nfs://...); %s is not one",
 			       rs->path, sp->engine->name, sp->targets[0]->path);
 		return RC_OK;
 	}

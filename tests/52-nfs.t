@@ -1,0 +1,149 @@
+#!/bin/bash
+# Engine nfs against a real NFS-Ganesha started here (memory FSAL, NFSv4,
+# 127.0.0.1, stopped on every exit path: lib_ganesha.sh): a file iomoon
+# creates is written and read through libnfs, what it writes is there for
+# another client, crc32c catches a corruption made by another connection,
+# COMMITs are counted, trims refused, the safety rules of a local file hold
+# (a file iomoon did not create is only read), and every failure (a wrong
+# export, a read-only export, a refused connection, a server killed
+# mid-phase) is a clear error, never a hang.
+. "$(dirname "$0")/lib.sh"
+. "$T/lib_ganesha.sh"
+cd "$TMP" || exit 1
+
+if ! "$IOMOON" list 2>/dev/null | grep -Eq '^  nfs +works'; then
+	skip "engine nfs is not built (make deps installs libnfs-dev, then make)"
+	done_testing
+	exit 0
+fi
+ok 0 "iomoon list: engine nfs works"
+if ! ganesha_start; then
+	skip "$GANESHA_WHY"
+	done_testing
+	exit 0
+fi
+json() { python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*eval(sys.argv[2]))' "$@"; }
+
+# ---- a file iomoon creates: written, read, there for another client ----
+"$IOMOON" run --format json "$LUA_DIR/write.lua" "$(nfs_url mem/w.dat)" >w.json 2>w.err
+is $? 0 "1 MiB of the offset pattern written to a new file through nfs: exit 0"
+is "$(json w.json 'p["engine"], p["bytes"], "password" in str(p)')" "nfs 1048576 False" \
+	"the result names engine nfs and 1 MiB written"
+nfs-cp "$(nfs_url mem/w.dat)" w.copy >/dev/null 2>&1
+is "$(python3 - w.copy <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+print(len(d), sum(1 for i in range(0, 1 << 20, 8) if struct.unpack_from("<Q", d, i)[0] != i))
+PY
+)" "2097152 0" "nfs-cp reads it back: 2 MiB, every 8-byte word of the first MiB its own offset"
+nfs-cp "$(nfs_url mem/.w.dat.iomoon)" mark.txt >/dev/null 2>&1
+like "$(cat mark.txt)" "^iomoon-nfs-1 fileid=[0-9]+$" "creating it left its mark beside it (.w.dat.iomoon)"
+out=$("$IOMOON" quick --target "$(nfs_url mem/w.dat)" --qd 8 --time 0.3 --format json 2>&1)
+is $? 0 "random 4k reads of it at qd 8: exit 0"
+like "$out" '"engine": "nfs"' "auto picked engine nfs for the nfs:// URL"
+"$IOMOON" quick --target "$(nfs_url mem/w.dat)" --read 0 --time 0.3 --quiet >/dev/null 2>w2.err
+is $? 0 "writing the file it created needs no --allow-write: exit 0"
+
+# ---- verification: a corruption made through another connection is found ----
+"$IOMOON" run --format none "$LUA_DIR/fill.lua" "$(nfs_url mem/v.dat)" 2>v1.err
+is $? 0 "2 MiB written with crc32c through nfs: exit 0"
+"$IOMOON" run --format json "$LUA_DIR/check.lua" "$(nfs_url mem/v.dat)" >v0.json 2>v0.err
+is "$?:$(json v0.json 'p["errors"],')" "0:0" "read back, untouched: exit 0, no error"
+IOMOON_STATE_DIR="$TMP/other" "$IOMOON" run --format none "$LUA_DIR/corrupt.lua" "$(nfs_url mem/v.dat)" 2>c.err
+is $? 0 "another client (a run with a state of its own) writes 512 bytes into the unit at 1 MiB"
+"$IOMOON" run --format json "$LUA_DIR/check.lua" "$(nfs_url mem/v.dat)" >v2.json 2>v2.err
+is $? 1 "reading it back after the corruption: exit 1"
+is "$(json v2.json 'p["errors"], p["errors_by_errno"].get("corrupt"), p["first_error"]["offset"]')" "1 1 1048576" \
+	"crc32c through nfs: one corrupt unit, at 1 MiB"
+
+# ---- syncs are COMMITs, trims are refused, pacing and mixes ----
+"$IOMOON" run --format json "$LUA_DIR/flush.lua" "$(nfs_url mem/w.dat)" >f.json 2>f.err
+is "$(json f.json 'p["sync"]["ios"] >= 8, p["sync"]["errors"]')" "True 0" "fsync every 10 writes: COMMITs counted, none failed"
+out=$("$IOMOON" run "$LUA_DIR/trim.lua" "$(nfs_url mem/w.dat)" 2>&1)
+is $? 2 "trims on an NFS file: exit 2"
+like "$out" "the server does not offer trim" "it says trims cannot be done"
+"$IOMOON" run --format json "$LUA_DIR/paced.lua" "$(nfs_url mem/w.dat)" >p.json 2>p.err
+is "$(json p.json 'abs(p["iops"] - 500) < 50, p["errors"], p["read"]["ios"] > 0 and p["write"]["ios"] > 0')" "True 0 True" \
+	"a paced 4k/64k mix at 500 IOPS: within 10 %, reads and writes, no error"
+
+# ---- safety: a file iomoon did not create is only read ----
+head -c 3584 /dev/urandom >theirs
+nfs-cp theirs "$(nfs_url mem/theirs.dat)" >/dev/null 2>&1
+out=$("$IOMOON" quick --target "$(nfs_url mem/theirs.dat)" --bs 512 --read 0 --time 0.2 2>&1)
+is $? 2 "writing a file nfs-cp made, without --allow-write: exit 2"
+like "$out" "iomoon did not create this file; writing to it needs allow_write" "it says allow_write"
+out=$("$IOMOON" quick --target "$(nfs_url mem/theirs.dat)" --bs 512 --size 1M --time 0.2 2>&1)
+is $? 2 "growing it without --allow-write: exit 2"
+like "$out" "iomoon did not create it; making it 1048576 bytes writes to it" "it says growing writes to it"
+nfs-cp "$(nfs_url mem/theirs.dat)" back >/dev/null 2>&1
+cmp -s theirs back
+ok $? "the file is unchanged"
+"$IOMOON" quick --target "$(nfs_url mem/theirs.dat)" --bs 512 --time 0.2 --quiet >/dev/null 2>&1
+is $? 0 "reading it works"
+out=$("$IOMOON" quick --target "$(nfs_url mem/new.dat)" --time 0.2 2>&1)
+is $? 2 "a missing file without --size: exit 2"
+like "$out" "needed to create" "it asks for a size"
+out=$("$IOMOON" quick --target "$(nfs_url mem/w.dat)" --engine io_uring --time 0.2 2>&1)
+is $? 2 "engine io_uring on an nfs:// URL: exit 2"
+like "$out" 'engine = "auto" or "nfs"' "it names the engine that can"
+out=$("$IOMOON" quick --target "nfs://user:s3cr3tpw@127.0.0.1/mem/w.dat?version=4&nfsport=$GANESHA_PORT" --time 0.2 2>&1)
+is $? 1 "a URL with a user and password (the server refuses it): exit 1"
+like "$out" "nfs://user@127.0.0.1/mem/w.dat" "the message shows the URL without its password"
+[[ "$out" != *s3cr3tpw* ]]
+ok $? "the password appears nowhere in it"
+
+# ---- failures are clear and quick ----
+out=$(timeout 30 "$IOMOON" quick --target "$(nfs_url nope/f.dat)" --size 1M --time 0.2 2>&1)
+is $? 1 "a wrong export: exit 1"
+like "$out" "cannot mount the export: .*NOENT" "it says the export cannot be mounted"
+out=$(timeout 30 "$IOMOON" quick --target "$(nfs_url ro/f.dat)" --size 1M --time 0.2 2>&1)
+is $? 2 "creating a file on a read-only export (Access_Type = RO): exit 2"
+like "$out" "read-only" "it says the export is read-only"
+out=$(timeout 30 "$IOMOON" quick --target "nfs://127.0.0.1/mem/w.dat?version=4&nfsport=1" --time 0.2 2>&1)
+is $? 1 "connection refused: exit 1"
+like "$out" "cannot mount the export" "connection refused: said so"
+# SIGINT while every I/O waits on a server that stopped answering: the
+# ones in flight are abandoned 250 ms after it, the connection with them
+gpid=$GANESHA_PID
+(sleep 1; kill -STOP "$gpid") &
+sigint_after 2 quick --target "$(nfs_url mem/w.dat)" --qd 4 --time 10 --format json --output sig.json --quiet
+wait
+kill -CONT "$gpid"
+is "$rc" 1 "SIGINT 1 s after the server stopped answering: exit 1 (interrupted)"
+ok "$(under "$t" 2)" "  iomoon exited $t s after the signal (< 2; the I/O timeout is 30 s)"
+is "$(phase_of sig.json interrupted failed)" "True False" "  the report says interrupted, not failed"
+# connecting to a server that answers nothing: SIGINT ends it at once
+kill -STOP "$gpid"
+sigint_after 1 quick --target "$(nfs_url mem/w.dat)" --time 1 --quiet
+kill -CONT "$gpid"
+is "$rc" 1 "SIGINT while mounting from a server that answers nothing: exit 1"
+ok "$(under "$t" 2)" "  it exited $t s after the signal (< 2; the connect timeout is 10 s)"
+like "$(cat sig.err)" "interrupted" "  and says it was interrupted"
+
+# a server that stops answering (SIGSTOP) fails the phase after the I/O
+# timeout (IOMOON_NET_IO_TIMEOUT, 2 s here), well before the phase's end
+gpid=$GANESHA_PID
+(sleep 1; kill -STOP "$gpid") &
+killer=$!
+t0=$(secs)
+out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" quick --target "$(nfs_url mem/w.dat)" --qd 4 --time 8 --quiet 2>&1)
+rc=$?
+t=$(since "$t0")
+wait "$killer"
+kill -CONT "$gpid"
+is "$rc" 1 "a server that stops answering: exit 1 (not 124, a hang)"
+ok "$(under "$t" 5)" "it ended $t s after it began (< 5: the stop at 1 s and the 2 s I/O timeout, not the 8 s phase)"
+like "$out" "engine nfs: Connection timed out" "it says the I/O timed out"
+gpid=$GANESHA_PID
+(sleep 1; kill -9 "$gpid") &
+killer=$!
+t0=$(secs)
+out=$(timeout 60 "$IOMOON" quick --target "$(nfs_url mem/w.dat)" --qd 8 --time 10 --quiet 2>&1)
+rc=$?
+t=$(since "$t0")
+wait "$killer"
+GANESHA_PID=""
+is "$rc" 1 "the server killed mid-phase: exit 1 (not 124, a hang)"
+ok "$(under "$t" 4)" "the phase ended $t s after it began (< 4: within seconds of the kill at 1 s, not at its 10 s end)"
+like "$out" "engine nfs: " "the engine's failure mid-phase is named"
+done_testing
