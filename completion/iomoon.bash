@@ -32,7 +32,7 @@ _iomoon_list() {
 _iomoon_opts() {
 	case $1 in
 	run) echo "$_iomoon_output_opts" ;;
-	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported --ios" ;;
+	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported --ios --verify-state" ;;
 	replay) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_trace_opts $_iomoon_replay_opts" ;;
 	trace) echo "$_iomoon_trace_opts --format" ;;
 	report) echo "--format --output" ;;
@@ -40,7 +40,7 @@ _iomoon_opts() {
 	rerun) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
 	quick) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_quick_opts" ;;
 	ping) echo "$_iomoon_ping_opts" ;;
-	verify) echo "$_iomoon_output_opts --after-crash --atomic --bs --qd --workers --engine --buffered --name" ;;
+	verify) echo "$_iomoon_output_opts --after-crash --atomic --bs --qd --workers --engine --buffered --name --verify-state" ;;
 	esac
 }
 

@@ -89,7 +89,7 @@ bad "bs not a sector multiple" '--bs: 3000 is not a multiple of the 512-byte sec
 bad "negative size" "--size: '-1g' is not a size" quick --target "$N" --size -1g
 bad "zero size" '--size: 0 bytes' quick --target "$N" --size 0
 bad "read over 100" '--read: 150 is outside 0..100' quick --target "$N" --size 16m --read 150
-bad "unknown engine" "--engine: 'warp' is not an engine \(allowed: auto, io_uring, libaio, psync, null, sim, nbd, iscsi\)" quick --target "$N" --size 16m --engine warp
+bad "unknown engine" "--engine: 'warp' is not an engine \(allowed: auto, io_uring, libaio, psync, null, sim, nbd, iscsi, nfs\)" quick --target "$N" --size 16m --engine warp
 bad "psync with qd 32" '--qd: 32 with engine psync' quick --target "$N" --size 16m --engine psync --qd 32
 bad "not a file or device" '--target: /dev/null is a character device, not a regular file or block device' quick --target /dev/null
 bad "missing target" '--target: missing' quick --size 16m
@@ -109,7 +109,7 @@ bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz 
 bad "fio's rw=trim" "^iomoon quick: --rw: 'trim' has no equivalent in iomoon quick \(it takes fio's read, write, randread, randwrite, rw, readwrite and randrw; trims are a Lua phase's trim = PCT" quick --target "$N" --size 16m --rw trim
 bad "fio's rw offset modifier" "^iomoon quick: --rw: 'randread:8' has no equivalent in iomoon quick .*not the ':N' offset modifier\)$" quick --target "$N" --size 16m --rw randread:8
 bad "an unknown rw" "^iomoon quick: --rw: 'randomread' has no equivalent" quick --target "$N" --size 16m --rw randomread
-bad "fio's ioengine=mmap" "^iomoon quick: --ioengine: 'mmap' has no equivalent in iomoon \(fio's io_uring, libaio, libiscsi, nbd, null, psync, pvsync, pvsync2, sync, vsync; or iomoon's auto, sim, iscsi\)$" quick --target "$N" --size 16m --ioengine mmap
+bad "fio's ioengine=mmap" "^iomoon quick: --ioengine: 'mmap' has no equivalent in iomoon \(fio's io_uring, libaio, libiscsi, nbd, null, psync, pvsync, pvsync2, sync, vsync; or iomoon's auto, sim, iscsi, nfs\)$" quick --target "$N" --size 16m --ioengine mmap
 bad "--iodepth with --qd" "^iomoon quick: --qd: given with --iodepth, which is fio's spelling of it \(give one\)$" quick --target "$N" --size 16m --iodepth 4 --qd 4
 bad "--iodepth 0" "^iomoon quick: --iodepth: 0 is out of range \(allowed: 1 to 4096\)$" quick --target "$N" --size 16m --iodepth 0
 bad "--numjobs x" "^iomoon quick: --numjobs: 'x' is not a whole number$" quick --target "$N" --size 16m --numjobs x
