@@ -278,9 +278,19 @@ function iometer.suite(path, o)
   }
 end
 
---- iomoon convert FILE.icf|FILE.fio [--output F] [--skip-unsupported]:
+--- iomoon convert FILE.icf|FILE.fio [--output F] [--skip-unsupported] [--set VAR=VALUE]:
 -- the equivalent Lua on stdout (or in F, written atomically).
 function iometer.convert_cli(args, lib)
+  -- --set VAR=VALUE (fio's ${VAR}), given once per variable
+  local sets, others = {}, {}
+  local i = 1
+  while i <= #args do
+    local v = args[i]:match("^%-%-set=(.*)$")
+    if args[i] == "--set" then v = args[i + 1] or lib.input_error("--set needs VAR=VALUE"); i = i + 1 end
+    if v then sets[#sets + 1] = v else others[#others + 1] = args[i] end
+    i = i + 1
+  end
+  args = others
   local o, rest = lib.parse_options(args, 1, { output = "value", ["skip-unsupported"] = "flag" })
   local file = rest[1]
   if not file then
@@ -289,7 +299,7 @@ function iometer.convert_cli(args, lib)
   lib.no_stray({ table.unpack(rest, 2) })
   local text
   if file:lower():match("%.fio$") or file:lower():match("%.job$") then
-    text = fio.convert(file, { skip_unsupported = o["skip-unsupported"] })
+    text = fio.convert(file, { skip_unsupported = o["skip-unsupported"], set = sets })
   elseif file:lower():match("%.icf$") then
     text = convert.lua(iometer.plan(iometer.read(file),
       { skip_unsupported = o["skip-unsupported"] }), file)
