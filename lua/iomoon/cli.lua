@@ -220,15 +220,16 @@ for _, f in ipairs(report.formats) do FORMATS[f] = true end
 -- included, so a long run's memory grows only by what its report shows;
 -- a copy in which no string holds a URL's password (util.redacted: a
 -- name or meta field may quote one), whatever the format.
-local function slim(r)
+local function slim(r, buckets)
   local c = {}
   for k, v in pairs(r) do
     if k == "lat" and type(v) == "table" and rawget(v, "hist") ~= nil then
-      c.lat = {}
-      for lk, lv in pairs(v) do if lk ~= "hist" then c.lat[lk] = util.redacted(lv) end end
+      c[k] = {}
+      for lk, lv in pairs(v) do if lk ~= "hist" then c[k][lk] = util.redacted(lv) end end
+      if buckets then c[k].buckets = v.hist:buckets() end -- fio's json+ bins and terse shares
     elseif k == "streams" and type(v) == "table" then
       c.streams = {}
-      for i, s in ipairs(v) do c.streams[i] = slim(s) end
+      for i, s in ipairs(v) do c.streams[i] = slim(s, buckets) end
     else
       c[util.redacted(k)] = util.redacted(v)
     end
@@ -265,7 +266,7 @@ local function make_sink(o, name_width, targets)
       rows:row(r)
     end
     if keep then
-      local c = slim(r)
+      local c = slim(r, fmt == "fio-json+" or fmt == "fio-terse")
       if file then file:add(c) else sink.results[#sink.results + 1] = c end
     end
   end

@@ -20,6 +20,7 @@ local file = require "iomoon.report.file"
 local html = require "iomoon.html"
 local compare = require "iomoon.compare"
 local fio_json = require "iomoon.fio.json"
+local fio_terse = require "iomoon.fio.terse"
 
 local report = {}
 
@@ -711,9 +712,11 @@ function report.html(results, machine, version, command)
 end
 renderers.html = report.html
 renderers["fio-json"] = function(rs, _, version) return fio_json.json(rs, version) end
+renderers["fio-json+"] = function(rs, _, version) return fio_json.json(rs, version, true) end
+renderers["fio-terse"] = function(rs, _, version) return fio_terse.lines(rs, version) end
 
 --- The report formats, in the order the manual lists them.
-report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json" }
+report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json", "fio-json+", "fio-terse" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,

@@ -1,0 +1,131 @@
+#!/bin/bash
+# fio's everyday options, its steady-state and latency-target jobs as
+# iomoon plans, and fio's terse and json+ output (doc/import.md): the
+# phase fields (tests/lua/fio-options.lua), the plans run, and the I/O
+# split beside fio's own on the same jobs.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+lua_tap "$T/lua/fio-options.lua" "$T"
+rm -f a.dat p.dat
+
+# ---- steady state: rounds judged by fio's criterion, the window said ----
+cat >ss.fio <<'EOF'
+[ss]
+ioengine=null
+size=64m
+rw=randread
+time_based
+runtime=10
+ss=iops:50%
+ss_dur=600ms
+ss_interval=200ms
+EOF
+"$IOMOON" fio ss.fio --quiet --format json --output ss.json 2>ss.err
+is $? 0 "steadystate: the job runs as a plan"
+like "$(cat ss.err)" "ss: steadystate=iops:50% attained after [0-9]+ rounds of 0.2s: window of 3" \
+	"... steady state attained, the window said"
+is "$(python3 -c 'import json; p=json.load(open("ss.json"))["phases"]; f=p[-1]["meta"]["fio_ss"]; print(f["round"] == len(p), f["window"], len(p) >= 3)')" \
+	"True 3 True" "... rounds of their own, each saying its place (meta.fio_ss)"
+
+# ---- latency target: the deepest queue under the bound ----
+cat >lt.fio <<'EOF'
+[lt]
+ioengine=null
+size=64m
+rw=randread
+iodepth=8
+latency_target=1s
+latency_window=100ms
+latency_percentile=99
+EOF
+"$IOMOON" fio lt.fio --quiet --format json --output lt.json 2>lt.err
+is $? 0 "latency_target: the search runs"
+like "$(cat lt.err)" "lt: latency_target=1000000us at p99: qd 8 of 8 holds it \([0-9]+ IOPS, 4 probes of 0.1s\)" \
+	"... depths 1, 2, 4, 8 probed, the depth found said"
+is "$(python3 -c 'import json; p=json.load(open("lt.json"))["phases"]; f=p[-1]["meta"]["fio_found"]; print(len(p), f["qd"], p[-1]["qd"], p[-1]["bytes"], [x["qd"] for x in f["probes"]])')" \
+	"5 8 8 67108864 [1, 2, 4, 8]" "... then the job at that depth, its result saying what was found (meta.fio_found)"
+printf '[lt]\nfilename=lt.dat\nsize=1m\nrw=randread\ndirect=1\niodepth=4\nioengine=libaio\nlatency_target=1\nlatency_window=50ms\n' >lt2.fio
+"$IOMOON" fio lt2.fio --quiet --format none 2>lt2.err
+like "$(cat lt2.err)" "latency_target=1us: not met even at qd 1 \(p100 [0-9]+ us\); it runs at qd 1" "... a bound nothing meets is said"
+
+# ---- fio's terse line: the fields fio writes, in its order ----
+"$IOMOON" fio --name=t --ioengine=null --size=4m --rw=randrw --minimal >i.terse 2>/dev/null
+is $? 0 "--minimal: runs"
+fio --name=t --ioengine=null --size=4m --rw=randrw --minimal >f.terse 2>/dev/null
+is "$(tr ';' '\n' <i.terse | wc -l)" "$(tr ';' '\n' <f.terse | wc -l)" "... as many fields as fio's own terse v3 line"
+is "$(cut -d';' -f1,3,4,5 i.terse)" "3;t;0;0" "... version 3, the job's name, group and error"
+is "$(awk -F';' '{print $6 + $47}' i.terse)" 4096 "... the KiB read (field 6) and written (field 47): 4 MiB in all, as fio's"
+is "$(awk -F';' 'NR == FNR { r = $6; next } { d = $6 - r; print (d < 0 ? -d : d) <= 0.05 * r }' f.terse i.terse)" 1 \
+	"... the KiB read within 5 % of fio's (a random split: $(cut -d';' -f6 f.terse) / $(cut -d';' -f6 i.terse))"
+"$IOMOON" fio --name=t --ioengine=null --size=1m --output-format=terse >i2.terse 2>/dev/null
+is "$(cut -d';' -f1 i2.terse)" "3" "--output-format=terse is --minimal"
+
+# ---- json+: the latency bins ----
+"$IOMOON" fio --name=j --ioengine=null --size=1m --output-format=json+ --output j.json 2>/dev/null
+is "$(python3 -c 'import json; b=json.load(open("j.json"))["jobs"][0]["read"]["clat_ns"]["bins"]; print(sum(b.values()))')" 256 \
+	"--output-format=json+: clat_ns.bins count every read"
+
+# ---- ${VAR}, --set, --warnings-fatal, readonly, max_latency ----
+printf '[v]\nfilename=${H30_FILE}\nsize=1m\n' >v.fio
+err=$("$IOMOON" fio v.fio 2>&1 >/dev/null)
+is $? 2 "an unset \${VAR}: exit 2"
+like "$err" "give --set H30_FILE=VALUE, or set it in the environment" "... the message says how to give it"
+"$IOMOON" fio v.fio --set H30_FILE=v.dat --quiet --format none
+is "$?:$(stat -c %s v.dat 2>/dev/null)" "0:1048576" "--set H30_FILE=v.dat gives it"
+err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --fallocate=none --warnings-fatal 2>&1 >/dev/null)
+is $? 2 "--warnings-fatal: a note is an error"
+like "$err" "warnings-fatal: 1 note on what iomoon does differently: command line: --fallocate" "... naming it"
+[ ! -e w.dat ]; ok $? "... nothing created"
+err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --rw=write --readonly 2>&1 >/dev/null)
+is $? 2 "readonly with a writing job: exit 2"
+[ ! -e w.dat ]; ok $? "... nothing created"
+err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --quiet --format none 2>&1)
+is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
+like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
+
+# ---- the I/O split beside fio's own: counts, block sizes, phase order ----
+cat >split.fio <<'EOF'
+[global]
+ioengine=psync
+filename=split.dat
+size=8m
+[mixed]
+rw=randrw
+rwmixread=60
+bs=4k
+[synced]
+stonewall
+rw=write
+bs=16k
+fsync=8
+[trimmed]
+stonewall
+rw=randtrim
+bs=64k
+EOF
+fio split.fio --output-format=json --output=f.json >/dev/null 2>&1
+fio_rc=$?
+"$IOMOON" fio split.fio --quiet --format fio-json --output i.json --allow-write 2>/dev/null
+is $? 0 "split.fio: iomoon runs it"
+if [ "$fio_rc" -eq 0 ]; then
+	python3 - f.json i.json >cmp.txt <<'EOF'
+import json, sys
+f, i = (json.load(open(p))["jobs"] for p in sys.argv[1:3])
+print("names", [j["jobname"] for j in f] == [j["jobname"] for j in i])
+for a, b in zip(f, i):
+    for d in ("read", "write", "trim"):
+        x, y = a[d]["total_ios"], b[d]["total_ios"]
+        ok = abs(x - y) <= 0.05 * max(x, y) if max(x, y) else True
+        bs_ok = (a[d]["io_bytes"] // x == b[d]["io_bytes"] // y) if x and y and d != "trim" else True
+        print(a["jobname"], d, "ok" if ok and bs_ok else "BAD %d %d" % (x, y))
+    print(a["jobname"], "sync", "ok" if a["sync"]["total_ios"] == b["sync"]["total_ios"] else
+          "BAD %d %d" % (a["sync"]["total_ios"], b["sync"]["total_ios"]))
+EOF
+	is "$(head -1 cmp.txt)" "names True" "... the jobs in fio's order"
+	is "$(grep -c ' ok$' cmp.txt)" 12 "... reads, writes, trims and syncs of each job within 5 % of fio's, block sizes alike"
+	grep BAD cmp.txt | sed 's/^/# /'
+else
+	skip "fio could not run split.fio here"
+	skip "fio could not run split.fio here"
+fi
+done_testing
