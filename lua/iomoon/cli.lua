@@ -73,6 +73,7 @@ options (suite, quick):
 options (suite only):
   --ios N           every timed phase also ends after N I/Os (a smoke test)
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
+  --manager NAME       an .icf's manager whose workers run here (several: one per rank under mpirun)
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME  --batch N|auto (I/Os per submission at most)
@@ -540,10 +541,10 @@ end
 
 function cli.suite(args)
   local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag",
-    ios = "value" }))
+    ios = "value", manager = "value" }))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
-  local s = suite.load(name, { skip_unsupported = o["skip-unsupported"] })
+  local s = suite.load(name, { skip_unsupported = o["skip-unsupported"], manager = o.manager })
   local opts = common_overrides(o)
   opts.ios = number_opt(o, "ios", true)
   if opts.ios and opts.ios < 1 then input_error("--ios: %d is not a count of I/Os (1 or more)", opts.ios) end
