@@ -84,6 +84,7 @@ is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
 like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
 
 # ---- the I/O split beside fio's own: counts, block sizes, phase order ----
+# (no trims: fio's trim needs a block device, and this test has files only)
 cat >split.fio <<'EOF'
 [global]
 ioengine=psync
@@ -98,10 +99,13 @@ stonewall
 rw=write
 bs=16k
 fsync=8
-[trimmed]
+[paced]
 stonewall
-rw=randtrim
-bs=64k
+rw=randrw
+bs=8k
+rate_iops=2000
+runtime=1
+time_based
 EOF
 fio split.fio --output-format=json --output=f.json >/dev/null 2>&1
 fio_rc=$?
@@ -118,11 +122,11 @@ for a, b in zip(f, i):
         ok = abs(x - y) <= 0.05 * max(x, y) if max(x, y) else True
         bs_ok = (a[d]["io_bytes"] // x == b[d]["io_bytes"] // y) if x and y and d != "trim" else True
         print(a["jobname"], d, "ok" if ok and bs_ok else "BAD %d %d" % (x, y))
-    print(a["jobname"], "sync", "ok" if a["sync"]["total_ios"] == b["sync"]["total_ios"] else
-          "BAD %d %d" % (a["sync"]["total_ios"], b["sync"]["total_ios"]))
+    x, y = a["sync"]["total_ios"], b["sync"]["total_ios"]
+    print(a["jobname"], "sync", "ok" if abs(x - y) <= 0.05 * max(x, y, 1) + 1 else "BAD %d %d" % (x, y))
 EOF
 	is "$(head -1 cmp.txt)" "names True" "... the jobs in fio's order"
-	is "$(grep -c ' ok$' cmp.txt)" 12 "... reads, writes, trims and syncs of each job within 5 % of fio's, block sizes alike"
+	is "$(grep -c ' ok$' cmp.txt)" 12 "... (rate_iops=2000 on randrw: 2000 reads and 2000 writes a second) reads, writes, trims and syncs of each job within 5 % of fio's (fsync=8: one more or less), block sizes alike"
 	grep BAD cmp.txt | sed 's/^/# /'
 else
 	skip "fio could not run split.fio here"
