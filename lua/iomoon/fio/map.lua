@@ -239,7 +239,8 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     local st = not is_url(p) and iomoon.stat(p) or nil
     local t = { path = p, allow_write = ctx.allow_write or nil, force = ctx.force or nil }
     if per and not is_url(p) and (not st or st.kind == "file") then t.size = off + per end
-    if not per and not st and not is_url(p) then
+    -- a device that is not on this machine is the one the plan will run on: used whole, as fio does
+    if not per and not st and not is_url(p) and not p:match("^/dev/") then
       input_error("%s: size: missing (%s does not exist: give size= to create it, as fio needs)", c.j.where, p)
     end
     total = total + (per or (st and st.size - off) or 0)
@@ -330,6 +331,15 @@ end
 local function dist_of(c, spec)
   local d = c.v("random_distribution")
   if not d or d == "random" then return end
+  if d:match("^zoned:") and d:match("/$") then -- the last zone without a size: the rest of the region
+    local used = 0
+    for r in d:gmatch("/(%d+%.?%d*)") do used = used + tonumber(r) end
+    d = d .. string.format("%g", 100 - used)
+  end
+  if d:match("^sequence:") then
+    input_error("%s=%s: a list of block indices is not an iomoon distribution (a trace replays given offsets: "
+      .. "doc/replay.md)", c.what("random_distribution"), d)
+  end
   if d:find(",") then input_error("%s=%s: per-direction distributions are not supported", c.what("random_distribution"), d) end
   local name, rest = d:match("^(%a+):(.*)$")
   if name == "zipf" or name == "pareto" or name == "normal" then
@@ -480,7 +490,8 @@ local function workload(j, ctx, from)
       end
     end
   end
-  local whole_url = spec.target and spec.target.path and is_url(spec.target.path) and not c.v("size")
+  local tp = spec.target and spec.target.path
+  local whole_url = tp and (is_url(tp) or (tp:match("^/dev/") and not iomoon.stat(tp))) and not c.v("size")
   if not tb and whole_url and not c.v("io_size") then
     -- a LUN or an export has its own size: the runner reads it once, as fio does
     options.whole_target(c, spec)

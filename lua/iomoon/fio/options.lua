@@ -38,11 +38,13 @@ options.SAID = {
   rate_cycle = "the window of rate_min: iomoon's per-interval samples of that length",
   exit_what = "with exitall: the phase ends with its first job (exit_what=group and stonewall are the same here)",
   thread = "iomoon's workers are threads",
+  verify_dump = "iomoon names each bad unit in the result (first_errors: offset, expected, found), writing no dump files",
+  create_serialize = "iomoon creates and fills every file before the first phase runs",
 }
 
 -- fio's other names for these options
 options.ALIASES = {
-  timeout = "runtime", ratemin = "rate_min", fill_fs = "fill_device", ss = "steadystate",
+  timeout = "runtime", ratemin = "rate_min", threads = "thread", fill_fs = "fill_device", ss = "steadystate",
   steadystate_duration = "ss_dur", steadystate_ramp_time = "ss_ramp", steadystate_check_interval = "ss_interval",
 }
 
@@ -52,6 +54,7 @@ options.MAPPED = {
   "offset_increment", "loops", "startdelay", "rate", "rate_min", "rate_iops_min", "verify_pattern",
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
+  "random_sequence_stride",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -84,13 +87,14 @@ end
 -- sequential one (a hole of N bytes after each I/O) refused. Returns the
 -- rw without it and the random share it gives (nil: none).
 function options.rw_modifier(rw, what)
-  local base, n = rw:match("^(%a+):(%w*)$")
+  local base, n = rw:match("^(%a+):(.*)$")
   if not base then return rw end
   if not base:match("^rand") then
-    input_error("%s=%s: a sequential rw with ':N' skips N bytes after each I/O; iomoon's sequential I/O has no holes "
-      .. "(give a random rw: rw=randread:8 is one random offset in 8)", what, rw)
+    input_error("%s=%s: a sequential rw with ':N' moves N bytes after each I/O (holes, or back with -N); iomoon's "
+      .. "sequential I/O goes on where the last ended (a random rw takes it: rw=randread:8 is one random offset in 8)",
+      what, rw)
   end
-  local k = tonumber(n)
+  local k = math.tointeger(tonumber(n))
   if not k or k < 1 or math.type(k) ~= "integer" then
     input_error("%s=%s: ':%s' is not a count of I/Os per random offset (1 or more)", what, rw, n)
   end
@@ -201,6 +205,10 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   if c.v("trim_percentage") and tonumber(c.v("trim_percentage")) ~= 0 and c.v("verify") then
     input_error("%s: fio trims that share of the blocks it verifies; iomoon's verification refuses trims (a trimmed "
       .. "range holds nothing to check)", c.what("trim_percentage"))
+  end
+  if c.v("random_sequence_stride") then
+    input_error("%s: only with random_distribution=sequence, a list of block indices iomoon does not take (a trace "
+      .. "replays given offsets: doc/replay.md)", c.what("random_sequence_stride"))
   end
   if c.v("verify_pattern") then
     input_error("%s: not supported (fio writes and checks those bytes; iomoon writes its own checked data: "
