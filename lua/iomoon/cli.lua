@@ -59,7 +59,7 @@ usage: iomoon COMMAND [options]
   iomoon --version
 
 options (run, suite, quick):
-  --format table|csv|json|analyzer|markdown|html|fio-json|none   output format (default table)
+  --format table|csv|json|analyzer|markdown|html|fio-json|fio-json+|fio-terse|none   output format (default table)
   --output FILE                  write the report to FILE (atomically), not stdout
   --quiet                        no progress line on the terminal
 options (suite, quick):

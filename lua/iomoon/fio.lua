@@ -66,8 +66,10 @@ usage: iomoon fio JOB.fio... [options] [fio's --OPTION=VALUE...]
   fio's job files and command-line options, run as iomoon phases (doc/import.md)
   --target PATH          every job's I/O to PATH instead of its filename
   --skip-unsupported     run without the options iomoon does not take (listed)
-  --format F             table, csv, json, analyzer, markdown, html, fio-json, none
-  --output-format=json   fio's JSON layout (= --format fio-json); --output FILE
+  --format F             table, csv, json, analyzer, markdown, html, fio-json, fio-json+, fio-terse, none
+  --output-format=json   fio's JSON layout (= --format fio-json); json+, terse (= --minimal); --output FILE
+  --set VAR=VALUE        a job file's ${VAR} (again for each one; else the environment)
+  --eta=never  --eta-newline=T  --status-interval=T  --warnings-fatal   as fio's (doc/import.md)
   --quiet  --allow-write  --force
 ]]
 
