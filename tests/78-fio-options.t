@@ -27,6 +27,10 @@ like "$(cat ss.err)" "ss: steadystate=iops:50% attained after [0-9]+ rounds of 0
 is "$(python3 -c 'import json; p=json.load(open("ss.json"))["phases"]; f=p[-1]["meta"]["fio_ss"]; print(f["round"] == len(p), f["window"], len(p) >= 3)')" \
 	"True 3 True" "... rounds of their own, each saying its place (meta.fio_ss)"
 
+"$IOMOON" convert ss.fio >ss.lua && "$IOMOON" run --quiet --format none ss.lua 2>ssc.err
+is $? 0 "iomoon convert ss.fio: the plan runs"
+like "$(cat ssc.err)" "steadystate=iops:50% attained" "... as the same steady-state plan (iomoon.fio.plans)"
+
 # ---- latency target: the deepest queue under the bound ----
 cat >lt.fio <<'EOF'
 [lt]
@@ -76,12 +80,36 @@ err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --fallocate=none --warni
 is $? 2 "--warnings-fatal: a note is an error"
 like "$err" "warnings-fatal: 1 note on what iomoon does differently: command line: --fallocate" "... naming it"
 [ ! -e w.dat ]; ok $? "... nothing created"
+"$IOMOON" fio --name=w --filename=w.dat --size=1m --group_reporting --warnings-fatal --quiet --format none 2>/dev/null
+is $? 0 "... but not fio's bookkeeping options, which change nothing"
+rm -f w.dat
 err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --rw=write --readonly 2>&1 >/dev/null)
 is $? 2 "readonly with a writing job: exit 2"
 [ ! -e w.dat ]; ok $? "... nothing created"
 err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --quiet --format none 2>&1)
 is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
 like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
+
+# ---- flow and rates run: offset_increment, rate_min, exitall, --status-interval ----
+"$IOMOON" fio --name=o --filename=o.dat --size=1m --numjobs=3 --offset_increment=1m --rw=randwrite --quiet \
+	--format json --output o.json
+is "$?:$(python3 -c 'import json; p=json.load(open("o.json"))["phases"][0]; print([s["ios"] for s in p["streams"]], p["target"])')" \
+	"0:[256, 256, 256] o.dat" "offset_increment: three clones, a megabyte each of one 3 MiB file"
+err=$("$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=100 --rate_iops_min=1000 --rate_cycle=250 \
+	--runtime=500ms --time_based --quiet --format none 2>&1)
+is $? 1 "rate_iops_min over what the rate allows: the run fails (exit 1)"
+like "$err" "rate_min: [0-9]+ IOPS at [0-9.]+s, under the 1000 asked" "... naming the interval"
+"$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=400 --rate_iops_min=100 --rate_cycle=250 \
+	--runtime=500ms --time_based --quiet --format none 2>/dev/null
+is $? 0 "... and one the job meets passes"
+printf '[global]\nsize=1m\nfilename=o.dat\nrw=randread\ntime_based\n[a]\nruntime=3\nexitall\n[b]\nruntime=500ms\n' >ex.fio
+T0=$(secs)
+"$IOMOON" fio ex.fio --quiet --format json --output ex.json 2>/dev/null
+is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its first job (0.5 s, not 3)"
+is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
+"$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
+	--format json --output si.json 2>/dev/null
+is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"
 
 # ---- the I/O split beside fio's own: counts, block sizes, phase order ----
 # (no trims: fio's trim needs a block device, and this test has files only)
@@ -99,6 +127,7 @@ bs=4k
 stonewall
 rw=write
 bs=16k
+size=2m
 fsync=8
 [paced]
 stonewall

@@ -200,8 +200,9 @@ function fio.load(sources, opts)
     table.insert(notes, i, string.format("%s: %s: %s", s.where, s.given, options.SAID[s.key]))
   end
   if #noop > 0 then
-    table.insert(notes, 1, string.format("%s change%s only fio's own bookkeeping: no effect here",
-      table.concat(noop, ", "), #noop == 1 and "s" or ""))
+    notes.bookkeeping = string.format("%s change%s only fio's own bookkeeping: no effect here",
+      table.concat(noop, ", "), #noop == 1 and "s" or "")
+    table.insert(notes, 1, notes.bookkeeping)
   end
   if #skipped > 0 then
     for _, p in ipairs(phases) do
@@ -248,9 +249,13 @@ function fio.cli(args, lib)
     allow_write = o["allow-write"], force = o.force })
   local every = progress_of(o, notes)
   if every then for _, p in ipairs(phases) do if p.interval == nil then p.interval = every end end end
-  if o["warnings-fatal"] and #notes > 0 then
-    input_error("--warnings-fatal: %d note%s on what iomoon does differently: %s", #notes, #notes == 1 and "" or "s",
-      table.concat(notes, "; "))
+  if o["warnings-fatal"] then -- what iomoon does differently; not fio's bookkeeping, which changes nothing
+    local differ = {}
+    for _, n in ipairs(notes) do if n ~= notes.bookkeeping then differ[#differ + 1] = n end end
+    if #differ > 0 then
+      input_error("--warnings-fatal: %d note%s on what iomoon does differently: %s", #differ, #differ == 1 and "" or "s",
+        table.concat(differ, "; "))
+    end
   end
   for _, n in ipairs(notes) do io.stderr:write("iomoon fio: note: ", shown(n), "\n") end
   local targets = {}
