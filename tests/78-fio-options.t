@@ -58,6 +58,16 @@ is $? 0 "--minimal: runs"
 fio --name=t --ioengine=null --size=4m --rw=randrw --minimal >f.terse 2>/dev/null
 is "$(tr ';' '\n' <i.terse | wc -l)" "$(tr ';' '\n' <f.terse | wc -l)" "... as many fields as fio's own terse v3 line"
 is "$(cut -d';' -f1,3,4,5 i.terse)" "3;t;0;0" "... version 3, the job's name, group and error"
+python3 - i.terse f.terse >shape.txt <<'EOF'
+import re, sys
+def shape(x):
+    for name, rx in (("int", r"-?\d+"), ("float", r"-?\d+\.\d+"), ("pct", r"-?\d+(\.\d+)?%"), ("pctl", r"\d+(\.\d+)?%=\d+")):
+        if re.fullmatch(rx, x): return name
+    return "text"
+a, b = (open(p).read().strip().split(";") for p in sys.argv[1:3])
+print([(i + 1, x, y) for i, (x, y) in enumerate(zip(a, b)) if shape(x) != shape(y)])
+EOF
+is "$(cat shape.txt)" "[]" "... each field of fio's kind (whole, decimal, percent, P%=us) in the same place"
 is "$(awk -F';' '{print $6 + $47}' i.terse)" 4096 "... the KiB read (field 6) and written (field 47): 4 MiB in all, as fio's"
 is "$(awk -F';' 'NR == FNR { r = $6; next } { d = $6 - r; print (d < 0 ? -d : d) <= 0.05 * r }' f.terse i.terse)" 1 \
 	"... the KiB read within 5 % of fio's (a random split: $(cut -d';' -f6 f.terse) / $(cut -d';' -f6 i.terse))"

@@ -190,6 +190,10 @@ if command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many h
 else
 	skip "mpirun or iomoon's MPI build missing"; skip "mpirun missing"; skip "mpirun missing"
 fi
+err=$("$IOMOON" convert "$D/two-managers.icf" 2>&1 >/dev/null)
+like "$?:$err" "^2:.*a converted suite runs one manager's; pick it with --manager NAME" "convert: several managers, --manager picks one"
+"$IOMOON" convert "$D/two-managers.icf" --manager loadgen-a >conv.lua
+is "$?:$(grep -c 'name = "Worker [12]", .* qd = [42],' conv.lua)" "0:2" "... --manager loadgen-a: its two workers (qd 4 and 2) in the suite"
 # 'Default Disk Workers to Spawn NUMBER_OF_CPUS: a file without a manager list runs a worker per CPU
 sed -e '/^.MANAGER LIST/,$d' -e 's/,NONE$/,ALL/' "$D/workers.icf" >spawn.icf
 "$IOMOON" suite spawn.icf --target sp.dat --size 4m --time 0.1 --quiet --format json --output sp.json

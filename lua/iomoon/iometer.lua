@@ -309,7 +309,7 @@ function iometer.convert_cli(args, lib)
     text = fio.convert(file, { skip_unsupported = o["skip-unsupported"], set = sets })
   elseif file:lower():match("%.icf$") then
     text = convert.lua(iometer.plan(iometer.read(file),
-      { skip_unsupported = o["skip-unsupported"], manager = o.manager }), file)
+      { skip_unsupported = o["skip-unsupported"], manager = o.manager, converting = true }), file)
   else
     lib.input_error("%s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
   end

@@ -110,6 +110,10 @@ function plan.manager(model, o)
       shown(model.path), #names > 0 and table.concat(names, ", ") or "none")
   end
   if #active <= 1 then return active[1], active end
+  if o.converting then
+    input_error("%s: %d managers have workers (%s): a converted suite runs one manager's; pick it with --manager NAME "
+      .. "(the .icf itself runs them all under mpirun -n %d)", shown(model.path), #active, table.concat(names, ", "), #active)
+  end
   local c = iomoon.cluster
   if c.on and c.ranks == #active then return active[c.rank + 1], active end
   input_error("%s: %d managers have workers (%s): run it under mpirun -n %d (manager k on rank k-1, in the file's "
