@@ -121,6 +121,11 @@ is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"
 
+printf '[z]\nfilename=z.dat\nsize=16m\nrw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=3m\n' >z.fio
+"$IOMOON" fio z.fio --quiet --format json --output z.json 2>/dev/null
+is "$?:$(python3 -c 'import json; print([(p["definition"]["region"]["offset"] >> 20, p["bytes"] >> 20) for p in json.load(open("z.json"))["phases"]])')" \
+	"0:[(0, 1), (4, 1), (8, 1), (12, 1)]" "zonemode=strided: a phase per zone, 1 MiB read every 4 MiB along the file"
+
 # ---- the I/O split beside fio's own: counts, block sizes, phase order ----
 # (no trims: fio's trim needs a block device, and this test has files only)
 cat >split.fio <<'EOF'
@@ -143,7 +148,7 @@ fsync=8
 stonewall
 rw=randrw
 bs=8k
-rate_iops=2000
+rate_iops=1000
 runtime=1
 time_based
 [four]
@@ -156,12 +161,7 @@ rwmixread=60
 bs=16k
 size=2m
 EOF
-fio split.fio --output-format=json --output=f.json >/dev/null 2>&1
-fio_rc=$?
-"$IOMOON" fio split.fio --quiet --format fio-json --output i.json --allow-write 2>/dev/null
-is $? 0 "split.fio: iomoon runs it"
-if [ "$fio_rc" -eq 0 ]; then
-	python3 - f.json i.json >cmp.txt <<'EOF'
+cat >cmp.py <<'EOF'
 import json, sys
 f, i = (json.load(open(p))["jobs"] for p in sys.argv[1:3])
 print("names", [j["jobname"] for j in f] == [j["jobname"] for j in i])
@@ -174,11 +174,27 @@ for a, b in zip(f, i):
     x, y = a["sync"]["total_ios"], b["sync"]["total_ios"]
     print(a["jobname"], "sync", "ok" if abs(x - y) <= 0.05 * max(x, y, 1) + 1 else "BAD %d %d" % (x, y))
 EOF
+# split_run: fio, then iomoon, on split.fio; cmp.txt compares them (a
+# shared machine can starve one run of its paced rate: run again once)
+split_run() {
+	rm -f split.dat
+	fio split.fio --output-format=json --output=f.json >/dev/null 2>&1 || return 1
+	"$IOMOON" fio split.fio --quiet --format fio-json --output i.json --allow-write 2>/dev/null || return 2
+	python3 cmp.py f.json i.json >cmp.txt
+}
+split_run
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q BAD cmp.txt; then
+	grep BAD cmp.txt | sed 's/^/# first run, again: /'
+	split_run
+	rc=$?
+fi
+if [ "$rc" -ne 1 ]; then
+	is "$rc" 0 "split.fio: iomoon runs it"
 	is "$(head -1 cmp.txt)" "names True" "... the jobs in fio's order"
-	is "$(grep -c ' ok$' cmp.txt)" 16 "... (rate_iops=2000 on randrw: 2000 reads and 2000 writes a second) reads, writes, trims and syncs of each job within 5 % of fio's (fsync=8: one more or less), block sizes alike"
+	is "$(grep -c ' ok$' cmp.txt)" 16 "... (rate_iops=1000 on randrw: 1000 reads and 1000 writes a second) reads, writes, trims and syncs of each job within 5 % of fio's (fsync=8: one more or less), block sizes alike"
 	grep BAD cmp.txt | sed 's/^/# /'
 else
-	skip "fio could not run split.fio here"
-	skip "fio could not run split.fio here"
+	skip "fio could not run split.fio here"; skip "fio missing"; skip "fio missing"
 fi
 done_testing

@@ -192,7 +192,7 @@ function fio.load(sources, opts)
   -- options skipped are dropped before the jobs are built
   for _, sec in ipairs(sections) do
     local keep = {}
-    for _, opt in ipairs(sec.opts) do if job.OPTIONS[opt.key] then keep[#keep + 1] = opt end end
+    for _, opt in ipairs(sec.opts) do if job.kind(opt) then keep[#keep + 1] = opt end end
     sec.opts = keep
   end
   local phases, from, notes = map.phases(job.jobs(sections), opts)

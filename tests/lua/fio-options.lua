@@ -101,6 +101,13 @@ tap.refuses("trim_percentage: fio trims that share of the blocks it verifies", f
 tap.refuses("fill_device: on a.dat fio writes until the filesystem is full", function()
   load("[f]\nrw=write\nfill_device=1\n") end, "fill_device on a file")
 
+-- ---- zones: strided, a phase per zone at run time; zbd not taken ----
+is(one("[z]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n").meta.fio.zones, { size = 268435456,
+  skip = 2147483648 }, "zonemode=strided, zonesize=256m, zoneskip=2g: the runner's zones")
+tap.refuses("x.fio:6: 'zonemode'", function() one("[z]\nrw=read\nzonemode=zbd\n") end, "zonemode=zbd, not taken (named with its line)")
+tap.refuses("zonerange: a zone range other than zonesize", function()
+  one("[z]\nzonemode=strided\nzonesize=1m\nzonerange=4m\n") end, "a zone range other than the zone size")
+
 -- ---- plans: steady state and latency target ----
 local ss = one("[s]\nrw=randread\ntime_based\nruntime=60\nss=iops_slope:0.5%\nss_dur=10s\nss_ramp=2\n").meta.fio.steadystate
 is(ss, { track = "iops", judge = "slope", limit = 0.5, pct = true, window = 10, interval_s = 1.0, ramp_s = 2.0,

@@ -127,13 +127,22 @@ function job.jobs(sections)
   return jobs
 end
 
+--- What option opt ({key, value}) is to iomoon: job.OPTIONS's kind, or
+-- for an option whose kind depends on its value (a function there), the
+-- kind of this value; nil: not taken.
+function job.kind(opt)
+  local kind = job.OPTIONS[opt.key]
+  if type(kind) == "function" then return kind(opt.value) end
+  return kind
+end
+
 --- The options of `jobs` (and [global] sections) iomoon does not take:
 -- a list of { where =, key = } in line order, and the no-effect ones.
 function job.unsupported(sections)
   local bad, noop, said, seen = {}, {}, {}, {}
   for _, s in ipairs(sections) do
     for _, opt in ipairs(s.opts) do
-      local kind = job.OPTIONS[opt.key]
+      local kind = job.kind(opt)
       if not kind then bad[#bad + 1] = opt
       elseif kind == "noop" and not seen[opt.key] then
         seen[opt.key] = true

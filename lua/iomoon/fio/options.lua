@@ -54,7 +54,7 @@ options.MAPPED = {
   "offset_increment", "loops", "startdelay", "rate", "rate_min", "rate_iops_min", "verify_pattern",
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
-  "random_sequence_stride",
+  "random_sequence_stride", "zonesize", "zoneskip", "zonerange",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -67,6 +67,11 @@ function options.register()
   for _, k in ipairs(options.MAPPED) do job.OPTIONS[k] = "map" end
   for k, v in pairs(options.ALIASES) do job.ALIASES[k] = v end
   for k in pairs(options.FLAGS) do job.FLAGS[k] = true end
+  -- zonemode: strided zones are taken; zbd (zoned block devices) is not
+  job.OPTIONS.zonemode = function(v)
+    local m = tostring(v or ""):lower()
+    if m == "strided" or m == "none" then return "map" end
+  end
 end
 
 --- The size of a `size=`/`offset=` value given as a percentage of a
@@ -130,6 +135,39 @@ local SS = { iops = { "iops", "range" }, iops_slope = { "iops", "slope" }, bw = 
 
 local function time_s(c, k, unit_us)
   return job.time_us(c.v(k), unit_us or 1e6, c.what(k)) / 1e6
+end
+
+-- zonemode=strided with zonesize and zoneskip: the job's I/O in zones of
+-- zonesize, zoneskip apart; the runner runs a phase per zone (a profile of
+-- the device along its length, each zone its own result). zbd (zoned
+-- block devices) is refused: iomoon has no zone management.
+local function zones_of(c, fio_meta, kb)
+  local mode = c.v("zonemode")
+  if mode == nil or mode == "none" then
+    for _, k in ipairs { "zonesize", "zoneskip", "zonerange" } do
+      if c.v(k) and mode == nil then
+        if k ~= "zonesize" or not c.v("zoneskip") then
+          input_error("%s: needs zonemode=strided (fio's zones of zonesize, zoneskip apart)", c.what(k))
+        end
+        mode = "strided"
+      end
+    end
+    if mode == nil or mode == "none" then return end
+  end
+  if mode == "zbd" then
+    input_error("%s: zbd (a zoned block device: zones written in order, reset, appended to) is not supported; "
+      .. "iomoon has no zone management", c.what("zonemode"))
+  end
+  if mode ~= "strided" then input_error("%s: '%s' is not none, strided or zbd", c.what("zonemode"), mode) end
+  if not c.v("zonesize") then input_error("%s: zonemode=strided needs zonesize=", c.what("zonemode")) end
+  local size = job.size(c.v("zonesize"), kb, c.what("zonesize"))
+  local skip = c.v("zoneskip") and job.size(c.v("zoneskip"), kb, c.what("zoneskip")) or 0
+  if c.v("zonerange") and job.size(c.v("zonerange"), kb, c.what("zonerange")) ~= size then
+    input_error("%s: a zone range other than zonesize is not supported (each zone is read once, whole)",
+      c.what("zonerange"))
+  end
+  if size <= 0 then input_error("%s: give a zone size above zero", c.what("zonesize")) end
+  fio_meta.zones = { size = size, skip = skip }
 end
 
 -- steadystate=CRIT:LIMIT[%], ss_dur, ss_ramp, ss_interval: the runner's
@@ -247,6 +285,7 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   if c.v("fill_device") and job.bool(c.v("fill_device"), c.what("fill_device")) then
     fio_meta.fill_device = true
   end
+  zones_of(c, fio_meta, kb)
   steady_of(c, fio_meta)
   latency_of(c, fio_meta, spec.qd or 1)
   if fio_meta.steadystate and fio_meta.latency_target then

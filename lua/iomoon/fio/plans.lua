@@ -131,6 +131,34 @@ local function depth_search(p, lt)
   return iomoon.run(q), out
 end
 
+-- fio's strided zones: a phase per zone along the target (size bytes,
+-- then skip), each zone read or written once; the last result returned.
+local function zones(p, z)
+  local path = type(p.target) == "table" and p.target.path or p.target
+  local region = type(p.region) == "table" and (p.region.offset or 0) + (p.region.size or 0) or p.region
+  local whole = region or (type(p.target) == "table" and p.target.size)
+  if not whole then -- the file or device as it is
+    local h = iomoon.target { path = path, create = false, fill = false }
+    whole = h:size()
+    h:close()
+  end
+  local r
+  local k, off = 0, 0
+  while off < whole do
+    local q = util.copy(p)
+    q.meta = util.copy(p.meta)
+    q.meta.fio_zone = { zone = k + 1, offset = off }
+    local len = math.min(z.size, whole - off)
+    q.region = { offset = off, size = len }
+    q.bytes = len
+    q.name = string.format("%s zone %d @ %d MiB", p.name or "zones", k + 1, off // (1 << 20))
+    r = iomoon.run(q)
+    if r.interrupted or r.failed then break end
+    k, off = k + 1, off + z.size + z.skip
+  end
+  return r
+end
+
 -- fio's rate_min: a measured interval (rate_cycle long) under the rate fails the job
 local function check_rate_min(r, rm)
   for _, iv in ipairs(r.intervals or {}) do
@@ -174,7 +202,8 @@ function plans.run(p)
   end
   if f.startdelay_s then iomoon.sleep(f.startdelay_s) end
   local r, found
-  if f.steadystate then r, found = steady(p, f.steadystate)
+  if f.zones then r = zones(p, f.zones)
+  elseif f.steadystate then r, found = steady(p, f.steadystate)
   elseif f.latency_target then r, found = depth_search(p, f.latency_target)
   else r = iomoon.run(p) end
   if f.end_fsync then end_fsync(p) end
