@@ -32,7 +32,7 @@ _iomoon_list() {
 _iomoon_opts() {
 	case $1 in
 	run) echo "$_iomoon_output_opts" ;;
-	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported --ios --verify-state" ;;
+	suite) echo "$_iomoon_output_opts $_iomoon_target_opts --skip-unsupported --ios --verify-state --manager" ;;
 	replay) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_trace_opts $_iomoon_replay_opts" ;;
 	trace) echo "$_iomoon_trace_opts --format" ;;
 	report) echo "--format --output" ;;

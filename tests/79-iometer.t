@@ -158,4 +158,48 @@ err=$("$IOMOON" suite "$LUA_DIR/qd.lua" --engine sim 2>&1)
 like "$?:$err" "^2:iomoon suite: phase\\.qd: 5000 is out of range" "a suite's own qd: named phase.qd (no --qd was given)"
 err=$("$IOMOON" suite "$LUA_DIR/qd.lua" --engine sim --qd 9999 2>&1)
 like "$?:$err" "^2:iomoon suite: --qd: 9999 is out of range" "--qd given: named --qd"
+# ---- managers are hosts: the GUI host without workers ignored, one rank per manager with workers ----
+out=$("$IOMOON" suite "$D/gui-host.icf" --target gh1.dat,gh2.dat --size 4m --time 0.2 2>&1)
+is "$?" 0 "gui-host.icf (the workers on the second manager, none on the first): runs here, no --skip-unsupported"
+is "$(printf '%s\n' "$out" | grep -c 'Sequential reads of four KiB blocks, one worker each')" 3 \
+	"... the second manager's two workers, a row each, and their total"
+# every row's figures end where the header's columns end, however long the name
+is "$(printf '%s\n' "$out" | sed 1d | awk '{ print length($0) }' | sort -u | wc -l)" 1 \
+	"... a 63-character row name keeps the figures in their columns"
+err=$("$IOMOON" suite "$D/two-managers.icf" --target t1.dat,t2.dat,t3.dat,t4.dat --size 4m --time 0.2 2>&1)
+is "$?" 2 "two managers with workers, without mpirun: exit 2"
+like "$err" "2 managers have workers \('loadgen-a', 'loadgen-b'\): run it under mpirun -n 2 .*--manager NAME" \
+	"... naming them, mpirun -n 2 and --manager"
+[ ! -e t1.dat ]; ok $? "... nothing created"
+"$IOMOON" suite "$D/two-managers.icf" --manager loadgen-b --target b1.dat,b2.dat --size 4m --time 0.2 --quiet \
+	--format json --output mb.json
+is "$?:$(python3 -c 'import json; p=json.load(open("mb.json"))["phases"][0]; print(sorted(s["qd"] for s in p["streams"]))')" \
+	"0:[1, 8]" "--manager loadgen-b: its two workers (qd 8 and 1) run here"
+err=$("$IOMOON" suite "$D/two-managers.icf" --manager GUI-HOST --target b1.dat --size 4m 2>&1)
+like "$?:$err" "^2:.*--manager: 'GUI-HOST' has no workers \(managers with workers: 'loadgen-a', 'loadgen-b'\)" \
+	"--manager naming the GUI host: exit 2, saying which have workers"
+if command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi ' && [ "${IOMOON#*asan}" = "$IOMOON" ]; then
+	OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" suite \
+		"$D/two-managers.icf" --target m1.dat,m2.dat,m3.dat,m4.dat --size 4m --time 0.2 --quiet --format json \
+		--output mpi.json >/dev/null 2>mpi.err
+	is "$?" 0 "two-managers.icf under mpirun -n 2: runs"
+	is "$(python3 -c 'import json; p=json.load(open("mpi.json"))["phases"][0]; print([(h["rank"], h["workers"], h["qd"]) for h in p["hosts"]])')" \
+		"[(0, 2, 4), (1, 2, 8)]" "... manager 1's workers on rank 0 (qd 4 and 2), manager 2's on rank 1 (qd 8 and 1)"
+	is "$(ls m1.dat m2.dat m3.dat m4.dat 2>/dev/null | wc -l)" 4 "... each on its own targets (--target lists every manager's)"
+else
+	skip "mpirun or iomoon's MPI build missing"; skip "mpirun missing"; skip "mpirun missing"
+fi
+err=$("$IOMOON" convert "$D/two-managers.icf" 2>&1 >/dev/null)
+like "$?:$err" "^2:.*a converted suite runs one manager's; pick it with --manager NAME" "convert: several managers, --manager picks one"
+"$IOMOON" convert "$D/two-managers.icf" --manager loadgen-a >conv.lua
+is "$?:$(grep -c 'name = "Worker [12]", .* qd = [42],' conv.lua)" "0:2" "... --manager loadgen-a: its two workers (qd 4 and 2) in the suite"
+# 'Default Disk Workers to Spawn NUMBER_OF_CPUS: a file without a manager list runs a worker per CPU
+sed -e '/^.MANAGER LIST/,$d' -e 's/,NONE$/,ALL/' "$D/workers.icf" >spawn.icf
+"$IOMOON" suite spawn.icf --target sp.dat --size 4m --time 0.1 --quiet --format json --output sp.json
+is "$?:$(python3 -c 'import json; print(json.load(open("sp.json"))["phases"][0]["workers"])')" "0:$(nproc)" \
+	"Default Disk Workers to Spawn NUMBER_OF_CPUS: $(nproc) workers, one per CPU"
+sed -i 's/^\tNUMBER_OF_CPUS$/\tmany/' spawn.icf
+err=$("$IOMOON" suite spawn.icf --target sp.dat --size 4m 2>&1)
+like "$?:$err" "^2:.*Default Disk Workers to Spawn: 'many' is not a number of workers or NUMBER_OF_CPUS" "... 'many': exit 2"
 done_testing

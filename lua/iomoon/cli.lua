@@ -59,7 +59,7 @@ usage: iomoon COMMAND [options]
   iomoon --version
 
 options (run, suite, quick):
-  --format table|csv|json|analyzer|markdown|html|fio-json|none   output format (default table)
+  --format table|csv|json|analyzer|markdown|html|fio-json|fio-json+|fio-terse|none   output format (default table)
   --output FILE                  write the report to FILE (atomically), not stdout
   --quiet                        no progress line on the terminal
 options (suite, quick):
@@ -76,6 +76,7 @@ options (suite only):
                     --profile enterprise|client --interval DUR; doc/suites.md)
   --skip-unsupported   an .icf's tests iomoon cannot run are left out, not refused
   --verify-state DIR   where the phases that verify with crc32c keep their state (suite, verify)
+  --manager NAME       an .icf's manager whose workers run here (several: one per rank under mpirun)
 options (quick only):
   --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
   --ios N  --dist DIST  --seed N  --name NAME  --batch N|auto (I/Os per submission at most)
@@ -227,15 +228,16 @@ for _, f in ipairs(report.formats) do FORMATS[f] = true end
 -- included, so a long run's memory grows only by what its report shows;
 -- a copy in which no string holds a URL's password (util.redacted: a
 -- name or meta field may quote one), whatever the format.
-local function slim(r)
+local function slim(r, buckets)
   local c = {}
   for k, v in pairs(r) do
     if k == "lat" and type(v) == "table" and rawget(v, "hist") ~= nil then
-      c.lat = {}
-      for lk, lv in pairs(v) do if lk ~= "hist" then c.lat[lk] = util.redacted(lv) end end
+      c[k] = {}
+      for lk, lv in pairs(v) do if lk ~= "hist" then c[k][lk] = util.redacted(lv) end end
+      if buckets then c[k].buckets = v.hist:buckets() end -- fio's json+ bins and terse shares
     elseif k == "streams" and type(v) == "table" then
       c.streams = {}
-      for i, s in ipairs(v) do c.streams[i] = slim(s) end
+      for i, s in ipairs(v) do c.streams[i] = slim(s, buckets) end
     else
       c[util.redacted(k)] = util.redacted(v)
     end
@@ -281,7 +283,7 @@ local function make_sink(o, name_width, targets)
       end
     end
     if keep then
-      local c = slim(r)
+      local c = slim(r, fmt == "fio-json+" or fmt == "fio-terse")
       if file then file:add(c) else sink.results[#sink.results + 1] = c end
     end
   end
@@ -580,7 +582,7 @@ end
 
 function cli.suite(args)
   local spec = with(with(OUTPUT_OPTS, TARGET_OPTS), { ["skip-unsupported"] = "flag", ios = "value",
-    ["verify-state"] = "value" })
+    ["verify-state"] = "value", manager = "value" })
   local word = suite_word(args, spec)
   local s0 = nil
   if word and not word:lower():match("%.icf$") then
@@ -591,7 +593,8 @@ function cli.suite(args)
   local o, rest = parse_options(args, 1, with(spec, own))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
-  local s = (s0 and name == word) and s0 or suite.load(name, { skip_unsupported = o["skip-unsupported"] })
+  local s = (s0 and name == word) and s0
+    or suite.load(name, { skip_unsupported = o["skip-unsupported"], manager = o.manager })
   local opts = common_overrides(o)
   opts.quiet = o.quiet or nil
   if s.options then

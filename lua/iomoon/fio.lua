@@ -9,17 +9,36 @@ local job = require "iomoon.fio.job"
 local map = require "iomoon.fio.map"
 local convert = require "iomoon.fio.convert"
 local fio_json = require "iomoon.fio.json"
+local options = require "iomoon.fio.options"
+local plans = require "iomoon.fio.plans"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
 
 local fio = {}
 
+--- The variables of ${VAR}: --set VAR=VALUE (a list of "VAR=VALUE"),
+-- else the environment.
+function fio.env(set)
+  local given = {}
+  for _, kv in ipairs(set or {}) do
+    local k, v = kv:match("^([%w_]+)=(.*)$")
+    if not k then input_error("--set: '%s' is not VAR=VALUE", util.shown(kv)) end
+    given[k] = v
+  end
+  return function(k)
+    if given[k] ~= nil then return given[k] end
+    return os.getenv(k)
+  end
+end
+
 -- The options the command line takes for itself; every other --NAME is
 -- one of fio's.
 local OWN = {
   target = "value", ["skip-unsupported"] = "flag", format = "value", output = "value", quiet = "flag",
-  ["allow-write"] = "flag", force = "flag", ["output-format"] = "value",
+  ["allow-write"] = "flag", force = "flag", ["output-format"] = "value", set = "list",
+  minimal = "flag", eta = "value", ["eta-newline"] = "value", ["status-interval"] = "value",
+  ["warnings-fatal"] = "flag",
 }
 
 --- Sections (as iomoon.fio.job.parse gives them) of fio's command-line options:
@@ -47,8 +66,10 @@ usage: iomoon fio JOB.fio... [options] [fio's --OPTION=VALUE...]
   fio's job files and command-line options, run as iomoon phases (doc/import.md)
   --target PATH          every job's I/O to PATH instead of its filename
   --skip-unsupported     run without the options iomoon does not take (listed)
-  --format F             table, csv, json, analyzer, markdown, html, fio-json, none
-  --output-format=json   fio's JSON layout (= --format fio-json); --output FILE
+  --format F             table, csv, json, analyzer, markdown, html, fio-json, fio-json+, fio-terse, none
+  --output-format=json   fio's JSON layout (= --format fio-json); json+, terse (= --minimal); --output FILE
+  --set VAR=VALUE        a job file's ${VAR} (again for each one; else the environment)
+  --eta=never  --eta-newline=T  --status-interval=T  --warnings-fatal   as fio's (doc/import.md)
   --quiet  --allow-write  --force
 ]]
 
@@ -68,6 +89,10 @@ local function split_args(args)
       if OWN[k] == "flag" then
         if v then input_error("--%s takes no value", k) end
         o[k] = true
+      elseif OWN[k] == "list" then -- --set VAR=VALUE, given again for each variable
+        if v == nil then v = args[i + 1]; i = i + 1 end
+        o[k] = o[k] or {}
+        o[k][#o[k] + 1] = v or input_error("--%s needs VAR=VALUE", k)
       else
         if v == nil then
           v = args[i + 1]
@@ -90,15 +115,43 @@ local function split_args(args)
 end
 
 -- iomoon's report format from --format and fio's --output-format
+local FIO_FORMATS = { json = "fio-json", ["json+"] = "fio-json+", terse = "fio-terse", normal = "table" }
+
 local function format_of(o)
   local f = o["output-format"]
+  if o.minimal then
+    if f and f ~= "terse" then input_error("--minimal is --output-format=terse: give one of them") end
+    f = "terse"
+  end
   if f then
     if o.format then input_error("--output-format: give it or --format, not both") end
-    if f == "json" then return "fio-json" end
-    if f == "normal" then return "table" end
-    input_error("--output-format: '%s' is not supported (json: fio's JSON layout; normal: iomoon's table)", f)
+    if FIO_FORMATS[f] then return FIO_FORMATS[f] end
+    input_error("--output-format: '%s' is not supported (json, json+: fio's JSON layout, with the latency bins; "
+      .. "terse: fio's terse v3 line; normal: iomoon's table; one of them)", f)
   end
   return o.format
+end
+
+-- fio's progress options: --eta=never is --quiet; --eta-newline and
+-- --status-interval are iomoon's per-interval samples (each phase's
+-- `interval`, in every result); notes say so.
+local function progress_of(o, notes)
+  if o.eta then
+    local e = o.eta:lower()
+    if e == "never" then o.quiet = true
+    elseif e ~= "always" and e ~= "auto" then input_error("--eta: '%s' is not always, never or auto", o.eta) end
+  end
+  local every
+  for _, k in ipairs { "status-interval", "eta-newline" } do
+    if o[k] then
+      local us = job.time_us(o[k], 1e6, "--" .. k)
+      if us < 10000 then input_error("--%s: '%s' is shorter than 10 ms (iomoon's shortest interval)", k, o[k]) end
+      every = math.min(every or math.huge, us / 1e6)
+      notes[#notes + 1] = string.format("--%s=%s: iomoon samples every phase each %gs (the result's intervals); its "
+        .. "progress line shows the run as it goes", k, o[k], us / 1e6)
+    end
+  end
+  return every
 end
 
 -- path as messages show it (control bytes escaped)
@@ -124,11 +177,12 @@ end
 function fio.load(sources, opts)
   opts = opts or {}
   local sections = {}
+  local env = fio.env(opts.set)
   for _, s in ipairs(sources) do
-    local list = s.sections or job.parse(s.text or read_file(s.path), s.name or s.path)
+    local list = s.sections or job.parse(s.text or read_file(s.path), s.name or s.path, env)
     for _, sec in ipairs(list) do sections[#sections + 1] = sec end
   end
-  local bad, noop = job.unsupported(sections)
+  local bad, noop, said = job.unsupported(sections)
   local skipped = {}
   for _, b in ipairs(bad) do skipped[#skipped + 1] = string.format("%s: '%s'", b.where, b.given) end
   if #bad > 0 and not (opts.skip or opts.skip_unsupported) then
@@ -138,13 +192,17 @@ function fio.load(sources, opts)
   -- options skipped are dropped before the jobs are built
   for _, sec in ipairs(sections) do
     local keep = {}
-    for _, opt in ipairs(sec.opts) do if job.OPTIONS[opt.key] then keep[#keep + 1] = opt end end
+    for _, opt in ipairs(sec.opts) do if job.kind(opt) then keep[#keep + 1] = opt end end
     sec.opts = keep
   end
   local phases, from, notes = map.phases(job.jobs(sections), opts)
+  for i, s in ipairs(said) do
+    table.insert(notes, i, string.format("%s: %s: %s", s.where, s.given, options.SAID[s.key]))
+  end
   if #noop > 0 then
-    table.insert(notes, 1, string.format("%s change%s only fio's own bookkeeping: no effect here",
-      table.concat(noop, ", "), #noop == 1 and "s" or ""))
+    notes.bookkeeping = string.format("%s change%s only fio's own bookkeeping: no effect here",
+      table.concat(noop, ", "), #noop == 1 and "s" or "")
+    table.insert(notes, 1, notes.bookkeeping)
   end
   if #skipped > 0 then
     for _, p in ipairs(phases) do
@@ -187,8 +245,18 @@ function fio.cli(args, lib)
     sources[#sources + 1] = { path = f }
   end
   if #fopts > 0 then sources[#sources + 1] = { sections = fio.cli_sections(fopts), name = "command line" } end
-  local phases, _, notes = fio.load(sources, { target = o.target, skip = o["skip-unsupported"],
+  local phases, _, notes = fio.load(sources, { target = o.target, skip = o["skip-unsupported"], set = o.set,
     allow_write = o["allow-write"], force = o.force })
+  local every = progress_of(o, notes)
+  if every then for _, p in ipairs(phases) do if p.interval == nil then p.interval = every end end end
+  if o["warnings-fatal"] then -- what iomoon does differently; not fio's bookkeeping, which changes nothing
+    local differ = {}
+    for _, n in ipairs(notes) do if n ~= notes.bookkeeping then differ[#differ + 1] = n end end
+    if #differ > 0 then
+      input_error("--warnings-fatal: %d note%s on what iomoon does differently: %s", #differ, #differ == 1 and "" or "s",
+        table.concat(differ, "; "))
+    end
+  end
   for _, n in ipairs(notes) do io.stderr:write("iomoon fio: note: ", shown(n), "\n") end
   local targets = {}
   for _, f in ipairs(files) do targets[#targets + 1] = { path = f, input = "the job file" } end
@@ -197,7 +265,7 @@ function fio.cli(args, lib)
     for _, s in ipairs(p.streams or {}) do add_paths(targets, s.target) end
   end
   return lib.run_reported("iomoon fio: ", o, function()
-    for _, p in ipairs(phases) do iomoon.run(p) end
+    for _, p in ipairs(phases) do plans.run(p) end
   end, nil, targets, function()
     local from = #files > 0 and table.concat(files, ", ") or "command line"
     for i, p in ipairs(phases) do

@@ -146,8 +146,14 @@ local function test_setup(r, ver)
           .. "INCREMENT_TARGETS_SERIAL, CYCLE_WORKERS_AND_TARGETS, CYCLE_OUTSTANDING_IOS, "
           .. "CYCLE_OUTSTANDING_IOS_AND_TARGETS", shown(v))
       end
-    elseif same(key, "'Default Disk Workers to Spawn") or same(key, "'Default Network Workers to Spawn")
-      or same(key, "'Default Workers to Spawn") or same(key, "'Record Results") then
+    elseif same(key, "'Default Disk Workers to Spawn") or same(key, "'Default Workers to Spawn") then
+      -- what the GUI spawns on a manager that logs in: a number, or one per CPU
+      local word = trim(v):upper()
+      t.spawn_disk = word == "NUMBER_OF_CPUS" and word or math.tointeger(tonumber(word))
+      if t.spawn_disk == nil or (t.spawn_disk ~= "NUMBER_OF_CPUS" and t.spawn_disk < 0) then
+        r.fail(line, "%s: '%s' is not a number of workers or NUMBER_OF_CPUS", trim(key:sub(2)), shown(v))
+      end
+    elseif same(key, "'Default Network Workers to Spawn") or same(key, "'Record Results") then
       -- what the GUI does when managers log in, and which rows results.csv gets
     elseif ver.number >= 19990217 then
       r.fail(line, "TEST SETUP: unknown line %s (IOMeter refuses it too)", shown(key))
@@ -270,6 +276,7 @@ end
 -- suite): o.skip_unsupported runs what iomoon can do and lists the rest
 -- in every phase's meta.iometer.skipped.
 function iometer.suite(path, o)
+  o = o or {}
   local p = iometer.plan(iometer.read(path), o or {})
   return {
     name = p.name, description = p.description, source = p.source, size = p.size,
@@ -278,10 +285,20 @@ function iometer.suite(path, o)
   }
 end
 
---- iomoon convert FILE.icf|FILE.fio [--output F] [--skip-unsupported]:
+--- iomoon convert FILE.icf|FILE.fio [--output F] [--skip-unsupported] [--set VAR=VALUE]:
 -- the equivalent Lua on stdout (or in F, written atomically).
 function iometer.convert_cli(args, lib)
-  local o, rest = lib.parse_options(args, 1, { output = "value", ["skip-unsupported"] = "flag" })
+  -- --set VAR=VALUE (fio's ${VAR}), given once per variable
+  local sets, others = {}, {}
+  local i = 1
+  while i <= #args do
+    local v = args[i]:match("^%-%-set=(.*)$")
+    if args[i] == "--set" then v = args[i + 1] or lib.input_error("--set needs VAR=VALUE"); i = i + 1 end
+    if v then sets[#sets + 1] = v else others[#others + 1] = args[i] end
+    i = i + 1
+  end
+  args = others
+  local o, rest = lib.parse_options(args, 1, { output = "value", ["skip-unsupported"] = "flag", manager = "value" })
   local file = rest[1]
   if not file then
     lib.input_error("give an IOMeter .icf or fio job file (iomoon convert FILE.icf > suite.lua)")
@@ -289,10 +306,10 @@ function iometer.convert_cli(args, lib)
   lib.no_stray({ table.unpack(rest, 2) })
   local text
   if file:lower():match("%.fio$") or file:lower():match("%.job$") then
-    text = fio.convert(file, { skip_unsupported = o["skip-unsupported"] })
+    text = fio.convert(file, { skip_unsupported = o["skip-unsupported"], set = sets })
   elseif file:lower():match("%.icf$") then
     text = convert.lua(iometer.plan(iometer.read(file),
-      { skip_unsupported = o["skip-unsupported"] }), file)
+      { skip_unsupported = o["skip-unsupported"], manager = o.manager, converting = true }), file)
   else
     lib.input_error("%s: not a .icf (IOMeter) or .fio (fio) file", shown(file))
   end

@@ -20,6 +20,7 @@ local file = require "iomoon.report.file"
 local html = require "iomoon.html"
 local compare = require "iomoon.compare"
 local fio_json = require "iomoon.fio.json"
+local fio_terse = require "iomoon.fio.terse"
 
 local report = {}
 
@@ -64,9 +65,19 @@ end
 
 local HOST_NAME_MAX = 64 -- the widest a host's row widens the table's first column
 
+-- name cut to `width` bytes with "..." (at a UTF-8 character's start), so
+-- a long name keeps its row's figures in their columns
+local function cell_name(name, width)
+  if #name <= width then return name end
+  local cut = width - 3
+  while cut > 0 and (name:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return name:sub(1, cut) .. "..."
+end
+
 --- A table writer: w:header([result]), w:row(result); `name_width` sizes
--- column 1 (the header widens it to fit the host rows of its result, up to
--- 64, and w:fit(results) to fit theirs). A name's control characters are shown escaped
+-- column 1 (the header widens it to fit the rows of its result, streams'
+-- and hosts', up to 64, and w:fit(results) to fit theirs; a longer name is
+-- cut with "...", so the figures stay in their columns). A name's control characters are shown escaped
 -- (report.visible), so a row is always one line. A result with streams
 -- writes one row per stream and then its total (report.rows). Above the
 -- header, and above a row whose setup differs from the last one said, a
@@ -88,7 +99,7 @@ function report.table_writer(out, name_width, machine)
   function w:fit(results)
     for _, res in ipairs(results) do
       for _, row in ipairs(report.rows(res)) do
-        if row.rank then self.name_width = math.max(self.name_width, math.min(#visible(row.result.name), HOST_NAME_MAX)) end
+        self.name_width = math.max(self.name_width, math.min(#visible(row.result.name), HOST_NAME_MAX))
       end
     end
   end
@@ -102,7 +113,7 @@ function report.table_writer(out, name_width, machine)
   end
   -- one line: the name, the columns of r, then text
   function w:line(name, r, text)
-    local cells = { string.format("%-" .. self.name_width .. "s", name) }
+    local cells = { string.format("%-" .. self.name_width .. "s", cell_name(name, self.name_width)) }
     for _, c in ipairs(report.columns) do
       cells[#cells + 1] = string.format("%" .. c[2] .. "s", c[3](r))
     end
@@ -761,9 +772,11 @@ function report.html(results, machine, version, command)
 end
 renderers.html = report.html
 renderers["fio-json"] = function(rs, _, version) return fio_json.json(rs, version) end
+renderers["fio-json+"] = function(rs, _, version) return fio_json.json(rs, version, true) end
+renderers["fio-terse"] = function(rs, _, version) return fio_terse.lines(rs, version) end
 
 --- The report formats, in the order the manual lists them.
-report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json" }
+report.formats = { "table", "csv", "json", "analyzer", "markdown", "html", "fio-json", "fio-json+", "fio-terse" }
 local function format_list() return table.concat(report.formats, ", ") end
 
 --- The whole report of `results` in `format` (table, csv, json, analyzer,

@@ -130,6 +130,7 @@ local SUITE_FIELDS = { name = "string", description = "string", source = "string
 function suite.load(name_or_path, o)
   if name_or_path:lower():match("%.icf$") then return iometer.suite(name_or_path, o) end
   if o and o.skip_unsupported then input_error("--skip-unsupported: only for an IOMeter .icf file") end
+  if o and o.manager then input_error("--manager: only for an IOMeter .icf file (the manager whose workers run here)") end
   local path = name_or_path
   if not name_or_path:find("/") and not name_or_path:find("%.lua$") then
     path = suite.dir() .. "/" .. name_or_path .. ".lua"

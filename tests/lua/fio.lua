@@ -141,8 +141,10 @@ local sk = fio.phases(read("unsupported.fio"), "u.fio", { skip = true })
 is(sk[1].meta.fio_skipped, { "u.fio:4: 'zonemode'", "u.fio:9: 'fdp'", "u.fio:12: 'exitall_on_error'" },
   "--skip-unsupported: the options left out, in the result's meta")
 is({ sk[1].mix, sk[1].bytes }, { { { bs = 4096, read = 100, random = 100 } }, 4194304 }, "... and the rest as given")
-tap.refuses("rw=randread:8: the ':N' offset modifier", function() fio.phases("[a]\nrw=randread:8\nsize=1m\n", "x") end,
-  "rw with an offset modifier")
+tap.refuses("rw=read:8: a sequential rw with ':N' moves N bytes", function() fio.phases("[a]\nrw=read:8\nsize=1m\n", "x") end,
+  "a sequential rw with an offset modifier (holes iomoon does not make)")
+is(fio.phases("[a]\nrw=randread:8\nsize=1m\nfilename=a.dat\n", "x")[1].mix, { { bs = 4096, read = 100, random = 12.5 } },
+  "rw=randread:8: one random offset in 8 (IOMeter's percent random)")
 tap.refuses("x:2: ioengine: 'posixaio' is not supported", function() fio.phases("[a]\nioengine=posixaio\nsize=1m\n", "x") end,
   "an engine iomoon does not have")
 tap.refuses("x:2: verify: 'md5' is not supported", function() fio.phases("[a]\nverify=md5\nrw=write\nsize=1m\n", "x") end,

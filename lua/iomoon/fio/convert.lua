@@ -100,7 +100,16 @@ function convert.plan(phases, from, notes, path)
   lines[#lines + 1] = ""
   lines[#lines + 1] = "-- every phase checked before the first runs (bad input leaves nothing on disk)"
   lines[#lines + 1] = "for _, p in ipairs(phases) do iomoon.check(p) end"
-  lines[#lines + 1] = "for _, p in ipairs(phases) do iomoon.run(p) end"
+  local planned = false
+  for _, p in ipairs(phases) do if p.meta and p.meta.fio then planned = true end end
+  if planned then
+    lines[#lines + 1] = "-- meta.fio: fio's steady state, latency target, startdelay, end_fsync, max_latency or rate_min,"
+    lines[#lines + 1] = "-- run as iomoon plans by iomoon.fio.plans (doc/import.md, \"Plans instead of options\")"
+    lines[#lines + 1] = 'local fio_plans = require "iomoon.fio.plans"'
+    lines[#lines + 1] = "for _, p in ipairs(phases) do fio_plans.run(p) end"
+  else
+    lines[#lines + 1] = "for _, p in ipairs(phases) do iomoon.run(p) end"
+  end
   lines[#lines + 1] = "return phases"
   if left_out then
     table.insert(lines, at, "-- A URL's password is left out of this plan: give it in LIBISCSI_CHAP_PASSWORD "

@@ -10,7 +10,8 @@ local job = {}
 
 -- What each fio option is to iomoon: "map" (honoured, iomoon.fio.map reads it),
 -- "noop" (changes only fio's bookkeeping: accepted, said to have no
--- effect). An option in neither is unsupported.
+-- effect), "said" (accepted with a note of its own: iomoon.fio.options).
+-- An option in none is unsupported.
 job.OPTIONS = {}
 for _, k in ipairs {
   "name", "description", "rw", "rwmixread", "rwmixwrite", "bs", "bssplit", "bsrange", "blockalign",
@@ -63,7 +64,10 @@ end
 function job.substitute(s, where, env, machine)
   s = s:gsub("%${([%w_]+)}", function(v)
     local val = env(v)
-    if val == nil then input_error("%s: ${%s} is not set in the environment (fio substitutes it)", where, v) end
+    if val == nil then
+      input_error("%s: ${%s} is not set (fio would put an empty string there): give --set %s=VALUE, or set it in "
+        .. "the environment", where, v, v)
+    end
     return val
   end)
   return (s:gsub("%$([%a_]+)", function(v) return keyword(v, machine) end))
@@ -123,21 +127,33 @@ function job.jobs(sections)
   return jobs
 end
 
+--- What option opt ({key, value}) is to iomoon: job.OPTIONS's kind, or
+-- for an option whose kind depends on its value (a function there), the
+-- kind of this value; nil: not taken.
+function job.kind(opt)
+  local kind = job.OPTIONS[opt.key]
+  if type(kind) == "function" then return kind(opt.value) end
+  return kind
+end
+
 --- The options of `jobs` (and [global] sections) iomoon does not take:
 -- a list of { where =, key = } in line order, and the no-effect ones.
 function job.unsupported(sections)
-  local bad, noop, seen = {}, {}, {}
+  local bad, noop, said, seen = {}, {}, {}, {}
   for _, s in ipairs(sections) do
     for _, opt in ipairs(s.opts) do
-      local kind = job.OPTIONS[opt.key]
+      local kind = job.kind(opt)
       if not kind then bad[#bad + 1] = opt
       elseif kind == "noop" and not seen[opt.key] then
         seen[opt.key] = true
         noop[#noop + 1] = opt.given
+      elseif kind == "said" and not seen[opt.key] then
+        seen[opt.key] = true
+        said[#said + 1] = opt
       end
     end
   end
-  return bad, noop
+  return bad, noop, said
 end
 
 -- Units: the multiplier of a size suffix as fio's parser computes it:

@@ -13,9 +13,37 @@ local FIO_PCT = { 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 
 
 local object = json.object
 
+-- json+ (fio's --output-format=json+): each clat_ns block also has
+-- `bins`, the histogram's counts by latency (ns, the middle of each bucket)
+local plus = false
+
 local function raw(t, k)
   if type(t) ~= "table" then return nil end
   return rawget(t, k)
+end
+
+--- The histogram of a latency table: its own (a live result's), else one
+-- read from the bucket list a report's copy keeps for the formats that
+-- need it (lat.buckets, {low, width, count}: --format fio-json+ and
+-- fio-terse), with the two methods used here; nil when neither.
+function out.hist_of(l)
+  local h = raw(l, "hist")
+  if type(h) == "userdata" then return h end
+  local list = raw(l, "buckets")
+  if type(list) ~= "table" then return nil end
+  local total = 0
+  for _, b in ipairs(list) do total = total + b[3] end
+  return {
+    buckets = function() return list end,
+    percentile = function(_, p)
+      local want, seen = total * p / 100, 0
+      for _, b in ipairs(list) do
+        seen = seen + b[3]
+        if seen >= want then return b[1] + b[2] // 2 end
+      end
+      return list[#list] and list[#list][1] or 0
+    end,
+  }
 end
 
 -- fio's latency block {min, max, mean, stddev, N, percentile} of an
@@ -28,14 +56,18 @@ local function lat_block(l, n, with_pct, h)
   local b = object { min = raw(l, "min_ns") or 0, max = raw(l, "max_ns") or 0, mean = raw(l, "mean_ns") or 0,
     stddev = raw(l, "stdev_ns") or 0, N = n }
   local pct = object {}
-  h = h or raw(l, "hist")
-  if type(h) ~= "userdata" then h = nil end -- a live result's histogram; a file read back has none
+  h = h or out.hist_of(l) -- a live result's histogram, or a report's bucket list; a file read back has neither
   if n > 0 and h ~= nil then
     for _, p in ipairs(FIO_PCT) do pct[string.format("%.6f", p)] = h:percentile(p) end
   elseif n > 0 then
     for _, e in ipairs(PCT) do pct[e[1]] = raw(l, e[2]) end
   end
   if n > 0 and with_pct then b.percentile = pct end
+  if n > 0 and with_pct and plus and h ~= nil then
+    local bins = object {}
+    for _, e in ipairs(h:buckets()) do bins[string.format("%d", e[1] + e[2] // 2)] = e[3] end
+    b.bins = bins
+  end
   return b
 end
 
@@ -62,7 +94,7 @@ end
 local function only(r, op)
   local n = raw(raw(r, op), "ios") or 0
   if n == 0 or n ~= (raw(r, "ios") or -1) then return nil end
-  return raw(raw(r, "svc") or raw(r, "lat"), "hist")
+  return out.hist_of(raw(r, "svc") or raw(r, "lat"))
 end
 
 -- One result (a phase, or a stream of one) as a fio job.
@@ -109,12 +141,14 @@ local function measured_at(results)
   end
 end
 
---- Results in fio's --output-format=json layout: one job per phase, or
+--- Results in fio's --output-format=json layout (with_bins: json+, the
+-- latency histograms' bins too): one job per phase, or
 -- per stream of a phase with streams (its group: the phase). `timestamp`,
 -- `timestamp_ms` and `time` (UTC) say when the last phase's measured time
 -- ended, and are left out for results that do not say (an older iomoon's
 -- file); version: the iomoon that measured (nil: this one).
-function out.json(results, version)
+function out.json(results, version, with_bins)
+  plus = with_bins or false
   local jobs = {}
   for i, r in ipairs(results) do
     local streams = raw(r, "streams")

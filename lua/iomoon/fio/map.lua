@@ -6,12 +6,15 @@
 local iomoon = require "iomoon"
 local job = require "iomoon.fio.job"
 local fio_files = require "iomoon.fio.files" -- jobs of many files (and the options they take)
+local options = require "iomoon.fio.options"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local input_error = errors.input
 local is_url = util.is_url
 
 local map = {}
+
+options.register()
 
 -- the iomoon engine of each fio ioengine, and whether it is a sync engine
 local ENGINES = {
@@ -127,8 +130,7 @@ end
 -- block sizes, random share and alignment; else a spec per direction,
 -- weighed by its share.
 local function mix_of(c, spec, kb)
-  local rw = (c.v("rw") or "read"):lower()
-  if rw:find(":") then input_error("%s=%s: the ':N' offset modifier is not supported", c.what("rw"), rw) end
+  local rw, every = options.rw_modifier((c.v("rw") or "read"):lower(), c.what("rw"))
   local m = RW[rw] or input_error("%s: '%s' is not one of fio's rw values (read, write, randread, randwrite, "
     .. "rw, readwrite, randrw, trim, randtrim, trimwrite)", c.what("rw"), rw)
   local share = { m.r or 0, m.w or 0, m.t or 0 }
@@ -143,6 +145,7 @@ local function mix_of(c, spec, kb)
   if m.rand then
     rnd = c.v("percentage_random") and job.per_dir(c.v("percentage_random"), 100, function(p)
       return job.int(p, c.what("percentage_random"), 0, 100) end) or { 100, 100, 100 }
+    if every then rnd = { every, every, every } end -- rw=randread:N: one random offset in N
   end
   local align = c.v("blockalign") and job.per_dir(c.v("blockalign"), nil,
     function(p) return job.size(p, kb, c.what("blockalign")) end) or {}
@@ -207,28 +210,38 @@ local function paths_of(c, ctx, numjobs)
     return out, false
   end
   local out = {}
+  if ctx.clone then return { in_dir(string.format("%s.%d.0", c.j.name, ctx.clone)) }, true end
   for i = 0, numjobs - 1 do out[#out + 1] = in_dir(string.format("%s.%d.0", c.j.name, i)) end
   return out, true
 end
 
 -- The targets, region and quota of a job. share: the rw shares.
 local function where_of(c, spec, ctx, kb, numjobs, engine)
-  local size = c.v("size") and c.v("size") ~= true and c.v("size")
-  if size and size:find("%%") then input_error("%s=%s: a percentage of the file is not supported", c.what("size"), size) end
-  size = size and job.size(size, kb, c.what("size"))
-  local off = c.v("offset") and job.size(c.v("offset"), kb, c.what("offset")) or 0
+  local paths, own = {}, false
+  if engine ~= "null" then paths, own = paths_of(c, ctx, numjobs) end
+  -- size= and offset= may be shares of the file or device (size=50%)
+  local first = paths[1] and not is_url(paths[1]) and iomoon.stat(paths[1]) or nil
+  local whole = first and (first.kind == "file" or first.kind == "block") and first.size or nil
+  local function sized(k)
+    local v = c.v(k)
+    if v == nil or v == true then return nil end
+    return options.percent_of(v, whole, c.what(k)) or job.size(v, kb, c.what(k))
+  end
+  local size = sized("size")
+  local off = sized("offset") or 0
+  off = off + (ctx.clone or 0) * options.offset_increment(c, kb, whole)
   if engine == "null" then
     c.set(spec, "region", size or (1 << 30), "size")
     return size
   end
-  local paths, own = paths_of(c, ctx, numjobs)
   local per = size and (own and size or size // #paths)
   local targets, total = {}, 0
   for _, p in ipairs(paths) do
     local st = not is_url(p) and iomoon.stat(p) or nil
     local t = { path = p, allow_write = ctx.allow_write or nil, force = ctx.force or nil }
     if per and not is_url(p) and (not st or st.kind == "file") then t.size = off + per end
-    if not per and not st and not is_url(p) then
+    -- a device that is not on this machine is the one the plan will run on: used whole, as fio does
+    if not per and not st and not is_url(p) and not p:match("^/dev/") then
       input_error("%s: size: missing (%s does not exist: give size= to create it, as fio needs)", c.j.where, p)
     end
     total = total + (per or (st and st.size - off) or 0)
@@ -236,25 +249,73 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
   end
   c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size")
   if per or off > 0 then
-    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size")
+    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "offset_increment")
   end
   return own and total // numjobs or total, #paths
 end
 
--- The pacing of a job: rate_iops (per clone, so times numjobs), thinktime.
-local function pacing_of(c, spec, numjobs)
-  if c.v("rate_iops") then
-    local l = job.per_dir(c.v("rate_iops"), 0, function(p) return job.int(p, c.what("rate_iops"), 0) end)
-    local iops = l[1] > 0 and l[1] or l[2]
-    if (l[1] > 0 and l[2] > 0 and l[1] ~= l[2]) then
-      input_error("%s=%s: different rates for reads and writes are not supported", c.what("rate_iops"), c.v("rate_iops"))
+-- The mean block size of each direction (reads, writes, trims) of a mix.
+local function mean_bs(mix)
+  local out = {}
+  for d = 1, 3 do
+    local sum, n = 0, 0
+    for _, m in ipairs(mix) do
+      local mine = #mix == 1 or (d == 1 and m.read == 100) or (d == 3 and m.trim == 100)
+        or (d == 2 and m.read == 0 and not m.trim)
+      if mine then
+        local list = type(m.bs) == "table" and m.bs or { m.bs }
+        local wsum = 0
+        for _, e in ipairs(list) do
+          local sz, wt = type(e) == "table" and e[1] or e, type(e) == "table" and e[2] or 1
+          sum, wsum = sum + sz * wt, wsum + wt
+        end
+        sum, n = sum / wsum, 1
+      end
+    end
+    out[d] = n > 0 and sum or 4096
+  end
+  return out
+end
+
+-- The pacing of a job: rate_iops or rate (per clone, so times numjobs;
+-- per direction as fio paces them: reads at one rate, writes at another,
+-- so the mix's shares become the rates' when they differ), thinktime.
+local function pacing_of(c, spec, numjobs, share, kb)
+  local per = options.rates(c, kb, mean_bs(spec.mix))
+  if per then
+    local total, limited, free = 0, 0, 0
+    for d = 1, 3 do
+      if share[d] > 0 then
+        if per[d] > 0 then total, limited = total + per[d], limited + 1 else free = free + 1 end
+      end
+    end
+    local key = c.v("rate") and "rate" or "rate_iops"
+    if limited > 0 and free > 0 then
+      input_error("%s=%s: a rate for some of the job's directions only is not supported (give each a rate)",
+        c.what(key), c.v(key))
+    end
+    if limited > 1 then -- each direction at its own rate: the mix's shares are the rates'
+      local function pct(d) return per[d] * 100 / total end
+      if #spec.mix == 1 then
+        spec.mix[1].read = pct(1)
+        spec.mix[1].trim = share[3] > 0 and pct(3) or nil
+      else
+        for _, m in ipairs(spec.mix) do
+          m.weight = pct(m.read == 100 and 1 or m.trim == 100 and 3 or 2)
+        end
+      end
+      map.notes[#map.notes + 1] = string.format("%s=%s: fio paces each direction at its rate; the mix's shares are "
+        .. "the rates' (%d IOPS in all)", c.what(key), c.v(key), math.floor(total * numjobs + 0.5))
     end
     local proc = (c.v("rate_process") or "linear"):lower()
     if proc ~= "linear" and proc ~= "poisson" then
       input_error("%s: '%s' is not linear or poisson", c.what("rate_process"), proc)
     end
-    c.set(spec, "rate", { iops = iops * numjobs, arrival = proc == "poisson" and "poisson" or "fixed" },
-      "rate_iops", "rate_process", "numjobs")
+    if total > 0 then
+      local iops = total * numjobs
+      c.set(spec, "rate", { iops = math.tointeger(iops) or iops, arrival = proc == "poisson" and "poisson" or "fixed" },
+        key, "rate_process", "numjobs")
+    end
   end
   if c.v("thinktime") then
     local us = job.time_us(c.v("thinktime"), 1, c.what("thinktime"))
@@ -271,6 +332,15 @@ end
 local function dist_of(c, spec)
   local d = c.v("random_distribution")
   if not d or d == "random" then return end
+  if d:match("^zoned:") and d:match("/$") then -- the last zone without a size: the rest of the region
+    local used = 0
+    for r in d:gmatch("/(%d+%.?%d*)") do used = used + tonumber(r) end
+    d = d .. string.format("%g", 100 - used)
+  end
+  if d:match("^sequence:") then
+    input_error("%s=%s: a list of block indices is not an iomoon distribution (a trace replays given offsets: "
+      .. "doc/replay.md)", c.what("random_distribution"), d)
+  end
   if d:find(",") then input_error("%s=%s: per-direction distributions are not supported", c.what("random_distribution"), d) end
   local name, rest = d:match("^(%a+):(.*)$")
   if name == "zipf" or name == "pareto" or name == "normal" then
@@ -390,9 +460,10 @@ local function workload(j, ctx, from)
   local spec, ph = {}, {}
   local kb = c.v("kb_base") and job.int(c.v("kb_base"), c.what("kb_base"), 1000, 1024) or 1024
   if kb ~= 1000 and kb ~= 1024 then input_error("%s: %d is not 1000 or 1024", c.what("kb_base"), kb) end
-  c.set(spec, "name", j.o.name and c.v("name") or j.name, "name")
+  c.set(spec, "name", (j.o.name and c.v("name") or j.name) .. (ctx.clone and ("." .. ctx.clone) or ""), "name")
   if c.v("description") then c.set(spec, "meta", { description = c.v("description") }, "description") end
   local numjobs = c.v("numjobs") and job.int(c.v("numjobs"), c.what("numjobs"), 1, 256) or 1
+  if ctx.clone then numjobs = 1 end -- offset_increment: each clone a stream of its own
   local engine = engine_of(c, spec, ph)
   local share = mix_of(c, spec, kb)
   local per_clone, nfiles = where_of(c, spec, ctx, kb, numjobs, engine)
@@ -410,18 +481,33 @@ local function workload(j, ctx, from)
     input_error("%s: runtime: missing (time_based needs a runtime, or fio runs until stopped)", c.what("time_based"))
   end
   if c.v("ramp_time") then c.set(ph, "ramp", job.time_us(c.v("ramp_time"), 1e6, c.what("ramp_time")) / 1e6, "ramp_time") end
-  if not tb then
+  if c.v("fill_device") and job.bool(c.v("fill_device"), c.what("fill_device")) then
+    for _, t in ipairs(spec.target and (spec.target.path and { spec.target } or spec.target) or {}) do
+      local st = not is_url(t.path) and iomoon.stat(t.path)
+      if not (st and st.kind == "block") then
+        input_error("%s: on %s fio writes until the filesystem is full (ENOSPC); iomoon writes a size it is given: "
+          .. "give size= (the free space df shows), or a block device, which is written whole", c.what("fill_device"),
+          util.shown(t.path))
+      end
+    end
+  end
+  local tp = spec.target and spec.target.path
+  local whole_url = tp and (is_url(tp) or (tp:match("^/dev/") and not iomoon.stat(tp))) and not c.v("size")
+  if not tb and whole_url and not c.v("io_size") then
+    -- a LUN or an export has its own size: the runner reads it once, as fio does
+    options.whole_target(c, spec)
+  elseif not tb then
     local io = c.v("io_size") and job.size(c.v("io_size"), kb, c.what("io_size")) or per_clone
     if not io or io == 0 then
       input_error("%s: size: missing (fio runs until size= is done; give size=, io_size=, or time_based with runtime)",
         j.where)
     end
-    c.set(spec, "bytes", io * numjobs, "io_size", "size", "numjobs")
+    c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
     if c.v("number_ios") then
       c.set(spec, "ios", job.int(c.v("number_ios"), c.what("number_ios"), 1) * numjobs, "number_ios", "numjobs")
     end
   end
-  pacing_of(c, spec, numjobs)
+  pacing_of(c, spec, numjobs, share, kb)
   dist_of(c, spec)
   if c.v("randseed") then
     c.set(ph, "seed", job.int(c.v("randseed"), c.what("randseed"), 0), "randseed")
@@ -429,9 +515,24 @@ local function workload(j, ctx, from)
     c.set(ph, "seed", os.time(), "randrepeat") -- fio: another sequence every run
   end
   if share[2] > 0 then data_of(c, spec, kb) end
+  local fio_meta = options.apply(c, spec, ph, share, engine, numjobs, kb)
+  if spec.whole_target then
+    fio_meta = fio_meta or {}
+    fio_meta.whole_target = spec.whole_target
+    spec.whole_target = nil
+  end
   local verify_after = durability_of(c, spec, share)
+  local only_verify = options.verify_only(c)
+  if only_verify then
+    if not c.v("verify") or c.v("verify") == "0" or c.v("verify") == "none" then
+      input_error("%s: needs verify= (the check of what an earlier run wrote with it)", c.what("verify_only"))
+    end
+    verify_after = true
+  end
   local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
-  return { spec = spec, ph = ph, verify_after = verify_after, stonewall = stone, job = j }
+  return { spec = spec, ph = ph, verify_after = verify_after, only_verify = only_verify, stonewall = stone, job = j,
+    fio = fio_meta, wait_for = c.v("wait_for"), exitall = c.v("exitall") and job.bool(c.v("exitall"), c.what("exitall")),
+    verify_on_error = options.verify_on_error(c), c = c }
 end
 
 -- A name iomoon makes up cut to leave `room` bytes of the 127 a phase's
@@ -525,14 +626,51 @@ local function verify_phase(ws, ph, from)
   end
   if #specs == 0 then return nil end
   local p = { engine = ph.engine, seed = ph.seed }
+  for _, w in ipairs(ws) do
+    if w.verify_after and w.verify_on_error then p.on_error = w.verify_on_error end
+  end
   from[p] = {}
   if #specs == 1 then
     for k, v in pairs(specs[1]) do p[k] = v end
     from[p] = from[specs[1]]
+    if p.on_error then from[p].on_error = "verify_fatal" end
     return p
   end
   p.name, p.streams = ph.name .. " (verify)", specs
   return p
+end
+
+-- The options of a group's jobs that act on its phase: exitall (the
+-- phase ends with its first job: the shortest runtime), and the runner's
+-- steps (meta.fio: the first job's steady state or latency target, the
+-- shortest startdelay and max_latency, end_fsync when any asks it).
+function map.group_options(ws, ph, from)
+  local fm
+  for _, w in ipairs(ws) do
+    if w.exitall and #ws > 1 then
+      local shortest
+      for _, x in ipairs(ws) do
+        if not x.ph.duration or x.spec.bytes then
+          input_error("%s: exitall with jobs that end by size: iomoon's phase ends when all its streams have "
+            .. "(give every job of the group a runtime and time_based)", w.c.what("exitall"))
+        end
+        shortest = math.min(shortest or math.huge, x.ph.duration)
+      end
+      ph.duration = shortest
+      from[ph].duration = "exitall: the group ends with its first job"
+    end
+    if w.fio then
+      fm = fm or {}
+      for k, v in pairs(w.fio) do
+        if k == "startdelay_s" or k == "max_latency_us" then fm[k] = math.min(fm[k] or math.huge, v)
+        elseif fm[k] == nil then fm[k] = v end
+      end
+    end
+  end
+  if fm then
+    ph.meta = ph.meta or {}
+    ph.meta.fio = fm
+  end
 end
 
 --- The phases of parsed jobs (iomoon.fio.job.jobs). ctx: target (a path over
@@ -549,19 +687,42 @@ function map.phases(jobs, ctx)
     end
   end
   local groups, cur = {}, nil
+  local group_of = {} -- job name -> its group's number
   for i, j in ipairs(jobs) do
-    local w = workload(j, ctx, from)
-    if not cur or w.stonewall then
-      cur = {}
-      groups[#groups + 1] = cur
+    local c = { v = function(k) local o = j.o[k]; return o and (o.value == nil and true or o.value) end }
+    local clones = 1
+    if c.v("offset_increment") and c.v("numjobs") then
+      clones = job.int(c.v("numjobs"), j.o.numjobs.where .. ": numjobs", 1, 256)
     end
-    cur[#cur + 1] = w
-    if i == 1 then w.stonewall = false end
+    for k = 0, clones - 1 do
+      local cctx = ctx
+      if clones > 1 then cctx = setmetatable({ clone = k }, { __index = ctx }) end
+      local w = workload(j, cctx, from)
+      -- wait_for=JOB: after that job's group (iomoon waits for the whole group: approximated)
+      if w.wait_for and k == 0 then
+        local g = group_of[w.wait_for]
+        if not g then
+          input_error("%s: wait_for: '%s' is not a job before this one", w.c.what("wait_for"), w.wait_for)
+        end
+        if g == #groups then w.stonewall = true end
+      end
+      if k > 0 then w.stonewall = false end
+      if not cur or w.stonewall then
+        cur = {}
+        groups[#groups + 1] = cur
+      end
+      cur[#cur + 1] = w
+      group_of[j.name] = #groups
+      if i == 1 then w.stonewall = false end
+    end
   end
   local phases = {}
   for gi, ws in ipairs(groups) do
     local ph = phase_of(ws, from, gi)
-    phases[#phases + 1] = ph
+    map.group_options(ws, ph, from)
+    local main = false
+    for _, w in ipairs(ws) do if not w.only_verify then main = true end end
+    if main then phases[#phases + 1] = ph end
     local v = verify_phase(ws, ph, from)
     if v then phases[#phases + 1] = v end
   end

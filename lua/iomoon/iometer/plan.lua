@@ -32,10 +32,7 @@ local MAX_STREAMS, MAX_TESTS = 16, 10000
 local function unsupported(model)
   local out = {}
   local function add(line, fmt, ...) out[#out + 1] = { line = line, what = string.format(fmt, ...) }; return out[#out] end
-  for mi, m in ipairs(model.managers) do
-    if mi > 1 then
-      add(m.line, "manager %d '%s' (iomoon runs on this machine only: its %d workers)", mi, shown(m.name), #m.workers)
-    end
+  for _, m in ipairs(model.managers) do
     for _, w in ipairs(m.workers) do
       if w.type ~= "DISK" then
         add(w.line, "worker '%s': a network worker (%s)", shown(w.name), w.type)
@@ -89,16 +86,66 @@ local function worker_specs(model, w, bad_specs)
   return names
 end
 
--- The disk workers that run: { name, qd, seed, region, specs, targets =
--- {index, ...} }, and the file's disk target names in order.
-local function disk_workers(model, skipped_specs)
-  local list, names, index = {}, {}, {}
-  local managers = model.managers
-  if #managers == 0 then -- no manager list: one worker on one target, as IOMeter's GUI would start
-    managers = { { workers = { { name = "Worker 1", type = "DISK", qd = 1, max_sectors = 0, start_sector = 0,
-      targets = { { name = "(target)", type = "DISK" } } } } } }
+--- The manager whose workers this process runs: the one --manager names
+-- (o.manager), else the only one with workers (a manager without any,
+-- IOMeter's GUI host, is ignored), else under mpirun manager k on rank
+-- k - 1 when there are as many ranks as managers with workers. Returns
+-- it (nil: the file lists none) and the managers with workers.
+function plan.manager(model, o)
+  local active = {}
+  for _, m in ipairs(model.managers) do if #m.workers > 0 then active[#active + 1] = m end end
+  local names = {}
+  for i, m in ipairs(active) do names[i] = "'" .. shown(m.name) .. "'" end
+  if o.manager then
+    for _, m in ipairs(model.managers) do
+      if m.name == o.manager then
+        if #m.workers == 0 then
+          input_error("--manager: '%s' has no workers (managers with workers: %s)", shown(o.manager),
+            #names > 0 and table.concat(names, ", ") or "none")
+        end
+        return m, active
+      end
+    end
+    input_error("--manager: '%s' is not a manager of %s (managers with workers: %s)", shown(o.manager),
+      shown(model.path), #names > 0 and table.concat(names, ", ") or "none")
   end
-  for _, w in ipairs(managers[1].workers) do
+  if #active <= 1 then return active[1], active end
+  if o.converting then
+    input_error("%s: %d managers have workers (%s): a converted suite runs one manager's; pick it with --manager NAME "
+      .. "(the .icf itself runs them all under mpirun -n %d)", shown(model.path), #active, table.concat(names, ", "), #active)
+  end
+  local c = iomoon.cluster
+  if c.on and c.ranks == #active then return active[c.rank + 1], active end
+  input_error("%s: %d managers have workers (%s): run it under mpirun -n %d (manager k on rank k-1, in the file's "
+    .. "order)%s, or pick one to run here with --manager NAME", shown(model.path), #active, table.concat(names, ", "),
+    #active, c.on and string.format(", not %d ranks", c.ranks) or "")
+end
+
+-- IOMeter's 'Default Disk Workers to Spawn: a number, or NUMBER_OF_CPUS
+-- (this machine's cores); 1 when the file does not say.
+local function spawned(model)
+  local v = model.setup.spawn_disk
+  if v == nil then return 1 end
+  if v == "NUMBER_OF_CPUS" then return math.max(1, iomoon.machine().cores or 1) end
+  return math.max(1, v)
+end
+
+-- The disk workers that run: { name, qd, seed, region, specs, targets =
+-- {index, ...} }, and the file's disk target names in order. m: the
+-- manager (plan.manager), or nil for a file without a manager list;
+-- names and index (name -> its place), when given, are the targets of
+-- other managers before it (under mpirun --target lists every manager's).
+local function disk_workers(model, skipped_specs, m, names, index)
+  local list = {}
+  names, index = names or {}, index or {}
+  if m == nil then -- no manager list: the workers IOMeter's GUI would spawn, all on one target
+    m = { workers = {} }
+    for i = 1, spawned(model) do
+      m.workers[i] = { name = "Worker " .. i, type = "DISK", qd = 1, max_sectors = 0, start_sector = 0,
+        targets = { { name = "(target)", type = "DISK" } } }
+    end
+  end
+  for _, w in ipairs(m.workers) do
     if w.type == "DISK" then
       local x = { name = w.name, qd = w.qd, seed = w.seed, specs = worker_specs(model, w, skipped_specs),
         targets = {}, pattern = w.pattern }
@@ -342,12 +389,8 @@ local function refuse_or_skip(model, skip)
   return skipped, bad_specs
 end
 
---- The plan of a parsed file: { name, description, source, size,
--- name_width, defaults, target_names, tests = phase templates, skipped }.
--- o.skip_unsupported: skip what iomoon cannot do instead of refusing.
-function plan.plan(model, o)
-  local skipped, bad_specs = refuse_or_skip(model, o.skip_unsupported)
-  local dws, target_names = disk_workers(model, bad_specs)
+-- The phases of one manager's disk workers dws: one per test, named.
+local function phases_of(model, dws, skipped)
   local phases = {}
   for i, t in ipairs(all_tests(model, dws)) do
     local info = { test = i, access_index = t.access_index, test_type = plan.TEST_TYPES[model.setup.type] }
@@ -366,6 +409,49 @@ function plan.plan(model, o)
     local m = p.meta.iometer
     return { name = p.name, workers = m.workers, disks = m.disks, qd = m.qd, set = function(n) p.name = n end }
   end)
+  return phases
+end
+
+--- The plan of a parsed file: { name, description, source, size,
+-- name_width, defaults, target_names, tests = phase templates, skipped }.
+-- o.skip_unsupported: skip what iomoon cannot do instead of refusing.
+function plan.plan(model, o)
+  local skipped, bad_specs = refuse_or_skip(model, o.skip_unsupported)
+  local manager, active = plan.manager(model, o)
+  local dws, target_names
+  if #active > 1 and not o.manager then
+    -- under mpirun: --target lists the disk targets of every manager, in
+    -- the file's order; this rank's are its manager's
+    local names, index, per = {}, {}, {}
+    for i, m in ipairs(active) do per[i] = disk_workers(model, bad_specs, m, names, index) end
+    for i, m in ipairs(active) do if m == manager then dws = per[i] end end
+    target_names = names
+  else
+    dws, target_names = disk_workers(model, bad_specs, manager)
+  end
+  local phases = phases_of(model, dws, skipped)
+  if #active > 1 and not o.manager then
+    -- every rank must run the same tests, named alike, of as many streams,
+    -- or the barrier waits forever: said before anything runs
+    for _, m in ipairs(active) do
+      local other = phases_of(model, (disk_workers(model, bad_specs, m)), skipped)
+      local why
+      if #other ~= #phases then why = string.format("runs %d tests, '%s' %d", #other, shown(manager.name), #phases) end
+      for i = 1, math.min(#other, #phases) do
+        local a, b = other[i], phases[i]
+        if why then break end
+        if a.name ~= b.name then why = string.format("names test %d '%s', not '%s'", i, shown(a.name), shown(b.name))
+        elseif #(a.streams or {}) ~= #(b.streams or {}) then
+          why = string.format("runs test %d as %d streams, '%s' as %d (workers whose settings differ are streams)", i,
+            #(a.streams or {}), shown(manager.name), #(b.streams or {}))
+        end
+      end
+      if why then
+        input_error("%s: under mpirun every manager runs the same tests: manager '%s' %s (give the managers alike "
+          .. "workers, or run each with --manager NAME)", shown(model.path), shown(m.name), why)
+      end
+    end
+  end
   local reach, width = 0, 24
   for _, w in ipairs(dws) do
     if w.region and w.region.size then reach = math.max(reach, w.region.offset + w.region.size) end

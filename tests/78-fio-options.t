@@ -1,0 +1,200 @@
+#!/bin/bash
+# fio's everyday options, its steady-state and latency-target jobs as
+# iomoon plans, and fio's terse and json+ output (doc/import.md): the
+# phase fields (tests/lua/fio-options.lua), the plans run, and the I/O
+# split beside fio's own on the same jobs.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+lua_tap "$T/lua/fio-options.lua" "$T"
+rm -f a.dat p.dat
+
+# ---- steady state: rounds judged by fio's criterion, the window said ----
+cat >ss.fio <<'EOF'
+[ss]
+ioengine=null
+size=64m
+rw=randread
+time_based
+runtime=10
+ss=iops:50%
+ss_dur=600ms
+ss_interval=200ms
+EOF
+"$IOMOON" fio ss.fio --quiet --format json --output ss.json 2>ss.err
+is $? 0 "steadystate: the job runs as a plan"
+like "$(cat ss.err)" "ss: steadystate=iops:50% attained after [0-9]+ rounds of 0.2s: window of 3" \
+	"... steady state attained, the window said"
+is "$(python3 -c 'import json; p=json.load(open("ss.json"))["phases"]; f=p[-1]["meta"]["fio_ss"]; print(f["round"] == len(p), f["window"], len(p) >= 3)')" \
+	"True 3 True" "... rounds of their own, each saying its place (meta.fio_ss)"
+
+"$IOMOON" convert ss.fio >ss.lua && "$IOMOON" run --quiet --format none ss.lua 2>ssc.err
+is $? 0 "iomoon convert ss.fio: the plan runs"
+like "$(cat ssc.err)" "steadystate=iops:50% attained" "... as the same steady-state plan (iomoon.fio.plans)"
+
+# ---- latency target: the deepest queue under the bound ----
+cat >lt.fio <<'EOF'
+[lt]
+ioengine=null
+size=64m
+rw=randread
+iodepth=8
+latency_target=1s
+latency_window=100ms
+latency_percentile=99
+EOF
+"$IOMOON" fio lt.fio --quiet --format json --output lt.json 2>lt.err
+is $? 0 "latency_target: the search runs"
+like "$(cat lt.err)" "lt: latency_target=1000000us at p99: qd 8 of 8 holds it \([0-9]+ IOPS, 4 probes of 0.1s\)" \
+	"... depths 1, 2, 4, 8 probed, the depth found said"
+is "$(python3 -c 'import json; p=json.load(open("lt.json"))["phases"]; f=p[-1]["meta"]["fio_found"]; print(len(p), f["qd"], p[-1]["qd"], p[-1]["bytes"], [x["qd"] for x in f["probes"]])')" \
+	"5 8 8 67108864 [1, 2, 4, 8]" "... then the job at that depth, its result saying what was found (meta.fio_found)"
+printf '[lt]\nfilename=lt.dat\nsize=1m\nrw=randread\ndirect=1\niodepth=4\nioengine=libaio\nlatency_target=1\nlatency_window=50ms\n' >lt2.fio
+"$IOMOON" fio lt2.fio --quiet --format none 2>lt2.err
+like "$(cat lt2.err)" "latency_target=1us: not met even at qd 1 \(p100 [0-9]+ us\); it runs at qd 1" "... a bound nothing meets is said"
+
+# ---- fio's terse line: the fields fio writes, in its order ----
+"$IOMOON" fio --name=t --ioengine=null --size=4m --rw=randrw --minimal >i.terse 2>/dev/null
+is $? 0 "--minimal: runs"
+fio --name=t --ioengine=null --size=4m --rw=randrw --minimal >f.terse 2>/dev/null
+is "$(tr ';' '\n' <i.terse | wc -l)" "$(tr ';' '\n' <f.terse | wc -l)" "... as many fields as fio's own terse v3 line"
+is "$(cut -d';' -f1,3,4,5 i.terse)" "3;t;0;0" "... version 3, the job's name, group and error"
+python3 - i.terse f.terse >shape.txt <<'EOF'
+import re, sys
+def shape(x):
+    for name, rx in (("int", r"-?\d+"), ("float", r"-?\d+\.\d+"), ("pct", r"-?\d+(\.\d+)?%"), ("pctl", r"\d+(\.\d+)?%=\d+")):
+        if re.fullmatch(rx, x): return name
+    return "text"
+a, b = (open(p).read().strip().split(";") for p in sys.argv[1:3])
+print([(i + 1, x, y) for i, (x, y) in enumerate(zip(a, b)) if shape(x) != shape(y)])
+EOF
+is "$(cat shape.txt)" "[]" "... each field of fio's kind (whole, decimal, percent, P%=us) in the same place"
+is "$(awk -F';' '{print $6 + $47}' i.terse)" 4096 "... the KiB read (field 6) and written (field 47): 4 MiB in all, as fio's"
+is "$(awk -F';' 'NR == FNR { r = $6; next } { d = $6 - r; print (d < 0 ? -d : d) <= 0.05 * r }' f.terse i.terse)" 1 \
+	"... the KiB read within 5 % of fio's (a random split: $(cut -d';' -f6 f.terse) / $(cut -d';' -f6 i.terse))"
+"$IOMOON" fio --name=t --ioengine=null --size=1m --output-format=terse >i2.terse 2>/dev/null
+is "$(cut -d';' -f1 i2.terse)" "3" "--output-format=terse is --minimal"
+
+# ---- json+: the latency bins ----
+"$IOMOON" fio --name=j --ioengine=null --size=1m --output-format=json+ --output j.json 2>/dev/null
+is "$(python3 -c 'import json; b=json.load(open("j.json"))["jobs"][0]["read"]["clat_ns"]["bins"]; print(sum(b.values()))')" 256 \
+	"--output-format=json+: clat_ns.bins count every read"
+
+# ---- ${VAR}, --set, --warnings-fatal, readonly, max_latency ----
+printf '[v]\nfilename=${H30_FILE}\nsize=1m\n' >v.fio
+err=$("$IOMOON" fio v.fio 2>&1 >/dev/null)
+is $? 2 "an unset \${VAR}: exit 2"
+like "$err" "give --set H30_FILE=VALUE, or set it in the environment" "... the message says how to give it"
+"$IOMOON" fio v.fio --set H30_FILE=v.dat --quiet --format none
+is "$?:$(stat -c %s v.dat 2>/dev/null)" "0:1048576" "--set H30_FILE=v.dat gives it"
+err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --fallocate=none --warnings-fatal 2>&1 >/dev/null)
+is $? 2 "--warnings-fatal: a note is an error"
+like "$err" "warnings-fatal: 1 note on what iomoon does differently: command line: --fallocate" "... naming it"
+[ ! -e w.dat ]; ok $? "... nothing created"
+"$IOMOON" fio --name=w --filename=w.dat --size=1m --group_reporting --warnings-fatal --quiet --format none 2>/dev/null
+is $? 0 "... but not fio's bookkeeping options, which change nothing"
+rm -f w.dat
+err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --rw=write --readonly 2>&1 >/dev/null)
+is $? 2 "readonly with a writing job: exit 2"
+[ ! -e w.dat ]; ok $? "... nothing created"
+err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --quiet --format none 2>&1)
+is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
+like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
+
+# ---- flow and rates run: offset_increment, rate_min, exitall, --status-interval ----
+"$IOMOON" fio --name=o --filename=o.dat --size=1m --numjobs=3 --offset_increment=1m --rw=randwrite --quiet \
+	--format json --output o.json
+is "$?:$(python3 -c 'import json; p=json.load(open("o.json"))["phases"][0]; print([s["ios"] for s in p["streams"]], p["target"])')" \
+	"0:[256, 256, 256] o.dat" "offset_increment: three clones, a megabyte each of one 3 MiB file"
+err=$("$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=100 --rate_iops_min=1000 --rate_cycle=250 \
+	--runtime=500ms --time_based --quiet --format none 2>&1)
+is $? 1 "rate_iops_min over what the rate allows: the run fails (exit 1)"
+like "$err" "rate_min: [0-9]+ IOPS at [0-9.]+s, under the 1000 asked" "... naming the interval"
+"$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=400 --rate_iops_min=100 --rate_cycle=250 \
+	--runtime=500ms --time_based --quiet --format none 2>/dev/null
+is $? 0 "... and one the job meets passes"
+printf '[global]\nsize=1m\nfilename=o.dat\nrw=randread\ntime_based\n[a]\nruntime=3\nexitall\n[b]\nruntime=500ms\n' >ex.fio
+T0=$(secs)
+"$IOMOON" fio ex.fio --quiet --format json --output ex.json 2>/dev/null
+is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its first job (0.5 s, not 3)"
+is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
+"$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
+	--format json --output si.json 2>/dev/null
+is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"
+
+printf '[z]\nfilename=z.dat\nsize=16m\nrw=read\nbs=64k\nzonemode=strided\nzonesize=1m\nzoneskip=3m\n' >z.fio
+"$IOMOON" fio z.fio --quiet --format json --output z.json 2>/dev/null
+is "$?:$(python3 -c 'import json; print([(p["definition"]["region"]["offset"] >> 20, p["bytes"] >> 20) for p in json.load(open("z.json"))["phases"]])')" \
+	"0:[(0, 1), (4, 1), (8, 1), (12, 1)]" "zonemode=strided: a phase per zone, 1 MiB read every 4 MiB along the file"
+
+# ---- the I/O split beside fio's own: counts, block sizes, phase order ----
+# (no trims: fio's trim needs a block device, and this test has files only)
+cat >split.fio <<'EOF'
+[global]
+ioengine=psync
+filename=split.dat
+size=8m
+group_reporting
+[mixed]
+rw=randrw
+rwmixread=60
+bs=4k
+[synced]
+stonewall
+rw=write
+bs=16k
+size=2m
+fsync=8
+[paced]
+stonewall
+rw=randrw
+bs=8k
+rate_iops=1000
+runtime=1
+time_based
+[four]
+stonewall
+numjobs=4
+ioengine=libaio
+iodepth=16
+rw=randrw
+rwmixread=60
+bs=16k
+size=2m
+EOF
+cat >cmp.py <<'EOF'
+import json, sys
+f, i = (json.load(open(p))["jobs"] for p in sys.argv[1:3])
+print("names", [j["jobname"] for j in f] == [j["jobname"] for j in i])
+for a, b in zip(f, i):
+    for d in ("read", "write", "trim"):
+        x, y = a[d]["total_ios"], b[d]["total_ios"]
+        ok = abs(x - y) <= 0.05 * max(x, y) if max(x, y) else True
+        bs_ok = (a[d]["io_bytes"] // x == b[d]["io_bytes"] // y) if x and y and d != "trim" else True
+        print(a["jobname"], d, "ok" if ok and bs_ok else "BAD %d %d" % (x, y))
+    x, y = a["sync"]["total_ios"], b["sync"]["total_ios"]
+    print(a["jobname"], "sync", "ok" if abs(x - y) <= 0.05 * max(x, y, 1) + 1 else "BAD %d %d" % (x, y))
+EOF
+# split_run: fio, then iomoon, on split.fio; cmp.txt compares them (a
+# shared machine can starve one run of its paced rate: run again once)
+split_run() {
+	rm -f split.dat
+	fio split.fio --output-format=json --output=f.json >/dev/null 2>&1 || return 1
+	"$IOMOON" fio split.fio --quiet --format fio-json --output i.json --allow-write 2>/dev/null || return 2
+	python3 cmp.py f.json i.json >cmp.txt
+}
+split_run
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q BAD cmp.txt; then
+	grep BAD cmp.txt | sed 's/^/# first run, again: /'
+	split_run
+	rc=$?
+fi
+if [ "$rc" -ne 1 ]; then
+	is "$rc" 0 "split.fio: iomoon runs it"
+	is "$(head -1 cmp.txt)" "names True" "... the jobs in fio's order"
+	is "$(grep -c ' ok$' cmp.txt)" 16 "... (rate_iops=1000 on randrw: 1000 reads and 1000 writes a second) reads, writes, trims and syncs of each job within 5 % of fio's (fsync=8: one more or less), block sizes alike"
+	grep BAD cmp.txt | sed 's/^/# /'
+else
+	skip "fio could not run split.fio here"; skip "fio missing"; skip "fio missing"
+fi
+done_testing

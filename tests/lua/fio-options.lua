@@ -1,0 +1,134 @@
+-- fio's everyday options (lua/iomoon/fio/options.lua) as phase fields,
+-- runner steps (meta.fio) or refusals, one by one; run by
+-- tests/78-fio-options.t in its $TMP, with the fixtures' directory as arg[1].
+local tap = dofile(arg[1] .. "/tap.lua")
+local fio = require "iomoon.fio"
+
+local function same(a, b)
+  if type(a) ~= type(b) then return false end
+  if type(a) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not same(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+local function show(v)
+  if type(v) ~= "table" then return tostring(v) end
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  table.sort(keys, function(x, y) return tostring(x) < tostring(y) end)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = tostring(k) .. "=" .. show(v[k]) end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+local function is(got, want, what)
+  tap.ok(same(got, want), "%s%s", what, same(got, want) and "" or (" (got " .. show(got) .. ", want " .. show(want) .. ")"))
+end
+
+-- the phases of a job file's text, and the notes fio.load gave
+local function load(text, opts)
+  local ph, _, notes = fio.load({ { text = "[global]\nfilename=a.dat\nsize=4m\n" .. text, name = "x.fio" } }, opts or {})
+  return ph, notes
+end
+local function one(text) return load(text)[1] end
+local function has_note(notes, pat)
+  for _, n in ipairs(notes) do if n:find(pat) then return true end end
+  return false
+end
+
+-- ---- everyday options onto phase fields ----
+is(one("[w]\nrw=write\nsync=1\n").sync, "sync", "sync=1: sync = \"sync\" (O_SYNC)")
+is(one("[w]\nrw=write\nsync=dsync\n").sync, "dsync", "sync=dsync: sync = \"dsync\"")
+is(one("[r]\nrw=read\nsync=1\n").sync, nil, "sync=1 on a job that only reads: nothing to open for writing")
+is(one("[w]\nrw=randwrite\ncontinue_on_error=all\n").on_error, "continue", "continue_on_error=all: on_error = \"continue\"")
+is(one("[w]\nrw=randwrite\ncontinue_on_error=none\n").on_error, nil, "continue_on_error=none: stop (iomoon's default)")
+local vf = load("[v]\nrw=write\nverify=crc32c\nverify_fatal=0\n")
+is({ #vf, vf[2].verify_only, vf[2].on_error }, { 2, true, "continue" }, "verify_fatal=0: the read-back pass goes on past a bad unit")
+is(load("[v]\nrw=write\nverify=crc32c\nverify_fatal=1\n")[2].on_error, "stop", "verify_fatal=1: it stops at the first")
+local vo = load("[v]\nrw=write\nverify=crc32c\nverify_only\n")
+is({ #vo, vo[1].verify_only, vo[1].name }, { 1, true, "v (verify)" }, "verify_only: only the read-back pass, no writes")
+is(one("[t]\ntimeout=3\ntime_based\n").duration, 3.0, "timeout is runtime")
+is(one("[l]\nrw=read\nloops=3\n").bytes, 3 * 4194304, "loops=3: the size three times over")
+local pct = io.open("p.dat", "wb"); pct:write(string.rep("\0", 1 << 20)); pct:close()
+is(fio.phases("[h]\nfilename=p.dat\nsize=50%\noffset=25%\nrw=read\n", "x")[1].region, { offset = 262144, size = 524288 },
+  "size=50%, offset=25% of a 1 MiB file: its middle half")
+tap.refuses("size: '50%%' is a share of the file or device, and it does not exist yet", function()
+  fio.phases("[h]\nfilename=nofile.dat\nsize=50%\n", "x") end, "size as a percentage of a file that does not exist")
+local oi = one("[c]\nrw=randwrite\nsize=1m\nnumjobs=3\noffset_increment=1m\n")
+is({ #oi.streams, oi.streams[2].region, oi.streams[3].region, oi.streams[1].workers, oi.target },
+  { 3, { offset = 1048576, size = 1048576 }, { offset = 2097152, size = 1048576 }, 1, nil },
+  "offset_increment=1m with numjobs=3: three streams, each its own megabyte")
+is(one("[r]\nrw=randrw:4\n").mix, { { bs = 4096, read = 50, random = 25 } }, "rw=randrw:4: one random offset in 4")
+local rr, rn = load("[r]\nrw=randrw\nrate_iops=300,100\n")
+is({ rr[1].rate, rr[1].mix[1].read }, { { iops = 400, arrival = "fixed" }, 75 },
+  "rate_iops=300,100: reads at 300 and writes at 100, as fio paces each direction")
+tap.ok(has_note(rn, "fio paces each direction at its rate"), "... said in a note")
+is(one("[r]\nrw=randrw\nrate_iops=500\n").rate.iops, 1000, "rate_iops=500 on randrw: 500 reads and 500 writes a second")
+is(one("[r]\nrw=read\nbs=64k\nrate=8m\n").rate.iops, 128, "rate=8m at 64k: 128 IOPS")
+tap.refuses("a rate for some of the job's directions only", function() one("[r]\nrw=randrw\nrate_iops=,100\n") end,
+  "a rate for writes only on a mixed job")
+is(one("[r]\nrw=randread\nrate_iops=100\nrate_process=poisson\n").rate.arrival, "poisson", "rate_process=poisson")
+local rm = one("[r]\nrw=read\nrate_min=1m\nrate_cycle=500\n")
+is({ rm.interval, rm.meta.fio.rate_min.read, rm.meta.fio.rate_min.cycle_s }, { 0.5, 1048576, 0.5 },
+  "rate_min=1m, rate_cycle=500: checked on each 0.5 s interval")
+local ur = fio.phases("[u]\nioengine=io_uring\nfilename=a.dat\nsize=1m\nsqthread_poll=1\nhipri\nfixedbufs\nregisterfiles\n", "x")[1]
+is({ ur.sqpoll, ur.iopoll }, { true, true }, "io_uring: sqthread_poll is sqpoll, hipri is iopoll")
+local _, said = load("[s]\nrw=read\nfallocate=none\noverwrite=1\niodepth_low=2\niodepth_batch_complete_min=2\n"
+  .. "cpus_allowed=0-1\ncpus_allowed_policy=split\nio_submit_mode=offload\nverify_interval=512\nverify_state_save=1\n"
+  .. "allow_mounted_write=1\nthread\nfixedbufs\nnonvectored=1\n")
+tap.ok(#said >= 13 and has_note(said, "x.fio:6: fallocate") and has_note(said, "allow_mounted_write: iomoon's own rule holds")
+  and has_note(said, "cpus_allowed: iomoon places"), "options accepted with what iomoon does instead, each said (%d notes)", #said)
+local md = one("[m]\nrw=randread\nstartdelay=2\nmax_latency=50ms\nend_fsync=1\n")
+is(md.meta.fio, { startdelay_s = 2.0, max_latency_us = 50000 }, "startdelay, max_latency: the runner's steps (end_fsync: only a writing job)")
+is(one("[m]\nrw=write\nend_fsync=1\n").meta.fio, { end_fsync = true }, "end_fsync on a writing job")
+
+-- ---- flow: wait_for, exitall ----
+local wf = load("[a]\nrw=read\n[b]\nrw=read\n[c]\nrw=read\nwait_for=a\n")
+is({ #wf, wf[1].streams and #wf[1].streams, wf[2].name }, { 2, 2, "c" }, "wait_for=a: c runs after a's group")
+tap.refuses("wait_for: 'z' is not a job before this one", function() load("[a]\nrw=read\nwait_for=z\n") end, "wait_for an unknown job")
+local ex = load("[a]\nrw=read\ntime_based\nruntime=5\nexitall\n[b]\nrw=read\ntime_based\nruntime=2\n")
+is(ex[1].duration, 2.0, "exitall: the group ends with its first job (the shortest runtime)")
+tap.refuses("exitall with jobs that end by size", function() load("[a]\nrw=read\nexitall\n[b]\nrw=read\n") end,
+  "exitall with jobs that end by size")
+
+-- ---- safety and refusals with their reasons ----
+tap.refuses("readonly forbids every write: iomoon refuses it too", function() load("[w]\nrw=randwrite\nreadonly\n") end,
+  "readonly on a writing job")
+is(one("[r]\nrw=randread\nreadonly\n").mix[1].read, 100, "readonly on a reading job: runs")
+tap.refuses("verify_pattern: not supported %(fio writes and checks those bytes", function()
+  load("[v]\nrw=write\nverify=pattern\nverify_pattern=0xff\n") end, "verify_pattern, with the reason")
+tap.refuses("trim_percentage: fio trims that share of the blocks it verifies", function()
+  load("[v]\nrw=write\nverify=crc32c\ntrim_percentage=10\n") end, "trim_percentage with verify")
+tap.refuses("fill_device: on a.dat fio writes until the filesystem is full", function()
+  load("[f]\nrw=write\nfill_device=1\n") end, "fill_device on a file")
+
+-- ---- zones: strided, a phase per zone at run time; zbd not taken ----
+is(one("[z]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n").meta.fio.zones, { size = 268435456,
+  skip = 2147483648 }, "zonemode=strided, zonesize=256m, zoneskip=2g: the runner's zones")
+tap.refuses("x.fio:6: 'zonemode'", function() one("[z]\nrw=read\nzonemode=zbd\n") end, "zonemode=zbd, not taken (named with its line)")
+tap.refuses("zonerange: a zone range other than zonesize", function()
+  one("[z]\nzonemode=strided\nzonesize=1m\nzonerange=4m\n") end, "a zone range other than the zone size")
+
+-- ---- plans: steady state and latency target ----
+local ss = one("[s]\nrw=randread\ntime_based\nruntime=60\nss=iops_slope:0.5%\nss_dur=10s\nss_ramp=2\n").meta.fio.steadystate
+is(ss, { track = "iops", judge = "slope", limit = 0.5, pct = true, window = 10, interval_s = 1.0, ramp_s = 2.0,
+  criterion = "iops_slope:0.5%" }, "steadystate=iops_slope:0.5%, ss_dur=10s, ss_ramp=2: the plan's criterion and window")
+tap.refuses("ss: 'iops_median:2' is not CRITERION:LIMIT", function() one("[s]\nss=iops_median:2\nss_dur=5\n") end,
+  "an unknown steady-state criterion")
+tap.refuses("needs steadystate=CRITERION:LIMIT", function() one("[s]\nss_dur=5\n") end, "ss_dur without steadystate")
+local lt = one("[l]\nrw=randread\nioengine=libaio\niodepth=64\nlatency_target=500000\nlatency_window=5000\n"
+  .. "latency_percentile=99.9\n").meta.fio.latency_target
+is(lt, { bound_us = 500000, window_s = 0.005, percentile = 99.9, max_qd = 64 },
+  "latency_target=500000 (us), latency_window=5000 (us), latency_percentile=99.9: the search's bound, window, depths")
+local plans = require "iomoon.fio.plans"
+is({ plans.judge({ 100, 102, 98 }, "range", 2.5, true) }, { true, 2.0, 100.0 }, "judge iops:2.5%: every sample within 2.5 % of the mean")
+is({ (plans.judge({ 100, 110, 120 }, "slope", 5, true)) }, { false }, "judge iops_slope:5%: a slope of 10 a sample is 9 % of 110")
+
+-- ---- ${VAR}: --set, else the environment ----
+tap.refuses("%${NOPE} is not set %(fio would put an empty string there%): give %-%-set NOPE=VALUE", function()
+  fio.phases("[a]\nfilename=${NOPE}\nsize=1m\n", "x") end, "an unset variable names --set")
+is(fio.load({ { text = "[a]\nfilename=${NOPE}\nsize=1m\n", name = "x" } }, { set = { "NOPE=s.dat" } })[1].target.path,
+  "s.dat", "--set NOPE=s.dat gives it")
+-- ---- libiscsi: the LUN has a size ----
+local isc = fio.phases("[i]\nioengine=libiscsi\nfilename=iscsi\\://10.0.0.1/iqn.2001-04.com.example\\:d/0\nrw=randread\n", "i.fio")[1]
+is({ isc.bytes, isc.meta.fio.whole_target }, { nil, { loops = 1 } }, "libiscsi without size=: the LUN's own size, read when it runs")
+print("1.." .. tap.n)
