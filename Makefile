@@ -23,12 +23,16 @@ ISCSI_LIBS := $(shell pkg-config --libs libiscsi 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
 MPI_CFLAGS := $(if $(MPI_LIBS),-DHAVE_MPI $(shell pkg-config --cflags ompi-c 2>/dev/null))
 NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI) $(MPI_CFLAGS)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(MPI_LIBS) -lm -pthread
+# The metrics endpoint (run/metrics_http.c, doc/reports.md) serves HTTP
+# with libmicrohttpd.
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(MPI_LIBS) $(MHD_LIBS) -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit nbdkit-plugin-dev libiscsi-dev libiscsi-bin tgt chromium ioping \
-            libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd
+            libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd \
+            libmicrohttpd-dev prometheus
 
 # The sources, by layer (doc/design.md, "The source tree"): every C file
 # in a folder of src/ is built; src/lua/ is the binding (the only code that
