@@ -232,7 +232,7 @@ static void histogram(struct buf *b, int om)
 /* A gauge per series; which: 0 quantiles, 1 in flight, 2 rate, 3 progress, 4 info. */
 static void gauges(struct buf *b, int which)
 {
-	static const char *const qname[3] = { "0.5", "0.99", "0.999" };
+	static const char *const qname[3] = { "50", "99", "99.9" };
 
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		const struct series *s = &m.s[i];
@@ -242,7 +242,7 @@ static void gauges(struct buf *b, int which)
 		for (int q = 0; which == 0 && s->has_q && q < 3; q++) {
 			buf_add(b, "iomoon_latency_quantile_seconds{");
 			add_labels(b, s);
-			buf_add(b, ",quantile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
+			buf_add(b, ",percentile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
 		}
 		if (which == 1 || (which == 2 && s->rate_iops >= 0) || which == 3) {
 			buf_add(b, "%s{", which == 1 ? "iomoon_inflight" : which == 2 ? "iomoon_rate_target_iops"
