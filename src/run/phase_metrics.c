@@ -113,6 +113,10 @@ void phase_metrics_tick(struct runner *r)
 
 	if (!st.active)
 		return;
+	/* the tick at the end of a timed phase: the end's update, after the
+	 * join, says it whole (with what completed after this snapshot) */
+	if (r->sh.end_ns != UINT64_MAX && r->now + r->sp->interval_ns / 10 >= r->sh.end_ns)
+		return;
 	for (unsigned i = 0; i < st.n; i++) {
 		const struct sampler *m = sampler_of(r, i);
 		const struct interval *iv = *m->nlist ? &(*m->list)[*m->nlist - 1] : NULL;
