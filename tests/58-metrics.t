@@ -75,9 +75,11 @@ read -r nreads bad <reads.out
 [ "$nreads" -gt 100 ] && [ "$bad" -eq 0 ]; ok $? "the textfile was whole in each of $nreads reads while rewritten ($bad not)"
 wait_ios=$(for _ in $(seq 60); do grep -q '^ios ' run.out && break; sleep 0.1; done; sed -n 's/^ios //p' run.out)
 final=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^iomoon_ios_total/ { s += $2 } END { print s }')
-is "$final" "$wait_ios" "after the phase the endpoint's sum is the result's ios ($wait_ios)"
+[ "${wait_ios:-0}" -gt 0 ] && [ "$final" = "$wait_ios" ]
+ok $? "after the phase the endpoint's sum ($final) is the result's ios (${wait_ios:-none})"
 wait "$run_pid"
-is "$(sum_ios live.jsonl)" "$wait_ios" "the live lines' ios add up to the phase's"
+got=$(sum_ios live.jsonl 2>/dev/null)
+[ "${wait_ios:-0}" -gt 0 ] && [ "$got" = "$wait_ios" ]; ok $? "the live lines' ios ($got) add up to the phase's"
 python3 -c 'import json,sys; [json.loads(l) for l in open("live.jsonl")]'; ok $? "every live line is JSON"
 like "$(head -1 live.jsonl)" '^\{"time":[0-9.]+,"phase":"watched","stream":null,"host":"[^"]+","t_s":0.1' \
 	"a live line: time, phase, stream, host, interval end"
@@ -96,7 +98,7 @@ done
 lua_tap_out=$("$IOMOON" run --quiet --format none "$LUA_DIR/again.lua" t.dat again.prom 2>again.err)
 a=$(printf '%s\n' "$lua_tap_out" | awk '$1 == "ios" && $2 == "again" { s += $3 } END { print s }')
 got=$(awk '/^iomoon_ios_total\{phase="again"/ { s += $2 } END { print s }' again.prom)
-is "$got" "$a" "a phase run twice under one name: its counter holds both runs ($a)"
+[ "${a:-0}" -gt 0 ] && [ "$got" = "$a" ]; ok $? "a phase run twice under one name: its counter ($got) holds both runs (${a:-none})"
 like "$(grep -c '^iomoon_phase_info' again.prom)" '^2$' "two phase names, two series"
 like "$lua_tap_out" 'metrics: already exporting' "a second iomoon.metrics is refused"
 like "$lua_tap_out" "metrics: unknown field 'lisen' \(did you mean 'listen'\?\)" "an unknown field names the nearest"
@@ -111,7 +113,7 @@ else
 		curl -s "http://127.0.0.1:$pport/api/v1/targets" | grep -q '"lastScrape":"0001' || break
 		sleep 0.1
 	done
-	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 3s 1000 2.5s >p.out 2>p.err
+	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 2.5s >p.out 2>p.err
 	want=$(sed -n 's/^ios //p' p.out)
 	got=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=sum(iomoon_ios_total)' |
 		python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")')
@@ -126,12 +128,18 @@ fi
 
 # ---- memory flat over many phases and intervals (peak RSS, /usr/bin/time)
 case "$IOMOON" in
-*asan*) skip "peak RSS under ASan's quarantine says nothing" ;;
+*asan*) skip "peak RSS under ASan's quarantine says nothing"; skip "(the same)" ;;
 *)
-	rss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file mem.prom --live mem.jsonl \
-		--metrics 127.0.0.1:0 "$LUA_DIR/many.lua" t.dat "$1" 2>&1 >/dev/null | tail -1; }
-	a=$(rss 40); b=$(rss 240)
-	[ "$b" -le $((a * 11 / 10)) ]; ok $? "240 phases (2,400 intervals) peak at $b KiB, 40 at $a KiB (within 10 %)"
+	rss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file "mem$1.prom" --live "mem$1.jsonl" \
+		--metrics 127.0.0.1:0 "$LUA_DIR/many.lua" t.dat "$1" 2>&1 >/dev/null | tail -1 >"rss$1"; }
+	# past the 64 series kept, the oldest finished go: 66 phases against 132 (at once)
+	rss 66 & p1=$!
+	rss 132 & p2=$!
+	wait "$p1" "$p2"
+	a=$(cat rss66) b=$(cat rss132)
+	lines=$(grep -c '"phase":"phase 132"' mem132.jsonl 2>/dev/null)
+	[ "${lines:-0}" -ge 1 ]; ok $? "the 132nd phase was exported too (${lines:-no} live lines)"
+	[ "$b" -le $((a * 11 / 10)) ]; ok $? "132 phases (264 intervals) peak at $b KiB, 66 at $a KiB (within 10 %)"
 	;;
 esac
 

@@ -44,6 +44,8 @@ struct series {
 	uint64_t seq;             /* when it last began: the oldest finished goes first */
 	char phase[128], stream[128], engine[32], target[256];
 	int has_stream;
+	char labels[1024];        /* phase="..",stream="..",host=".." as rendered (each escaped twice at most) */
+	size_t labels_len;
 	/* counted by earlier phases of the same name, and by this one */
 	uint64_t base_ios[OP_NDATA], base_bytes[OP_NDATA], base_err[OP_NDATA], base_le[OP_NDATA][METRICS_NLE];
 	double base_sum[OP_NDATA];
@@ -110,19 +112,34 @@ static void buf_add(struct buf *b, const char *fmt, ...)
 	}
 }
 
+/* Append n bytes of s. */
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n >= b->cap)
+		buf_add(b, "%.*s", (int)n, s); /* grows it */
+	else {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+		b->p[b->len] = 0;
+	}
+}
+
 /* A label value as both text forms quote it: \\, \" and \n escaped. */
 static void add_label(struct buf *b, const char *name, const char *v)
 {
-	buf_add(b, "%s=\"", name);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			buf_add(b, "\\%c", *v);
-		else if (*v == '\n')
-			buf_add(b, "\\n");
-		else
-			buf_add(b, "%c", *v);
+	buf_put(b, name, strlen(name));
+	buf_put(b, "=\"", 2);
+	while (*v) {
+		size_t n = strcspn(v, "\\\"\n");
+
+		buf_put(b, v, n);
+		v += n;
+		if (!*v)
+			break;
+		buf_put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
+		v++;
 	}
-	buf_add(b, "\"");
+	buf_put(b, "\"", 1);
 }
 
 /* A string in JSON: quotes, backslashes and control bytes escaped, a byte
@@ -149,15 +166,25 @@ static void json_str(FILE *f, const char *v)
 }
 
 /* The labels of a series: phase, stream (when the phase has streams), host. */
+static void make_labels(struct series *s)
+{
+	struct buf b = { 0 };
+
+	add_label(&b, "phase", s->phase);
+	if (s->has_stream) {
+		buf_put(&b, ",", 1);
+		add_label(&b, "stream", s->stream);
+	}
+	buf_put(&b, ",", 1);
+	add_label(&b, "host", m.host);
+	s->labels_len = !b.failed && b.len < sizeof(s->labels) ? b.len : 0;
+	memcpy(s->labels, b.p ? b.p : "", s->labels_len);
+	free(b.p);
+}
+
 static void add_labels(struct buf *b, const struct series *s)
 {
-	add_label(b, "phase", s->phase);
-	if (s->has_stream) {
-		buf_add(b, ",");
-		add_label(b, "stream", s->stream);
-	}
-	buf_add(b, ",");
-	add_label(b, "host", m.host);
+	buf_put(b, s->labels, s->labels_len);
 }
 
 /* A family's header: TYPE (OpenMetrics names a counter without _total,
@@ -405,6 +432,7 @@ int metrics_phase_begin(const struct metrics_unit *u, unsigned n, int *ids)
 			continue;
 		s->used = s->running = 1;
 		s->seq = ++m.seq;
+		make_labels(s);
 		snprintf(s->engine, sizeof(s->engine), "%s", u[i].engine);
 		snprintf(s->target, sizeof(s->target), "%s", u[i].target);
 		for (int op = 0; op < OP_NDATA; op++) {
