@@ -74,7 +74,7 @@ PY
 read -r nreads bad <reads.out
 [ "$nreads" -gt 100 ] && [ "$bad" -eq 0 ]; ok $? "the textfile was whole in each of $nreads reads while rewritten ($bad not)"
 wait_ios=$(for _ in $(seq 60); do grep -q '^ios ' run.out && break; sleep 0.1; done; sed -n 's/^ios //p' run.out)
-final=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^iomoon_ios_total/ { s += $2 } END { print s }')
+final=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^iomoon_ios_total/ { s += $NF } END { print s }')
 [ "${wait_ios:-0}" -gt 0 ] && [ "$final" = "$wait_ios" ]
 ok $? "after the phase the endpoint's sum ($final) is the result's ios (${wait_ios:-none})"
 wait "$run_pid"
@@ -97,7 +97,7 @@ done
 # ---- counters grow across phases of one name; iomoon.metrics from a script
 lua_tap_out=$("$IOMOON" run --quiet --format none "$LUA_DIR/again.lua" t.dat again.prom 2>again.err)
 a=$(printf '%s\n' "$lua_tap_out" | awk '$1 == "ios" && $2 == "again" { s += $3 } END { print s }')
-got=$(awk '/^iomoon_ios_total\{phase="again"/ { s += $2 } END { print s }' again.prom)
+got=$(awk '/^iomoon_ios_total\{phase="again"/ { s += $NF } END { print s }' again.prom)
 [ "${a:-0}" -gt 0 ] && [ "$got" = "$a" ]; ok $? "a phase run twice under one name: its counter ($got) holds both runs (${a:-none})"
 like "$(grep -c '^iomoon_phase_info' again.prom)" '^2$' "two phase names, two series"
 like "$lua_tap_out" 'metrics: already exporting' "a second iomoon.metrics is refused"
@@ -142,6 +142,24 @@ case "$IOMOON" in
 	[ "$b" -le $((a * 11 / 10)) ]; ok $? "132 phases (264 intervals) peak at $b KiB, 66 at $a KiB (within 10 %)"
 	;;
 esac
+
+# ---- under mpirun: rank 0 exports its own figures and the cluster's (host="all")
+if [ "${IOMOON%asan*}" != "$IOMOON" ] || ! command -v mpirun >/dev/null ||
+	! "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
+	skip "mpirun (or MPI support) missing, or the ASan build (Open MPI's allocations are not ours)"
+	skip "(the same)"
+else
+	OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" quick --engine null \
+		--time 1s --rate 2000 --quiet --format json --output c.json --metrics-file c.prom --live c.jsonl >/dev/null 2>c.err
+	read -r all own <<<"$(python3 -c 'import json; p = json.load(open("c.json"))["phases"][0]; print(p["ios"], p["hosts"][0]["ios"])' 2>/dev/null)"
+	got_all=$(awk '/^iomoon_ios_total\{.*host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
+	got_own=$(awk '/^iomoon_ios_total\{/ && !/host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
+	[ "${all:-0}" -gt 0 ] && [ "$got_all" = "$all" ] && [ "$got_own" = "$own" ]
+	ok $? "mpirun -n 2: the textfile's host=\"all\" series count the cluster's $all I/Os ($got_all), rank 0's own its $own ($got_own)"
+	live_all=$(python3 -c 'import json; print(sum(d["ios"] for d in map(json.loads, open("c.jsonl")) if d["host"] == "all"))' 2>/dev/null)
+	is "$live_all" "$all" "mpirun -n 2: the merged intervals' live lines add up to the cluster's I/Os"
+fi
 
 # ---- bad input: exit 2, the message names the option, nothing created
 refused() { # refused WHAT REGEX ARGS...

@@ -44,6 +44,7 @@ struct series {
 	uint64_t seq;             /* when it last began: the oldest finished goes first */
 	char phase[128], stream[128], engine[32], target[256];
 	int has_stream;
+	int merged;               /* a cluster's merged figures (host "all"): no histogram until the end */
 	char labels[1024];        /* phase="..",stream="..",host=".." as rendered (each escaped twice at most) */
 	size_t labels_len;
 	/* counted by earlier phases of the same name, and by this one */
@@ -176,7 +177,7 @@ static void make_labels(struct series *s)
 		add_label(&b, "stream", s->stream);
 	}
 	buf_put(&b, ",", 1);
-	add_label(&b, "host", m.host);
+	add_label(&b, "host", s->merged ? "all" : m.host);
 	s->labels_len = !b.failed && b.len < sizeof(s->labels) ? b.len : 0;
 	memcpy(s->labels, b.p ? b.p : "", s->labels_len);
 	free(b.p);
@@ -238,7 +239,7 @@ static void histogram(struct buf *b, int om)
 		for (int op = 0; s->used && op < OP_NDATA; op++) {
 			uint64_t acc = 0;
 
-			if (!shows_op(s, op))
+			if (!shows_op(s, op) || (s->merged && s->running)) /* merged: buckets of all ops only */
 				continue;
 			for (int k = 0; k < METRICS_NLE; k++) {
 				acc += s->base_le[op][k] + s->le[op][k];
@@ -405,7 +406,7 @@ static struct series *find_series(const struct metrics_unit *u)
 				free_slot = s;
 			continue;
 		}
-		if (!strcmp(s->phase, u->phase) && s->has_stream == (u->stream != NULL) &&
+		if (!strcmp(s->phase, u->phase) && s->has_stream == (u->stream != NULL) && s->merged == u->merged &&
 		    (!u->stream || !strcmp(s->stream, u->stream)))
 			return s;
 		if (!s->running && (!oldest || s->seq < oldest->seq))
@@ -418,6 +419,7 @@ static struct series *find_series(const struct metrics_unit *u)
 		snprintf(free_slot->phase, sizeof(free_slot->phase), "%s", u->phase);
 		snprintf(free_slot->stream, sizeof(free_slot->stream), "%s", u->stream ? u->stream : "");
 		free_slot->has_stream = u->stream != NULL;
+		free_slot->merged = u->merged;
 	}
 	return free_slot;
 }
@@ -479,7 +481,7 @@ static void live_line(const struct series *s, const struct metrics_sample *x, co
 	else
 		fputs("null", f);
 	fputs(",\"host\":", f);
-	json_str(f, m.host);
+	json_str(f, s->merged ? "all" : m.host);
 	fprintf(f, ",\"t_s\":%.3f,\"interval_s\":%.3f,\"ios\":%llu,\"bytes\":%llu,\"iops\":%.1f,\"mb_per_s\":%.3f",
 		x->t_s, len, (unsigned long long)ios, (unsigned long long)bytes, len > 0 ? (double)ios / len : 0,
 		len > 0 ? (double)bytes / len / 1e6 : 0);

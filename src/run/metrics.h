@@ -52,6 +52,7 @@ void metrics_stop(void);
 struct metrics_unit {
 	const char *phase, *stream; /* stream NULL: a phase without streams */
 	const char *engine, *target;
+	int merged;                 /* a cluster's merged figures (rank 0): labelled host="all" */
 };
 
 /* What a workload counted since its phase's measurement began, at the

@@ -583,6 +583,7 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 							 .interrupted = res->interrupted, .done = 1 };
 
 			cluster_phase_end(r.cp, &l, r.sh.measure_ns);
+			phase_metrics_cluster_end(&r);
 		}
 	}
 	runner_free(&r);

@@ -24,6 +24,10 @@ static struct {
 	unsigned n;
 	double t_s;         /* the last tick's time since measurement began */
 	int ids[PHASE_MAX_STREAMS];
+	/* in a cluster (rank 0): the merged intervals' series, their sums */
+	int cluster, streams;
+	int all_ids[PHASE_MAX_STREAMS];
+	uint64_t all_ios[PHASE_MAX_STREAMS][OP_NDATA], all_bytes[PHASE_MAX_STREAMS][OP_NDATA];
 	struct hist *last;   /* n of them: each workload's all-op histogram at the last update */
 	struct hist *cur, *iv;
 } st;
@@ -86,6 +90,7 @@ void phase_metrics_begin(struct runner *r)
 	if (!metrics_on() || st.active)
 		return;
 	st.n = r->nu;
+	st.streams = r->sp->nstreams > 0;
 	st.last = malloc(st.n * sizeof(*st.last));
 	st.cur = malloc(sizeof(*st.cur));
 	st.iv = malloc(sizeof(*st.iv));
@@ -104,6 +109,11 @@ void phase_metrics_begin(struct runner *r)
 					      .target = t && t->kind != TARGET_NONE ? t->path : "" };
 	}
 	metrics_phase_begin(u, st.n, st.ids);
+	if ((st.cluster = r->cp != NULL)) {
+		for (unsigned i = 0; i < st.n; i++)
+			u[i].merged = 1;
+		metrics_phase_begin(u, st.n, st.all_ids);
+	}
 	st.active = 1;
 }
 
@@ -163,6 +173,61 @@ void phase_metrics_end(struct runner *r)
 		metrics_update(st.ids[i], &x, st.iv);
 	}
 	metrics_phase_end(st.ids, st.n);
+	if (!st.cluster)
+		phase_metrics_free();
+}
+
+void phase_metrics_free(void)
+{
 	free(st.last), free(st.cur), free(st.iv);
 	memset(&st, 0, sizeof(st));
+}
+
+/* Unit u of the cluster's (0: the phase, then each stream) as ours. */
+static int cluster_unit(unsigned u)
+{
+	if (!st.streams)
+		return u == 0 ? 0 : -1;
+	return u >= 1 && u <= st.n ? (int)u - 1 : -1; /* streams: the phase's own sum is not a series */
+}
+
+void phase_metrics_merged(unsigned u, const struct interval *iv, const struct hist *h)
+{
+	struct metrics_sample x = { .t_s = iv->t_s, .len_s = iv->len_s, .rate_iops = -1,
+				    .time_ns = clock_realtime_ns() };
+	int i;
+
+	if (!st.active || !st.cluster || (i = cluster_unit(u)) < 0)
+		return;
+	for (int op = 0; op < OP_NDATA; op++) {
+		x.ios[op] = st.all_ios[i][op] += iv->ios[op];
+		x.bytes[op] = st.all_bytes[i][op] += iv->bytes[op];
+	}
+	metrics_update(st.all_ids[i], &x, h);
+	metrics_publish();
+}
+
+void phase_metrics_cluster_end(struct runner *r)
+{
+	if (!st.active)
+		return;
+	for (unsigned i = 0; i < st.n; i++) {
+		const struct counters *c = r->sp->nstreams ? &r->res->streams[i].total : &r->res->total;
+		struct metrics_sample x = { .t_s = r->res->seconds, .time_ns = clock_realtime_ns(), .rate_iops = -1,
+					    .progress = 1 };
+
+		hist_init(st.iv);
+		for (int op = 0; op < OP_NDATA; op++) {
+			x.lat[op] = &c->op[op].lat;
+			x.ios[op] = c->op[op].lat.count;
+			x.bytes[op] = c->op[op].bytes;
+			x.errors[op] = c->op[op].errors;
+		}
+		/* the merged result is exact: what the merged intervals missed
+		 * (the last partial one), as one last line */
+		x.len_s = 0;
+		metrics_update(st.all_ids[i], &x, st.iv);
+	}
+	metrics_phase_end(st.all_ids, st.n);
+	phase_metrics_free();
 }

@@ -11,5 +11,15 @@ struct runner;
 void phase_metrics_begin(struct runner *r);
 void phase_metrics_tick(struct runner *r);
 void phase_metrics_end(struct runner *r);
+/* In a cluster (rank 0 exports): each merged interval of unit u (0: the
+ * phase, then each stream) with its histogram of all ops, as the
+ * cluster's series (host "all"); after the end reduction, the merged
+ * result's exact totals. */
+struct interval;
+struct hist;
+void phase_metrics_merged(unsigned u, const struct interval *iv, const struct hist *h);
+void phase_metrics_cluster_end(struct runner *r);
+/* The state of the phase exported, given back. */
+void phase_metrics_free(void);
 
 #endif
