@@ -113,7 +113,13 @@ else
 		curl -s "http://127.0.0.1:$pport/api/v1/targets" | grep -q '"lastScrape":"0001' || break
 		sleep 0.1
 	done
-	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 2.5s >p.out 2>p.err
+	# the phase, then 4 s more of serving: the queries run while iomoon
+	# still serves (once it is gone, prometheus marks its series stale)
+	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 4s >p.out 2>p.err &
+	ppid_=$!
+	PIDS="$PIDS $ppid_"
+	for _ in $(seq 100); do grep -q '^ios ' p.out && break; sleep 0.1; done
+	sleep 1.5 # a scrape after the phase's end
 	want=$(sed -n 's/^ios //p' p.out)
 	got=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=sum(iomoon_ios_total)' |
 		python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")')
@@ -124,6 +130,27 @@ else
 		python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
 	[ "$n" -ge 2 ]; ok $? "prometheus holds the series it scraped ($n)"
 	[ "$n" -ge 2 ] || sed 's/^/#   /' prom.log
+	# every query of the Grafana dashboard (doc/grafana-iomoon.json) runs, and finds series
+	bad=$(python3 - "$ROOT/doc/grafana-iomoon.json" "$pport" <<-'PY'
+	import json, sys, urllib.parse, urllib.request
+	d = json.load(open(sys.argv[1]))
+	bad = []
+	for p in d["panels"]:
+	    found = 0
+	    for t in p["targets"]:
+	        q = t["expr"].replace("$__rate_interval", "1m").replace("$phase", ".*").replace("$host", ".*")
+	        url = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[2], urllib.parse.urlencode({"query": q}))
+	        r = json.load(urllib.request.urlopen(url))
+	        if r["status"] != "success":
+	            bad.append(p["title"] + ": " + q)
+	        found += len(r["data"]["result"])
+	    if not found:
+	        bad.append(p["title"] + ": no series")
+	print("; ".join(bad))
+	PY
+	)
+	is "$bad" "" "every query of the Grafana dashboard runs in prometheus, and every panel finds the run's series"
+	wait "$ppid_"
 fi
 
 # ---- memory flat over many phases and intervals (peak RSS, /usr/bin/time)
