@@ -153,16 +153,25 @@ else
 	wait "$ppid_"
 fi
 
-# ---- memory flat over many phases and intervals (peak RSS, /usr/bin/time)
+# ---- memory flat over many phases, and over many intervals (peak RSS, /usr/bin/time)
 case "$IOMOON" in
-*asan*) skip "peak RSS under ASan's quarantine says nothing"; skip "(the same)" ;;
+*asan*) skip "peak RSS under ASan's quarantine says nothing"; skip "(the same)"; skip "(the same)" ;;
 *)
 	rss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file "mem$1.prom" --live "mem$1.jsonl" \
 		--metrics 127.0.0.1:0 "$LUA_DIR/many.lua" t.dat "$1" 2>&1 >/dev/null | tail -1 >"rss$1"; }
 	# past the 64 series kept, the oldest finished go: 66 phases against 132 (at once)
+	# one phase of 50 intervals of 10 ms against one of 400
+	lrss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file "l$1.prom" --live "l$1.jsonl" \
+		--metrics 127.0.0.1:0 "$LUA_DIR/long.lua" t.dat "$1" 2>&1 >/dev/null | tail -1 >"lrss$1"; }
 	rss 66 & p1=$!
 	rss 132 & p2=$!
-	wait "$p1" "$p2"
+	lrss 500ms & p3=$!
+	lrss 4s & p4=$!
+	wait "$p1" "$p2" "$p3" "$p4"
+	c=$(cat lrss500ms) d=$(cat lrss4s)
+	n=$(wc -l <l4s.jsonl)
+	[ "$n" -ge 250 ] && [ "$d" -le $((c * 105 / 100)) ]
+	ok $? "one phase of $n intervals peaks at $d KiB, of $(wc -l <l500ms.jsonl) at $c KiB (within 5 %)"
 	a=$(cat rss66) b=$(cat rss132)
 	lines=$(grep -c '"phase":"phase 132"' mem132.jsonl 2>/dev/null)
 	[ "${lines:-0}" -ge 1 ]; ok $? "the 132nd phase was exported too (${lines:-no} live lines)"
