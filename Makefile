@@ -24,13 +24,16 @@ NFS_LIBS   := $(shell pkg-config --libs libnfs 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs ompi-c 2>/dev/null)
 MPI_CFLAGS := $(if $(MPI_LIBS),-DHAVE_MPI $(shell pkg-config --cflags ompi-c 2>/dev/null))
 NET_CFLAGS := $(if $(NBD_LIBS),-DHAVE_LIBNBD) $(if $(ISCSI_LIBS),-DHAVE_LIBISCSI) $(if $(NFS_LIBS),-DHAVE_LIBNFS) $(MPI_CFLAGS)
-LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(NFS_LIBS) $(MPI_LIBS) -lm -pthread
+# The metrics endpoint (run/metrics_http.c, doc/reports.md) serves HTTP
+# with libmicrohttpd.
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) $(ISCSI_LIBS) $(NFS_LIBS) $(MPI_LIBS) $(MHD_LIBS) -lm -pthread
 
 # Debian packages the build, the tests and the benchmarks need.
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit nbdkit-plugin-dev libiscsi-dev libiscsi-bin tgt chromium ioping \
             libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd libnfs-dev libnfs-utils \
-            nfs-ganesha nfs-ganesha-mem
+            nfs-ganesha nfs-ganesha-mem libmicrohttpd-dev prometheus
 
 # The sources, by layer (doc/design.md, "The source tree"): every C file
 # in a folder of src/ is built; src/lua/ is the binding (the only code that

@@ -10,14 +10,14 @@
 
 _iomoon_verbs="run suite quick ping replay trace report compare rerun verify fio convert list help"
 _iomoon_formats="table csv json analyzer markdown html fio-json none"
-_iomoon_output_opts="--format --output --quiet"
+_iomoon_output_opts="--format --output --quiet --metrics --metrics-public --metrics-file --live"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
 _iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name --batch --rw --iodepth --numjobs --runtime --ioengine"
 _iomoon_trace_opts="--trace-format --device --from --to --skip-bad"
 _iomoon_replay_opts="--speed --no-stall --offsets --loop --name"
 _iomoon_ping_opts="-c -i -w -s -S -o -p -a -L -W -D -C -A -Y -y -R -q -k -B -J --allow-write --force"
 # the options that take no value (everything else takes one)
-_iomoon_flags="--quiet --buffered --allow-write --force --no-stall --skip-bad --skip-unsupported -L -W -D -C -A -Y -y -R -q -k -B -J"
+_iomoon_flags="--quiet --metrics-public --buffered --allow-write --force --no-stall --skip-bad --skip-unsupported -L -W -D -C -A -Y -y -R -q -k -B -J"
 
 # The names in one section (engines, suites) of `BIN list`.
 _iomoon_list() {
@@ -58,7 +58,7 @@ _iomoon_value() {
 	case $opt in
 	--format) COMPREPLY=($(compgen -W "$_iomoon_formats" -- "$cur")) ;;
 	--engine) COMPREPLY=($(compgen -W "auto $(_iomoon_list "$bin" engines)" -- "$cur")) ;;
-	--target | --output) _iomoon_files "$cur" ;;
+	--target | --output | --metrics-file | --live) _iomoon_files "$cur" ;;
 	--pair-by) COMPREPLY=($(compgen -W "name position" -- "$cur")) ;;
 	--dist) COMPREPLY=($(compgen -W "uniform zipf: pareto: normal: zoned:" -- "$cur"))
 		compopt -o nospace 2>/dev/null ;;

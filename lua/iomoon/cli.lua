@@ -62,6 +62,10 @@ options (run, suite, quick):
   --format table|csv|json|analyzer|markdown|html|fio-json|fio-json+|fio-terse|none   output format (default table)
   --output FILE                  write the report to FILE (atomically), not stdout
   --quiet                        no progress line on the terminal
+  --metrics ADDR:PORT            serve live figures (OpenMetrics) at http://ADDR:PORT/metrics
+                                 (127.0.0.1 unless --metrics-public)
+  --metrics-file PATH            the same figures rewritten after every interval (node_exporter)
+  --live PATH|-                  one JSON line per interval and stream
 options (suite, quick):
   --target PATH     file or block device        --size SIZE   test area (creates a file)
   --time DUR        measured time of a phase    --ramp DUR    unmeasured warm-up
@@ -215,7 +219,30 @@ local function batch_opt(o)
   return number_opt(o, "batch", true)
 end
 
-local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag" }
+local OUTPUT_OPTS = { format = "value", output = "value", quiet = "flag",
+  metrics = "value", ["metrics-public"] = "flag", ["metrics-file"] = "value", live = "value" }
+
+-- The watchers' exports (iomoon.metrics; doc/reports.md, "Watching a
+-- run"), started before any phase: a port in use, an address that is
+-- not local or a path that cannot be written is bad input, in the
+-- options' words.
+local METRICS_OPTION = { listen = "--metrics", public = "--metrics-public", file = "--metrics-file",
+  live = "--live" }
+local function start_metrics(o, targets)
+  if o["metrics-public"] and not o.metrics then input_error("--metrics-public: give --metrics ADDR:PORT too") end
+  if not (o.metrics or o["metrics-file"] or o.live) then return end
+  for _, k in ipairs({ "metrics-file", "live" }) do
+    if o[k] and o[k] ~= "-" then outfile.check_output(o[k], targets or {}, "--" .. k) end
+  end
+  local ok, m = pcall(iomoon.metrics, { listen = o.metrics, public = o["metrics-public"] or nil,
+    file = o["metrics-file"], live = o.live })
+  if not ok then
+    local field, what = tostring(m.msg or m):match("^metrics%.(%w+): (.*)$")
+    if getmetatable(m) == INPUT_MT and field then input_error("%s: %s", METRICS_OPTION[field] or field, what) end
+    error(m, 0)
+  end
+  if m.listen then io.stderr:write("iomoon: metrics on http://", m.listen, "/metrics\n") end
+end
 
 local with = util.merge
 
@@ -401,6 +428,7 @@ local function run_reported(verb, o, body, name_width, targets, check, planned)
   end
   local sink = make_sink(o, name_width, targets)
   if check then check() end
+  start_metrics(o, targets)
   iomoon.set_progress(not o.quiet)
   local unhook = iomoon.on_result(sink.add)
   -- a script's os.exit still leaves the report whole

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/rc.h"
 #include "run/batch.h"
+#include "run/phase_metrics.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -247,6 +248,7 @@ static void take_interval(struct cluster_phase *cp, const struct iv_pay *p)
 		iv.p50_ns = hist_percentile(h, 50);
 		iv.p99_ns = hist_percentile(h, 99);
 		iv.max_ns = h->count ? h->max : 0;
+		phase_metrics_merged(u, &iv, h); /* rank 0's exporter, when it exports */
 		if (p->replays) { /* the lag of every rank's records submitted in it */
 			hist_init(h);
 			memcpy(h->buckets, p->lag_buckets, sizeof(h->buckets));

@@ -125,7 +125,7 @@ void counters_error(struct counters *c, int op, int err, uint64_t offset, uint32
 {
 	struct first_error e = { .offset = offset, .len = len, .op = op, .err = err, .res = res, .at_ns = at_ns };
 
-	c->op[op].errors++;
+	hist_bump(&c->op[op].errors, 1); /* read live by the exporter (phase_metrics.c) */
 	for (int j = 0; j < STATS_MAX_ERRNO; j++) {
 		if (!c->errno_count[j].n || (c->errno_count[j].err == err && c->errno_count[j].op == op)) {
 			c->errno_count[j].err = err;

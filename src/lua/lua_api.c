@@ -695,6 +695,7 @@ int luaopen_iomoon(lua_State *L)
 		{ "protect", l_protect }, { "results", api_results }, { "keep_results", api_keep_results }, { "on_result", api_on_result },
 		{ "set_progress", api_set_progress }, { "interrupted", api_interrupted },
 		{ "stat", l_stat }, { "write_atomic", l_write_atomic }, { "machine", api_machine }, { "redact", l_redact },
+		{ "metrics", api_metrics },
 		{ NULL, NULL },
 	};
 

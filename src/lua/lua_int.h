@@ -89,5 +89,7 @@ int api_results(lua_State *L);
 int api_on_result(lua_State *L);
 int api_set_progress(lua_State *L);
 int api_interrupted(lua_State *L);
+/* lua_metrics.c: iomoon.metrics{...} */
+int api_metrics(lua_State *L);
 
 #endif

@@ -23,6 +23,7 @@
 #include "core/rc.h"
 #include "core/rng.h"
 #include "run/phase_int.h"
+#include "run/phase_metrics.h"
 #include "run/phase_sample.h"
 #include "run/replay.h"
 #include "run/worker.h"
@@ -396,6 +397,7 @@ static void measure_begin(struct runner *r)
 	r->next_tick = r->sh.measure_ns + r->sp->interval_ns;
 	r->prog_ns = r->sh.measure_ns;
 	r->ramping = 0;
+	phase_metrics_begin(r);
 }
 
 /* In a cluster: the interval just made, for the merge. */
@@ -435,6 +437,7 @@ static void cluster_ticks(struct runner *r)
 		for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 			sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, r->next_tick);
 		phase_made(r);
+		phase_metrics_tick(r);
 	}
 	if (r->next_tick > r->sh.end_ns)
 		r->next_tick = UINT64_MAX;
@@ -461,6 +464,7 @@ static void tick(struct runner *r)
 	sampler_tick(&r->all, r->scratch, r->sh.measure_ns, now);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
+	phase_metrics_tick(r);
 	r->next_tick += step;
 	while (r->next_tick <= now)
 		r->next_tick += step;
@@ -574,11 +578,13 @@ int phase_run(const struct phase_spec *sp, struct phase_result *res, char *why, 
 		pthread_join(r.w[i].thread, NULL);
 	if (rc == RC_OK) {
 		phase_collect(&r);
+		phase_metrics_end(&r);
 		if (r.cp) {
 			const struct cluster_local l = { .stop = r.sh.stop && !r.remote_stop && !res->interrupted,
 							 .interrupted = res->interrupted, .done = 1 };
 
 			cluster_phase_end(r.cp, &l, r.sh.measure_ns);
+			phase_metrics_cluster_end(&r);
 		}
 	}
 	runner_free(&r);

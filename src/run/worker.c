@@ -361,7 +361,7 @@ static inline void inflight_mark(struct loop *l)
 	const uint64_t from = l->if_at > l->measure ? l->if_at : l->measure, to = min64(l->now, l->end);
 
 	if (to > from)
-		l->w->c.inflight_ns += (to - from) * l->inflight;
+		hist_bump(&l->w->c.inflight_ns, (to - from) * l->inflight); /* read live (phase_metrics.c) */
 	l->if_at = l->now;
 }
 

@@ -1,0 +1,754 @@
+/* metrics.c - the series of a run's live figures, their exposition, the
+ * textfile and the JSON lines (metrics.h); the HTTP side is
+ * metrics_http.c.
+ *
+ * Only the phase's sampling thread calls in here, but for
+ * metrics_with_text (the HTTP thread), which copies the published text
+ * under pub_lock; the sampler holds that lock only to swap two pointers.
+ * The text is rendered into buffers that are reused (double-buffered per
+ * form), so a day of intervals allocates nothing once they are big enough.
+ */
+#include "run/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/rc.h"
+#include "core/shown.h"
+
+/* 1 us to 10 s, 1-2.5-5 a decade: the latency histogram's upper bounds. */
+const double metrics_le_s[METRICS_NLE - 1] = {
+	1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
+	1e-2, 2.5e-2, 5e-2, 0.1,  0.25,   0.5,  1,    2.5,    5,    10,   30,
+};
+static const char *const le_text[METRICS_NLE] = {
+	"0.000001", "0.0000025", "0.000005", "0.00001", "0.000025", "0.00005", "0.0001", "0.00025",
+	"0.0005",   "0.001",     "0.0025",   "0.005",   "0.01",     "0.025",   "0.05",   "0.1",
+	"0.25",     "0.5",       "1.0",      "2.5",     "5.0",      "10.0",    "30.0",   "+Inf",
+};
+static const char *const op_name[OP_NDATA] = { "read", "write", "trim" };
+
+struct series {
+	int used, running;
+	uint64_t seq;             /* when it last began: the oldest finished goes first */
+	char phase[128], stream[128], engine[32], target[256];
+	int has_stream;
+	int merged;               /* a cluster's merged figures (host "all"): no histogram until the end */
+	char labels[1024];        /* phase="..",stream="..",host=".." as rendered (each escaped twice at most) */
+	size_t labels_len;
+	/* counted by earlier phases of the same name, and by this one */
+	uint64_t base_ios[OP_NDATA], base_bytes[OP_NDATA], base_err[OP_NDATA], base_le[OP_NDATA][METRICS_NLE];
+	double base_sum[OP_NDATA];
+	uint64_t ios[OP_NDATA], bytes[OP_NDATA], err[OP_NDATA], le[OP_NDATA][METRICS_NLE];
+	double sum[OP_NDATA];
+	int has_q;
+	double q_s[3];            /* p50, p99, p99.9 of the last interval */
+	double inflight, rate_iops, progress;
+	uint64_t last_ios, last_bytes, last_err, last_inflight_ns; /* at the last update: the interval's deltas */
+};
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+static struct {
+	int on;
+	char addr[80];
+	char host[128];
+	char *file, *file_tmp;
+	FILE *live;
+	int live_is_stdout;
+	double start_s;
+	uint64_t seq;
+	struct series s[METRICS_MAX_SERIES];
+	uint8_t le_of[HIST_BUCKETS]; /* the le bucket each of iomoon's buckets counts in */
+	struct buf work[2], pub[2];  /* [0] OpenMetrics, [1] 0.0.4 */
+	pthread_mutex_t pub_lock;
+	int warned_file, warned_live;
+} m = { .pub_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- text ---- */
+
+static void buf_add(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_add(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t ncap = b->cap ? b->cap * 2 : 16384;
+		while (ncap <= b->len + (size_t)n)
+			ncap *= 2;
+		char *p = realloc(b->p, ncap);
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+}
+
+/* Append n bytes of s. */
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n >= b->cap)
+		buf_add(b, "%.*s", (int)n, s); /* grows it */
+	else {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+		b->p[b->len] = 0;
+	}
+}
+
+/* A label value as both text forms quote it: \\, \" and \n escaped. */
+static void add_label(struct buf *b, const char *name, const char *v)
+{
+	buf_put(b, name, strlen(name));
+	buf_put(b, "=\"", 2);
+	while (*v) {
+		size_t n = strcspn(v, "\\\"\n");
+
+		buf_put(b, v, n);
+		v += n;
+		if (!*v)
+			break;
+		buf_put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
+		v++;
+	}
+	buf_put(b, "\"", 1);
+}
+
+/* A string in JSON: quotes, backslashes and control bytes escaped, a byte
+ * that is not UTF-8 as U+FFFD, so a line always parses. */
+static void json_str(FILE *f, const char *v)
+{
+	const unsigned char *s = (const unsigned char *)v;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = shown_utf8_len(s);
+
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else if (n)
+			fwrite(s, 1, n, f);
+		else
+			fputs("\\ufffd", f);
+		s += n ? n : 1;
+	}
+	fputc('"', f);
+}
+
+/* The labels of a series: phase, stream (when the phase has streams), host. */
+static void make_labels(struct series *s)
+{
+	struct buf b = { 0 };
+
+	add_label(&b, "phase", s->phase);
+	if (s->has_stream) {
+		buf_put(&b, ",", 1);
+		add_label(&b, "stream", s->stream);
+	}
+	buf_put(&b, ",", 1);
+	add_label(&b, "host", s->merged ? "all" : m.host);
+	s->labels_len = !b.failed && b.len < sizeof(s->labels) ? b.len : 0;
+	memcpy(s->labels, b.p ? b.p : "", s->labels_len);
+	free(b.p);
+}
+
+static void add_labels(struct buf *b, const struct series *s)
+{
+	buf_put(b, s->labels, s->labels_len);
+}
+
+/* A family's header: TYPE (OpenMetrics names a counter without _total,
+ * and knows info; 0.0.4 calls info a gauge) and HELP. */
+static void family(struct buf *b, int om, const char *name, const char *type, const char *help)
+{
+	char fam[64];
+	size_t n = strlen(name);
+
+	snprintf(fam, sizeof(fam), "%s", name);
+	if (om && !strcmp(type, "counter") && n > 6 && !strcmp(name + n - 6, "_total"))
+		fam[n - 6] = 0;
+	if (om && !strcmp(type, "info") && n > 5 && !strcmp(name + n - 5, "_info"))
+		fam[n - 5] = 0;
+	buf_add(b, "# TYPE %s %s\n# HELP %s %s\n", fam, !om && !strcmp(type, "info") ? "gauge" : type, fam, help);
+}
+
+/* Does the series show op? Reads and writes always, trims once it has some. */
+static int shows_op(const struct series *s, int op)
+{
+	return op < OP_TRIM || s->base_ios[op] + s->ios[op] > 0;
+}
+
+static void counter(struct buf *b, int om, const char *name, const char *help, int which)
+{
+	family(b, om, name, "counter", help);
+	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
+		const struct series *s = &m.s[i];
+
+		for (int op = 0; s->used && op < OP_NDATA; op++) {
+			const uint64_t v = which == 0   ? s->base_ios[op] + s->ios[op]
+					   : which == 1 ? s->base_bytes[op] + s->bytes[op]
+							: s->base_err[op] + s->err[op];
+
+			if (!shows_op(s, op))
+				continue;
+			buf_add(b, "%s{", name);
+			add_labels(b, s);
+			buf_add(b, ",op=\"%s\"} %llu\n", op_name[op], (unsigned long long)v);
+		}
+	}
+}
+
+static void histogram(struct buf *b, int om)
+{
+	family(b, om, "iomoon_latency_seconds", "histogram",
+	       "Latency of completed I/Os (from the intended start when paced), iomoon's histogram in fixed buckets.");
+	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
+		const struct series *s = &m.s[i];
+
+		for (int op = 0; s->used && op < OP_NDATA; op++) {
+			uint64_t acc = 0;
+
+			if (!shows_op(s, op) || (s->merged && s->running)) /* merged: buckets of all ops only */
+				continue;
+			for (int k = 0; k < METRICS_NLE; k++) {
+				acc += s->base_le[op][k] + s->le[op][k];
+				buf_add(b, "iomoon_latency_seconds_bucket{");
+				add_labels(b, s);
+				buf_add(b, ",op=\"%s\",le=\"%s\"} %llu\n", op_name[op], le_text[k], (unsigned long long)acc);
+			}
+			buf_add(b, "iomoon_latency_seconds_count{");
+			add_labels(b, s);
+			buf_add(b, ",op=\"%s\"} %llu\n", op_name[op], (unsigned long long)acc);
+			buf_add(b, "iomoon_latency_seconds_sum{");
+			add_labels(b, s);
+			buf_add(b, ",op=\"%s\"} %.9g\n", op_name[op], s->base_sum[op] + s->sum[op]);
+		}
+	}
+}
+
+/* A gauge per series; which: 0 quantiles, 1 in flight, 2 rate, 3 progress, 4 info. */
+static void gauges(struct buf *b, int which)
+{
+	static const char *const qname[3] = { "50", "99", "99.9" };
+
+	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
+		const struct series *s = &m.s[i];
+
+		if (!s->used)
+			continue;
+		for (int q = 0; which == 0 && s->has_q && q < 3; q++) {
+			buf_add(b, "iomoon_latency_quantile_seconds{");
+			add_labels(b, s);
+			buf_add(b, ",percentile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
+		}
+		if (which == 1 || (which == 2 && s->rate_iops >= 0) || which == 3) {
+			buf_add(b, "%s{", which == 1 ? "iomoon_inflight" : which == 2 ? "iomoon_rate_target_iops"
+										: "iomoon_phase_progress_ratio");
+			add_labels(b, s);
+			buf_add(b, "} %.6g\n", which == 1 ? s->inflight : which == 2 ? s->rate_iops : s->progress);
+		}
+		if (which == 4) {
+			buf_add(b, "iomoon_phase_info{");
+			add_labels(b, s);
+			buf_add(b, ",");
+			add_label(b, "engine", s->engine);
+			buf_add(b, ",");
+			add_label(b, "target", s->target);
+			buf_add(b, ",running=\"%s\"} 1\n", s->running ? "yes" : "no");
+		}
+	}
+}
+
+/* The whole exposition in one form. */
+static void render(struct buf *b, int om)
+{
+	b->len = 0;
+	b->failed = 0;
+	family(b, om, "iomoon_run_start_time_seconds", "gauge", "When the run began (Unix time).");
+	buf_add(b, "iomoon_run_start_time_seconds{");
+	add_label(b, "host", m.host);
+	buf_add(b, "} %.3f\n", m.start_s);
+	counter(b, om, "iomoon_ios_total", "I/Os completed in the measured time.", 0);
+	counter(b, om, "iomoon_bytes_total", "Bytes moved (trims: discarded) by completed I/Os.", 1);
+	counter(b, om, "iomoon_errors_total", "Failed I/Os (and verification failures).", 2);
+	histogram(b, om);
+	family(b, om, "iomoon_latency_quantile_seconds", "gauge", "Latency percentiles of the last interval.");
+	gauges(b, 0);
+	family(b, om, "iomoon_inflight", "gauge", "I/Os in flight, the mean over the last interval.");
+	gauges(b, 1);
+	family(b, om, "iomoon_rate_target_iops", "gauge", "The rate asked of a paced workload now.");
+	gauges(b, 2);
+	family(b, om, "iomoon_phase_info", "info", "A phase's workload: its engine and target.");
+	gauges(b, 4);
+	family(b, om, "iomoon_phase_progress_ratio", "gauge", "How much of the phase is done, 0 to 1.");
+	gauges(b, 3);
+	if (om)
+		buf_add(b, "# EOF\n");
+}
+
+/* ---- the textfile ---- */
+
+/* Write the 0.0.4 text beside the file and rename it over: a reader sees
+ * the old text or the new, never part of one. No fsync: the reader needs
+ * atomicity, not durability, and the sampler must not wait on a disk. */
+static int write_file(const struct buf *b, char *why, size_t why_len)
+{
+	int fd = open(m.file_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	size_t off = 0;
+
+	if (fd < 0) {
+		snprintf(why, why_len, "%s: %s", m.file_tmp, strerror(errno));
+		return RC_FAIL;
+	}
+	while (off < b->len) {
+		ssize_t n = write(fd, b->p + off, b->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(why, why_len, "%s: %s", m.file_tmp, n < 0 ? strerror(errno) : "short write");
+			close(fd);
+			unlink(m.file_tmp);
+			return RC_FAIL;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) || rename(m.file_tmp, m.file)) {
+		snprintf(why, why_len, "%s: %s", m.file, strerror(errno));
+		unlink(m.file_tmp);
+		return RC_FAIL;
+	}
+	return RC_OK;
+}
+
+void metrics_publish(void)
+{
+	char why[WHY_LEN];
+
+	if (!m.on)
+		return;
+	for (int om = 0; om < 2; om++) {
+		struct buf t;
+
+		render(&m.work[om], om == 0);
+		if (m.work[om].failed)
+			continue;
+		pthread_mutex_lock(&m.pub_lock);
+		t = m.pub[om];
+		m.pub[om] = m.work[om];
+		m.work[om] = t;
+		pthread_mutex_unlock(&m.pub_lock);
+	}
+	if (m.file && m.pub[1].p && write_file(&m.pub[1], why, sizeof(why)) != RC_OK && !m.warned_file++)
+		fprintf(stderr, "iomoon: warning: --metrics-file: %s (tried again after each interval)\n", why);
+	if (m.live) {
+		fflush(m.live);
+		if (ferror(m.live) && !m.warned_live++)
+			fprintf(stderr, "iomoon: warning: --live: a write failed: %s\n", strerror(errno));
+	}
+}
+
+void metrics_with_text(int om, void (*fn)(const char *text, size_t len, void *arg), void *arg)
+{
+	const struct buf *b;
+
+	pthread_mutex_lock(&m.pub_lock);
+	b = &m.pub[om ? 0 : 1];
+	if (b->p)
+		fn(b->p, b->len, arg);
+	else
+		fn(om ? "# EOF\n" : "", om ? 6 : 0, arg);
+	pthread_mutex_unlock(&m.pub_lock);
+}
+
+/* ---- series ---- */
+
+static struct series *find_series(const struct metrics_unit *u)
+{
+	struct series *free_slot = NULL, *oldest = NULL;
+
+	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
+		struct series *s = &m.s[i];
+
+		if (!s->used) {
+			if (!free_slot)
+				free_slot = s;
+			continue;
+		}
+		if (!strcmp(s->phase, u->phase) && s->has_stream == (u->stream != NULL) && s->merged == u->merged &&
+		    (!u->stream || !strcmp(s->stream, u->stream)))
+			return s;
+		if (!s->running && (!oldest || s->seq < oldest->seq))
+			oldest = s;
+	}
+	if (!free_slot && oldest)
+		free_slot = oldest;
+	if (free_slot) {
+		memset(free_slot, 0, sizeof(*free_slot));
+		snprintf(free_slot->phase, sizeof(free_slot->phase), "%s", u->phase);
+		snprintf(free_slot->stream, sizeof(free_slot->stream), "%s", u->stream ? u->stream : "");
+		free_slot->has_stream = u->stream != NULL;
+		free_slot->merged = u->merged;
+	}
+	return free_slot;
+}
+
+int metrics_phase_begin(const struct metrics_unit *u, unsigned n, int *ids)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct series *s = m.on ? find_series(&u[i]) : NULL;
+
+		ids[i] = s ? (int)(s - m.s) : -1;
+		if (!s)
+			continue;
+		s->used = s->running = 1;
+		s->seq = ++m.seq;
+		make_labels(s);
+		snprintf(s->engine, sizeof(s->engine), "%s", u[i].engine);
+		snprintf(s->target, sizeof(s->target), "%s", u[i].target);
+		for (int op = 0; op < OP_NDATA; op++) {
+			s->ios[op] = s->bytes[op] = s->err[op] = 0;
+			memset(s->le[op], 0, sizeof(s->le[op]));
+			s->sum[op] = 0;
+		}
+		s->has_q = 0;
+		s->inflight = s->progress = 0;
+		s->rate_iops = -1;
+		s->last_ios = s->last_bytes = s->last_err = s->last_inflight_ns = 0;
+	}
+	metrics_publish();
+	return RC_OK;
+}
+
+/* The le buckets (not cumulative) and the sum (bucket midpoints) of h. */
+static void fold_hist(const struct hist *h, uint64_t *le, double *sum_s)
+{
+	double sum = 0;
+
+	memset(le, 0, METRICS_NLE * sizeof(*le));
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		le[m.le_of[i]] += h->buckets[i];
+		sum += (double)h->buckets[i] * ((double)hist_bucket_low(i) + (double)(hist_bucket_width(i) - 1) / 2);
+	}
+	*sum_s = sum / 1e9;
+}
+
+/* One JSON line: the interval of series s just updated with sample x. */
+static void live_line(const struct series *s, const struct metrics_sample *x, const struct hist *iv, uint64_t ios,
+		      uint64_t bytes, uint64_t err)
+{
+	FILE *f = m.live;
+	const double len = x->len_s > 0 ? x->len_s : 0;
+
+	fprintf(f, "{\"time\":%.3f,\"phase\":", (double)x->time_ns / 1e9);
+	json_str(f, s->phase);
+	fputs(",\"stream\":", f);
+	if (s->has_stream)
+		json_str(f, s->stream);
+	else
+		fputs("null", f);
+	fputs(",\"host\":", f);
+	json_str(f, s->merged ? "all" : m.host);
+	fprintf(f, ",\"t_s\":%.3f,\"interval_s\":%.3f,\"ios\":%llu,\"bytes\":%llu,\"iops\":%.1f,\"mb_per_s\":%.3f",
+		x->t_s, len, (unsigned long long)ios, (unsigned long long)bytes, len > 0 ? (double)ios / len : 0,
+		len > 0 ? (double)bytes / len / 1e6 : 0);
+	fprintf(f, ",\"p50_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu,\"errors\":%llu,\"inflight\":%.4g}\n",
+		(unsigned long long)hist_percentile(iv, 50), (unsigned long long)hist_percentile(iv, 99),
+		(unsigned long long)hist_percentile(iv, 99.9), (unsigned long long)err, s->inflight);
+}
+
+void metrics_update(int id, const struct metrics_sample *x, const struct hist *iv)
+{
+	struct series *s;
+	uint64_t ios = 0, bytes = 0, err = 0;
+
+	if (!m.on || id < 0)
+		return;
+	s = &m.s[id];
+	for (int op = 0; op < OP_NDATA; op++) {
+		s->ios[op] = x->ios[op];
+		s->bytes[op] = op < OP_TRIM ? x->bytes[op] : 0; /* trims move no data */
+		s->err[op] = x->errors[op];
+		if (x->lat[op])
+			fold_hist(x->lat[op], s->le[op], &s->sum[op]);
+		ios += s->ios[op];
+		bytes += s->bytes[op];
+		err += s->err[op];
+	}
+	s->has_q = iv->count > 0;
+	s->q_s[0] = (double)hist_percentile(iv, 50) / 1e9;
+	s->q_s[1] = (double)hist_percentile(iv, 99) / 1e9;
+	s->q_s[2] = (double)hist_percentile(iv, 99.9) / 1e9;
+	s->inflight = x->len_s > 0 && x->inflight_ns >= s->last_inflight_ns
+			      ? (double)(x->inflight_ns - s->last_inflight_ns) / (x->len_s * 1e9)
+			      : 0;
+	s->rate_iops = x->rate_iops;
+	s->progress = x->progress < 0 ? 0 : x->progress > 1 ? 1 : x->progress;
+	if (m.live && (x->len_s > 0 || ios != s->last_ios))
+		live_line(s, x, iv, ios - s->last_ios, bytes - s->last_bytes, err - s->last_err);
+	s->last_ios = ios;
+	s->last_bytes = bytes;
+	s->last_err = err;
+	s->last_inflight_ns = x->inflight_ns;
+}
+
+void metrics_phase_end(const int *ids, unsigned n)
+{
+	for (unsigned i = 0; m.on && i < n; i++) {
+		struct series *s;
+
+		if (ids[i] < 0)
+			continue;
+		s = &m.s[ids[i]];
+		for (int op = 0; op < OP_NDATA; op++) {
+			s->base_ios[op] += s->ios[op];
+			s->base_bytes[op] += s->bytes[op];
+			s->base_err[op] += s->err[op];
+			for (int k = 0; k < METRICS_NLE; k++)
+				s->base_le[op][k] += s->le[op][k];
+			s->base_sum[op] += s->sum[op];
+			s->ios[op] = s->bytes[op] = s->err[op] = 0;
+			memset(s->le[op], 0, sizeof(s->le[op]));
+			s->sum[op] = 0;
+		}
+		s->running = 0;
+		s->inflight = 0;
+		s->rate_iops = -1;
+		s->progress = 1;
+	}
+	metrics_publish();
+}
+
+/* ---- start and stop ---- */
+
+static int is_loopback(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+	if (a->sa_family == AF_INET6) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
+/* Split ADDR:PORT ([V6]:PORT; PORT alone or :PORT: 127.0.0.1; localhost:
+ * 127.0.0.1) into host and port. */
+static int split_listen(const char *spec, char *host, size_t hlen, char *port, size_t plen)
+{
+	const char *colon;
+
+	if (spec[0] == '[') {
+		const char *end = strchr(spec, ']');
+
+		if (!end || end[1] != ':' || (size_t)(end - spec) >= hlen)
+			return -1;
+		snprintf(host, hlen, "%.*s", (int)(end - spec - 1), spec + 1);
+		colon = end + 1;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if ((size_t)(colon - spec) >= hlen || memchr(spec, ':', (size_t)(colon - spec)))
+			return -1; /* a bare IPv6 address: give it in brackets */
+		snprintf(host, hlen, "%.*s", (int)(colon - spec), spec);
+	} else {
+		host[0] = 0;
+		colon = spec - 1;
+	}
+	if (!host[0] || !strcmp(host, "localhost"))
+		snprintf(host, hlen, "127.0.0.1");
+	snprintf(port, plen, "%s", colon + 1);
+	if (!port[0] || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
+		return -1;
+	return 0;
+}
+
+/* The listening socket for spec, bound; RC_INPUT with why. */
+static int bind_listen(const char *spec, int public_ok, char *why, size_t why_len)
+{
+	char host[64], port[16], name[NI_MAXHOST], serv[NI_MAXSERV];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	struct sockaddr_storage got;
+	socklen_t glen = sizeof(got);
+	int fd, one = 1, e;
+
+	if (split_listen(spec, host, sizeof(host), port, sizeof(port)) ||
+	    getaddrinfo(host, port, &hints, &ai) || !ai) {
+		snprintf(why, why_len, "listen: '%s' is not ADDR:PORT (say 127.0.0.1:9464, [::1]:9464 or :9464)", spec);
+		if (ai)
+			freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	if (!public_ok && !is_loopback(ai->ai_addr)) {
+		snprintf(why, why_len, "listen: %s is not a local address: the figures would be open to the network "
+			 "(give --metrics-public, or public = true, to mean it)", spec);
+		freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+		e = errno;
+		snprintf(why, why_len, "listen: %s: %s%s", spec, strerror(e),
+			 e == EADDRINUSE    ? " (something listens there already: give another port)"
+			 : e == EADDRNOTAVAIL ? " (not an address of this host)"
+			 : e == EACCES      ? " (a port below 1024 needs privileges)"
+					    : "");
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	freeaddrinfo(ai);
+	if (!getsockname(fd, (struct sockaddr *)&got, &glen) &&
+	    !getnameinfo((struct sockaddr *)&got, glen, name, sizeof(name), serv, sizeof(serv),
+			 NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(m.addr, sizeof(m.addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, serv);
+	return fd;
+}
+
+/* Can the textfile be written (its temporary file made beside it)? */
+static int check_file(const char *path, char *why, size_t why_len)
+{
+	size_t n = strlen(path) + 16;
+	int fd;
+
+	m.file = strdup(path);
+	m.file_tmp = malloc(n);
+	if (!m.file || !m.file_tmp) {
+		snprintf(why, why_len, "out of memory");
+		return RC_FAIL;
+	}
+	snprintf(m.file_tmp, n, "%s.iomoon-tmp", path);
+	fd = open(m.file_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(why, why_len, "file: %s cannot be written beside: %s", path, strerror(errno));
+		return RC_INPUT;
+	}
+	close(fd);
+	unlink(m.file_tmp);
+	return RC_OK;
+}
+
+static void free_config(void)
+{
+	free(m.file);
+	free(m.file_tmp);
+	m.file = m.file_tmp = NULL;
+}
+
+int metrics_start(const struct metrics_config *c, char *why, size_t why_len)
+{
+	struct timespec ts;
+	int fd = -1, rc;
+
+	if (m.on) {
+		snprintf(why, why_len, "already exporting (once per run)");
+		return RC_INPUT;
+	}
+	if (c->listen && (fd = bind_listen(c->listen, c->public_ok, why, why_len)) < 0)
+		return fd;
+	if (c->file && (rc = check_file(c->file, why, why_len)) != RC_OK)
+		goto fail;
+	if (c->live && !strcmp(c->live, "-")) {
+		m.live = stdout;
+		m.live_is_stdout = 1;
+	} else if (c->live && !(m.live = fopen(c->live, "we"))) {
+		snprintf(why, why_len, "live: %s: %s", c->live, strerror(errno));
+		rc = RC_INPUT;
+		goto fail;
+	}
+	if (fd >= 0 && (rc = metrics_http_start(fd, why, why_len)) != RC_OK) {
+		if (m.live && !m.live_is_stdout) {
+			fclose(m.live);
+			unlink(c->live);
+		}
+		m.live = NULL;
+		goto fail;
+	}
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		const double mid_s = ((double)hist_bucket_low(i) + (double)(hist_bucket_width(i) - 1) / 2) / 1e9;
+		unsigned k = 0;
+
+		while (k < METRICS_NLE - 1 && mid_s > metrics_le_s[k])
+			k++;
+		m.le_of[i] = (uint8_t)k;
+	}
+	snprintf(m.host, sizeof(m.host), "%s", c->host ? c->host : "localhost");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m.start_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	m.on = 1;
+	metrics_publish();
+	return RC_OK;
+fail:
+	if (fd >= 0)
+		close(fd);
+	m.live = NULL;
+	m.live_is_stdout = 0;
+	free_config();
+	m.addr[0] = 0;
+	return rc;
+}
+
+int metrics_on(void)
+{
+	return m.on;
+}
+
+const char *metrics_address(void)
+{
+	return m.addr;
+}
+
+void metrics_stop(void)
+{
+	if (!m.on)
+		return;
+	metrics_http_stop();
+	if (m.live) {
+		fflush(m.live);
+		if (!m.live_is_stdout)
+			fclose(m.live);
+	}
+	m.live = NULL;
+	free_config();
+	for (int i = 0; i < 2; i++) {
+		free(m.work[i].p);
+		free(m.pub[i].p);
+		m.work[i] = m.pub[i] = (struct buf){ 0 };
+	}
+	m.on = 0;
+}

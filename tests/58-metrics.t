@@ -1,0 +1,223 @@
+#!/bin/bash
+# Watching a run (doc/reports.md, "Watching a run"): --metrics serves
+# OpenMetrics and Prometheus 0.0.4 text that Debian's prometheus scrapes
+# and promtool accepts, and whose sums agree with the run's result;
+# --live writes JSON lines that add up to the phase; --metrics-file is
+# always whole while it is rewritten; counters grow across phases of one
+# name; memory stays flat over many phases; bad input is refused before
+# anything runs. Servers listen on 127.0.0.1 only and die with the test.
+. "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
+"$IOMOON" quick --target t.dat --size 1m --ios 1 --engine null --quiet --format none
+PIDS=""
+finish() { for p in $PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; cleanup; }
+trap finish EXIT
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# wait_http URL: until it answers (5 s at most)
+wait_http() { for _ in $(seq 50); do curl -fs -o /dev/null "$1" && return 0; sleep 0.1; done; return 1; }
+sum_ios() { python3 -c 'import json, sys; print(sum(json.loads(l)["ios"] for l in open(sys.argv[1])))' "$1"; }
+W="$LUA_DIR/watched.lua"
+
+# Debian's prometheus, scraping 127.0.0.1:$mport every second (queried below)
+pport="" mport=""
+if command -v prometheus >/dev/null; then
+	mport=$(free_port); pport=$(free_port)
+	cat >prom.yml <<-YML
+	global: { scrape_interval: 1s, scrape_timeout: 900ms }
+	scrape_configs:
+	  - job_name: iomoon
+	    static_configs: [ { targets: ["127.0.0.1:$mport"] } ]
+	YML
+	prometheus --config.file=prom.yml --storage.tsdb.path="$TMP/prom" --web.listen-address="127.0.0.1:$pport" \
+		--log.level=warn >prom.log 2>&1 &
+	PIDS="$PIDS $!"
+fi
+
+# ---- one run, scraped by hand: both forms, the live lines, the textfile
+port=$(free_port)
+"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$port" --live live.jsonl --metrics-file m.prom \
+	"$W" t.dat 2500ms 2000 1s >run.out 2>run.err &
+run_pid=$!
+PIDS="$PIDS $run_pid"
+wait_http "http://127.0.0.1:$port/metrics"; ok $? "the endpoint answers (127.0.0.1:$port)"
+sleep 0.5
+curl -s -D om.h -o om.txt "http://127.0.0.1:$port/metrics"
+like "$(tr -d '\r' <om.h)" $'Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8' \
+	"OpenMetrics by default, with its content type"
+is "$(tail -1 om.txt)" "# EOF" "the OpenMetrics text ends in # EOF"
+like "$(cat om.txt)" '# TYPE iomoon_ios counter' "OpenMetrics names the counter family without _total"
+like "$(cat om.txt)" 'iomoon_ios_total\{phase="watched",host="[^"]+",op="read"\} [1-9]' "iomoon_ios_total counts while the phase runs"
+curl -s -D t.h -o t.txt -H 'Accept: text/plain;version=0.0.4;q=0.9' "http://127.0.0.1:$port/metrics"
+like "$(tr -d '\r' <t.h)" 'Content-Type: text/plain; version=0.0.4; charset=utf-8' "0.0.4 text when the scraper asks for text/plain"
+out=$(promtool check metrics <t.txt 2>&1); ok $? "promtool check metrics accepts the 0.0.4 text"
+[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+for m in iomoon_bytes_total iomoon_errors_total 'iomoon_latency_seconds_bucket.*le="\+Inf"' iomoon_latency_seconds_sum \
+	'iomoon_latency_quantile_seconds.*percentile="99.9"' iomoon_inflight 'iomoon_rate_target_iops.* 2000' \
+	'iomoon_phase_info.*engine="null"' iomoon_phase_progress_ratio iomoon_run_start_time_seconds; do
+	like "$(cat t.txt)" "$m" "the exposition has $m"
+done
+is "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/other")" 404 "another path: 404"
+is "$(curl -s -o /dev/null -w '%{http_code}' -X POST --data-binary @t.txt "http://127.0.0.1:$port/metrics")" 405 \
+	"another method (with a body): 405"
+# the textfile, read in a loop while it is rewritten every 100 ms
+python3 - m.prom >reads.out <<'PY'
+import sys, time
+bad = n = 0
+end = time.time() + 1.0
+while time.time() < end:
+    t = open(sys.argv[1]).read()
+    n += 1
+    if not (t.startswith("# TYPE iomoon_run_start_time_seconds") and t.rstrip("\n").split("\n")[-1].startswith("iomoon_phase_progress_ratio")):
+        bad += 1
+print(n, bad)
+PY
+read -r nreads bad <reads.out
+[ "$nreads" -gt 100 ] && [ "$bad" -eq 0 ]; ok $? "the textfile was whole in each of $nreads reads while rewritten ($bad not)"
+wait_ios=$(for _ in $(seq 60); do grep -q '^ios ' run.out && break; sleep 0.1; done; sed -n 's/^ios //p' run.out)
+final=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^iomoon_ios_total/ { s += $NF } END { print s }')
+[ "${wait_ios:-0}" -gt 0 ] && [ "$final" = "$wait_ios" ]
+ok $? "after the phase the endpoint's sum ($final) is the result's ios (${wait_ios:-none})"
+wait "$run_pid"
+got=$(sum_ios live.jsonl 2>/dev/null)
+[ "${wait_ios:-0}" -gt 0 ] && [ "$got" = "$wait_ios" ]; ok $? "the live lines' ios ($got) add up to the phase's"
+python3 -c 'import json,sys; [json.loads(l) for l in open("live.jsonl")]'; ok $? "every live line is JSON"
+like "$(head -1 live.jsonl)" '^\{"time":[0-9.]+,"phase":"watched","stream":null,"host":"[^"]+","t_s":0.1' \
+	"a live line: time, phase, stream, host, interval end"
+promtool check metrics <m.prom >/dev/null 2>&1; ok $? "promtool accepts the textfile"
+
+# ---- streams: a line per stream and interval, a series per stream
+"$IOMOON" run --quiet --format none --live - "$W" t.dat 1s 2000 0 streams >s.out 2>s.err
+grep '^{' s.out >s.jsonl
+for s in reads big; do
+	want=$(sed -n "s/^stream $s //p" s.out)
+	got=$(python3 -c 'import json,sys; print(sum(d["ios"] for d in map(json.loads, open("s.jsonl")) if d["stream"] == sys.argv[1]))' "$s")
+	is "$got" "$want" "--live -: stream $s's lines add up to its ios ($want)"
+done
+
+# ---- counters grow across phases of one name; iomoon.metrics from a script
+lua_tap_out=$("$IOMOON" run --quiet --format none "$LUA_DIR/again.lua" t.dat again.prom 2>again.err)
+a=$(printf '%s\n' "$lua_tap_out" | awk '$1 == "ios" && $2 == "again" { s += $3 } END { print s }')
+got=$(awk '/^iomoon_ios_total\{phase="again"/ { s += $NF } END { print s }' again.prom)
+[ "${a:-0}" -gt 0 ] && [ "$got" = "$a" ]; ok $? "a phase run twice under one name: its counter ($got) holds both runs (${a:-none})"
+like "$(grep -c '^iomoon_phase_info' again.prom)" '^2$' "two phase names, two series"
+like "$lua_tap_out" 'metrics: already exporting' "a second iomoon.metrics is refused"
+like "$lua_tap_out" "metrics: unknown field 'lisen' \(did you mean 'listen'\?\)" "an unknown field names the nearest"
+
+# ---- prometheus scrapes a running iomoon (started at the top: its scrape
+# manager takes its targets some 5 s after it starts)
+if [ -z "$pport" ]; then
+	skip "prometheus is not installed (make deps)"
+	skip "prometheus is not installed (make deps)"
+else
+	for _ in $(seq 150); do
+		curl -s "http://127.0.0.1:$pport/api/v1/targets" | grep -q '"lastScrape":"0001' || break
+		sleep 0.1
+	done
+	# the phase, then 4 s more of serving: the queries run while iomoon
+	# still serves (once it is gone, prometheus marks its series stale)
+	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 4s >p.out 2>p.err &
+	ppid_=$!
+	PIDS="$PIDS $ppid_"
+	for _ in $(seq 100); do grep -q '^ios ' p.out && break; sleep 0.1; done
+	sleep 1.5 # a scrape after the phase's end
+	want=$(sed -n 's/^ios //p' p.out)
+	got=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=sum(iomoon_ios_total)' |
+		python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")')
+	# one interval's I/Os: 1000 IOPS x 100 ms
+	awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(a != "none" && d <= 100 && d >= -100) }'
+	ok $? "prometheus: sum(iomoon_ios_total) is $got, the run's ios $want (within one interval's 100)"
+	n=$(curl -s "http://127.0.0.1:$pport/api/v1/query" --data-urlencode 'query=count(count_over_time(iomoon_ios_total[1m]))' |
+		python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)')
+	[ "$n" -ge 2 ]; ok $? "prometheus holds the series it scraped ($n)"
+	[ "$n" -ge 2 ] || sed 's/^/#   /' prom.log
+	# every query of the Grafana dashboard (doc/grafana-iomoon.json) runs, and finds series
+	bad=$(python3 - "$ROOT/doc/grafana-iomoon.json" "$pport" <<-'PY'
+	import json, sys, urllib.parse, urllib.request
+	d = json.load(open(sys.argv[1]))
+	bad = []
+	for p in d["panels"]:
+	    found = 0
+	    for t in p["targets"]:
+	        q = t["expr"].replace("$__rate_interval", "1m").replace("$phase", ".*").replace("$host", ".*")
+	        url = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[2], urllib.parse.urlencode({"query": q}))
+	        r = json.load(urllib.request.urlopen(url))
+	        if r["status"] != "success":
+	            bad.append(p["title"] + ": " + q)
+	        found += len(r["data"]["result"])
+	    if not found:
+	        bad.append(p["title"] + ": no series")
+	print("; ".join(bad))
+	PY
+	)
+	is "$bad" "" "every query of the Grafana dashboard runs in prometheus, and every panel finds the run's series"
+	wait "$ppid_"
+fi
+
+# ---- memory flat over many phases, and over many intervals (peak RSS, /usr/bin/time)
+case "$IOMOON" in
+*asan*) skip "peak RSS under ASan's quarantine says nothing"; skip "(the same)"; skip "(the same)" ;;
+*)
+	rss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file "mem$1.prom" --live "mem$1.jsonl" \
+		--metrics 127.0.0.1:0 "$LUA_DIR/many.lua" t.dat "$1" 2>&1 >/dev/null | tail -1 >"rss$1"; }
+	# past the 64 series kept, the oldest finished go: 66 phases against 132 (at once)
+	# one phase of 50 intervals of 10 ms against one of 400
+	lrss() { /usr/bin/time -f %M "$IOMOON" run --quiet --format none --metrics-file "l$1.prom" --live "l$1.jsonl" \
+		--metrics 127.0.0.1:0 "$LUA_DIR/long.lua" t.dat "$1" 2>&1 >/dev/null | tail -1 >"lrss$1"; }
+	rss 66 & p1=$!
+	rss 132 & p2=$!
+	lrss 500ms & p3=$!
+	lrss 4s & p4=$!
+	wait "$p1" "$p2" "$p3" "$p4"
+	c=$(cat lrss500ms) d=$(cat lrss4s)
+	n=$(wc -l <l4s.jsonl)
+	[ "$n" -ge 250 ] && [ "$d" -le $((c * 105 / 100)) ]
+	ok $? "one phase of $n intervals peaks at $d KiB, of $(wc -l <l500ms.jsonl) at $c KiB (within 5 %)"
+	a=$(cat rss66) b=$(cat rss132)
+	lines=$(grep -c '"phase":"phase 132"' mem132.jsonl 2>/dev/null)
+	[ "${lines:-0}" -ge 1 ]; ok $? "the 132nd phase was exported too (${lines:-no} live lines)"
+	[ "$b" -le $((a * 11 / 10)) ]; ok $? "132 phases (264 intervals) peak at $b KiB, 66 at $a KiB (within 10 %)"
+	;;
+esac
+
+# ---- under mpirun: rank 0 exports its own figures and the cluster's (host="all")
+if [ "${IOMOON%asan*}" != "$IOMOON" ] || ! command -v mpirun >/dev/null ||
+	! "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
+	skip "mpirun (or MPI support) missing, or the ASan build (Open MPI's allocations are not ours)"
+	skip "(the same)"
+else
+	OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" quick --engine null \
+		--time 1s --rate 2000 --quiet --format json --output c.json --metrics-file c.prom --live c.jsonl >/dev/null 2>c.err
+	read -r all own <<<"$(python3 -c 'import json; p = json.load(open("c.json"))["phases"][0]; print(p["ios"], p["hosts"][0]["ios"])' 2>/dev/null)"
+	got_all=$(awk '/^iomoon_ios_total\{.*host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
+	got_own=$(awk '/^iomoon_ios_total\{/ && !/host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
+	[ "${all:-0}" -gt 0 ] && [ "$got_all" = "$all" ] && [ "$got_own" = "$own" ]
+	ok $? "mpirun -n 2: the textfile's host=\"all\" series count the cluster's $all I/Os ($got_all), rank 0's own its $own ($got_own)"
+	live_all=$(python3 -c 'import json; print(sum(d["ios"] for d in map(json.loads, open("c.jsonl")) if d["host"] == "all"))' 2>/dev/null)
+	is "$live_all" "$all" "mpirun -n 2: the merged intervals' live lines add up to the cluster's I/Os"
+fi
+
+# ---- bad input: exit 2, the message names the option, nothing created
+refused() { # refused WHAT REGEX ARGS...
+	local what=$1 re=$2
+	shift 2
+	rm -f new.dat
+	"$IOMOON" quick --target new.dat --size 1m --engine null --time 1s --quiet "$@" >bad.out 2>bad.err
+	is "$?" 2 "$what: exit 2"
+	like "$(cat bad.err)" "$re" "$what: the message says why"
+	[ ! -e new.dat ] && [ ! -e bad.jsonl ]; ok $? "$what: nothing created"
+}
+python3 -c 'import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(30)' >busy.port &
+PIDS="$PIDS $!"
+for _ in $(seq 50); do [ -s busy.port ] && break; sleep 0.1; done
+refused "a port in use" "^iomoon quick: --metrics: 127.0.0.1:$(cat busy.port): Address already in use" \
+	--metrics "127.0.0.1:$(cat busy.port)" --live bad.jsonl
+refused "an address not local" "--metrics: 192.0.2.1:9464 is not a local address.*--metrics-public" --metrics 192.0.2.1:9464
+refused "no ADDR:PORT" "--metrics: 'nine' is not ADDR:PORT" --metrics nine
+refused "a port past 65535" "--metrics: '127.0.0.1:70000' is not ADDR:PORT" --metrics 127.0.0.1:70000
+refused "--metrics-public alone" "--metrics-public: give --metrics" --metrics-public
+refused "a textfile in no folder" "--metrics-file: '$TMP/no/m.prom': directory '$TMP/no' does not exist" \
+	--metrics-file "$TMP/no/m.prom"
+refused "a live file in no folder" "--live: '$TMP/no/l.jsonl': directory" --live "$TMP/no/l.jsonl"
+refused "a public address without the flag, from 0.0.0.0" "is not a local address" --metrics 0.0.0.0:9464
+done_testing
