@@ -9,7 +9,7 @@
 # always the installed ones.
 
 _iomoon_verbs="run suite quick ping replay trace report compare rerun verify fio convert list help"
-_iomoon_formats="table csv json analyzer markdown html fio-json none"
+_iomoon_formats="table csv json analyzer markdown html fio-json fio-json+ fio-terse none"
 _iomoon_output_opts="--format --output --quiet --metrics --metrics-public --metrics-file --live"
 _iomoon_target_opts="--target --size --time --ramp --engine --qd --workers --buffered --allow-write --force"
 _iomoon_quick_opts="--bs --read --random --rate --ios --dist --seed --name --batch --rw --iodepth --numjobs --runtime --ioengine"
