@@ -621,7 +621,8 @@ function cli.suite(args)
   local o, rest = parse_options(args, 1, with(spec, own))
   local name = the_file(rest, string.format("give a suite name or file (ready suites: %s)",
     table.concat(suite.list(), ", ")))
-  local s = (s0 and name == word) and s0
+  -- loaded again with the .icf options, so a Lua suite refuses them
+  local s = (s0 and name == word and not o["skip-unsupported"] and not o.manager) and s0
     or suite.load(name, { skip_unsupported = o["skip-unsupported"], manager = o.manager })
   local opts = common_overrides(o)
   opts.quiet = o.quiet or nil
