@@ -177,7 +177,7 @@ done
 is "$?:$(cat hist.err)" "0:" "fio-json of a file whose latency carries a \"hist\" object: no traceback (a file has no histogram)"
 err=$("$IOMOON" report a.json --format nosuch 2>&1)
 is $? 2 "report --format nosuch: exit 2"
-like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json\\)" "report --format nosuch: lists the formats"
+like "$err" "--format: 'nosuch' is not a format here \\(table, csv, json, analyzer, markdown, html, fio-json, fio-json\\+, fio-terse\\)" "report --format nosuch: lists the formats"
 err=$("$IOMOON" report a.json --output a.json 2>&1)
 is $? 2 "report --output naming its own input: exit 2"
 is "$err" "iomoon report: --output: 'a.json' is the results file (a.json); the report would replace it" \

@@ -93,8 +93,8 @@ if has_uring == nil or has_aio == nil then
   tap.skip("cannot tell which engines work here: " .. (has_uring == nil and uring_why or aio_why))
   tap.skip("cannot tell which engine auto should pick here")
 else
-  -- the network engines are built in wherever make deps ran (libnbd, libiscsi)
-  local want = string.format("io_uring%s libaio%s psync+ null+ sim+ nbd+ iscsi+", has_uring and "+" or "-",
+  -- the network engines are built in wherever make deps ran (libnbd, libiscsi, libnfs)
+  local want = string.format("io_uring%s libaio%s psync+ null+ sim+ nbd+ iscsi+ nfs+", has_uring and "+" or "-",
     has_aio and "+" or "-")
   local want_auto = has_uring and "io_uring" or has_aio and "libaio" or "psync"
   tap.ok(table.concat(names, " ") == want and auto == want_auto, "engines: %s (want %s); auto picks %s (want %s%s)",
