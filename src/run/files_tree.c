@@ -243,8 +243,10 @@ int files_skeleton(const struct files_spec *sp, int fd, unsigned first, unsigned
 			for (int k = l - 1; k > 0; k--, pi /= sp->width) {
 				char tmp[PATH_MAX];
 
-				snprintf(tmp, sizeof(tmp), "d%llu%s%s", (unsigned long long)(pi % sp->width), path[0] ? "/" : "", path);
-				snprintf(path, sizeof(path), "%s", tmp);
+				if ((size_t)snprintf(tmp, sizeof(tmp), "d%llu%s%s", (unsigned long long)(pi % sp->width),
+						     path[0] ? "/" : "", path) >= sizeof(tmp))
+					return -ENAMETOOLONG;
+				memcpy(path, tmp, strlen(tmp) + 1);
 			}
 			pfd = l == 1 ? dup(fd) : beneath(fd, path, O_RDONLY | O_DIRECTORY);
 			if (pfd < 0)
