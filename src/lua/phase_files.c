@@ -39,7 +39,12 @@ static enum files_op op_named(lua_State *L, const char *s, const char *field)
 		if (!strcmp(s, files_op_names[op]))
 			return (enum files_op)op;
 	{
-		const char *near = api_nearest(s, (const char *const *)files_op_names);
+		const char *names[FOP_N + 1]; /* api_nearest takes a NULL-ended list */
+		const char *near;
+
+		memcpy(names, files_op_names, sizeof(files_op_names));
+		names[FOP_N] = NULL;
+		near = api_nearest(s, names);
 
 		api_input_error(L, "phase.%s: '%s' is not an operation of a files phase (one of mkdir, create, write, append, "
 				"read, stat, dirstat, open, rename, readdir, delete, rmdir%s%s%s)", field, s, near ? "; did you mean '" : "",
