@@ -99,8 +99,23 @@ if L=$(losetup -f --show "$TMP/back.img" 2>/dev/null); then
 	ok "$([ "$after" -lt $((before * 3 / 4)) ]; echo $?)" "the loop device's backing file lost the discarded blocks ($before -> $after)"
 	cmp -s "$TMP/back.img" <(head -c 16M /dev/zero)
 	ok $? "the discarded ranges of the backing file read back zeros"
+	# trim_secure: the kernel is asked whether the device does secure
+	# discard (a probe that cannot erase: its range starts at byte 1); a
+	# loop device does not, so the phase is refused and nothing written
+	head -c 1M /dev/urandom | dd of="$L" bs=1M seek=2 conv=notrunc,fsync status=none
+	sum=$(md5sum <"$L")
+	err=$(strace -f -qq -e trace=ioctl -o "$TMP/secure.strace" "$IOMOON" run "$T/lua/44-sync-trim/trim-secure.lua" "$L" 2>&1)
+	is $? 2 "trim_secure on a loop device: exit 2"
+	like "$err" "phase.trim_secure: $L does not do secure discard \(BLKSECDISCARD: not supported by the device\)" "says the device does not do secure discard"
+	is "$(grep -c 'BLKSECDISCARD' "$TMP/secure.strace") $(grep -cE 'BLKSECDISCARD, \[1, 0\]\) += -1 EOPNOTSUPP' "$TMP/secure.strace") $(grep -c 'BLKDISCARD' "$TMP/secure.strace")" "1 1 0" \
+		"the kernel saw one BLKSECDISCARD, the probe [1, 0] it refused, and no discard"
+	is "$(md5sum <"$L")" "$sum" "the device is untouched"
+	err=$("$IOMOON" run "$T/lua/44-sync-trim/trim-secure.lua" "$L" 0 2>&1)
+	is $? 2 "trim_secure without trims: exit 2"
+	like "$err" "phase.trim_secure: true, but the mix has no trims \(give trim = N" "says the mix has no trims"
 	losetup -d "$L"
 else
+	for i in 1 2 3 4 5 6; do skip "no loop device here"; done
 	skip "no loop device here"
 	skip "no loop device here"
 	skip "no loop device here"
@@ -125,6 +140,7 @@ refused 'bs = "4k", read = 0, trim = 10, verify = "crc32c"' 'phase\.verify: with
 refused 'bs = "4k", read = 100, sync = "dsync"' 'phase\.sync: the mix never writes' "O_DSYNC on a read-only mix"
 refused 'bs = "4k", sync = "osync"' "phase\\.sync: 'osync' is not a way to open for writing" "an unknown sync"
 refused 'bs = "4k", fsync = 0' 'phase\.fsync: 0 is out of range' "fsync = 0"
+refused 'bs = "4k", read = 0, trim = 10, trim_secure = true' 'phase\.trim_secure: .*new\.dat is not a local block device' "trim_secure on a file"
 refused 'streams = { { bs = "4k", read = 0 }, { bs = "4k", read = 100, fdatasync = 1 } }' \
 	'phase\.streams\[2\]\.fdatasync: the mix never writes' "a stream's fdatasync on a read-only mix"
 

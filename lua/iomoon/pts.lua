@@ -234,12 +234,12 @@ local function base(s, opts, test, extra)
 end
 
 --- The purge phase: the whole area discarded (a trim of every block: on a
--- device BLKDISCARD, on a file its holes punched), or nil when the
--- target cannot discard (why: the reason).
-function pts.purge_phase(s, opts, test)
+-- device BLKSECDISCARD when `secure`, else BLKDISCARD; on a file its holes
+-- punched), or nil when the target cannot (why: the reason).
+function pts.purge_phase(s, opts, test, secure)
   local bs = s.area_bytes % MiB == 0 and MiB or 4096
   local p = base(s, opts, test, { name = string.format("%s: purge", test), bs = bs, read = 0, trim = 100, random = 0,
-    ios = s.area_bytes // bs, workers = 1, qd = 16,
+    ios = s.area_bytes // bs, workers = 1, qd = 16, trim_secure = secure or nil,
     meta_pts = { round = 0, bs = bs, read = 0, precondition = false, purge = true } })
   local ok, e = pcall(iomoon.check, p)
   if not ok then return nil, type(e) == "table" and e.msg or tostring(e) end
@@ -361,6 +361,9 @@ end
 
 -- how each kind of target is purged, and the departure it is
 local PURGE = {
+  secure = { text = "BLKSECDISCARD (secure discard) of the whole area",
+    departure = "purge by BLKSECDISCARD, the block layer's secure erase of the area, not the device's own "
+      .. "purge command (ATA SECURITY ERASE, NVMe Format/Sanitize)" },
   device = { text = "BLKDISCARD of the whole area",
     departure = "purge by BLKDISCARD, not a secure erase (ATA SECURITY ERASE, NVMe Format/Sanitize)" },
   file = { text = "holes punched over the whole area (a file: fallocate PUNCH_HOLE)",
@@ -393,10 +396,18 @@ function pts.run_test(s, opts, test)
   if s.skip_purge then
     purge_how = { text = "skipped (--skip-purge)" }
   else
-    local p, why = pts.purge_phase(s, opts, test)
     local kind = target_kind(opts)
+    -- a device: its secure discard where it has one, else BLKDISCARD, and
+    -- the report says why not the secure one
+    local p, why = nil, nil
+    if kind == "device" then p, why = pts.purge_phase(s, opts, test, true) end
+    local insecure = kind == "device" and not p and why
+    if p then kind = "secure" else p, why = pts.purge_phase(s, opts, test) end
     if p then
-      purge_how = PURGE[kind] or PURGE.other
+      purge_how = util.copy(PURGE[kind] or PURGE.other)
+      if insecure then
+        purge_how.text = string.format("%s (%s)", purge_how.text, (tostring(insecure):gsub("^[%w_.]+trim_secure: ", "")))
+      end
       local _, go = run(mark(p), out)
       if not go then return out end
     else

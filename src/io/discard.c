@@ -94,12 +94,23 @@ int target_can_trim(const struct target *t, char *why, size_t why_len)
 	return RC_INPUT;
 }
 
-int discard_range(int fd, int block, uint64_t off, uint64_t len)
+int target_can_secure_trim(int fd, const char *shown, char *why, size_t why_len)
 {
-	if (block) {
+	uint64_t probe[2] = { 1, 0 };
+
+	if (ioctl(fd, BLKSECDISCARD, probe) == 0 || errno == EINVAL)
+		return RC_OK;
+	snprintf(why, why_len, "%s does not do secure discard (BLKSECDISCARD: %s)", shown,
+		 errno == EOPNOTSUPP ? "not supported by the device" : strerror(errno));
+	return RC_INPUT;
+}
+
+int discard_range(int fd, enum discard_kind kind, uint64_t off, uint64_t len)
+{
+	if (kind != DISCARD_PUNCH) {
 		uint64_t range[2] = { off, len };
 
-		return ioctl(fd, BLKDISCARD, range) < 0 ? -errno : 0;
+		return ioctl(fd, kind == DISCARD_SECURE ? BLKSECDISCARD : BLKDISCARD, range) < 0 ? -errno : 0;
 	}
 	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0 ? -errno : 0;
 }

@@ -15,8 +15,18 @@
  * with why. */
 int target_can_trim(const struct target *t, char *why, size_t why_len);
 
-/* Discard [off, off + len) of fd: BLKDISCARD on a block device,
- * fallocate(PUNCH_HOLE | KEEP_SIZE) on a file. 0 or -errno. */
-int discard_range(int fd, int block, uint64_t off, uint64_t len);
+/* How a range is discarded: a file's hole punched, a block device's
+ * BLKDISCARD, or its BLKSECDISCARD (a secure erase of the range: the
+ * data is gone from the medium too, not only unmapped). */
+enum discard_kind { DISCARD_PUNCH, DISCARD_BLOCK, DISCARD_SECURE };
+
+/* Does block device fd do secure discard? A probe that cannot erase
+ * anything (a range that starts at byte 1: the kernel checks support
+ * before the range, and refuses the range with EINVAL): RC_OK, or
+ * RC_INPUT with why. fd must be open for writing. */
+int target_can_secure_trim(int fd, const char *shown, char *why, size_t why_len);
+
+/* Discard [off, off + len) of fd by `kind`. 0 or -errno. */
+int discard_range(int fd, enum discard_kind kind, uint64_t off, uint64_t len);
 
 #endif

@@ -36,7 +36,7 @@ struct engine_cfg {
 	size_t buf_len;        /* bytes in each slot's buffer */
 	uint64_t sim_latency_ns; /* the sim engine's service time */
 	unsigned flags;          /* ENGINE_* options, for the engines that have them */
-	int block;               /* fd is a block device (trims are BLKDISCARD) */
+	int discard;             /* how trims discard: enum discard_kind (io/discard.h) */
 	const char *url;         /* a network engine's LUN or export (netblk.h); fd is then -1 */
 };
 

@@ -11,7 +11,7 @@
 struct psync_priv {
 	int fd;
 	struct io_slot *pending;
-	int datasync, block;
+	int datasync, discard;
 };
 
 static int psync_init(struct engine *e, const struct engine_cfg *cfg, char *why, size_t why_len)
@@ -24,7 +24,7 @@ static int psync_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 		return -1;
 	p->fd = cfg->fd;
 	p->datasync = !!(cfg->flags & ENGINE_DATASYNC);
-	p->block = cfg->block;
+	p->discard = cfg->discard;
 	e->priv = p;
 	e->features = "";
 	return 0;
@@ -44,7 +44,7 @@ static int64_t other_op(const struct psync_priv *p, const struct io_slot *s)
 	int r;
 
 	if (s->op.op == OP_TRIM)
-		return (r = discard_range(p->fd, p->block, s->op.offset, s->op.len)) < 0 ? r : (int64_t)s->op.len;
+		return (r = discard_range(p->fd, p->discard, s->op.offset, s->op.len)) < 0 ? r : (int64_t)s->op.len;
 	do
 		r = p->datasync ? fdatasync(p->fd) : fsync(p->fd);
 	while (r < 0 && errno == EINTR);

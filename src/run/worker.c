@@ -56,6 +56,15 @@ static inline void fill_offsets(struct io_slot *s)
 		p[i] = s->op.offset + 8ull * i;
 }
 
+/* How this worker's trims discard: a file's holes, a device's BLKDISCARD,
+ * or its BLKSECDISCARD (trim_secure). */
+static enum discard_kind worker_discard(const struct worker *w)
+{
+	if (w->target->kind != TARGET_BLOCK)
+		return DISCARD_PUNCH;
+	return w->spec->trim_secure ? DISCARD_SECURE : DISCARD_BLOCK;
+}
+
 static inline uint64_t min64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
@@ -292,7 +301,7 @@ static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
  * system call, timed around it, and completed at once. */
 __attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_slot *s)
 {
-	int r = discard_range(l->w->fd, l->w->target->kind == TARGET_BLOCK, s->op.offset, s->op.len);
+	int r = discard_range(l->w->fd, worker_discard(l->w), s->op.offset, s->op.len);
 
 	l->now = clock_ns();
 	s->res = r < 0 ? r : (int64_t)s->op.len;
@@ -494,7 +503,7 @@ static int worker_ready(struct worker *w)
 				  .sim_latency_ns = sp->sim_latency_ns,
 				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0) |
 					   (sp->open_sync != OPEN_SYNC_NONE && w->target->url ? ENGINE_FUA : 0),
-				  .block = w->target->kind == TARGET_BLOCK, .url = w->target->url };
+				  .discard = worker_discard(w), .url = w->target->url };
 
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
