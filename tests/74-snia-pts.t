@@ -92,6 +92,9 @@ t, ph = tests("wsat.json")
 assert not any(p["meta"]["pts"]["precondition"] for p in ph) and ph[0]["meta"]["pts"].get("purge"), "wsat: purge, no preconditioning"
 PY
 ok $? "throughput: 1024 then 128 KiB, each its own test; latency: 9 cells at QD 1 x 1 thread; wsat: purge, no preconditioning"
+"$IOMOON" suite snia-pts-throughput --profile client --target "$TMP/tc.dat" --size 8M "${Q[@]}" --format json --output tc.json 2>/dev/null
+is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(*[t["test"] for t in d["pts"]], d["phases"][0]["meta"]["pts"]["plan"]["profile"])' tc.json)" \
+	"throughput-1m client" "PTS-C's throughput test is 1024 KiB only (the specification's client profile)"
 like "$("$IOMOON" report latency.json)" "measurement window \(maximum response time ms, rounds" "latency: the maximum response times beside the means"
 
 # ---- a device ----

@@ -37,9 +37,10 @@ pts.SPEC = {
 
 --- The thread count and queue depth of PTS-E and PTS-C, and the share of
 -- the area (the ActiveRange) the test loop addresses.
+-- PTS-C's throughput test is 1024 KiB only (PTS-E's is 1024 and 128 KiB).
 pts.PROFILES = {
   enterprise = { spec = "PTS-E", workers = 4, qd = 32, active_range_pct = 100 },
-  client = { spec = "PTS-C", workers = 2, qd = 16, active_range_pct = 75 },
+  client = { spec = "PTS-C", workers = 2, qd = 16, active_range_pct = 75, without = { ["throughput-128k"] = true } },
 }
 
 pts.IOPS_BS = { 1024 * KiB, 128 * KiB, 64 * KiB, 32 * KiB, 16 * KiB, 8 * KiB, 4 * KiB, 512 }
@@ -73,6 +74,16 @@ pts.TESTS = {
 pts.SUITES = {
   iops = { "iops" }, throughput = { "throughput-1m", "throughput-128k" }, latency = { "latency" }, wsat = { "wsat" },
 }
+
+--- The tests suite_name runs under settings s (its profile's), in order.
+function pts.tests(suite_name, s)
+  local without = pts.PROFILES[s.profile].without or {}
+  local out = {}
+  for _, t in ipairs(pts.SUITES[suite_name]) do
+    if not without[t] then out[#out + 1] = t end
+  end
+  return out
+end
 
 --- The value a cell's result gives for `field`: iops, mb_per_s, or the
 -- mean response time (lat.mean_ns).
@@ -314,7 +325,7 @@ end
 function pts.check(suite_name, opts)
   local s = pts.settings(suite_name, opts)
   local phases = {}
-  for _, test in ipairs(pts.SUITES[suite_name]) do
+  for _, test in ipairs(pts.tests(suite_name, s)) do
     for _, p in ipairs(pts.cells(s, opts, test, 1)) do phases[#phases + 1] = p end
     if not pts.TESTS[test].no_precondition then phases[#phases + 1] = pts.precondition_phase(s, opts, test, 1) end
   end
@@ -460,12 +471,12 @@ function pts.run_test(s, opts, test)
   return out
 end
 
---- Run the tests of a suite (pts.SUITES[suite_name]) with checked settings s.
+--- Run the tests of a suite (pts.tests) with checked settings s.
 function pts.run(suite_name, opts, s)
   s = s or pts.check(suite_name, opts)
   s.quiet, s.progress = opts.quiet, opts.progress ~= false
   local outs = {}
-  for _, test in ipairs(pts.SUITES[suite_name]) do
+  for _, test in ipairs(pts.tests(suite_name, s)) do
     local o = pts.run_test(s, opts, test)
     outs[#outs + 1] = o
     if o.stopped then break end
