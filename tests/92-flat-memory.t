@@ -1,5 +1,6 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# (Not timed: peak RSS does not depend on what else the machine runs, so it
+# runs beside another test.)
 # Memory stays flat with the number of phases: nothing is kept per result
 # unless a script or a report asks (iomoon.keep_results, --output). Peak
 # RSS of 2,000 one-I/O phases against 200, as /usr/bin/time measures it.
