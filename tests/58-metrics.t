@@ -52,7 +52,7 @@ like "$(tr -d '\r' <t.h)" 'Content-Type: text/plain; version=0.0.4; charset=utf-
 out=$(promtool check metrics <t.txt 2>&1); ok $? "promtool check metrics accepts the 0.0.4 text"
 [ -n "$out" ] && echo "$out" | sed 's/^/#   /'
 for m in iomoon_bytes_total iomoon_errors_total 'iomoon_latency_seconds_bucket.*le="\+Inf"' iomoon_latency_seconds_sum \
-	'iomoon_latency_quantile_seconds.*percentile="99.9"' iomoon_inflight 'iomoon_rate_target_iops.* 2000' \
+	'iomoon_latency_quantile_seconds.*quantile="0.999"' 'iomoon_latency_quantile_seconds_count' '# TYPE iomoon_latency_quantile_seconds summary' iomoon_inflight 'iomoon_rate_target_iops.* 2000' \
 	'iomoon_phase_info.*engine="null"' iomoon_phase_progress_ratio iomoon_run_start_time_seconds; do
 	like "$(cat t.txt)" "$m" "the exposition has $m"
 done

@@ -260,7 +260,7 @@ static void histogram(struct buf *b, int om)
 /* A gauge per series; which: 0 quantiles, 1 in flight, 2 rate, 3 progress, 4 info. */
 static void gauges(struct buf *b, int which)
 {
-	static const char *const qname[3] = { "50", "99", "99.9" };
+	static const char *const qname[3] = { "0.5", "0.99", "0.999" };
 
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		const struct series *s = &m.s[i];
@@ -270,7 +270,22 @@ static void gauges(struct buf *b, int which)
 		for (int q = 0; which == 0 && s->has_q && q < 3; q++) {
 			buf_add(b, "iomoon_latency_quantile_seconds{");
 			add_labels(b, s);
-			buf_add(b, ",percentile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
+			buf_add(b, ",quantile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
+		}
+		if (which == 0 && !(s->merged && s->running)) { /* merged: no sum until the end */
+			uint64_t n = 0;
+			double sum = 0;
+
+			for (int op = 0; op < OP_NDATA; op++) {
+				n += s->base_ios[op] + s->ios[op];
+				sum += s->base_sum[op] + s->sum[op];
+			}
+			buf_add(b, "iomoon_latency_quantile_seconds_sum{");
+			add_labels(b, s);
+			buf_add(b, "} %.9g\n", sum);
+			buf_add(b, "iomoon_latency_quantile_seconds_count{");
+			add_labels(b, s);
+			buf_add(b, "} %llu\n", (unsigned long long)n);
 		}
 		if (which == 1 || (which == 2 && s->rate_iops >= 0) || which == 3) {
 			buf_add(b, "%s{", which == 1 ? "iomoon_inflight" : which == 2 ? "iomoon_rate_target_iops"
@@ -303,7 +318,8 @@ static void render(struct buf *b, int om)
 	counter(b, om, "iomoon_bytes_total", "Bytes moved (trims: discarded) by completed I/Os.", 1);
 	counter(b, om, "iomoon_errors_total", "Failed I/Os (and verification failures).", 2);
 	histogram(b, om);
-	family(b, om, "iomoon_latency_quantile_seconds", "gauge", "Latency percentiles of the last interval.");
+	family(b, om, "iomoon_latency_quantile_seconds", "summary",
+	       "Latency quantiles of the last interval (all ops); _sum and _count of the whole phase.");
 	gauges(b, 0);
 	family(b, om, "iomoon_inflight", "gauge", "I/Os in flight, the mean over the last interval.");
 	gauges(b, 1);
