@@ -179,20 +179,48 @@ case "$IOMOON" in
 	;;
 esac
 
-# ---- under mpirun: rank 0 exports its own figures and the cluster's (host="all")
+# ---- under mpirun: rank 0 exports every rank's own figures (a rank label) and the
+# cluster's (host="all"), each interval
 if [ "${IOMOON%asan*}" != "$IOMOON" ] || ! command -v mpirun >/dev/null ||
 	! "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
 	skip "mpirun (or MPI support) missing, or the ASan build (Open MPI's allocations are not ours)"
 	skip "(the same)"
 else
+	cport=$(free_port)
 	OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_rmaps_base_oversubscribe=1 \
 		timeout -k 5 60 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" quick --engine null \
-		--time 1s --rate 2000 --quiet --format json --output c.json --metrics-file c.prom --live c.jsonl >/dev/null 2>c.err
-	read -r all own <<<"$(python3 -c 'import json; p = json.load(open("c.json"))["phases"][0]; print(p["ios"], p["hosts"][0]["ios"])' 2>/dev/null)"
+		--time 5s --rate 1000 --quiet --format json --output c.json --metrics "127.0.0.1:$cport" --metrics-file c.prom \
+		--live c.jsonl >/dev/null 2>c.err &
+	mpi_pid=$!
+	PIDS="$PIDS $mpi_pid"
+	# rank_ios FILE RANK: the sum of that rank's own iomoon_ios_total
+	rank_ios() { awk -v r="rank=\"$2\"" '/^iomoon_ios_total\{/ && index($0, r) { s += $NF; n++ } END { print n ? s : -1 }' "$1"; }
+	wait_http "http://127.0.0.1:$cport/metrics"
+	a1=-1
+	for _ in $(seq 60); do # until rank 1's first interval is merged
+		curl -s -o s1.txt "http://127.0.0.1:$cport/metrics"
+		a1=$(rank_ios s1.txt 1)
+		[ "$a1" -gt 0 ] && break
+		sleep 0.1
+	done
+	b1=$a1
+	for _ in $(seq 60); do # until the next merged interval
+		sleep 0.1
+		curl -s -o s2.txt "http://127.0.0.1:$cport/metrics"
+		b1=$(rank_ios s2.txt 1)
+		[ "$b1" -gt "$a1" ] && break
+	done
+	a0=$(rank_ios s1.txt 0) b0=$(rank_ios s2.txt 0)
+	[ "$a1" -gt 0 ] && [ "$b1" -gt "$a1" ] && [ "$b0" -gt "$a0" ] && [ "$a0" -gt 0 ] &&
+		grep -q '^iomoon_phase_info{.*rank="1".*running="yes"' s2.txt
+	ok $? "mpirun -n 2: rank 0's endpoint shows both ranks' own I/Os while the phase runs and they grow (rank 0: $a0 then $b0, rank 1: $a1 then $b1)"
+	wait "$mpi_pid"
+	read -r all own own1 <<<"$(python3 -c 'import json; p = json.load(open("c.json"))["phases"][0]; print(p["ios"], p["hosts"][0]["ios"], p["hosts"][1]["ios"])' 2>/dev/null)"
 	got_all=$(awk '/^iomoon_ios_total\{.*host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
-	got_own=$(awk '/^iomoon_ios_total\{/ && !/host="all"/ { s += $NF } END { print s + 0 }' c.prom 2>/dev/null)
-	[ "${all:-0}" -gt 0 ] && [ "$got_all" = "$all" ] && [ "$got_own" = "$own" ]
-	ok $? "mpirun -n 2: the textfile's host=\"all\" series count the cluster's $all I/Os ($got_all), rank 0's own its $own ($got_own)"
+	got_own=$(rank_ios c.prom 0) got_own1=$(rank_ios c.prom 1)
+	[ "${all:-0}" -gt 0 ] && [ "$got_all" = "$all" ] && [ "$got_own" = "$own" ] && [ "$got_own1" -gt 0 ] &&
+		[ "$got_own1" -le "$own1" ]
+	ok $? "mpirun -n 2: the textfile's host=\"all\" series count the cluster's $all I/Os ($got_all), rank 0's own its $own ($got_own), rank 1's at most its $own1 ($got_own1)"
 	live_all=$(python3 -c 'import json; print(sum(d["ios"] for d in map(json.loads, open("c.jsonl")) if d["host"] == "all"))' 2>/dev/null)
 	is "$live_all" "$all" "mpirun -n 2: the merged intervals' live lines add up to the cluster's I/Os"
 fi
