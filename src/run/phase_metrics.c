@@ -269,9 +269,8 @@ void phase_metrics_cluster_end(struct runner *r)
 {
 	if (!st.active)
 		return;
-	for (unsigned k = 0; k < st.ranks * st.n; k++)
-		if (st.rank_ids[k] >= 0)
-			metrics_phase_end(&st.rank_ids[k], 1);
+	if (st.ranks)
+		metrics_phase_end(st.rank_ids, st.ranks * st.n); /* the other ranks' (-1: none made) */
 	for (unsigned i = 0; i < st.n; i++) {
 		const struct counters *c = r->sp->nstreams ? &r->res->streams[i].total : &r->res->total;
 		struct metrics_sample x = { .t_s = r->res->seconds, .time_ns = clock_realtime_ns(), .rate_iops = -1,
