@@ -37,7 +37,14 @@ struct iv_node {
 struct iv_req {
 	MPI_Request req;
 	struct iv_pay *send, *recv;
+	/* each rank's own I/Os and bytes of the interval, gathered onto rank
+	 * 0 for its exporter: IV_OWN per unit, units by rank */
+	MPI_Request greq;
+	uint64_t *gsend, *grecv;
 };
+
+/* A rank's own figures of a unit's interval in the gather: ios, bytes per op. */
+#define IV_OWN (2 * OP_NDATA)
 
 /* A round: stop rank (as ranks - rank), interrupted, -ready, -done, made. */
 #define HD_LEN 5
@@ -62,6 +69,7 @@ struct cluster_phase {
 	struct interval **list;
 	unsigned *nlist, *cap;
 	double last_t;
+	char (*hosts)[CLUSTER_HOST_LEN]; /* rank 0 exporting: every rank's host, by rank */
 	int64_t realtime_ns;
 };
 

@@ -103,6 +103,16 @@ struct cluster_phase *cluster_phase_new(const struct phase_spec *sp, struct phas
 	cp->iv_comm = iv_comm;
 	MPI_Type_contiguous((int)(sizeof(struct iv_pay) * cp->nu), MPI_BYTE, &cp->iv_type);
 	MPI_Type_commit(&cp->iv_type);
+	/* the hosts' names onto rank 0, for its exporter's host labels (every
+	 * rank takes part: only rank 0 knows whether it exports) */
+	if (cluster_rank() == 0 && !(cp->hosts = calloc(cluster_ranks(), sizeof(*cp->hosts))))
+		abort();
+	{
+		char me[CLUSTER_HOST_LEN] = { 0 };
+
+		snprintf(me, sizeof(me), "%s", cluster_host());
+		MPI_Gather(me, CLUSTER_HOST_LEN, MPI_CHAR, cp->hosts, CLUSTER_HOST_LEN, MPI_CHAR, 0, cp->iv_comm);
+	}
 	return cp;
 }
 
@@ -126,9 +136,13 @@ void cluster_phase_free(struct cluster_phase *cp)
 		struct iv_req *r = &cp->inflight[(cp->first_in + i) % IV_INFLIGHT];
 
 		MPI_Wait(&r->req, MPI_STATUS_IGNORE);
+		MPI_Wait(&r->greq, MPI_STATUS_IGNORE);
 		free(r->send);
 		free(r->recv);
+		free(r->gsend);
+		free(r->grecv);
 	}
+	free(cp->hosts);
 	if (cp->hd_active)
 		MPI_Wait(&cp->hd_req, MPI_STATUS_IGNORE);
 	if (cp->list)
@@ -215,12 +229,25 @@ static void post_interval(struct cluster_phase *cp)
 	}
 	free(n);
 	MPI_Iallreduce(r->send, r->recv, 1, cp->iv_type, iv_mpi_op, cp->iv_comm, &r->req);
+	/* this rank's own I/Os and bytes of it, onto rank 0 (posted after the
+	 * reduction on every rank: one order of collectives on iv_comm) */
+	r->gsend = calloc(cp->nu, IV_OWN * sizeof(uint64_t));
+	r->grecv = cluster_rank() == 0 ? calloc((size_t)cluster_ranks() * cp->nu, IV_OWN * sizeof(uint64_t)) : NULL;
+	if (!r->gsend || (cluster_rank() == 0 && !r->grecv))
+		abort(); /* as above */
+	for (unsigned u = 0; u < cp->nu; u++) {
+		memcpy(r->gsend + u * IV_OWN, r->send[u].ios, sizeof(r->send[u].ios));
+		memcpy(r->gsend + u * IV_OWN + OP_NDATA, r->send[u].bytes, sizeof(r->send[u].bytes));
+	}
+	MPI_Igather(r->gsend, (int)(cp->nu * IV_OWN), MPI_UINT64_T, r->grecv, (int)(cp->nu * IV_OWN), MPI_UINT64_T, 0,
+		    cp->iv_comm, &r->greq);
 	cp->nin++;
 	cp->posted++;
 }
 
-/* The merged interval k from a reduced payload, appended to each unit's list. */
-static void take_interval(struct cluster_phase *cp, const struct iv_pay *p)
+/* The merged interval k from a reduced payload, appended to each unit's
+ * list; own: each rank's own figures of it (rank 0), or NULL. */
+static void take_interval(struct cluster_phase *cp, const struct iv_pay *p, const uint64_t *own)
 {
 	struct hist *h = malloc(sizeof(*h));
 
@@ -248,7 +275,17 @@ static void take_interval(struct cluster_phase *cp, const struct iv_pay *p)
 		iv.p50_ns = hist_percentile(h, 50);
 		iv.p99_ns = hist_percentile(h, 99);
 		iv.max_ns = h->count ? h->max : 0;
-		phase_metrics_merged(u, &iv, h); /* rank 0's exporter, when it exports */
+		/* rank 0's exporter, when it exports: each rank's own, then the
+		 * merged (which publishes them all) */
+		for (unsigned k = 0; own && k < cluster_ranks(); k++) {
+			struct interval mine = iv;
+			const uint64_t *o = own + ((size_t)k * cp->nu + u) * IV_OWN;
+
+			memcpy(mine.ios, o, sizeof(mine.ios));
+			memcpy(mine.bytes, o + OP_NDATA, sizeof(mine.bytes));
+			phase_metrics_rank(k, cp->hosts[k], u, &mine);
+		}
+		phase_metrics_merged(u, &iv, h);
 		if (p->replays) { /* the lag of every rank's records submitted in it */
 			hist_init(h);
 			memcpy(h->buckets, p->lag_buckets, sizeof(h->buckets));
@@ -273,15 +310,21 @@ static void reap_intervals(struct cluster_phase *cp, int wait)
 		struct iv_req *r = &cp->inflight[cp->first_in];
 		int done = 0;
 
-		if (wait)
+		if (wait) {
 			MPI_Wait(&r->req, MPI_STATUS_IGNORE);
-		else
-			MPI_Test(&r->req, &done, MPI_STATUS_IGNORE);
+			MPI_Wait(&r->greq, MPI_STATUS_IGNORE);
+		} else {
+			MPI_Test(&r->req, &done, MPI_STATUS_IGNORE); /* done: req is MPI_REQUEST_NULL, tested done again */
+			if (done)
+				MPI_Test(&r->greq, &done, MPI_STATUS_IGNORE);
+		}
 		if (!wait && !done)
 			return;
-		take_interval(cp, r->recv);
+		take_interval(cp, r->recv, r->grecv);
 		free(r->send);
 		free(r->recv);
+		free(r->gsend);
+		free(r->grecv);
 		cp->first_in = (cp->first_in + 1) % IV_INFLIGHT;
 		cp->nin--;
 		cp->merged++;

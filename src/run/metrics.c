@@ -45,6 +45,9 @@ struct series {
 	char phase[128], stream[128], engine[32], target[256];
 	int has_stream;
 	int merged;               /* a cluster's merged figures (host "all"): no histogram until the end */
+	int rank;                 /* a rank label; -1: none */
+	int remote;               /* another rank's (I/Os and bytes only) */
+	char host[128];           /* its host label; "": this process's */
 	char labels[1024];        /* phase="..",stream="..",host=".." as rendered (each escaped twice at most) */
 	size_t labels_len;
 	/* counted by earlier phases of the same name, and by this one */
@@ -177,7 +180,14 @@ static void make_labels(struct series *s)
 		add_label(&b, "stream", s->stream);
 	}
 	buf_put(&b, ",", 1);
-	add_label(&b, "host", s->merged ? "all" : m.host);
+	add_label(&b, "host", s->merged ? "all" : s->host[0] ? s->host : m.host);
+	if (s->rank >= 0) {
+		char r[16];
+
+		snprintf(r, sizeof(r), "%d", s->rank);
+		buf_put(&b, ",", 1);
+		add_label(&b, "rank", r);
+	}
 	s->labels_len = !b.failed && b.len < sizeof(s->labels) ? b.len : 0;
 	memcpy(s->labels, b.p ? b.p : "", s->labels_len);
 	free(b.p);
@@ -203,6 +213,13 @@ static void family(struct buf *b, int om, const char *name, const char *type, co
 	buf_add(b, "# TYPE %s %s\n# HELP %s %s\n", fam, !om && !strcmp(type, "info") ? "gauge" : type, fam, help);
 }
 
+/* Has the series its latency (histogram, sum)? Not another rank's, nor
+ * the cluster's merged figures until the end. */
+static int has_lat(const struct series *s)
+{
+	return !s->remote && !(s->merged && s->running);
+}
+
 /* Does the series show op? Reads and writes always, trims once it has some. */
 static int shows_op(const struct series *s, int op)
 {
@@ -220,7 +237,7 @@ static void counter(struct buf *b, int om, const char *name, const char *help, i
 					   : which == 1 ? s->base_bytes[op] + s->bytes[op]
 							: s->base_err[op] + s->err[op];
 
-			if (!shows_op(s, op))
+			if (!shows_op(s, op) || (which == 2 && s->remote)) /* another rank's errors: in its result */
 				continue;
 			buf_add(b, "%s{", name);
 			add_labels(b, s);
@@ -239,7 +256,7 @@ static void histogram(struct buf *b, int om)
 		for (int op = 0; s->used && op < OP_NDATA; op++) {
 			uint64_t acc = 0;
 
-			if (!shows_op(s, op) || (s->merged && s->running)) /* merged: buckets of all ops only */
+			if (!shows_op(s, op) || !has_lat(s)) /* merged: buckets of all ops only */
 				continue;
 			for (int k = 0; k < METRICS_NLE; k++) {
 				acc += s->base_le[op][k] + s->le[op][k];
@@ -260,7 +277,7 @@ static void histogram(struct buf *b, int om)
 /* A gauge per series; which: 0 quantiles, 1 in flight, 2 rate, 3 progress, 4 info. */
 static void gauges(struct buf *b, int which)
 {
-	static const char *const qname[3] = { "50", "99", "99.9" };
+	static const char *const qname[3] = { "0.5", "0.99", "0.999" };
 
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		const struct series *s = &m.s[i];
@@ -270,9 +287,24 @@ static void gauges(struct buf *b, int which)
 		for (int q = 0; which == 0 && s->has_q && q < 3; q++) {
 			buf_add(b, "iomoon_latency_quantile_seconds{");
 			add_labels(b, s);
-			buf_add(b, ",percentile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
+			buf_add(b, ",quantile=\"%s\"} %.9g\n", qname[q], s->q_s[q]);
 		}
-		if (which == 1 || (which == 2 && s->rate_iops >= 0) || which == 3) {
+		if (which == 0 && has_lat(s)) { /* merged: no sum until the end */
+			uint64_t n = 0;
+			double sum = 0;
+
+			for (int op = 0; op < OP_NDATA; op++) {
+				n += s->base_ios[op] + s->ios[op];
+				sum += s->base_sum[op] + s->sum[op];
+			}
+			buf_add(b, "iomoon_latency_quantile_seconds_sum{");
+			add_labels(b, s);
+			buf_add(b, "} %.9g\n", sum);
+			buf_add(b, "iomoon_latency_quantile_seconds_count{");
+			add_labels(b, s);
+			buf_add(b, "} %llu\n", (unsigned long long)n);
+		}
+		if ((which == 1 && !s->remote) || (which == 2 && s->rate_iops >= 0) || which == 3) {
 			buf_add(b, "%s{", which == 1 ? "iomoon_inflight" : which == 2 ? "iomoon_rate_target_iops"
 										: "iomoon_phase_progress_ratio");
 			add_labels(b, s);
@@ -303,7 +335,8 @@ static void render(struct buf *b, int om)
 	counter(b, om, "iomoon_bytes_total", "Bytes moved (trims: discarded) by completed I/Os.", 1);
 	counter(b, om, "iomoon_errors_total", "Failed I/Os (and verification failures).", 2);
 	histogram(b, om);
-	family(b, om, "iomoon_latency_quantile_seconds", "gauge", "Latency percentiles of the last interval.");
+	family(b, om, "iomoon_latency_quantile_seconds", "summary",
+	       "Latency quantiles of the last interval (all ops); _sum and _count of the whole phase.");
 	gauges(b, 0);
 	family(b, om, "iomoon_inflight", "gauge", "I/Os in flight, the mean over the last interval.");
 	gauges(b, 1);
@@ -407,6 +440,7 @@ static struct series *find_series(const struct metrics_unit *u)
 			continue;
 		}
 		if (!strcmp(s->phase, u->phase) && s->has_stream == (u->stream != NULL) && s->merged == u->merged &&
+		    s->rank == u->rank && !strcmp(s->host, u->host ? u->host : "") &&
 		    (!u->stream || !strcmp(s->stream, u->stream)))
 			return s;
 		if (!s->running && (!oldest || s->seq < oldest->seq))
@@ -420,6 +454,9 @@ static struct series *find_series(const struct metrics_unit *u)
 		snprintf(free_slot->stream, sizeof(free_slot->stream), "%s", u->stream ? u->stream : "");
 		free_slot->has_stream = u->stream != NULL;
 		free_slot->merged = u->merged;
+		free_slot->rank = u->rank;
+		free_slot->remote = u->remote;
+		snprintf(free_slot->host, sizeof(free_slot->host), "%s", u->host ? u->host : "");
 	}
 	return free_slot;
 }
@@ -481,10 +518,16 @@ static void live_line(const struct series *s, const struct metrics_sample *x, co
 	else
 		fputs("null", f);
 	fputs(",\"host\":", f);
-	json_str(f, s->merged ? "all" : m.host);
+	json_str(f, s->merged ? "all" : s->host[0] ? s->host : m.host);
+	if (s->rank >= 0)
+		fprintf(f, ",\"rank\":%d", s->rank);
 	fprintf(f, ",\"t_s\":%.3f,\"interval_s\":%.3f,\"ios\":%llu,\"bytes\":%llu,\"iops\":%.1f,\"mb_per_s\":%.3f",
 		x->t_s, len, (unsigned long long)ios, (unsigned long long)bytes, len > 0 ? (double)ios / len : 0,
 		len > 0 ? (double)bytes / len / 1e6 : 0);
+	if (s->remote) { /* another rank's: its latency, errors and in flight are in its result */
+		fputs(",\"p50_ns\":null,\"p99_ns\":null,\"p999_ns\":null,\"errors\":null,\"inflight\":null}\n", f);
+		return;
+	}
 	fprintf(f, ",\"p50_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu,\"errors\":%llu,\"inflight\":%.4g}\n",
 		(unsigned long long)hist_percentile(iv, 50), (unsigned long long)hist_percentile(iv, 99),
 		(unsigned long long)hist_percentile(iv, 99.9), (unsigned long long)err, s->inflight);

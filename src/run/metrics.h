@@ -53,6 +53,9 @@ struct metrics_unit {
 	const char *phase, *stream; /* stream NULL: a phase without streams */
 	const char *engine, *target;
 	int merged;                 /* a cluster's merged figures (rank 0): labelled host="all" */
+	int rank;                   /* in a cluster: the rank whose own figures these are (a rank label); -1: none */
+	const char *host;           /* its host label; NULL: this process's */
+	int remote;                 /* another rank's, from the merged intervals: I/Os and bytes only */
 };
 
 /* What a workload counted since its phase's measurement began, at the

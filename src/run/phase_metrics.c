@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "core/clock.h"
 #include "run/metrics.h"
 #include "run/phase_int.h"
@@ -30,6 +31,12 @@ static struct {
 	uint64_t all_ios[PHASE_MAX_STREAMS][OP_NDATA], all_bytes[PHASE_MAX_STREAMS][OP_NDATA];
 	struct hist *last;   /* n of them: each workload's all-op histogram at the last update */
 	struct hist *cur, *iv;
+	/* the other ranks' own figures, from the merged intervals: by
+	 * (rank, workload) their series (-1: none yet) and sums */
+	const struct phase_spec *sp;
+	unsigned ranks;
+	int *rank_ids;
+	uint64_t (*rank_ios)[OP_NDATA], (*rank_bytes)[OP_NDATA];
 } st;
 
 static struct sampler *sampler_of(struct runner *r, unsigned i)
@@ -106,13 +113,28 @@ void phase_metrics_begin(struct runner *r)
 		u[i] = (struct metrics_unit){ .phase = r->sp->name ? r->sp->name : "",
 					      .stream = r->sp->nstreams ? (sp->name ? sp->name : "") : NULL,
 					      .engine = r->sp->engine->name,
-					      .target = t && t->kind != TARGET_NONE ? t->path : "" };
+					      .target = t && t->kind != TARGET_NONE ? t->path : "",
+					      .rank = r->cp ? (int)cluster_rank() : -1 };
 	}
 	metrics_phase_begin(u, st.n, st.ids);
+	st.sp = r->sp;
 	if ((st.cluster = r->cp != NULL)) {
-		for (unsigned i = 0; i < st.n; i++)
+		for (unsigned i = 0; i < st.n; i++) {
 			u[i].merged = 1;
+			u[i].rank = -1;
+		}
 		metrics_phase_begin(u, st.n, st.all_ids);
+		st.ranks = cluster_ranks();
+		st.rank_ids = malloc((size_t)st.ranks * st.n * sizeof(*st.rank_ids));
+		st.rank_ios = calloc((size_t)st.ranks * st.n, sizeof(*st.rank_ios));
+		st.rank_bytes = calloc((size_t)st.ranks * st.n, sizeof(*st.rank_bytes));
+		if (!st.rank_ids || !st.rank_ios || !st.rank_bytes) {
+			free(st.rank_ids), free(st.rank_ios), free(st.rank_bytes);
+			st.rank_ids = NULL, st.rank_ios = st.rank_bytes = NULL;
+			st.ranks = 0; /* the other ranks' own figures not exported */
+		}
+		for (unsigned k = 0; k < st.ranks * st.n; k++)
+			st.rank_ids[k] = -1;
 	}
 	st.active = 1;
 }
@@ -180,6 +202,7 @@ void phase_metrics_end(struct runner *r)
 void phase_metrics_free(void)
 {
 	free(st.last), free(st.cur), free(st.iv);
+	free(st.rank_ids), free(st.rank_ios), free(st.rank_bytes);
 	memset(&st, 0, sizeof(st));
 }
 
@@ -207,10 +230,47 @@ void phase_metrics_merged(unsigned u, const struct interval *iv, const struct hi
 	metrics_publish();
 }
 
+void phase_metrics_rank(unsigned rank, const char *host, unsigned u, const struct interval *iv)
+{
+	struct metrics_sample x = { .t_s = iv->t_s, .len_s = iv->len_s, .rate_iops = -1,
+				    .time_ns = clock_realtime_ns() };
+	uint64_t ios = 0, bytes = 0;
+	int i;
+	size_t k;
+
+	if (!st.active || !st.cluster || rank >= st.ranks || rank == cluster_rank() || (i = cluster_unit(u)) < 0)
+		return;
+	k = (size_t)rank * st.n + (unsigned)i;
+	if (st.rank_ids[k] < 0) { /* its first interval: its series */
+		const struct phase_spec *sp = phase_stream(st.sp, (unsigned)i);
+		const struct target *t = sp->ntargets ? sp->targets[0] : NULL;
+		struct metrics_unit mu = { .phase = st.sp->name ? st.sp->name : "",
+					   .stream = st.streams ? (sp->name ? sp->name : "") : NULL,
+					   .engine = st.sp->engine->name,
+					   .target = t && t->kind != TARGET_NONE ? t->path : "",
+					   .rank = (int)rank, .host = host, .remote = 1 };
+
+		metrics_phase_begin(&mu, 1, &st.rank_ids[k]);
+		if (st.rank_ids[k] < 0)
+			return;
+	}
+	for (int op = 0; op < OP_NDATA; op++) {
+		x.ios[op] = st.rank_ios[k][op] += iv->ios[op];
+		x.bytes[op] = st.rank_bytes[k][op] += iv->bytes[op];
+		ios += x.ios[op];
+		bytes += op < OP_TRIM ? x.bytes[op] : 0;
+	}
+	x.progress = progress_of(st.sp, (uint64_t)(iv->t_s * 1e9), ios, bytes);
+	hist_init(st.iv);
+	metrics_update(st.rank_ids[k], &x, st.iv);
+}
+
 void phase_metrics_cluster_end(struct runner *r)
 {
 	if (!st.active)
 		return;
+	if (st.ranks)
+		metrics_phase_end(st.rank_ids, st.ranks * st.n); /* the other ranks' (-1: none made) */
 	for (unsigned i = 0; i < st.n; i++) {
 		const struct counters *c = r->sp->nstreams ? &r->res->streams[i].total : &r->res->total;
 		struct metrics_sample x = { .t_s = r->res->seconds, .time_ns = clock_realtime_ns(), .rate_iops = -1,

@@ -19,6 +19,11 @@ struct interval;
 struct hist;
 void phase_metrics_merged(unsigned u, const struct interval *iv, const struct hist *h);
 void phase_metrics_cluster_end(struct runner *r);
+/* In a cluster (rank 0): another rank's own interval of unit u, as that
+ * rank's series (host and rank labels): its I/Os and bytes, no latency.
+ * The merged intervals carry them (cluster_phase.c); rank 0's own are
+ * its ticks'. */
+void phase_metrics_rank(unsigned rank, const char *host, unsigned u, const struct interval *iv);
 /* The state of the phase exported, given back. */
 void phase_metrics_free(void);
 
