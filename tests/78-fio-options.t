@@ -96,9 +96,11 @@ rm -f w.dat
 err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --rw=write --readonly 2>&1 >/dev/null)
 is $? 2 "readonly with a writing job: exit 2"
 [ ! -e w.dat ]; ok $? "... nothing created"
-err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --quiet --format none 2>&1)
-is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
-like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
+err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --time_based --runtime=60 \
+	--status-interval=100ms --quiet --format none 2>&1)
+is $? 1 "max_latency: an I/O over it fails the run (exit 1, as fio)"
+like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked; the phase stopped at 0\.[0-9]+s" \
+	"... saying which, and stopped at its first interval, not after the 60 s runtime"
 
 # ---- flow and rates run: offset_increment, rate_min, exitall, --status-interval ----
 "$IOMOON" fio --name=o --filename=o.dat --size=1m --numjobs=3 --offset_increment=1m --rw=randwrite --quiet \
@@ -106,9 +108,10 @@ like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... sayin
 is "$?:$(python3 -c 'import json; p=json.load(open("o.json"))["phases"][0]; print([s["ios"] for s in p["streams"]], p["target"])')" \
 	"0:[256, 256, 256] o.dat" "offset_increment: three clones, a megabyte each of one 3 MiB file"
 err=$("$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=100 --rate_iops_min=1000 --rate_cycle=250 \
-	--runtime=500ms --time_based --quiet --format none 2>&1)
+	--runtime=60 --time_based --quiet --format none 2>&1)
 is $? 1 "rate_iops_min over what the rate allows: the run fails (exit 1)"
-like "$err" "rate_min: [0-9]+ IOPS at [0-9.]+s, under the 1000 asked" "... naming the interval"
+like "$err" "rate_min: [0-9]+ IOPS at 0\.[0-9]+s, under the 1000 asked; the phase stopped there" \
+	"... naming the interval, where the phase stopped"
 "$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=400 --rate_iops_min=100 --rate_cycle=250 \
 	--runtime=500ms --time_based --quiet --format none 2>/dev/null
 is $? 0 "... and one the job meets passes"

@@ -272,7 +272,9 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
       return k == "rate_min" and job.size(p, kb, c.what(k)) or job.int(p, c.what(k), 0) end)
     local cycle = c.v("rate_cycle") and job.time_us(c.v("rate_cycle"), 1000, c.what("rate_cycle")) / 1e6 or 1
     if cycle < 0.01 then input_error("%s: shorter than 10 ms (iomoon's shortest interval)", c.what("rate_cycle")) end
-    fio_meta.rate_min = { kind = k == "rate_min" and "bytes" or "iops", read = l[1] * numjobs, write = l[2] * numjobs,
+    -- a direction the job does not do has no rate to keep (fio checks only the ones it does)
+    fio_meta.rate_min = { kind = k == "rate_min" and "bytes" or "iops", read = share[1] > 0 and l[1] * numjobs or 0,
+      write = share[2] > 0 and l[2] * numjobs or 0,
       cycle_s = cycle }
     c.set(ph, "interval", cycle, "rate_cycle")
   end

@@ -172,6 +172,33 @@ local function check_rate_min(r, rm)
   end
 end
 
+-- fio's max_latency and rate_min stop the job while it runs: as phase.stop_if,
+-- checked by the phase at each interval's tick (rate_cycle long)
+local function stop_if(p, f)
+  if not f.max_latency_us and not f.rate_min then return p end
+  local q, l = util.copy(p), {}
+  if f.max_latency_us then l.latency = f.max_latency_us / 1e6 end
+  local rm = f.rate_min
+  if rm then
+    local unit = rm.kind == "iops" and "_iops" or "_rate"
+    if rm.read > 0 then l["read" .. unit] = math.ceil(rm.read) end
+    if rm.write > 0 then l["write" .. unit] = math.ceil(rm.write) end
+  end
+  q.stop_if = l
+  return q
+end
+
+-- the limit that stopped the phase, said as fio would (fio fails the job: exit 1)
+local function stopped(r, f)
+  local s = r.stopped
+  if s.by == "latency" then
+    errors.run("%s: max_latency: an I/O took %.0f us, over the %d us asked; the phase stopped at %gs "
+      .. "(fio ends the job with ETIMEDOUT)", r.name, s.value / 1000, f.max_latency_us, s.t_s)
+  end
+  errors.run("%s: rate_min: %.0f %s at %gs, under the %.0f asked; the phase stopped there (fio fails the job)",
+    r.name, s.value, s.by:match("iops") and "IOPS" or "bytes/s", s.t_s, s.limit)
+end
+
 -- fsync every file target of a phase (fio's end_fsync)
 local function end_fsync(p)
   local function each(t)
@@ -201,12 +228,14 @@ function plans.run(p)
     h:close()
   end
   if f.startdelay_s then iomoon.sleep(f.startdelay_s) end
+  p = stop_if(p, f)
   local r, found
   if f.zones then r = zones(p, f.zones)
   elseif f.steadystate then r, found = steady(p, f.steadystate)
   elseif f.latency_target then r, found = depth_search(p, f.latency_target)
   else r = iomoon.run(p) end
   if f.end_fsync then end_fsync(p) end
+  if r and r.stopped then stopped(r, f) end
   if r and f.max_latency_us and r.lat.max_ns > f.max_latency_us * 1000 then
     errors.run("%s: max_latency: an I/O took %.0f us, over the %d us asked (fio ends the job with ETIMEDOUT)",
       r.name, r.lat.max_ns / 1000, f.max_latency_us)
