@@ -120,6 +120,15 @@ T0=$(secs)
 "$IOMOON" fio ex.fio --quiet --format json --output ex.json 2>/dev/null
 is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its first job (0.5 s, not 3)"
 is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
+is "$(python3 -c 'import json; p=json.load(open("ex.json"))["phases"][0]; print(max(i["t_s"] for s in p["streams"] for i in s["intervals"]) <= 0.5 + 1e-6, [s["ios"] > 0 for s in p["streams"]])')" \
+	"True [True, True]" "... a's I/Os stop with b's end: none counted after 0.5 s"
+# startdelay between the jobs of a group, wait_for after them (load-independent: order and lower bounds)
+printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=1\n[a]\n[b]\nstartdelay=400ms\n[c]\nwait_for=a\nruntime=200ms\n' >sd.fio
+"$IOMOON" fio sd.fio --status-interval=100ms --quiet --format json --output sd.json 2>/dev/null
+is "$?:$(python3 -c 'import json; s=json.load(open("sd.json"))["phases"][0]["streams"]; print(s[0]["intervals"][0]["ios"] > 0, all(i["ios"] == 0 for i in s[1]["intervals"] if i["t_s"] < 0.4), s[1]["ios"] > 0)')" \
+	"0:True True True" "startdelay=400ms in a group: b does no I/O before 0.4 s, a from the start, b after"
+is "$(python3 -c 'import json; p=json.load(open("sd.json"))["phases"]; print(len(p), p[1]["name"], p[1]["started"] >= p[0]["ended"])')" \
+	"2 c True" "wait_for=a: c starts after a's group has ended"
 "$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"

@@ -84,6 +84,7 @@ static const struct phase_field fields[] = {
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
 	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1,
 	  .hint = "give a duration above zero, e.g. \"10s\"", PHASE_ONLY },
+	{ .name = "start_delay", .kind = FK_DURATION, AT(sp.start_delay_ns) },
 	{ .name = "ios", .kind = FK_INT, AT(sp.ios), .lo = 1, .hi = INT64_MAX },
 	{ .name = "bytes", .kind = FK_SIZE, AT(sp.bytes) },
 	READER("rate", read_rate, .group = G_PACE),

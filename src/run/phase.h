@@ -74,6 +74,7 @@ struct phase_spec {
 	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
 	struct pace *pace;
 	uint64_t ramp_ns, duration_ns, ios, bytes; /* 0: not a limit */
+	uint64_t start_delay_ns; /* a stream's workers start this long after the phase does (fio's startdelay) */
 	uint64_t seed;
 	uint64_t interval_ns;
 	enum pattern pattern;

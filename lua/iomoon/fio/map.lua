@@ -643,7 +643,8 @@ end
 -- The options of a group's jobs that act on its phase: exitall (the
 -- phase ends with its first job: the shortest runtime), and the runner's
 -- steps (meta.fio: the first job's steady state or latency target, the
--- shortest startdelay and max_latency, end_fsync when any asks it).
+-- shortest startdelay and max_latency, end_fsync when any asks it), and
+-- each stream's startdelay beyond the shortest (its start_delay).
 function map.group_options(ws, ph, from)
   local fm
   for _, w in ipairs(ws) do
@@ -667,7 +668,22 @@ function map.group_options(ws, ph, from)
       end
     end
   end
-  if fm then
+  -- startdelay between the jobs of a group: the phase waits the shortest
+  -- (none when a job has none), each stream its own less that (start_delay)
+  if fm and fm.startdelay_s and #ws > 1 then
+    local least = math.huge
+    for _, w in ipairs(ws) do least = math.min(least, w.fio and w.fio.startdelay_s or 0) end
+    for i, w in ipairs(ws) do
+      local d = (w.fio and w.fio.startdelay_s or 0) - least
+      if d > 0 then
+        ph.streams[i].start_delay = string.format("%gms", d * 1000)
+        from[ph.streams[i]] = from[ph.streams[i]] or {}
+        from[ph.streams[i]].start_delay = "startdelay (after the group's shortest)"
+      end
+    end
+    fm.startdelay_s = least > 0 and least or nil
+  end
+  if fm and next(fm) then
     ph.meta = ph.meta or {}
     ph.meta.fio = fm
   end
