@@ -129,6 +129,11 @@ is "$?:$(python3 -c 'import json; s=json.load(open("sd.json"))["phases"][0]["str
 	"0:True True True" "startdelay=400ms in a group: b does no I/O before 0.4 s, a from the start, b after"
 is "$(python3 -c 'import json; p=json.load(open("sd.json"))["phases"]; print(len(p), p[1]["name"], p[1]["started"] >= p[0]["ended"])')" \
 	"2 c True" "wait_for=a: c starts after a's group has ended"
+# filesize= without size= (fio's waitfor example): the job's size; unlink=1 deletes the file after (mobile-storage)
+printf '[global]\nfilename=fs.dat\nfilesize=2m\n[w]\nrw=write\nbs=128k\n[r]\nnew_group\nwait_for=w\nrw=randread\nunlink=1\n' >fs.fio
+"$IOMOON" fio fs.fio --quiet --format json --output fs.json 2>/dev/null
+is "$?:$(python3 -c 'import json; print([p["bytes"] for p in json.load(open("fs.json"))["phases"]])'):$([ -e fs.dat ] && echo kept || echo gone)" \
+	"0:[2097152, 2097152]:gone" "filesize=2m without size=: each job does 2 MiB; unlink=1: the file is deleted after"
 "$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"

@@ -227,7 +227,9 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     if v == nil or v == true then return nil end
     return options.percent_of(v, whole, c.what(k)) or job.size(v, kb, c.what(k))
   end
-  local size = sized("size")
+  -- without size=, fio's job does its file's filesize (one file a job here:
+  -- nrfiles > 1 is a files phase, iomoon.fio.files)
+  local size = sized("size") or sized("filesize")
   local off = sized("offset") or 0
   off = off + (ctx.clone or 0) * options.offset_increment(c, kb, whole)
   if engine == "null" then
@@ -247,9 +249,10 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     total = total + (per or (st and st.size - off) or 0)
     targets[#targets + 1] = t
   end
-  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size")
+  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size", "filesize")
   if per or off > 0 then
-    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "offset_increment")
+    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "filesize",
+      "offset_increment")
   end
   return own and total // numjobs or total, #paths
 end

@@ -255,6 +255,8 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   if c.v("end_fsync") and job.bool(c.v("end_fsync"), c.what("end_fsync")) and share[2] > 0 then
     fio_meta.end_fsync = true
   end
+  -- unlink=1: fio deletes the job's file when the job is done (files of its own, not devices)
+  if c.v("unlink") and job.bool(c.v("unlink"), c.what("unlink")) then fio_meta.unlink = true end
   if c.v("max_latency") then
     fio_meta.max_latency_us = job.time_us(c.v("max_latency"), 1, c.what("max_latency"))
   end

@@ -4,7 +4,7 @@
 -- (steadystate=CRIT:LIMIT over ss_dur) as rounds judged by fio's
 -- criterion, fio's latency target (latency_target over latency_window)
 -- as a search of the deepest queue under the bound, and the steps around
--- a phase: startdelay, end_fsync, max_latency, rate_min. Any other phase
+-- a phase: startdelay, end_fsync, unlink, max_latency, rate_min. Any other phase
 -- is iomoon.run as it is.
 local iomoon = require "iomoon"
 local errors = require "iomoon.errors"
@@ -215,6 +215,21 @@ local function end_fsync(p)
   for _, s in ipairs(p.streams or {}) do each(s.target) end
 end
 
+-- delete every regular file a phase ran on (fio's unlink=1); never a device
+local function unlink(p)
+  local function each(t)
+    if type(t) == "table" and not t.path then for _, x in ipairs(t) do each(x) end; return end
+    local path = type(t) == "table" and t.path or t
+    local st = type(path) == "string" and iomoon.stat(path)
+    if st and st.kind == "file" then
+      local ok, err = os.remove(path)
+      if not ok then errors.run("unlink: %s", err) end
+    end
+  end
+  each(p.target)
+  for _, s in ipairs(p.streams or {}) do each(s.target) end
+end
+
 --- Run phase p as fio would (its meta.fio steps); returns the result
 -- (the last round's, the best probe's) and, for a plan, what it found.
 function plans.run(p)
@@ -235,6 +250,7 @@ function plans.run(p)
   elseif f.latency_target then r, found = depth_search(p, f.latency_target)
   else r = iomoon.run(p) end
   if f.end_fsync then end_fsync(p) end
+  if f.unlink and r and not r.interrupted then unlink(p) end
   if r and r.stopped then stopped(r, f) end
   if r and f.max_latency_us and r.lat.max_ns > f.max_latency_us * 1000 then
     errors.run("%s: max_latency: an I/O took %.0f us, over the %d us asked (fio ends the job with ETIMEDOUT)",
