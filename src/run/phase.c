@@ -20,6 +20,7 @@
 
 #include "cluster/cluster_phase.h"
 #include "core/clock.h"
+#include "core/hist.h"
 #include "core/rc.h"
 #include "core/rng.h"
 #include "run/phase_int.h"
@@ -460,7 +461,10 @@ static void check_stop_if(struct runner *r)
 	if (r->res->stopped_by[0] || !r->res->nintervals)
 		return;
 	iv = &r->res->intervals[r->res->nintervals - 1];
-	if (l->latency_ns && iv->max_ns > l->latency_ns) {
+	/* the interval's max is its top bucket's upper bound: an I/O is over
+	 * the limit for sure when that bucket's lower bound is (no false stop;
+	 * one within a bucket of it is the exact check's, after the phase) */
+	if (l->latency_ns && iv->max_ns && hist_bucket_low(hist_index(iv->max_ns)) > l->latency_ns) {
 		by = "latency", v = (double)iv->max_ns, lim = (double)l->latency_ns;
 	} else if (iv->len_s >= (double)r->sp->interval_ns / 1e9 * 0.99) { /* a rate: over a whole interval only */
 		for (int d = 0; d < 2 && !by; d++) {
