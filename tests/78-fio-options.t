@@ -96,9 +96,11 @@ rm -f w.dat
 err=$("$IOMOON" fio --name=w --filename=w.dat --size=1m --rw=write --readonly 2>&1 >/dev/null)
 is $? 2 "readonly with a writing job: exit 2"
 [ ! -e w.dat ]; ok $? "... nothing created"
-err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --quiet --format none 2>&1)
-is $? 1 "max_latency: an I/O over it fails the run (exit 1)"
-like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... saying which"
+err=$("$IOMOON" fio --name=m --filename=m.dat --size=1m --rw=randread --max_latency=1 --direct=1 --time_based --runtime=60 \
+	--status-interval=100ms --quiet --format none 2>&1)
+is $? 1 "max_latency: an I/O over it fails the run (exit 1, as fio)"
+like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked; the phase stopped at 0\.[0-9]+s" \
+	"... saying which, and stopped at its first interval, not after the 60 s runtime"
 
 # ---- flow and rates run: offset_increment, rate_min, exitall, --status-interval ----
 "$IOMOON" fio --name=o --filename=o.dat --size=1m --numjobs=3 --offset_increment=1m --rw=randwrite --quiet \
@@ -106,9 +108,10 @@ like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked" "... sayin
 is "$?:$(python3 -c 'import json; p=json.load(open("o.json"))["phases"][0]; print([s["ios"] for s in p["streams"]], p["target"])')" \
 	"0:[256, 256, 256] o.dat" "offset_increment: three clones, a megabyte each of one 3 MiB file"
 err=$("$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=100 --rate_iops_min=1000 --rate_cycle=250 \
-	--runtime=500ms --time_based --quiet --format none 2>&1)
+	--runtime=60 --time_based --quiet --format none 2>&1)
 is $? 1 "rate_iops_min over what the rate allows: the run fails (exit 1)"
-like "$err" "rate_min: [0-9]+ IOPS at [0-9.]+s, under the 1000 asked" "... naming the interval"
+like "$err" "rate_min: [0-9]+ IOPS at 0\.[0-9]+s, under the 1000 asked; the phase stopped there" \
+	"... naming the interval, where the phase stopped"
 "$IOMOON" fio --name=r --filename=o.dat --size=1m --rw=randread --rate_iops=400 --rate_iops_min=100 --rate_cycle=250 \
 	--runtime=500ms --time_based --quiet --format none 2>/dev/null
 is $? 0 "... and one the job meets passes"
@@ -117,6 +120,20 @@ T0=$(secs)
 "$IOMOON" fio ex.fio --quiet --format json --output ex.json 2>/dev/null
 is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its first job (0.5 s, not 3)"
 is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
+is "$(python3 -c 'import json; p=json.load(open("ex.json"))["phases"][0]; print(max(i["t_s"] for s in p["streams"] for i in s["intervals"]) <= 0.5 + 1e-6, [s["ios"] > 0 for s in p["streams"]])')" \
+	"True [True, True]" "... a's I/Os stop with b's end: none counted after 0.5 s"
+# startdelay between the jobs of a group, wait_for after them (load-independent: order and lower bounds)
+printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=1\n[a]\n[b]\nstartdelay=400ms\n[c]\nwait_for=a\nruntime=200ms\n' >sd.fio
+"$IOMOON" fio sd.fio --status-interval=100ms --quiet --format json --output sd.json 2>/dev/null
+is "$?:$(python3 -c 'import json; s=json.load(open("sd.json"))["phases"][0]["streams"]; print(s[0]["intervals"][0]["ios"] > 0, all(i["ios"] == 0 for i in s[1]["intervals"] if i["t_s"] < 0.4), s[1]["ios"] > 0)')" \
+	"0:True True True" "startdelay=400ms in a group: b does no I/O before 0.4 s, a from the start, b after"
+is "$(python3 -c 'import json; p=json.load(open("sd.json"))["phases"]; print(len(p), p[1]["name"], p[1]["started"] >= p[0]["ended"])')" \
+	"2 c True" "wait_for=a: c starts after a's group has ended"
+# filesize= without size= (fio's waitfor example): the job's size; unlink=1 deletes the file after (mobile-storage)
+printf '[global]\nfilename=fs.dat\nfilesize=2m\n[w]\nrw=write\nbs=128k\n[r]\nnew_group\nwait_for=w\nrw=randread\nunlink=1\n' >fs.fio
+"$IOMOON" fio fs.fio --quiet --format json --output fs.json 2>/dev/null
+is "$?:$(python3 -c 'import json; print([p["bytes"] for p in json.load(open("fs.json"))["phases"]])'):$([ -e fs.dat ] && echo kept || echo gone)" \
+	"0:[2097152, 2097152]:gone" "filesize=2m without size=: each job does 2 MiB; unlink=1: the file is deleted after"
 "$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"

@@ -218,6 +218,10 @@ static void fill_phase(lua_State *L, const struct run_state *rs, const char *eng
 	}
 	push_duration(L, sp->interval_ns);
 	fill(L, "interval");
+	if (sp->start_delay_ns) {
+		push_duration(L, sp->start_delay_ns);
+		fill(L, "start_delay");
+	}
 	if (!sp->verify) {
 		lua_pushstring(L, api_pattern_name(sp->pattern));
 		fill(L, "pattern");

@@ -499,6 +499,15 @@ static void push_errors(lua_State *L, const struct phase_result *r)
 	lua_setfield(L, -2, "interrupted");
 	lua_pushboolean(L, r->failed);
 	lua_setfield(L, -2, "failed");
+	if (r->stopped_by[0]) { /* stop_if: the limit crossed */
+		lua_createtable(L, 0, 4);
+		lua_pushstring(L, r->stopped_by);
+		lua_setfield(L, -2, "by");
+		api_set_num(L, "value", r->stop_value);
+		api_set_num(L, "limit", r->stop_limit);
+		api_set_num(L, "t_s", r->stop_t_s);
+		lua_setfield(L, -2, "stopped");
+	}
 	if (r->error[0]) {
 		lua_pushstring(L, r->error);
 		lua_setfield(L, -2, "error");

@@ -30,6 +30,7 @@ static const struct result_field result_fields[] = {
 	{ "engine", "string", S | D, NULL },
 	{ "interrupted", "boolean", S, NULL },
 	{ "failed", "boolean", S, NULL },
+	{ "stopped", "table", O, "stopped" }, /* stop_if: the limit that stopped the phase */
 	{ "lat", "table", S, "lat" },
 	{ "cpu", "table", S, "cpu" },
 	{ "read", "table", S, "op" },
@@ -218,6 +219,14 @@ static const struct result_field interval_fields[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+static const struct result_field stopped_fields[] = {
+	{ "by", "string", 0, NULL }, /* latency, read_rate, write_rate, read_iops, write_iops */
+	{ "value", "number", 0, NULL }, /* the interval's figure: ns, bytes/s or IOPS */
+	{ "limit", "number", 0, NULL },
+	{ "t_s", "number", 0, NULL },   /* the end of that interval */
+	{ NULL, NULL, 0, NULL },
+};
+
 static const struct result_field first_error_fields[] = {
 	{ "op", "string", 0, NULL },
 	{ "offset", "number", 0, NULL },
@@ -361,7 +370,7 @@ static const struct result_field host_fields[] = {
 static const struct result_table tables[] = {
 	{ "result", result_fields },   { "lat", lat_fields },         { "op_lat", op_lat_fields },
 	{ "op", op_fields },           { "cpu", cpu_fields },         { "mix", mix_fields },
-	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "verify", verify_fields },
+	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "stopped", stopped_fields }, { "verify", verify_fields },
 	{ "data", data_fields },
 	{ "crash", crash_fields },
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },

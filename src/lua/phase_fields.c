@@ -59,7 +59,7 @@ struct phase_field {
 #define G_SYNC 16u
 
 static field_reader read_name, read_targets, read_engine, read_batch, read_region, read_verify, read_meta,
-	read_streams, read_compress, read_dedupe, read_verify_state;
+	read_streams, read_compress, read_dedupe, read_verify_state, read_stop_if;
 
 static const char *const patterns[] = { "random", "zero", "offset", "repeat", "reuse", NULL };
 static const char *const on_errors[] = { "stop", "continue", NULL };
@@ -84,6 +84,7 @@ static const struct phase_field fields[] = {
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
 	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1,
 	  .hint = "give a duration above zero, e.g. \"10s\"", PHASE_ONLY },
+	{ .name = "start_delay", .kind = FK_DURATION, AT(sp.start_delay_ns) },
 	{ .name = "ios", .kind = FK_INT, AT(sp.ios), .lo = 1, .hi = INT64_MAX },
 	{ .name = "bytes", .kind = FK_SIZE, AT(sp.bytes) },
 	READER("rate", read_rate, .group = G_PACE),
@@ -115,6 +116,7 @@ static const struct phase_field fields[] = {
 	{ .name = "trace", .kind = FK_INT, AT(sp.trace_max), .lo = 0, .hi = 100000000, PHASE_ONLY },
 	{ .name = "sim_latency", .kind = FK_DURATION, AT(sp.sim_latency_ns), .dflt = 100000, PHASE_ONLY },
 	READER("meta", read_meta),
+	READER("stop_if", read_stop_if, PHASE_ONLY),
 	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL, PHASE_ONLY },
 	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL, PHASE_ONLY },
 	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN, PHASE_ONLY },
@@ -512,6 +514,38 @@ void phase_read_region(lua_State *L, int v, const char *field, uint64_t *off, ui
 static void read_region(lua_State *L, int v, struct run_state *rs, const char *field)
 {
 	phase_read_region(L, v, field, &rs->sp.region_off, &rs->sp.region_len, 0);
+}
+
+/* stop_if = { latency = DURATION, read_rate = SIZE, write_rate = SIZE,
+ * read_iops = N, write_iops = N }: limits checked at each interval's tick
+ * (phase.c); a rate of 0 is no limit. */
+static void read_stop_if(lua_State *L, int v, struct run_state *rs, const char *field)
+{
+	static const char *const keys[] = { "latency", "read_rate", "write_rate", "read_iops", "write_iops", NULL };
+	struct phase_stop_if *l = &rs->sp.stop_if;
+	char f[160];
+
+	memset(l, 0, sizeof(*l));
+	if (lua_isnil(L, v))
+		return;
+	if (!lua_istable(L, v))
+		api_input_error(L, "%s: a %s, not a table (give e.g. { latency = \"10ms\", read_rate = \"100m\" })",
+				field, luaL_typename(L, v));
+	api_check_keys(L, v, field, keys);
+	snprintf(f, sizeof(f), "%s.latency", field);
+	if (lua_getfield(L, v, "latency") != LUA_TNIL && !(l->latency_ns = api_check_duration(L, -1, f)))
+		api_input_error(L, "%s: 0 (give a latency above zero, e.g. \"10ms\")", f);
+	lua_pop(L, 1);
+	for (int d = 0; d < 2; d++) {
+		snprintf(f, sizeof(f), "%s.%s", field, keys[1 + d]);
+		if (lua_getfield(L, v, keys[1 + d]) != LUA_TNIL)
+			l->rate[d] = api_check_size(L, -1, f);
+		lua_pop(L, 1);
+		snprintf(f, sizeof(f), "%s.%s", field, keys[3 + d]);
+		if (lua_getfield(L, v, keys[3 + d]) != LUA_TNIL)
+			l->iops[d] = (uint64_t)api_check_int(L, -1, f, 0, INT64_MAX);
+		lua_pop(L, 1);
+	}
 }
 
 /* ---- streams ---- */

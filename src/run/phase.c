@@ -20,6 +20,7 @@
 
 #include "cluster/cluster_phase.h"
 #include "core/clock.h"
+#include "core/hist.h"
 #include "core/rc.h"
 #include "core/rng.h"
 #include "run/phase_int.h"
@@ -425,6 +426,8 @@ static void cluster_round(struct runner *r, int done)
 	}
 }
 
+static void check_stop_if(struct runner *r);
+
 /* In a cluster, interval k ends at measure + k x interval on every rank
  * (the ranks' k-th intervals are merged): each due tick is made and named
  * by that time, a late sampler's missed ones nearly empty, never one long
@@ -438,9 +441,48 @@ static void cluster_ticks(struct runner *r)
 			sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, r->next_tick);
 		phase_made(r);
 		phase_metrics_tick(r);
+		check_stop_if(r);
 	}
 	if (r->next_tick > r->sh.end_ns)
 		r->next_tick = UINT64_MAX;
+}
+
+/* The interval just made against sp.stop_if: the first limit it crosses
+ * stops the workers and is said in the result (once). */
+static void check_stop_if(struct runner *r)
+{
+	const struct phase_stop_if *l = &r->sp->stop_if;
+	const struct interval *iv;
+	static const char *const rate_names[2] = { "read_rate", "write_rate" }, *const iops_names[2] = { "read_iops",
+													 "write_iops" };
+	const char *by = NULL;
+	double v = 0, lim = 0;
+
+	if (r->res->stopped_by[0] || !r->res->nintervals)
+		return;
+	iv = &r->res->intervals[r->res->nintervals - 1];
+	/* the interval's max is its top bucket's upper bound: an I/O is over
+	 * the limit for sure when that bucket's lower bound is (no false stop;
+	 * one within a bucket of it is the exact check's, after the phase) */
+	if (l->latency_ns && iv->max_ns && hist_bucket_low(hist_index(iv->max_ns)) > l->latency_ns) {
+		by = "latency", v = (double)iv->max_ns, lim = (double)l->latency_ns;
+	} else if (iv->len_s >= (double)r->sp->interval_ns / 1e9 * 0.99) { /* a rate: over a whole interval only */
+		for (int d = 0; d < 2 && !by; d++) {
+			const double rate = (double)iv->bytes[d] / iv->len_s, iops = (double)iv->ios[d] / iv->len_s;
+
+			if (l->rate[d] && rate < (double)l->rate[d])
+				by = rate_names[d], v = rate, lim = (double)l->rate[d];
+			else if (l->iops[d] && iops < (double)l->iops[d])
+				by = iops_names[d], v = iops, lim = (double)l->iops[d];
+		}
+	}
+	if (!by)
+		return;
+	snprintf(r->res->stopped_by, sizeof(r->res->stopped_by), "%s", by);
+	r->res->stop_value = v;
+	r->res->stop_limit = lim;
+	r->res->stop_t_s = iv->t_s;
+	__atomic_store_n(&r->sh.stop, 1, __ATOMIC_RELAXED);
 }
 
 /* An interval ends at now when a tick is due and the phase has not ended. */
@@ -465,6 +507,7 @@ static void tick(struct runner *r)
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_tick(&r->u[i].smp, r->scratch, r->sh.measure_ns, now);
 	phase_metrics_tick(r);
+	check_stop_if(r);
 	r->next_tick += step;
 	while (r->next_tick <= now)
 		r->next_tick += step;

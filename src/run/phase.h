@@ -74,6 +74,7 @@ struct phase_spec {
 	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
 	struct pace *pace;
 	uint64_t ramp_ns, duration_ns, ios, bytes; /* 0: not a limit */
+	uint64_t start_delay_ns; /* a stream's workers start this long after the phase does (fio's startdelay) */
 	uint64_t seed;
 	uint64_t interval_ns;
 	enum pattern pattern;
@@ -124,6 +125,13 @@ struct phase_spec {
 	/* crc32c: the directory of the targets' verification state (and its
 	 * lock and durability record), NULL for the default (genmap.h) */
 	const char *verify_state;
+	/* phase.stop_if: limits checked at each interval's tick in the phase
+	 * thread (never per I/O); one crossed stops the phase (result.stopped).
+	 * latency_ns: an I/O of the interval slower; rate, iops [0] reads [1]
+	 * writes: the interval's rate under it (bytes/s, IOPS). 0: no limit */
+	struct phase_stop_if {
+		uint64_t latency_ns, rate[2], iops[2];
+	} stop_if;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */
@@ -160,6 +168,10 @@ struct phase_result {
 	int interrupted;
 	int failed;             /* an engine failure during the run (or no I/O at all) */
 	char error[WHY_LEN];    /* what failed, when failed */
+	/* a limit of sp.stop_if crossed in the interval ending at stop_t_s:
+	 * which ("latency", "read_rate", ...), the interval's figure, the limit */
+	char stopped_by[16];
+	double stop_value, stop_limit, stop_t_s;
 	struct trace_rec *trace;
 	uint64_t ntrace;
 	struct batch_stats batch;

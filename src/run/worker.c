@@ -696,6 +696,20 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	w->batch.bound = l->bound;
 }
 
+/* A stream's start_delay: wait from the phase's start until it is up (or
+ * the phase stops: then -1, no I/O). */
+static int start_delay(struct worker *w)
+{
+	const uint64_t until = w->sh->t_start_ns + w->spec->start_delay_ns;
+
+	for (uint64_t now = clock_ns(); now < until; now = clock_ns()) {
+		if (__atomic_load_n(&w->sh->stop, __ATOMIC_RELAXED))
+			return -1;
+		clock_wait_until(now + (until - now < STOP_POLL_NS ? until - now : STOP_POLL_NS));
+	}
+	return 0;
+}
+
 /* One worker thread: set-up, the start barrier, the loop, tear-down. */
 void *worker_main(void *arg)
 {
@@ -713,7 +727,7 @@ void *worker_main(void *arg)
 	struct loop l;
 	uint64_t cpu0;
 
-	if (worker_ready(w) == 0) {
+	if (worker_ready(w) == 0 && (!w->spec->start_delay_ns || start_delay(w) == 0)) {
 		l.freeq = freeq;
 		l.done = done;
 		l.ready_at = ready_at;

@@ -131,4 +131,21 @@ is(fio.load({ { text = "[a]\nfilename=${NOPE}\nsize=1m\n", name = "x" } }, { set
 -- ---- libiscsi: the LUN has a size ----
 local isc = fio.phases("[i]\nioengine=libiscsi\nfilename=iscsi\\://10.0.0.1/iqn.2001-04.com.example\\:d/0\nrw=randread\n", "i.fio")[1]
 is({ isc.bytes, isc.meta.fio.whole_target }, { nil, { loops = 1 } }, "libiscsi without size=: the LUN's own size, read when it runs")
+-- ---- max_latency, rate_min: the phase stops at the interval that crosses them (phase.stop_if) ----
+local iomoon = require "iomoon"
+local sr = iomoon.run { name = "sl", engine = "sim", sim_latency = "2ms", bs = 4096, duration = "30s", interval = "100ms",
+  stop_if = { latency = "500us" } }
+is({ sr.stopped.by, sr.stopped.limit, sr.stopped.value >= 2e6, sr.stopped.t_s == sr.intervals[1].t_s, sr.seconds < 30 },
+  { "latency", 500000, true, true, true }, "stop_if.latency under sim's 2 ms: stopped at the first interval's tick, saying which and how slow")
+local ok, err = pcall(plans.run, { name = "ml", engine = "sim", sim_latency = "2ms", bs = 4096, duration = "30s",
+  interval = "100ms", meta = { fio = { max_latency_us = 500 } } })
+tap.ok(not ok and tostring(err):find("max_latency: an I/O took %d+ us, over the 500 us asked; the phase stopped at 0%.1%d*s")
+  ~= nil, "%s", "max_latency=500 over sim's 2 ms: the run fails at the first interval, naming the limit and the value: " .. tostring(err))
+local rr = iomoon.run { name = "sr", engine = "sim", sim_latency = "100us", bs = 4096, read = 0, duration = "30s",
+  interval = "100ms", rate = { iops = 200 }, stop_if = { write_iops = 1000 } }
+is({ rr.stopped.by, rr.stopped.limit, rr.stopped.value < 1000, rr.seconds < 30 }, { "write_iops", 1000, true, true },
+  "stop_if.write_iops over the paced 200: stopped at the first whole interval")
+tap.refuses("phase.stop_if: unknown field 'latncy'.*latency", function()
+  iomoon.run { engine = "sim", bs = 4096, duration = "1s", stop_if = { latncy = "1ms" } } end,
+  "stop_if: a misspelt field named, with the nearest")
 print("1.." .. tap.n)

@@ -103,7 +103,7 @@ function convert.plan(phases, from, notes, path)
   local planned = false
   for _, p in ipairs(phases) do if p.meta and p.meta.fio then planned = true end end
   if planned then
-    lines[#lines + 1] = "-- meta.fio: fio's steady state, latency target, startdelay, end_fsync, max_latency or rate_min,"
+    lines[#lines + 1] = "-- meta.fio: fio's steady state, latency target, startdelay, end_fsync, unlink, max_latency or rate_min,"
     lines[#lines + 1] = "-- run as iomoon plans by iomoon.fio.plans (doc/import.md, \"Plans instead of options\")"
     lines[#lines + 1] = 'local fio_plans = require "iomoon.fio.plans"'
     lines[#lines + 1] = "for _, p in ipairs(phases) do fio_plans.run(p) end"

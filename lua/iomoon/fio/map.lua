@@ -227,7 +227,9 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     if v == nil or v == true then return nil end
     return options.percent_of(v, whole, c.what(k)) or job.size(v, kb, c.what(k))
   end
-  local size = sized("size")
+  -- without size=, fio's job does its file's filesize (one file a job here:
+  -- nrfiles > 1 is a files phase, iomoon.fio.files)
+  local size = sized("size") or sized("filesize")
   local off = sized("offset") or 0
   off = off + (ctx.clone or 0) * options.offset_increment(c, kb, whole)
   if engine == "null" then
@@ -247,9 +249,10 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     total = total + (per or (st and st.size - off) or 0)
     targets[#targets + 1] = t
   end
-  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size")
+  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size", "filesize")
   if per or off > 0 then
-    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "offset_increment")
+    c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "filesize",
+      "offset_increment")
   end
   return own and total // numjobs or total, #paths
 end
@@ -643,7 +646,8 @@ end
 -- The options of a group's jobs that act on its phase: exitall (the
 -- phase ends with its first job: the shortest runtime), and the runner's
 -- steps (meta.fio: the first job's steady state or latency target, the
--- shortest startdelay and max_latency, end_fsync when any asks it).
+-- shortest startdelay and max_latency, end_fsync when any asks it), and
+-- each stream's startdelay beyond the shortest (its start_delay).
 function map.group_options(ws, ph, from)
   local fm
   for _, w in ipairs(ws) do
@@ -667,7 +671,22 @@ function map.group_options(ws, ph, from)
       end
     end
   end
-  if fm then
+  -- startdelay between the jobs of a group: the phase waits the shortest
+  -- (none when a job has none), each stream its own less that (start_delay)
+  if fm and fm.startdelay_s and #ws > 1 then
+    local least = math.huge
+    for _, w in ipairs(ws) do least = math.min(least, w.fio and w.fio.startdelay_s or 0) end
+    for i, w in ipairs(ws) do
+      local d = (w.fio and w.fio.startdelay_s or 0) - least
+      if d > 0 then
+        ph.streams[i].start_delay = string.format("%gms", d * 1000)
+        from[ph.streams[i]] = from[ph.streams[i]] or {}
+        from[ph.streams[i]].start_delay = "startdelay (after the group's shortest)"
+      end
+    end
+    fm.startdelay_s = least > 0 and least or nil
+  end
+  if fm and next(fm) then
     ph.meta = ph.meta or {}
     ph.meta.fio = fm
   end

@@ -255,6 +255,8 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   if c.v("end_fsync") and job.bool(c.v("end_fsync"), c.what("end_fsync")) and share[2] > 0 then
     fio_meta.end_fsync = true
   end
+  -- unlink=1: fio deletes the job's file when the job is done (files of its own, not devices)
+  if c.v("unlink") and job.bool(c.v("unlink"), c.what("unlink")) then fio_meta.unlink = true end
   if c.v("max_latency") then
     fio_meta.max_latency_us = job.time_us(c.v("max_latency"), 1, c.what("max_latency"))
   end
@@ -272,7 +274,9 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
       return k == "rate_min" and job.size(p, kb, c.what(k)) or job.int(p, c.what(k), 0) end)
     local cycle = c.v("rate_cycle") and job.time_us(c.v("rate_cycle"), 1000, c.what("rate_cycle")) / 1e6 or 1
     if cycle < 0.01 then input_error("%s: shorter than 10 ms (iomoon's shortest interval)", c.what("rate_cycle")) end
-    fio_meta.rate_min = { kind = k == "rate_min" and "bytes" or "iops", read = l[1] * numjobs, write = l[2] * numjobs,
+    -- a direction the job does not do has no rate to keep (fio checks only the ones it does)
+    fio_meta.rate_min = { kind = k == "rate_min" and "bytes" or "iops", read = share[1] > 0 and l[1] * numjobs or 0,
+      write = share[2] > 0 and l[2] * numjobs or 0,
       cycle_s = cycle }
     c.set(ph, "interval", cycle, "rate_cycle")
   end

@@ -4,7 +4,7 @@
 -- (steadystate=CRIT:LIMIT over ss_dur) as rounds judged by fio's
 -- criterion, fio's latency target (latency_target over latency_window)
 -- as a search of the deepest queue under the bound, and the steps around
--- a phase: startdelay, end_fsync, max_latency, rate_min. Any other phase
+-- a phase: startdelay, end_fsync, unlink, max_latency, rate_min. Any other phase
 -- is iomoon.run as it is.
 local iomoon = require "iomoon"
 local errors = require "iomoon.errors"
@@ -172,6 +172,33 @@ local function check_rate_min(r, rm)
   end
 end
 
+-- fio's max_latency and rate_min stop the job while it runs: as phase.stop_if,
+-- checked by the phase at each interval's tick (rate_cycle long)
+local function stop_if(p, f)
+  if not f.max_latency_us and not f.rate_min then return p end
+  local q, l = util.copy(p), {}
+  if f.max_latency_us then l.latency = f.max_latency_us / 1e6 end
+  local rm = f.rate_min
+  if rm then
+    local unit = rm.kind == "iops" and "_iops" or "_rate"
+    if rm.read > 0 then l["read" .. unit] = math.ceil(rm.read) end
+    if rm.write > 0 then l["write" .. unit] = math.ceil(rm.write) end
+  end
+  q.stop_if = l
+  return q
+end
+
+-- the limit that stopped the phase, said as fio would (fio fails the job: exit 1)
+local function stopped(r, f)
+  local s = r.stopped
+  if s.by == "latency" then
+    errors.run("%s: max_latency: an I/O took %.0f us, over the %d us asked; the phase stopped at %gs "
+      .. "(fio ends the job with ETIMEDOUT)", r.name, s.value / 1000, f.max_latency_us, s.t_s)
+  end
+  errors.run("%s: rate_min: %.0f %s at %gs, under the %.0f asked; the phase stopped there (fio fails the job)",
+    r.name, s.value, s.by:match("iops") and "IOPS" or "bytes/s", s.t_s, s.limit)
+end
+
 -- fsync every file target of a phase (fio's end_fsync)
 local function end_fsync(p)
   local function each(t)
@@ -182,6 +209,21 @@ local function end_fsync(p)
       local h = iomoon.target { path = path, create = false, fill = false }
       h:fsync()
       h:close()
+    end
+  end
+  each(p.target)
+  for _, s in ipairs(p.streams or {}) do each(s.target) end
+end
+
+-- delete every regular file a phase ran on (fio's unlink=1); never a device
+local function unlink(p)
+  local function each(t)
+    if type(t) == "table" and not t.path then for _, x in ipairs(t) do each(x) end; return end
+    local path = type(t) == "table" and t.path or t
+    local st = type(path) == "string" and iomoon.stat(path)
+    if st and st.kind == "file" then
+      local ok, err = os.remove(path)
+      if not ok then errors.run("unlink: %s", err) end
     end
   end
   each(p.target)
@@ -201,12 +243,15 @@ function plans.run(p)
     h:close()
   end
   if f.startdelay_s then iomoon.sleep(f.startdelay_s) end
+  p = stop_if(p, f)
   local r, found
   if f.zones then r = zones(p, f.zones)
   elseif f.steadystate then r, found = steady(p, f.steadystate)
   elseif f.latency_target then r, found = depth_search(p, f.latency_target)
   else r = iomoon.run(p) end
   if f.end_fsync then end_fsync(p) end
+  if f.unlink and r and not r.interrupted then unlink(p) end
+  if r and r.stopped then stopped(r, f) end
   if r and f.max_latency_us and r.lat.max_ns > f.max_latency_us * 1000 then
     errors.run("%s: max_latency: an I/O took %.0f us, over the %d us asked (fio ends the job with ETIMEDOUT)",
       r.name, r.lat.max_ns / 1000, f.max_latency_us)
