@@ -134,6 +134,12 @@ printf '[global]\nfilename=fs.dat\nfilesize=2m\n[w]\nrw=write\nbs=128k\n[r]\nnew
 "$IOMOON" fio fs.fio --quiet --format json --output fs.json 2>/dev/null
 is "$?:$(python3 -c 'import json; print([p["bytes"] for p in json.load(open("fs.json"))["phases"]])'):$([ -e fs.dat ] && echo kept || echo gone)" \
 	"0:[2097152, 2097152]:gone" "filesize=2m without size=: each job does 2 MiB; unlink=1: the file is deleted after"
+# a file that was there before iomoon is written with --allow-write, but unlink=1 leaves it
+head -c 2M /dev/urandom >theirs.dat
+printf '[r]\nfilename=theirs.dat\nrw=randread\nsize=2m\nunlink=1\n' >theirs.fio
+err=$("$IOMOON" fio theirs.fio --quiet --format none 2>&1)
+is "$?:$([ -e theirs.dat ] && echo kept || echo gone)" "0:kept" "unlink=1 on a file iomoon did not create: the file is kept"
+like "$err" "unlink: left .*theirs.dat \(iomoon did not create it\)" "and says so"
 "$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"

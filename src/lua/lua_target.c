@@ -1,5 +1,5 @@
 /* lua_target.c - the target userdata of the binding: iomoon.target, its
- * methods (size, sector, kind, path, created, read, write, fsync, probe, close),
+ * methods (size, sector, kind, path, created, ours, read, write, fsync, probe, close),
  * and the target option tables phases share with it.
  */
 #include <errno.h>
@@ -147,6 +147,12 @@ static int l_target_path(lua_State *L)
 static int l_target_created(lua_State *L)
 {
 	lua_pushboolean(L, api_check_target(L, 1)->created);
+	return 1;
+}
+
+static int l_target_ours(lua_State *L)
+{
+	lua_pushboolean(L, api_check_target(L, 1)->ours);
 	return 1;
 }
 
@@ -433,7 +439,7 @@ void api_target_metatable(lua_State *L)
 {
 	static const luaL_Reg target_methods[] = {
 		{ "size", l_target_size }, { "sector", l_target_sector }, { "kind", l_target_kind }, { "path", l_target_path },
-		{ "created", l_target_created }, { "read", l_target_read }, { "write", l_target_write }, { "fsync", l_target_fsync },
+		{ "created", l_target_created }, { "ours", l_target_ours }, { "read", l_target_read }, { "write", l_target_write }, { "fsync", l_target_fsync },
 		{ "probe", l_target_probe }, { "close", l_target_close }, { NULL, NULL },
 	};
 	static const luaL_Reg probe_methods[] = {

@@ -215,16 +215,24 @@ local function end_fsync(p)
   for _, s in ipairs(p.streams or {}) do each(s.target) end
 end
 
--- delete every regular file a phase ran on (fio's unlink=1); never a device
+-- delete every regular file a phase ran on that iomoon made (fio's
+-- unlink=1); never a device, never a file that was there before iomoon
+-- (said on stderr: fio would delete it, iomoon leaves what it did not make)
 local function unlink(p)
   local function each(t)
     if type(t) == "table" and not t.path then for _, x in ipairs(t) do each(x) end; return end
     local path = type(t) == "table" and t.path or t
-    local st = type(path) == "string" and iomoon.stat(path)
-    if st and st.kind == "file" then
-      local ok, err = os.remove(path)
-      if not ok then errors.run("unlink: %s", err) end
+    local st = type(path) == "string" and not util.is_url(path) and iomoon.stat(path)
+    if not (st and st.kind == "file") then return end
+    local h = iomoon.target { path = path }
+    local ours = h:ours()
+    h:close()
+    if not ours then
+      io.stderr:write(string.format("iomoon fio: unlink: left %s (iomoon did not create it)\n", path))
+      return
     end
+    local ok, err = os.remove(path)
+    if not ok then errors.run("unlink: %s", err) end
   end
   each(p.target)
   for _, s in ipairs(p.streams or {}) do each(s.target) end
