@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "core/rc.h"
 #include "core/shown.h"
@@ -94,14 +95,31 @@ int target_can_trim(const struct target *t, char *why, size_t why_len)
 	return RC_INPUT;
 }
 
-int target_can_secure_trim(int fd, const char *shown, char *why, size_t why_len)
+int target_can_secure_trim(const struct target *t, char *why, size_t why_len)
 {
 	uint64_t probe[2] = { 1, 0 };
+	char p[1024];
+	int fd, r, e;
 
-	if (ioctl(fd, BLKSECDISCARD, probe) == 0 || errno == EINVAL)
+	shown(t->path, p, sizeof(p));
+	if (t->kind != TARGET_BLOCK || t->url) {
+		snprintf(why, why_len, "%s is not a local block device (a secure discard is a block device's "
+			 "BLKSECDISCARD)", p);
+		return RC_INPUT;
+	}
+	if (!t->allow_write)
 		return RC_OK;
-	snprintf(why, why_len, "%s does not do secure discard (BLKSECDISCARD: %s)", shown,
-		 errno == EOPNOTSUPP ? "not supported by the device" : strerror(errno));
+	if ((fd = open(t->path, O_WRONLY | O_CLOEXEC)) < 0) {
+		snprintf(why, why_len, "cannot open %s to ask whether it does secure discard: %s", p, strerror(errno));
+		return RC_INPUT;
+	}
+	r = ioctl(fd, BLKSECDISCARD, probe);
+	e = errno;
+	close(fd);
+	if (r == 0 || e == EINVAL)
+		return RC_OK;
+	snprintf(why, why_len, "%s does not do secure discard (BLKSECDISCARD: %s)", p,
+		 e == EOPNOTSUPP ? "not supported by the device" : strerror(e));
 	return RC_INPUT;
 }
 

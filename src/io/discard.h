@@ -20,11 +20,13 @@ int target_can_trim(const struct target *t, char *why, size_t why_len);
  * data is gone from the medium too, not only unmapped). */
 enum discard_kind { DISCARD_PUNCH, DISCARD_BLOCK, DISCARD_SECURE };
 
-/* Does block device fd do secure discard? A probe that cannot erase
- * anything (a range that starts at byte 1: the kernel checks support
- * before the range, and refuses the range with EINVAL): RC_OK, or
- * RC_INPUT with why. fd must be open for writing. */
-int target_can_secure_trim(int fd, const char *shown, char *why, size_t why_len);
+/* Can t's trims be secure discards (trim_secure)? A local block device
+ * that does secure erase, asked by a probe that cannot erase anything (a
+ * range that starts at byte 1: the kernel checks support before the
+ * range, and refuses the range with EINVAL). A device without
+ * allow_write is not asked (RC_OK: the run refuses it as any write). RC_OK,
+ * or RC_INPUT with why. */
+int target_can_secure_trim(const struct target *t, char *why, size_t why_len);
 
 /* Discard [off, off + len) of fd by `kind`. 0 or -errno. */
 int discard_range(int fd, enum discard_kind kind, uint64_t off, uint64_t len);

@@ -6,15 +6,11 @@
  * that failed). The defaults that depend on other fields are set here
  * too (workers, the 10 s duration). No Lua: the binding raises.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/rc.h"
-#include "core/shown.h"
 #include "io/discard.h"
 #include "io/engine.h"
 #include "io/protect.h"
@@ -267,40 +263,6 @@ static int check_window(struct run_state *rs, char *why, size_t why_len)
 /* fsync / fdatasync every N writes, O_DSYNC / O_SYNC, and trims: asked
  * of a workload that does what they act on, of targets that can. A
  * stream that does not write drops the phase's syncs it inherited. */
-/* trim_secure: trims, on local block devices that do secure discard (a
- * probe that erases nothing; on a device the phase may write to, so a
- * device without allow_write is refused as any write is, by the run). */
-static int check_trim_secure(struct run_state *rs, char *why, size_t why_len)
-{
-	const struct phase_spec *sp = &rs->sp;
-
-	if (!sp->trim_secure)
-		return RC_OK;
-	if (!wl_trims(&rs->wl))
-		REFUSE("%s.trim_secure: true, but the mix has no trims (give trim = N, the percentage of I/Os that "
-		       "discard)", rs->path);
-	for (unsigned t = 0; t < sp->ntargets; t++) {
-		const struct target *tg = sp->targets[t];
-		char no[WHY_LEN], p[1024];
-		int fd, rc;
-
-		shown(tg->path, p, sizeof(p));
-		if (tg->kind != TARGET_BLOCK || tg->url)
-			REFUSE("%s.trim_secure: %s is not a local block device (a secure discard is a block device's "
-			       "BLKSECDISCARD)", rs->path, p);
-		if (!tg->allow_write)
-			continue;
-		if ((fd = open(tg->path, O_WRONLY | O_CLOEXEC)) < 0)
-			REFUSE("%s.trim_secure: cannot open %s to ask whether it does secure discard: %s", rs->path, p,
-			       strerror(errno));
-		rc = target_can_secure_trim(fd, p, no, sizeof(no));
-		close(fd);
-		if (rc != RC_OK)
-			REFUSE("%s.trim_secure: %s", rs->path, no);
-	}
-	return RC_OK;
-}
-
 static int check_durability(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
@@ -335,7 +297,15 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 			REFUSE("%s.%s: trims %s, which cannot discard: %s", rs->path, sp->replay ? "replay" : "mix",
 			       sp->targets[t]->path, no);
 	}
-	CHECK(check_trim_secure(rs, why, why_len));
+	for (unsigned t = 0; sp->trim_secure && t < sp->ntargets; t++) {
+		char no[WHY_LEN];
+
+		if (!wl_trims(&rs->wl))
+			REFUSE("%s.trim_secure: true, but the mix has no trims (give trim = N, the percentage of I/Os "
+			       "that discard)", rs->path);
+		if (target_can_secure_trim(sp->targets[t], no, sizeof(no)) != RC_OK)
+			REFUSE("%s.trim_secure: %s", rs->path, no);
+	}
 	if (wl_trims(&rs->wl) && sp->verify != VERIFY_NONE)
 		REFUSE("%s.verify: with trims (a trimmed range holds no data to check: verify in a phase without "
 		       "trims)", rs->path);
