@@ -185,14 +185,15 @@ if [ -n "$mpi_ok" ]; then
 		[ "$a1" -gt 0 ] && break
 		sleep 0.1
 	done
-	b1=$a1
-	for _ in $(seq 60); do # until the next merged interval
+	b1=$a1 a0=$(rank_ios s1.txt 0) b0=$a0
+	# until both have grown: rank 0's own series moves at its own tick,
+	# rank 1's with the merge after it, so one scrape may see only one move
+	for _ in $(seq 60); do
 		sleep 0.1
 		curl -s -o s2.txt "http://127.0.0.1:$cport/metrics"
-		b1=$(rank_ios s2.txt 1)
-		[ "$b1" -gt "$a1" ] && break
+		b1=$(rank_ios s2.txt 1) b0=$(rank_ios s2.txt 0)
+		[ "$b1" -gt "$a1" ] && [ "$b0" -gt "$a0" ] && break
 	done
-	a0=$(rank_ios s1.txt 0) b0=$(rank_ios s2.txt 0)
 	[ "$a1" -gt 0 ] && [ "$b1" -gt "$a1" ] && [ "$b0" -gt "$a0" ] && [ "$a0" -gt 0 ] &&
 		grep -q '^iomoon_phase_info{.*rank="1".*running="yes"' s2.txt
 	ok $? "mpirun -n 2: rank 0's endpoint shows both ranks' own I/Os while the phase runs and they grow (rank 0: $a0 then $b0, rank 1: $a1 then $b1)"
