@@ -88,6 +88,8 @@ int api_keep_results(lua_State *L);
 int api_results(lua_State *L);
 int api_on_result(lua_State *L);
 int api_set_progress(lua_State *L);
+struct phase_progress;
+void (*api_progress_fn(void))(const struct phase_progress *p);
 int api_interrupted(lua_State *L);
 /* lua_metrics.c: iomoon.metrics{...} */
 int api_metrics(lua_State *L);

@@ -50,6 +50,13 @@ static void progress_cb(const struct phase_progress *p)
 			p->mb_per_s, (unsigned long long)p->ios);
 }
 
+/* The progress callback for a phase started now: NULL unless progress
+ * lines are on and stderr is a terminal (files phases take it too). */
+void (*api_progress_fn(void))(const struct phase_progress *p)
+{
+	return progress_on && isatty(2) ? progress_cb : NULL;
+}
+
 /* The workloads of rs: rs itself, then its streams. */
 static struct run_state *workload_of(struct run_state *rs, unsigned i)
 {
@@ -361,8 +368,7 @@ int api_run(lua_State *L)
 	lock_or_refuse(L, rs);
 	warn_think(rs);
 	sp = &rs->sp;
-	if (progress_on && isatty(2))
-		sp->progress = progress_cb;
+	sp->progress = api_progress_fn();
 	if (cluster_on()) {
 		lua_pushlightuserdata(L, rs);
 		agreed_call(L, CLUSTER_CREATE, materialize_fn, 1, rs, undo_run);

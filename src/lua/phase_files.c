@@ -565,10 +565,14 @@ int api_run_files(lua_State *L, long long phase_no)
 	else
 		snprintf(name, sizeof(name), "phase %lld", phase_no);
 	lua_pop(L, 1);
+	sp->progress = api_progress_fn();
+	snprintf(sp->progress_name, sizeof(sp->progress_name), "%s", name);
 	r = malloc(sizeof(*r));
 	if (!r)
 		return api_raise_error(L, IOMOON_RUN_ERROR, "files: out of memory for the result");
 	rc = files_run(sp, r, why, sizeof(why));
+	if (sp->progress)
+		fprintf(stderr, "\r\033[K");
 	if (rc != RC_OK) {
 		files_result_free(r);
 		free(r);

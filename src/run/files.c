@@ -708,7 +708,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	res->started_ns = clock_realtime_ns();
 	__atomic_store_n(&gate.go, started == sp->workers ? 1 : -1, __ATOMIC_RELEASE);
 	if (started == sp->workers)
-		files_sample(res, per, sp->workers, &gate.finished, start_ns, sp->interval_ns);
+		files_sample(sp, res, per, sp->workers, &gate.finished, start_ns, sp->interval_ns);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	getrusage(RUSAGE_SELF, &ru1);

@@ -29,6 +29,8 @@
 #include "core/hist.h"
 #include "core/rng.h"
 
+struct phase_progress;
+
 #define FILES_ROOT "iomoon-files"
 #define FILES_MARKER ".iomoon-tree"
 #define FILES_MAX_SIZES 16
@@ -60,6 +62,10 @@ struct files_spec {
 	uint64_t seed;
 	uint64_t interval_ns;   /* 0: no intervals */
 	int rank;               /* -1 alone; else the MPI rank, in subtree names */
+	/* NULL: no progress lines; else called about twice a second while the
+	 * workers run, name being progress_name (phase.h's struct) */
+	void (*progress)(const struct phase_progress *p);
+	char progress_name[128];
 };
 
 struct files_opres {
@@ -104,7 +110,7 @@ void files_result_free(struct files_result *res);
 
 /* The intervals of res, while n workers' results per run, until finished
  * reaches n (files_sample.c). */
-void files_sample(struct files_result *res, const struct files_result *per, unsigned n, const unsigned *finished,
+void files_sample(const struct files_spec *sp, struct files_result *res, const struct files_result *per, unsigned n, const unsigned *finished,
 		  uint64_t start_ns, uint64_t interval_ns);
 
 /* A directory open beneath the subtree: key is (level << 48 | index). */

@@ -12,10 +12,14 @@
 
 #include "core/clock.h"
 #include "core/stop.h"
+#include "run/phase.h"
+
+#define FILES_PROGRESS_NS 500000000ull
 
 struct files_sampler {
 	struct hist now, last, delta;
 	uint64_t last_ops[FOP_N], last_bytes, last_read_ops, last_write_ops, last_ns;
+	uint64_t prog_ops, prog_bytes, prog_ns;
 };
 
 /* The workers' histograms and bytes now, summed. */
@@ -75,19 +79,49 @@ static int take(struct files_result *res, const struct files_result *per, unsign
 	return 0;
 }
 
-void files_sample(struct files_result *res, const struct files_result *per, unsigned n, const unsigned *finished,
-		  uint64_t start_ns, uint64_t interval_ns)
+/* A progress line (phase.h's callback): operations of every kind since
+ * the start and their rate over the last period, as a data phase shows. */
+static void progress(const struct files_spec *sp, const struct files_result *per, unsigned n,
+		     struct files_sampler *s, uint64_t start_ns, uint64_t t)
+{
+	struct phase_progress pg = { .name = sp->progress_name };
+	uint64_t ops = 0, bytes = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		for (int op = 0; op < FOP_N; op++)
+			ops += hist_count_live(&per[i].op[op].lat);
+		bytes += __atomic_load_n(&per[i].bytes_written, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&per[i].bytes_read, __ATOMIC_RELAXED);
+	}
+	pg.elapsed_s = (double)(t - start_ns) / 1e9;
+	pg.total_s = (double)sp->duration_ns / 1e9;
+	pg.ios = ops;
+	pg.iops = t > s->prog_ns ? (double)(ops - s->prog_ops) * 1e9 / (double)(t - s->prog_ns) : 0;
+	pg.mb_per_s = t > s->prog_ns ? (double)(bytes - s->prog_bytes) * 1e3 / (double)(t - s->prog_ns) : 0;
+	s->prog_ops = ops;
+	s->prog_bytes = bytes;
+	s->prog_ns = t;
+	sp->progress(&pg);
+}
+
+void files_sample(const struct files_spec *sp, struct files_result *res, const struct files_result *per, unsigned n,
+		  const unsigned *finished, uint64_t start_ns, uint64_t interval_ns)
 {
 	struct files_sampler *s = calloc(1, sizeof(*s));
-	uint64_t next = start_ns + interval_ns;
+	uint64_t next = start_ns + interval_ns, next_prog = sp->progress ? start_ns + FILES_PROGRESS_NS : UINT64_MAX;
 
 	if (!s)
 		return;
 	hist_init(&s->last);
 	s->last_ns = start_ns;
+	s->prog_ns = start_ns;
 	while (__atomic_load_n(finished, __ATOMIC_ACQUIRE) < n) {
 		uint64_t t = clock_ns();
 
+		if (t >= next_prog) {
+			progress(sp, per, n, s, start_ns, t);
+			next_prog = t + FILES_PROGRESS_NS;
+		}
 		if (interval_ns && t >= next) {
 			if (take(res, per, n, s, start_ns) < 0)
 				break;
