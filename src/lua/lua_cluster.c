@@ -344,8 +344,11 @@ static void push_host(lua_State *L, const struct cluster_host *h)
 
 void api_push_cluster_result(lua_State *L, const struct phase_result *r)
 {
-	const struct cluster_result *c = r->cluster;
+	api_push_cluster(L, r->cluster);
+}
 
+void api_push_cluster(lua_State *L, const struct cluster_result *c)
+{
 	if (!c)
 		return;
 	lua_createtable(L, 0, 8);

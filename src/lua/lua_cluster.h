@@ -5,6 +5,7 @@
 #include <lua.h>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_phase.h"
 #include "run/phase.h"
 
 struct run_state;
@@ -43,6 +44,8 @@ int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, 
 		      size_t out_len);
 /* result.cluster and result.hosts into the result on top (clustered only). */
 void api_push_cluster_result(lua_State *L, const struct phase_result *r);
+/* The same from c (NULL: nothing), as a files phase has them. */
+void api_push_cluster(lua_State *L, const struct cluster_result *c);
 /* May this rank write reports (iomoon.write_atomic)? */
 int api_cluster_writes(void);
 

@@ -22,6 +22,10 @@ int api_raise_error(lua_State *L, const char *mt, const char *msg);
 /* Push s (len bytes) with every URL's password left out (redact_in_place). */
 void api_push_redacted(lua_State *L, const char *s, size_t len);
 int api_input_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Call fn with the narg values on top, protected (lua_phase.c): RC_OK with
+ * its results on the stack, or RC_INPUT (an input error) / RC_FAIL with the
+ * error's message in why, the args gone. */
+int api_pcall_why(lua_State *L, lua_CFunction fn, int narg, char *why, size_t why_len);
 
 /* Checked values; `field` names what is checked in the message. */
 uint64_t api_check_size(lua_State *L, int idx, const char *field);

@@ -251,6 +251,32 @@ static int materialize_fn(lua_State *L)
 	return 0;
 }
 
+/* Call fn with the narg values on top, protected: RC_OK with its results
+ * left on the stack, or RC_INPUT (iomoon's input error) / RC_FAIL with
+ * the error's message in why and the stack as it was below the args. */
+int api_pcall_why(lua_State *L, lua_CFunction fn, int narg, char *why, size_t why_len)
+{
+	const int top = lua_gettop(L) - narg;
+	int input = 0;
+
+	lua_pushcfunction(L, fn);
+	lua_insert(L, top + 1);
+	if (lua_pcall(L, narg, LUA_MULTRET, 0) == LUA_OK)
+		return RC_OK;
+	const int err = lua_gettop(L); /* iomoon's error table, or any value */
+
+	if (lua_getmetatable(L, err)) {
+		luaL_getmetatable(L, IOMOON_INPUT_ERROR);
+		input = lua_rawequal(L, -1, -2);
+	}
+	if (lua_istable(L, err) && lua_getfield(L, err, "msg") == LUA_TSTRING)
+		snprintf(why, why_len, "%s", lua_tostring(L, -1));
+	else
+		snprintf(why, why_len, "%s", luaL_tolstring(L, err, NULL));
+	lua_settop(L, top);
+	return input ? RC_INPUT : RC_FAIL;
+}
+
 /* In a cluster, call fn(arg) protected: an error it raises is this rank's
  * part of the agreement at point p, not a longjmp past the other ranks;
  * every rank then raises the agreed error (after `undo`, when given).
@@ -259,25 +285,8 @@ static void agreed_call(lua_State *L, enum cluster_point p, lua_CFunction fn, in
 			void (*undo)(struct run_state *))
 {
 	char why[WHY_LEN] = "", out[WHY_LEN];
-	int rc = RC_OK, top = lua_gettop(L) - narg;
+	int rc = api_pcall_why(L, fn, narg, why, sizeof(why));
 
-	lua_pushcfunction(L, fn);
-	lua_insert(L, top + 1);
-	if (lua_pcall(L, narg, LUA_MULTRET, 0) != LUA_OK) {
-		const int err = lua_gettop(L); /* iomoon's error table, or any value */
-		int input = 0;
-
-		if (lua_getmetatable(L, err)) {
-			luaL_getmetatable(L, IOMOON_INPUT_ERROR);
-			input = lua_rawequal(L, -1, -2);
-		}
-		if (lua_istable(L, err) && lua_getfield(L, err, "msg") == LUA_TSTRING)
-			snprintf(why, sizeof(why), "%s", lua_tostring(L, -1));
-		else
-			snprintf(why, sizeof(why), "%s", luaL_tolstring(L, err, NULL));
-		lua_settop(L, top);
-		rc = input ? RC_INPUT : RC_FAIL;
-	}
 	rc = api_cluster_agree(p, p == CLUSTER_CHECK && rc == RC_OK ? lua_touserdata(L, -1) : rs, rc, why, out,
 			       sizeof(out));
 	if (rc == RC_OK)

@@ -10,10 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cluster/cluster.h"
+#include "cluster/cluster_files.h"
 #include "core/stop.h"
 #include "lua/lua_api.h"
+#include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
 #include "run/files.h"
 
@@ -265,7 +268,8 @@ static void parse(lua_State *L, int p, struct files_spec *sp)
 						(unsigned long long)sp->size[i]);
 	}
 	sp->seed = (uint64_t)opt_int(L, p, "seed", "seed", 1, 0, LUA_MAXINTEGER);
-	sp->rank = -1;
+	sp->rank = cluster_on() ? (int)cluster_rank() : -1;
+	sp->ranks = cluster_ranks();
 	if (lua_getfield(L, p, "name") != LUA_TNIL && lua_type(L, -1) != LUA_TSTRING)
 		api_input_error(L, "phase.name: a string, got a %s", luaL_typename(L, -1));
 	lua_pop(L, 1);
@@ -437,7 +441,8 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	push_lat(L, &all, 1);
 	lua_setfield(L, -2, "lat");
 	lua_createtable(L, 0, 4);
-	api_set_num(L, "util_pct", s > 0 ? (r->user_s + r->sys_s) / s * 100 : 0);
+	/* under MPI user_s and sys_s are the ranks' sum; util_pct their average */
+	api_set_num(L, "util_pct", s > 0 ? (r->user_s + r->sys_s) / s * 100 / (sp->ranks > 1 ? sp->ranks : 1) : 0);
 	api_set_num(L, "user_s", r->user_s);
 	api_set_num(L, "sys_s", r->sys_s);
 	api_set_num(L, "other_pct", 0);
@@ -536,8 +541,14 @@ static void check_spec(lua_State *L, const struct files_spec *sp)
 		api_raise_error(L, IOMOON_INPUT_ERROR, why);
 	if (rc != RC_OK)
 		api_raise_error(L, IOMOON_RUN_ERROR, why);
-	if (cluster_on())
-		api_input_error(L, "phase.files: files phases do not run under mpirun yet (run one per host)");
+	if (sp->ranks > 1 && sp->ios && sp->ios < sp->ranks)
+		api_input_error(L, "phase.ios: %llu cannot be split over %u ranks (the phase's quota is the cluster's; "
+				"give at least one operation per rank)", (unsigned long long)sp->ios, sp->ranks);
+	if (sp->ranks > 1 && sp->shared && !sp->mix && (sp->op == FOP_MKDIR || sp->op == FOP_RMDIR) && sp->depth > 1)
+		api_input_error(L, "phase.files.depth: %u; a tree shared by %u ranks makes and removes its directories "
+				"(op = \"%s\") only at depth 1 (dirs = N): a level must be whole before the next, and ranks do "
+				"not wait for each other between levels (shared = false, or dirs)", sp->depth, sp->ranks,
+				files_op_names[sp->op]);
 }
 
 int api_check_files(lua_State *L)
@@ -550,29 +561,128 @@ int api_check_files(lua_State *L)
 	return 1;
 }
 
+/* --- under MPI: the check and the tree's root agreed on by every rank --- */
+
+static const char *const shape_names[CLUSTER_SHAPE] = { "name", "op or ops", "duration", "ios", "interval",
+							"shared", "workers (of a shared tree)", "depth, width or dirs",
+							"files" };
+
+static int64_t fnv(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ *c++) * 1099511628211ull;
+	return (int64_t)(h >> 1);
+}
+
+static void files_shape(const struct files_spec *sp, const char *name, struct cluster_shape *sh)
+{
+	const int64_t ops = sp->mix ? fnv(sp->weight, sizeof(sp->weight)) : (int64_t)sp->op;
+
+	*sh = (struct cluster_shape){ { fnv(name, strlen(name)), ops, (int64_t)sp->duration_ns, (int64_t)sp->ios,
+					(int64_t)sp->interval_ns, sp->shared, sp->shared ? sp->workers : 0,
+					(int64_t)sp->depth << 32 | sp->width, (int64_t)sp->files } };
+}
+
+/* In a cluster, every rank's rc (why) at p, and its phase (sp, or NULL
+ * when its check failed): RC_OK, or the agreed failure with out. */
+static int agree(enum cluster_point p, const struct files_spec *sp, const char *name, int rc, const char *why,
+		 char *out, size_t len)
+{
+	struct cluster_shape sh;
+	struct cluster_answer a;
+
+	if (sp)
+		files_shape(sp, name, &sh);
+	if (!cluster_agree(p, rc, why, sp ? &sh : NULL, &a))
+		return RC_OK;
+	if (a.failed_rank >= 0) {
+		snprintf(out, len, "%s", a.msg);
+		return a.rc == RC_INPUT ? RC_INPUT : RC_FAIL;
+	}
+	if (a.diverged && a.exiting_rank >= 0)
+		snprintf(out, len, "rank %d ended its script (exit status %d) while this rank started phase '%s' (every "
+			 "rank must run the same phases)", a.exiting_rank, a.exit_code, name);
+	else if (a.diverged)
+		snprintf(out, len, "the ranks are at different points of phase '%s' (every rank must run the same "
+			 "phases)", name);
+	else
+		snprintf(out, len, "phase '%s': the ranks' files phases differ in their %s (every rank must run the "
+			 "same phases; dir, engine and qd may differ)", name, shape_names[a.shape_field]);
+	return RC_INPUT;
+}
+
+static int check_fn(lua_State *L)
+{
+	struct files_spec *sp = lua_touserdata(L, 2);
+
+	parse(L, 1, sp);
+	check_spec(L, sp);
+	return 0;
+}
+
+/* The phase at index 1 parsed and checked into sp: in a cluster on every
+ * rank, agreed on, then the tree's root made by rank 0 before the others
+ * open it (the same dir on a shared file system), agreed on. An input
+ * error (the same on every rank) otherwise. */
+static void check_agreed(lua_State *L, struct files_spec *sp, const char *name)
+{
+	char why[WHY_LEN] = "", out[WHY_LEN];
+	int rc, root;
+
+	if (!cluster_on()) {
+		parse(L, 1, sp);
+		check_spec(L, sp);
+		return;
+	}
+	lua_pushvalue(L, 1);
+	lua_pushlightuserdata(L, sp);
+	rc = api_pcall_why(L, check_fn, 2, why, sizeof(why));
+	rc = agree(CLUSTER_CHECK, rc == RC_OK ? sp : NULL, name, rc, why, out, sizeof(out));
+	if (rc == RC_OK && cluster_rank() == 0 && (sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE)) {
+		rc = files_tree_open(sp, 1, &root, why, sizeof(why));
+		if (rc == RC_OK)
+			close(root);
+	}
+	if (rc == RC_OK || why[0])
+		rc = agree(CLUSTER_CREATE, sp, name, rc, why, out, sizeof(out));
+	if (rc != RC_OK)
+		api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
+}
+
 int api_run_files(lua_State *L, long long phase_no)
 {
 	struct files_spec *sp = lua_newuserdatauv(L, sizeof(*sp), 0); /* index 2 */
 	struct files_result *r;
+	struct cluster_result cres;
 	char why[WHY_LEN], name[128];
+	uint64_t asked;
 	int rc;
 
 	lua_settop(L, 2);
-	parse(L, 1, sp);
-	check_spec(L, sp);
 	if (lua_getfield(L, 1, "name") == LUA_TSTRING)
 		snprintf(name, sizeof(name), "%s", lua_tostring(L, -1));
 	else
 		snprintf(name, sizeof(name), "phase %lld", phase_no);
 	lua_pop(L, 1);
+	check_agreed(L, sp, name);
 	sp->progress = api_progress_fn();
 	snprintf(sp->progress_name, sizeof(sp->progress_name), "%s", name);
 	r = malloc(sizeof(*r));
 	if (!r)
 		return api_raise_error(L, IOMOON_RUN_ERROR, "files: out of memory for the result");
+	asked = sp->ios; /* under MPI the quota is the cluster's: this rank's share of it */
+	sp->ios = sp->ranks > 1 && asked ? asked / sp->ranks + (cluster_rank() < asked % sp->ranks) : asked;
 	rc = files_run(sp, r, why, sizeof(why));
+	sp->ios = asked;
 	if (sp->progress)
 		fprintf(stderr, "\r\033[K");
+	if (rc == RC_OK && cluster_files_end(sp, r, &cres)) {
+		rc = RC_FAIL;
+		snprintf(why, sizeof(why), "files: out of memory for the cluster's result (on some rank)");
+	}
 	if (rc != RC_OK) {
 		files_result_free(r);
 		free(r);
@@ -583,6 +693,9 @@ int api_run_files(lua_State *L, long long phase_no)
 	push_ops(L, sp, r);
 	push_files(L, sp, r);
 	push_definition(L, sp, name);
+	if (cluster_on())
+		api_push_cluster(L, &cres);
+	cluster_files_free(&cres);
 	lua_getfield(L, 1, "meta");
 	lua_setfield(L, -2, "meta");
 	files_result_free(r);

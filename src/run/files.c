@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "core/rc.h"
 #include "core/stop.h"
+#include "cluster/cluster_files.h"
 #include "io/target_int.h"
 
 const char *const files_op_names[FOP_N] = { "mkdir", "create", "write", "append", "read", "stat",
@@ -100,7 +101,7 @@ uint64_t files_item_size(const struct files_spec *sp, unsigned worker, uint64_t 
 static void subtree_name(const struct files_spec *sp, unsigned id, char *out, size_t len)
 {
 	if (sp->shared)
-		snprintf(out, len, sp->rank >= 0 ? "shared" : "shared");
+		snprintf(out, len, "shared");
 	else if (sp->rank >= 0)
 		snprintf(out, len, "r%dw%u", sp->rank, id);
 	else
@@ -475,7 +476,6 @@ static void psync_loop(struct files_worker *w)
 
 /* --- the workers and the phase --- */
 
-int files_tree_open(const struct files_spec *sp, int create, int *root, char *why, size_t why_len);
 int files_subtree_open(int root, const char *name, int create);
 int files_skeleton(const struct files_spec *sp, int fd, unsigned first, unsigned step);
 void files_tree_prune(const struct files_spec *sp, int root, const char *const *subtrees, unsigned n);
@@ -516,13 +516,15 @@ static void prefill(struct files_worker *w)
 	}
 }
 
-/* Work the nodes of one level (mkdir, rmdir), or the items of the phase. */
+/* Work the nodes of one level (mkdir, rmdir), or the items of the phase:
+ * a shared tree's split over every worker of every rank. */
 static void set_items(struct files_worker *w, uint64_t n)
 {
 	const struct files_spec *sp = w->sp;
+	const unsigned ranks = sp->ranks > 1 ? sp->ranks : 1, rank = sp->rank > 0 ? (unsigned)sp->rank : 0;
 
-	w->first_item = sp->shared ? w->id : 0;
-	w->step = sp->shared ? sp->workers : 1;
+	w->first_item = sp->shared ? (uint64_t)rank * sp->workers + w->id : 0;
+	w->step = sp->shared ? (uint64_t)sp->workers * ranks : 1;
 	w->nitems = n > w->first_item ? (n - w->first_item + w->step - 1) / w->step : 0;
 }
 
@@ -687,8 +689,10 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	rc = files_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, &root, why, why_len);
 	if (rc == RC_OK)
 		rc = workers_setup(sp, w, per, root, names, why, why_len);
-	if (rc != RC_OK)
+	if (rc != RC_OK) {
+		cluster_files_start(rc, why, why_len, &start_ns, &res->started_ns); /* the other ranks hear why */
 		goto out;
+	}
 	pthread_barrier_init(&level, NULL, sp->workers);
 	pthread_mutex_lock(&first_lock);
 	first_res = res;
@@ -703,22 +707,21 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 			break;
 	while (__atomic_load_n(&gate.ready, __ATOMIC_ACQUIRE) < started)
 		usleep(100);
+	if (started < sp->workers)
+		snprintf(why, why_len, "files: cannot start worker %u of %u", started + 1, sp->workers);
+	/* under MPI: every rank ready, then the barrier every rank's clock starts from */
+	rc = cluster_files_start(started < sp->workers ? RC_FAIL : RC_OK, why, why_len, &start_ns, &res->started_ns);
 	getrusage(RUSAGE_SELF, &ru0);
-	start_ns = clock_ns();
-	res->started_ns = clock_realtime_ns();
-	__atomic_store_n(&gate.go, started == sp->workers ? 1 : -1, __ATOMIC_RELEASE);
-	if (started == sp->workers)
+	__atomic_store_n(&gate.go, rc == RC_OK ? 1 : -1, __ATOMIC_RELEASE);
+	if (rc == RC_OK)
 		files_sample(sp, res, per, sp->workers, &gate.finished, start_ns, sp->interval_ns);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	getrusage(RUSAGE_SELF, &ru1);
 	res->ended_ns = clock_realtime_ns();
 	pthread_barrier_destroy(&level);
-	if (started < sp->workers) {
-		snprintf(why, why_len, "files: cannot start worker %u of %u", started + 1, sp->workers);
-		rc = RC_FAIL;
+	if (rc != RC_OK)
 		goto out;
-	}
 	merge(sp, w, per, res, start_ns);
 	res->user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
 	res->sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);

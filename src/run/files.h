@@ -62,6 +62,7 @@ struct files_spec {
 	uint64_t seed;
 	uint64_t interval_ns;   /* 0: no intervals */
 	int rank;               /* -1 alone; else the MPI rank, in subtree names */
+	unsigned ranks;         /* the MPI ranks (0 or 1: alone); a shared tree's items are split over them */
 	/* NULL: no progress lines; else called about twice a second while the
 	 * workers run, name being progress_name (phase.h's struct) */
 	void (*progress)(const struct phase_progress *p);
@@ -102,6 +103,10 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len);
 /* Run the phase into *res (allocated by the caller, zeroed here).
  * RC_OK (errors are counted in res), RC_INPUT / RC_FAIL with why. */
 int files_run(const struct files_spec *sp, struct files_result *res, char *why, size_t why_len);
+
+/* Open (or make, marked, when create) the tree's root in dir: its fd in
+ * *root (files_tree.c). Under MPI rank 0 makes it before the others open it. */
+int files_tree_open(const struct files_spec *sp, int create, int *root, char *why, size_t why_len);
 
 /* What files_run allocated in res. */
 void files_result_free(struct files_result *res);

@@ -25,7 +25,6 @@
 #include "core/units.h"
 #include "io/target_int.h"
 
-int files_tree_open(const struct files_spec *sp, int create, int *root, char *why, size_t why_len);
 
 static int beneath(int dirfd, const char *path, uint64_t flags)
 {
