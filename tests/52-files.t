@@ -105,9 +105,34 @@ if mount -t tmpfs -o size=1m tmpfs "$S" 2>/dev/null; then
 	like "$out" "append	[0-9]+	[1-9][0-9]*" "ENOSPC: appends before it counted, the failed ones counted as errors"
 	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
 	is "$(ls -A "$S")" "" "ENOSPC: the tree removed after"
+	# on io_uring, linked: a write failing mid-chain (ENOSPC) cancels the
+	# fsync and close after it; the error is counted with its path
+	out=$(run linked.lua "$S" ops=append duration=0.3s bs=64k files.files=10 files.dirs=1 fsync=true 2>&1)
+	like "$out" $'^append\t[0-9]+\t[1-9][0-9]*\t[1-9]' "ENOSPC, io_uring linked: appends counted, the failed ones errors, the chains linked"
+	like "$out" "first	append iomoon-files/w0/d0/f[0-9]+: No space left on device" "ENOSPC, io_uring linked: the error names the path and ENOSPC"
+	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
+	is "$(ls -A "$S"; df --output=used "$S" | tail -1 | tr -d ' ')" "0" "ENOSPC, io_uring linked: tree removed, no block of the tmpfs still held"
 else
-	for i in 1 2 3 4; do skip "cannot mount a tmpfs here (not root)"; done
+	for i in 1 2 3 4 5 6 7; do skip "cannot mount a tmpfs here (not root)"; done
 fi
+
+# io_uring chains linked (IOSQE_IO_LINK, direct descriptors): the ring's
+# file table registered (strace), every create, read and open a chain,
+# the counts as psync's; a symlinked dir's files still errors with ELOOP
+fresh
+out=$(strace -f -e trace=io_uring_register -o "$TMP/ur.strace" "$IOMOON" run --format none --quiet "$LUA_DIR/linked.lua" "$D" op=create files.size=10k bs=4k fsync=true 2>&1)
+is "$out" $'create\t40\t0\t40\nfirst\tnone' "io_uring create of 40 files of 10k, fsync: 40 chains linked, no error"
+like "$(cat "$TMP/ur.strace")" "io_uring_register\([0-9]+, IORING_REGISTER_FILES2" "strace: the ring's sparse file table registered (direct descriptors)"
+is "$(find "$D/iomoon-files" -type f -name 'f*' -size 10k | wc -l)" "40" "linked creates: 40 files of 10k on disk"
+for op in read open; do
+	like "$(run linked.lua "$D" op=$op bs=4k 2>&1)" "^$op	40	0	40" "io_uring $op: 40 chains linked, no error"
+done
+rmdir "$D/iomoon-files/w0/d1" 2>/dev/null || { rm -f "$D"/iomoon-files/w0/d1/f*; rmdir "$D/iomoon-files/w0/d1"; }
+ln -s "$TMP/outside" "$D/iomoon-files/w0/d1"
+like "$(run linked.lua "$D" op=read 2>&1)" "first	read iomoon-files/w0/d1/f[0-9]+: Too many levels of symbolic links" "linked read through a symlinked dir: ELOOP, with the path"
+rm "$D/iomoon-files/w0/d1"; mkdir "$D/iomoon-files/w0/d1"
+run one.lua "$D" op=delete >/dev/null 2>&1; run one.lua "$D" op=rmdir >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "linked: the tree removed after"
 
 # SIGINT stops a mix within a second
 fresh

@@ -18,7 +18,7 @@
 /* Everything a rank counted, reduced: sums, and the maxima and minima. */
 struct files_end {
 	struct files_opres op[FOP_N];
-	uint64_t created, deleted, dirs_made, dirs_removed, bytes_written, bytes_read, prefilled; /* sum */
+	uint64_t created, deleted, dirs_made, dirs_removed, bytes_written, bytes_read, prefilled, chains; /* sum */
 	double seconds, last_done_s;     /* max */
 	double first_done_s;             /* min */
 	double user_s, sys_s;            /* sum */
@@ -57,6 +57,7 @@ static void end_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 		b->bytes_written += a->bytes_written;
 		b->bytes_read += a->bytes_read;
 		b->prefilled += a->prefilled;
+		b->chains += a->chains;
 		b->seconds = MAX(a->seconds, b->seconds);
 		b->last_done_s = MAX(a->last_done_s, b->last_done_s);
 		b->first_done_s = MIN(a->first_done_s, b->first_done_s);
@@ -207,6 +208,7 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	e->bytes_written = res->bytes_written;
 	e->bytes_read = res->bytes_read;
 	e->prefilled = res->prefilled;
+	e->chains = res->chains;
 	e->seconds = res->seconds;
 	e->last_done_s = res->last_done_s;
 	e->first_done_s = res->first_done_s;
@@ -224,6 +226,7 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	res->bytes_written = e->bytes_written;
 	res->bytes_read = e->bytes_read;
 	res->prefilled = e->prefilled;
+	res->chains = e->chains;
 	res->seconds = e->seconds;
 	res->last_done_s = e->last_done_s;
 	res->first_done_s = e->first_done_s;

@@ -358,6 +358,7 @@ static void push_files(lua_State *L, const struct files_spec *sp, const struct f
 	api_set_int(L, "bytes", r->bytes_written);
 	api_set_int(L, "bytes_read", r->bytes_read);
 	api_set_int(L, "prefilled", r->prefilled);
+	api_set_int(L, "linked", r->chains);
 	api_set_num(L, "first_done_s", r->first_done_s);
 	api_set_num(L, "last_done_s", r->last_done_s);
 	api_set_int(L, "depth", sp->depth);
@@ -433,7 +434,11 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "qd", sp->qd);
 	api_set_int(L, "qd_max", sp->qd);
 	set_str(L, "engine", sp->uring ? "io_uring" : "psync");
-	set_str(L, "engine_features", sp->uring ? "files: readdir by syscall (no getdents in the ring)" : "");
+	set_str(L, "engine_features", !sp->uring ? ""
+		: r->chains ? "files: open, write, fsync, close linked in one submission (direct descriptors); "
+			      "readdir by syscall (no getdents in the ring)"
+			    : "files: step by step (no direct descriptors in this ring, or no file opened); "
+			      "readdir by syscall (no getdents in the ring)");
 	set_bool(L, "interrupted", r->interrupted);
 	set_bool(L, "failed", 0);
 	set_bool(L, "direct", sp->direct);

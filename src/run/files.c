@@ -657,6 +657,7 @@ static void merge(const struct files_spec *sp, const struct files_worker *w, str
 		res->bytes_written += r->bytes_written;
 		res->bytes_read += r->bytes_read;
 		res->prefilled += r->prefilled;
+		res->chains += r->chains;
 		if (w[i].done_ns < first)
 			first = w[i].done_ns;
 		if (w[i].done_ns > last)

@@ -84,6 +84,7 @@ struct files_result {
 	struct files_opres op[FOP_N];
 	uint64_t created, deleted, dirs_made, dirs_removed, bytes_written, bytes_read;
 	uint64_t prefilled;     /* files a mix made before its measured time */
+	uint64_t chains;        /* io_uring: operations submitted as one linked chain */
 	double seconds, first_done_s, last_done_s;
 	double user_s, sys_s;
 	int interrupted;
@@ -153,6 +154,8 @@ struct files_worker {
 	struct files_gate *gate;  /* all ready, then go: the measured time starts */
 	pthread_barrier_t *level_barrier;
 	const uint64_t *start_ns;
+	struct uslot *slots;      /* io_uring: the qd slots (files_uring.c) */
+	int direct_ok;            /* io_uring: files in the ring's table, steps linked */
 };
 
 /* Items of the subtree: files (leaf-major) or directory nodes of a level. */

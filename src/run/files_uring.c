@@ -1,6 +1,5 @@
 /* files_uring.c - a files phase's worker on io_uring (files.h): qd
- * operations in flight, each a chain of the ring's own opcodes, one step
- * submitted as the one before it completes:
+ * operations in flight, each a chain of the ring's own opcodes:
  *
  *   create, write  OPENAT2 (O_CREAT|O_EXCL, or O_TRUNC) -> WRITE... -> [FSYNC] -> CLOSE
  *   append         OPENAT2 (O_APPEND) -> WRITE (bs) -> [FSYNC] -> CLOSE
@@ -14,6 +13,17 @@
  *
  * Every OPENAT2 carries RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS; every step
  * is relative to a directory opened beneath the subtree (files.c).
+ *
+ * Linked, where the kernel has direct descriptors (a sparse file table,
+ * openat2 into a fixed slot: 5.15 and later): the file is opened into
+ * slot i of the ring's table (slot i of the worker's qd) and the steps
+ * after it name that slot, so the whole chain goes in one submission,
+ * each step IOSQE_IO_LINK'd to the next (create: OPENAT2 -> WRITE x n ->
+ * [FSYNC] -> CLOSE; read: OPENAT2 -> READ, the rest step by step as a
+ * short read ends the file and a link). A step that fails cancels those
+ * after it (-ECANCELED); a close cancelled so is then submitted alone, so
+ * no slot keeps a file. Without direct descriptors each step is
+ * submitted as the one before it completes, with ordinary descriptors.
  */
 #include "run/files.h"
 
@@ -31,8 +41,17 @@
 
 enum step { S_META, S_RENAME1, S_RENAME2, S_OPEN, S_IO, S_FSYNC, S_CLOSE };
 
+/* Most writes one chain carries; a larger file's rest goes step by step. */
+#define CHAIN_IO 8
+#define CHAIN_MAX (CHAIN_IO + 3)
+
 struct uslot {
 	int busy;
+	int direct;             /* its file in slot idx of the ring's table */
+	unsigned idx;
+	unsigned pending;       /* CQEs of a linked chain still to come */
+	int opened, close_lost; /* a chain's open done; its close cancelled */
+	int chain_close;        /* the chain ends with the file's close */
 	enum files_op op;
 	enum step step;
 	uint64_t item, parent, off, size, bytes, t0;
@@ -49,7 +68,7 @@ static int is_write(enum files_op op)
 	return op == FOP_CREATE || op == FOP_WRITE || op == FOP_APPEND;
 }
 
-static void prep(struct files_worker *w, struct io_uring *ring, struct uslot *s)
+static struct io_uring_sqe *prep(struct files_worker *w, struct io_uring *ring, struct uslot *s)
 {
 	const struct files_spec *sp = w->sp;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
@@ -73,10 +92,13 @@ static void prep(struct files_worker *w, struct io_uring *ring, struct uslot *s)
 		break;
 	case S_OPEN:
 		memset(&s->how, 0, sizeof(s->how));
-		s->how.flags = files_open_flags(sp, s->op) | O_CLOEXEC;
+		s->how.flags = files_open_flags(sp, s->op) | (s->direct ? 0 : O_CLOEXEC); /* no O_CLOEXEC in a slot */
 		s->how.mode = is_write(s->op) && s->op == FOP_CREATE ? 0644 : 0;
 		s->how.resolve = FILES_RESOLVE;
-		io_uring_prep_openat2(sqe, s->dfd, s->name, &s->how);
+		if (s->direct)
+			io_uring_prep_openat2_direct(sqe, s->dfd, s->name, &s->how, s->idx);
+		else
+			io_uring_prep_openat2(sqe, s->dfd, s->name, &s->how);
 		break;
 	case S_IO:
 		len = s->size - s->off < sp->bs ? s->size - s->off : sp->bs;
@@ -89,10 +111,56 @@ static void prep(struct files_worker *w, struct io_uring *ring, struct uslot *s)
 		io_uring_prep_fsync(sqe, s->fd, 0);
 		break;
 	case S_CLOSE:
-		io_uring_prep_close(sqe, s->fd);
+		if (s->direct)
+			io_uring_prep_close_direct(sqe, s->idx);
+		else
+			io_uring_prep_close(sqe, s->fd);
 		break;
 	}
-	io_uring_sqe_set_data(sqe, s);
+	if (s->direct && (s->step == S_IO || s->step == S_FSYNC))
+		sqe->flags |= IOSQE_FIXED_FILE; /* s->fd is the slot */
+	io_uring_sqe_set_data(sqe, (void *)((uintptr_t)s | s->step)); /* the step in the low bits */
+	return sqe;
+}
+
+/* One linked step of s's chain: queued with IOSQE_IO_LINK unless last. */
+static void link_step(struct files_worker *w, struct io_uring *ring, struct uslot *s, enum step st, int last)
+{
+	struct io_uring_sqe *sqe;
+
+	s->step = st;
+	sqe = prep(w, ring, s);
+	if (!last)
+		sqe->flags |= IOSQE_IO_LINK;
+	s->pending++;
+	s->chain_close |= st == S_CLOSE;
+}
+
+/* s's whole chain, linked, from its open (s->direct): the writes of a
+ * file of up to CHAIN_IO x bs, [fsync], close; a read's first read; an
+ * open's close. A larger file is linked as far as its open. */
+static void chain(struct files_worker *w, struct io_uring *ring, struct uslot *s)
+{
+	const struct files_spec *sp = w->sp;
+	const int writes = is_write(s->op) && (s->size + sp->bs - 1) / sp->bs <= CHAIN_IO;
+
+	s->fd = (int)s->idx;
+	link_step(w, ring, s, S_OPEN, !writes && s->op != FOP_READ && s->op != FOP_OPEN);
+	if (s->op == FOP_READ) {
+		link_step(w, ring, s, S_IO, 1);
+	} else if (writes) {
+		for (uint64_t off = 0; off < s->size; off += sp->bs) {
+			s->off = off;
+			link_step(w, ring, s, S_IO, 0);
+		}
+		s->off = 0;
+		if (sp->fsync)
+			link_step(w, ring, s, S_FSYNC, 0);
+	}
+	if (writes || s->op == FOP_OPEN)
+		link_step(w, ring, s, S_CLOSE, 1);
+	s->step = S_OPEN;
+	w->res->chains++;
 }
 
 static void finish(struct files_worker *w, struct uslot *s)
@@ -141,7 +209,7 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 			s->err = -res;
 			break;
 		}
-		s->fd = res;
+		s->fd = s->direct ? (int)s->idx : res;
 		s->step = after_io(w->sp, s);
 		prep(w, ring, s);
 		return 1;
@@ -177,6 +245,49 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 	return 0;
 }
 
+/* A completion of s's linked chain (step st, res): 1 while s is busy.
+ * Once every step is in: the end, or the rest step by step (a read past
+ * its first bs, a large file's writes, a close the chain lost). */
+static int chain_done(struct files_worker *w, struct io_uring *ring, struct uslot *s, enum step st, int res)
+{
+	const struct files_spec *sp = w->sp;
+
+	s->pending--;
+	if (res == -ECANCELED) {
+		s->close_lost |= st == S_CLOSE;
+	} else if (res < 0) {
+		if (!s->err)
+			s->err = -res;
+	} else if (st == S_OPEN) {
+		s->opened = 1;
+	} else if (st == S_IO) {
+		s->off += (uint64_t)res;
+		s->bytes += (uint64_t)res;
+	}
+	if (s->pending)
+		return 1;
+	if (!s->opened || (s->chain_close && !s->close_lost))
+		goto end; /* nothing opened, or closed by the chain */
+	/* the file is still in its slot; after a short write (which breaks a
+	 * chain) the rest is written step by step, as psync's loop goes on */
+	if (s->err) {
+		s->step = S_CLOSE; /* the slot emptied alone */
+	} else if (s->op == FOP_READ) {
+		s->step = s->bytes < sp->bs ? S_CLOSE : S_IO; /* a short read: the end of the file */
+		if (s->step == S_IO && phase_interrupt) {
+			s->err = EINTR;
+			s->step = S_CLOSE;
+		}
+	} else {
+		s->step = after_io(sp, s); /* a file larger than a chain, or a short write: the rest step by step */
+	}
+	prep(w, ring, s);
+	return 1;
+end:
+	finish(w, s);
+	return 0;
+}
+
 /* Start the next operation in the free slot s: 1 when one was queued, 0
  * when w is done; readdir and the failures to open a directory are done
  * (and counted) on the spot. */
@@ -201,6 +312,8 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 			continue;
 		}
 		memset(s, 0, offsetof(struct uslot, buf));
+		s->direct = w->direct_ok;
+		s->idx = (unsigned)(s - w->slots);
 		s->op = op;
 		s->item = item;
 		s->t0 = t0;
@@ -222,10 +335,25 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 		snprintf(s->to, sizeof(s->to), "%.39s.r", s->name);
 		s->step = op == FOP_RENAME ? S_RENAME1 : op == FOP_MKDIR || op == FOP_RMDIR || op == FOP_STAT ||
 			  op == FOP_DIRSTAT || op == FOP_DELETE ? S_META : S_OPEN;
-		prep(w, ring, s);
+		if (s->step == S_OPEN && s->direct)
+			chain(w, ring, s);
+		else
+			prep(w, ring, s);
 		return 1;
 	}
 	return 0;
+}
+
+/* Can this ring link a file's steps: a sparse table of qd slots (5.19's
+ * register call, or the ring refuses it) and openat2 and close direct? */
+static int files_uring_direct(struct io_uring *ring, unsigned qd)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	int ok = p && io_uring_opcode_supported(p, IORING_OP_OPENAT2) && io_uring_opcode_supported(p, IORING_OP_CLOSE);
+
+	if (p)
+		io_uring_free_probe(p);
+	return ok && io_uring_register_files_sparse(ring, qd) == 0;
 }
 
 int files_uring_loop(struct files_worker *w)
@@ -239,11 +367,16 @@ int files_uring_loop(struct files_worker *w)
 
 	if (!slot)
 		return -ENOMEM;
-	rc = io_uring_queue_init(qd < 4 ? 4 : qd, &ring, 0);
+	/* room for every slot's whole chain, within the ring's most entries */
+	const int link = qd * CHAIN_MAX <= 32768;
+
+	rc = io_uring_queue_init(link ? qd * CHAIN_MAX : qd < 4 ? 4 : qd, &ring, 0);
 	if (rc < 0) {
 		free(slot);
 		return rc;
 	}
+	w->slots = slot;
+	w->direct_ok = link && files_uring_direct(&ring, qd);
 	for (unsigned i = 0; i < qd; i++)
 		slot[i].buf = w->buf + (uint64_t)i * w->sp->bs;
 	for (;;) {
@@ -260,11 +393,12 @@ int files_uring_loop(struct files_worker *w)
 			break;
 		io_uring_submit_and_wait(&ring, 1);
 		while (io_uring_peek_cqe(&ring, &cqe) == 0) {
-			struct uslot *s = io_uring_cqe_get_data(cqe);
+			const uintptr_t data = (uintptr_t)io_uring_cqe_get_data(cqe);
+			struct uslot *s = (struct uslot *)(data & ~(uintptr_t)7);
 			int res = cqe->res;
 
 			io_uring_cqe_seen(&ring, cqe);
-			if (!advance(w, &ring, s, res))
+			if (!(s->pending ? chain_done(w, &ring, s, (enum step)(data & 7), res) : advance(w, &ring, s, res)))
 				active--;
 		}
 	}
