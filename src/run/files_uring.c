@@ -42,7 +42,7 @@
 enum step { S_META, S_RENAME1, S_RENAME2, S_OPEN, S_IO, S_FSYNC, S_CLOSE };
 
 /* Most writes one chain carries; a larger file's rest goes step by step. */
-#define CHAIN_IO 8
+#define CHAIN_IO 20
 #define CHAIN_MAX (CHAIN_IO + 3)
 
 struct uslot {
