@@ -367,8 +367,11 @@ int files_uring_loop(struct files_worker *w)
 
 	if (!slot)
 		return -ENOMEM;
-	/* room for every slot's whole chain, within the ring's most entries */
-	const int link = qd * CHAIN_MAX <= 32768;
+	/* a phase that opens files: room for every slot's whole chain, within
+	 * the ring's most entries (stat, delete and the like: one step each) */
+	const enum files_op op = w->sp->op;
+	const int link = qd * CHAIN_MAX <= 32768 && (w->sp->mix || op == FOP_CREATE || op == FOP_WRITE ||
+						     op == FOP_APPEND || op == FOP_READ || op == FOP_OPEN);
 
 	rc = io_uring_queue_init(link ? qd * CHAIN_MAX : qd < 4 ? 4 : qd, &ring, 0);
 	if (rc < 0) {
