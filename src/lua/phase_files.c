@@ -434,11 +434,15 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "qd", sp->qd);
 	api_set_int(L, "qd_max", sp->qd);
 	set_str(L, "engine", sp->uring ? "io_uring" : "psync");
+	const int opens = sp->mix || sp->op == FOP_CREATE || sp->op == FOP_WRITE || sp->op == FOP_APPEND ||
+			  sp->op == FOP_READ || sp->op == FOP_OPEN;
+
 	set_str(L, "engine_features", !sp->uring ? ""
 		: r->chains ? "files: open, write, fsync, close linked in one submission (direct descriptors); "
 			      "readdir by syscall (no getdents in the ring)"
-			    : "files: step by step (no direct descriptors in this ring, or no file opened); "
-			      "readdir by syscall (no getdents in the ring)");
+		: opens ? "files: step by step (this ring has no direct descriptors); readdir by syscall (no getdents "
+			  "in the ring)"
+			: "files: one opcode per operation; readdir by syscall (no getdents in the ring)");
 	set_bool(L, "interrupted", r->interrupted);
 	set_bool(L, "failed", 0);
 	set_bool(L, "direct", sp->direct);
