@@ -3,7 +3,7 @@
 # worker x 2 dirs x 25 files. Each rank's own subtree (r0w0, r1w0) on
 # disk; create, stat and delete exactly 100 operations merged, 50 per
 # rank in result.hosts, every rank the same result; the tree gone after
-# rmdir. A shared tree (mdtest without -u): its 50 files split between
+# rmdir; a mix's ios split over the ranks. A shared tree (mdtest without -u): its 50 files split between
 # the ranks, none made twice. Refusals on every rank, nothing made.
 # Run outside the ASan pass, as 93-cluster (Open MPI's allocations are not ours).
 . "$(dirname "$0")/lib.sh"
@@ -51,9 +51,18 @@ is "$(cat out.1 | tr '\n' '|')" "stat 50 0 0 0 2 25+25 true|delete 50 0 0 50 2 2
 	"shared tree: stat 50, delete 50, rmdir 2, split and merged"
 is "$(ls -A "$D")" "" "shared tree: gone after rmdir"
 
+# a mix's ios is the cluster's: split over the ranks (151 + 150)
+out=$(mpi "$LUA_DIR/mix.lua" "$D" 2>err)
+is "$out" $'301\t151+150\t0' "a mix of ios = 301 over 2 ranks: 301 operations, 151 and 150 per rank, no error"
+is "$(ls -A "$D")" "" "the mix's trees removed after"
+
 # refused on every rank, with the message, nothing made
-out=$(mpi "$LUA_DIR/refuse.lua" "$D" 2>&1); rc=$?
+out=$(mpi "$LUA_DIR/refuse.lua" "$D" ios 2>&1); rc=$?
 is "$rc" 2 "ios = 1 over 2 ranks: exit 2"
 like "$out" "phase.ios: 1 cannot be split over 2 ranks" "the message names ios, the value and why"
+is "$(ls -A "$D")" "" "nothing made"
+out=$(mpi "$LUA_DIR/refuse.lua" "$D" depth 2>&1); rc=$?
+is "$rc" 2 "a shared tree's mkdir at depth 2 over 2 ranks: exit 2"
+like "$out" "phase.files.depth: 2; a tree shared by 2 ranks makes and removes its directories" "the message says depth 1 only (dirs = N)"
 is "$(ls -A "$D")" "" "nothing made"
 done_testing

@@ -1,3 +1,8 @@
--- refuse.lua: a quota smaller than the ranks (refused). arg: dir
+-- refuse.lua: phases refused under 2 ranks. arg: dir case, case "ios": a
+-- quota smaller than the ranks; "depth": a shared tree's mkdir at depth 2
 local iomoon = require "iomoon"
-iomoon.run { files = { dir = arg[1], dirs = 2, files = 25 }, op = "create", ios = 1 }
+if arg[2] == "ios" then
+  iomoon.run { files = { dir = arg[1], dirs = 2, files = 25 }, op = "create", ios = 1 }
+else
+  iomoon.run { files = { dir = arg[1], depth = 2, width = 2, files = 25, shared = true }, op = "mkdir" }
+end
