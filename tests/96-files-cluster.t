@@ -61,6 +61,10 @@ out=$(mpi "$LUA_DIR/refuse.lua" "$D" ios 2>&1); rc=$?
 is "$rc" 2 "ios = 1 over 2 ranks: exit 2"
 like "$out" "phase.ios: 1 cannot be split over 2 ranks" "the message names ios, the value and why"
 is "$(ls -A "$D")" "" "nothing made"
+out=$(mpi "$LUA_DIR/refuse.lua" "$D" dir 2>&1); rc=$?
+is "$rc" 2 "rank 1's dir missing: exit 2 on every rank"
+like "$out" "files.dir: $D/missing is not a directory.*on rank 1 of 2" "the message is rank 1's, naming the rank"
+is "$(ls -A "$D")" "" "nothing made on rank 0 either"
 out=$(mpi "$LUA_DIR/refuse.lua" "$D" depth 2>&1); rc=$?
 is "$rc" 2 "a shared tree's mkdir at depth 2 over 2 ranks: exit 2"
 like "$out" "phase.files.depth: 2; a tree shared by 2 ranks makes and removes its directories" "the message says depth 1 only (dirs = N)"

@@ -650,13 +650,14 @@ static void check_agreed(lua_State *L, struct files_spec *sp, const char *name)
 	lua_pushlightuserdata(L, sp);
 	rc = api_pcall_why(L, check_fn, 2, why, sizeof(why));
 	rc = agree(CLUSTER_CHECK, rc == RC_OK ? sp : NULL, name, rc, why, out, sizeof(out));
-	if (rc == RC_OK && cluster_rank() == 0 && (sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE)) {
-		rc = files_tree_open(sp, 1, &root, why, sizeof(why));
-		if (rc == RC_OK)
-			close(root);
-	}
-	if (rc == RC_OK || why[0])
+	if (rc == RC_OK) { /* every rank here, or none */
+		if (cluster_rank() == 0 && (sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE)) {
+			rc = files_tree_open(sp, 1, &root, why, sizeof(why));
+			if (rc == RC_OK)
+				close(root);
+		}
 		rc = agree(CLUSTER_CREATE, sp, name, rc, why, out, sizeof(out));
+	}
 	if (rc != RC_OK)
 		api_raise_error(L, rc == RC_INPUT ? IOMOON_INPUT_ERROR : IOMOON_RUN_ERROR, out);
 }
