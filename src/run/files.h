@@ -14,7 +14,8 @@
  * One operation over every file (or directory) of the tree, or a weighted
  * mix of them over the tree's files, is run by `workers` threads, each with
  * psync (the system calls, one at a time) or io_uring (qd operations in
- * flight, each a chain of openat2 / write / read / fsync / close, statx,
+ * flight, each a chain of openat2 / write / read / fsync / close, linked in
+ * one submission where the ring has direct descriptors, or statx,
  * unlinkat, mkdirat, renameat; readdir by system call: the ring has no
  * getdents). files_uring.c holds the ring's loop.
  */
