@@ -606,7 +606,7 @@ static inline void run(struct loop *l)
 		if (l->autob) {
 			l->au->epoch_ios += (unsigned)n;
 			if (l->now >= l->au->check_at) {
-				l->bound = batch_auto_step(l->au, l->qd, l->now);
+				l->bound = batch_auto_step(l->au, l->qd, l->now, thread_cpu_ns());
 				l->w->batch.bound = l->au->cur;
 			}
 		}
