@@ -132,7 +132,7 @@ PY
 done
 
 out=$("$IOMOON" run --format markdown "$REP")
-is "$(printf '%s\n' "$out" | sed -n '3,$p' | cut -d'|' -f2 | sed 's/^ //; s/ $//' | tr '\n' ',')" "plain,pg / data,pg / wal,pg / scan,pg," \
+is "$(printf '%s\n' "$out" | grep '^|' | sed -n '3,$p' | cut -d'|' -f2 | sed 's/^ //; s/ $//' | tr '\n' ',')" "plain,pg / data,pg / wal,pg / scan,pg," \
 	"markdown: a row per stream, then the total"
 like "$(printf '%s\n' "$out" | grep '^| pg / data')" '\| rate not met: [0-9]+ of 5000 IOPS \|$' "markdown: a stream's unmet rate"
 like "$(printf '%s\n' "$out" | grep '^| pg |')" '\| ok \|$' "markdown: the total row ok"
@@ -163,4 +163,18 @@ PY
 is "$(cut -d'#' -f1 "$TMP/quota.out")" "100 True True True " "a paced stream's own quota: its own seconds and rate ($(cut -d'#' -f2 "$TMP/quota.out"))"
 "$IOMOON" report "$TMP/quota.json" --format table | grep -q "rate not met"
 is $? 1 "  and its rate is met in the table"
+# ---- start_delay: a late stream's schedule counts from its own start ----
+"$IOMOON" run --format json --output "$TMP/delay.json" "$LUA_DIR/delay.lua" >/dev/null
+python3 - "$TMP/delay.json" >"$TMP/delay.out" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["phases"][0]
+late = p["streams"][0]
+ivs = [iv["ios"] for iv in late["intervals"]]
+# 0.3 s idle, 0.3 s at 1000 (300 I/Os), 0.3 s at 3000 (900): before, the
+# schedule counted from the phase's start and the stream began at 3000
+print(abs(p["seconds"] - 0.9) < 0.05, 1000 < late["ios"] < 1300, ivs[0] <= 1, 200 < ivs[1] < 420,
+      "# phase %.3f s; late stream %d I/Os by interval %s" % (p["seconds"], late["ios"], ivs))
+PY
+is "$(cut -d'#' -f1 "$TMP/delay.out")" "True True True True " "start_delay: the stream's schedule from its own start, the phase to its end ($(cut -d'#' -f2 "$TMP/delay.out"))"
+
 done_testing

@@ -71,8 +71,9 @@ out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format analyzer)
 is "$(printf '%s\n' "$out" | grep -c '^IOps=')" 1 "analyzer: a name with a newline does not forge IOps="
 is "$(printf '%s\n' "$out" | head -1)" 'AccessSpec=x\nIOps=999\r\t|y' "analyzer: the name shown escaped"
 out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME" --format markdown)
-is "$(printf '%s\n' "$out" | wc -l)" 3 "markdown: a header, its rule and one row"
-like "$(printf '%s\n' "$out" | sed -n 3p)" '^\| x\\\\nIOps=999\\\\r\\\\t\\\|y \| [0-9]+ \|.* \| 0 \| ok \|$' "markdown: the name escaped, errors 0, ok"
+is "$(printf '%s\n' "$out" | wc -l)" 5 "markdown: how it ran, a blank line, a header, its rule and one row"
+like "$(printf '%s\n' "$out" | sed -n 1p)" '^engine sim, O_DIRECT, test area .*t\.dat: 1 MiB file' "markdown: how it ran, as the table says it"
+like "$(printf '%s\n' "$out" | sed -n 5p)" '^\| x\\\\nIOps=999\\\\r\\\\t\\\|y \| [0-9]+ \|.* \| 0 \| ok \|$' "markdown: the name escaped, errors 0, ok"
 out=$("$IOMOON" quick "${SIM[@]}" --ios 10 --name "$NAME")
 is "$(printf '%s\n' "$out" | wc -l)" 3 "table: how it ran, a header and one row"
 "$IOMOON" quick "${SIM[@]}" --ios 10 --name $'bad \xff\xfe \xc3\xa9' --format json >"$TMP/n.json"

@@ -127,6 +127,15 @@ ok $([ -s fm.0 ] && cmp -s fm.0 fm.1; echo $?) "find_max: the same probes, answe
 read -r _ _ nprobes _ <fm.0
 ok $([ "${nprobes:-0}" -ge 3 ]; echo $?) "find_max made $nprobes probes (a search, not one refusal)"
 
+# ---- stop_if crossed on one rank: every rank's result says so ----
+mpi 2 run "$LUA_DIR/stopif.lua" >stopif.out 2>stopif.err
+ok $? "stop_if under mpirun -n 2"
+echo "# rank 0: $(cat stopif.0)"
+# (the rank that stops first may be either: a rank judges the merged
+# interval when it has it, which holds rank 1's slow I/O)
+like "$(cat stopif.0)" '^latency 2000000(\.0)? [0-9.]+ [01] early$' "rank 0's result says the stop_if crossed (the limit, the figure), and the phase ended early"
+ok $(cmp -s stopif.0 stopif.1; echo $?) "the same result.stopped on both ranks"
+
 # ---- an input error on one rank: one message, exit 2, nothing made ----
 mpi 2 run "$LUA_DIR/bad.lua" >bad.out 2>bad.err
 is $? 2 "an input error on rank 1: exit status 2"

@@ -668,6 +668,23 @@ local function md_row(name, r, errs, st, extra)
     fig("%.0f%%", r.cpu.util_pct), errs, md_cell(st)) .. extra
 end
 
+-- the lines above a Markdown table: each phase's report.setup, once
+local function md_setups(results, machine)
+  local order, names = {}, {}
+  for _, r in ipairs(results) do
+    local m = machine
+    if m == nil then m = report.machine({ r }) end
+    local line = report.setup(r, m)
+    if not names[line] then names[line], order[#order + 1] = {}, line end
+    table.insert(names[line], md_cell(opt(r, "name") or "?"))
+  end
+  if #order == 0 then return "" end
+  if #order == 1 then return md_cell(order[1]) .. "\n\n" end
+  local out = {}
+  for i, line in ipairs(order) do out[i] = "- " .. table.concat(names[line], ", ") .. ": " .. md_cell(line) end
+  return table.concat(out, "\n") .. "\n\n"
+end
+
 --- A Markdown table of results: name, IOPS, MiB/s, mean and p99 latency,
 -- cpu load, errors, and a status (ok, or report.marks); a phase with
 -- streams or hosts is a row per stream and per host and then its total
@@ -677,8 +694,11 @@ end
 -- replays a trace, three columns say how faithfully (report.replay_cells:
 -- on time, lag p99 ms, records replayed; "-" on the other rows). When a
 -- row verified with crc32c, a last column, Verified, says what it looked
--- at (report.verify_text; "-" on the other rows).
-function report.markdown(results)
+-- at (report.verify_text; "-" on the other rows). Above the table, how the
+-- phases ran (report.setup: engine, O_DIRECT, test area), as the table
+-- format says it: one line when every phase ran alike, else a list naming
+-- the phases of each. machine: as report.table_writer takes it.
+function report.markdown(results, machine)
   local rows = all_rows(results)
   local verify, replays = false, false
   for _, row in ipairs(rows) do
@@ -704,7 +724,7 @@ function report.markdown(results)
     end
   end
   local p = pts_of(results)
-  return table.concat(out, "\n") .. "\n" .. (p and p.markdown(results) or "")
+  return md_setups(results, machine) .. table.concat(out, "\n") .. "\n" .. (p and p.markdown(results) or "")
 end
 
 --- The JSON document: {"iomoon": VERSION, "phases": [...]}. A phase with

@@ -256,6 +256,30 @@ static void own_figures(const struct phase_spec *sp, const struct phase_result *
 	me->has_device = res->has_device;
 	me->device = res->device;
 	snprintf(me->error, sizeof(me->error), "%.*s", (int)sizeof(me->error) - 1, res->failed ? res->error : "");
+	memcpy(me->stopped_by, res->stopped_by, sizeof(me->stopped_by));
+	me->stopped_by[sizeof(me->stopped_by) - 1] = 0;
+	me->stop_value = res->stop_value;
+	me->stop_limit = res->stop_limit;
+	me->stop_t_s = res->stop_t_s;
+}
+
+/* result.stopped: the stop_if limit that stopped the phase, as the rank
+ * that crossed it said (the one that stopped the cluster, else the lowest
+ * that crossed one), so every rank holds the same. */
+static void merged_stop(struct phase_result *res, const struct cluster_host *hosts, unsigned ranks, int by)
+{
+	const struct cluster_host *h = by >= 0 && (unsigned)by < ranks && hosts[by].stopped_by[0] ? &hosts[by] : NULL;
+
+	for (unsigned r = 0; !h && r < ranks; r++)
+		if (hosts[r].stopped_by[0])
+			h = &hosts[r];
+	memset(res->stopped_by, 0, sizeof(res->stopped_by));
+	if (!h)
+		return;
+	memcpy(res->stopped_by, h->stopped_by, sizeof(res->stopped_by) - 1);
+	res->stop_value = h->stop_value;
+	res->stop_limit = h->stop_limit;
+	res->stop_t_s = h->stop_t_s;
 }
 
 /* The merged intervals in place of this rank's own. */
@@ -330,6 +354,7 @@ static void cluster_result(struct cluster_phase *cp, const struct end_head *h, s
 	cr->interval_bytes = sizeof(struct iv_pay) * cp->nu;
 	cr->hosts = hosts;
 	res->cluster = cr;
+	merged_stop(res, hosts, cr->ranks, cp->stopped_by);
 	res->failed = (int)h->failed;
 	res->interrupted = (int)h->interrupted;
 	for (unsigned r = 0; res->failed && hosts && r < cr->ranks; r++)

@@ -39,6 +39,8 @@ struct cluster_host {
 	int has_device;                 /* the kernel's witness of its own devices */
 	struct device_result device;
 	char error[192];
+	char stopped_by[16];            /* its stop_if limit crossed ("": none), and the figures */
+	double stop_value, stop_limit, stop_t_s;
 };
 
 /* How a clustered phase went as a cluster (result.cluster). */

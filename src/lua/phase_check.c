@@ -631,9 +631,23 @@ static int check_workload(struct run_state *rs, int *four_k, char *why, size_t w
 	return check_limits(rs, why, why_len);
 }
 
+/* A schedule's length (0: none; a rate is one endless segment). */
+static uint64_t schedule_ns(const struct pace *p)
+{
+	return p->nseg && p->seg[p->nseg - 1].end_ns != UINT64_MAX ? p->seg[p->nseg - 1].end_ns : 0;
+}
+
+/* How far past the measured start a start_delay puts a stream's (or the
+ * phase's) start, and so its schedule's (the ramp: ramp_ns). */
+static uint64_t late_ns(const struct phase_spec *sp, uint64_t ramp_ns)
+{
+	return sp->start_delay_ns > ramp_ns ? sp->start_delay_ns - ramp_ns : 0;
+}
+
 /* How long a phase with streams lasts: its duration; else the longest
- * stream schedule; else 10 s unless every stream has an ios or bytes
- * quota (then it lasts until the last quota is done). */
+ * stream schedule, counted from the stream's start; else 10 s unless
+ * every stream has an ios or bytes quota (then it lasts until the last
+ * quota is done). */
 static uint64_t streams_duration(const struct run_state *rs)
 {
 	uint64_t d = 0;
@@ -644,8 +658,10 @@ static uint64_t streams_duration(const struct run_state *rs)
 	for (unsigned i = 0; i < rs->nstreams; i++) {
 		const struct phase_spec *st = &rs->stream[i]->sp;
 
-		if (st->duration_ns > d)
-			d = st->duration_ns; /* its schedule's length */
+		const uint64_t sched = schedule_ns(&rs->stream[i]->pace), late = late_ns(st, rs->sp.ramp_ns);
+
+		if (sched && sched + late > d)
+			d = sched + late; /* its schedule, from its own start */
 		all_quotas = all_quotas && (st->ios || st->bytes || (st->replay && st->replay->loops));
 	}
 	return d || all_quotas ? d : PHASE_DEFAULT_DURATION_NS;
@@ -791,6 +807,8 @@ int phase_check(struct run_state *rs, char *why, size_t why_len)
 
 	if (rs->nstreams)
 		return check_streams(rs, why, why_len);
+	if (schedule_ns(&rs->pace) && !phase_given(rs, "duration")) /* the schedule, from the workers' start */
+		rs->sp.duration_ns = schedule_ns(&rs->pace) + late_ns(&rs->sp, rs->sp.ramp_ns);
 	CHECK(check_workload(rs, &four_k, why, why_len));
 	if (rs->sp.verify == VERIFY_CRC)
 		CHECK(attach_gen_maps(rs, four_k, why, why_len));

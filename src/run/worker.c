@@ -85,6 +85,7 @@ struct loop {
 	uint64_t now, measure, end, seq, wake;
 	uint64_t if_at;       /* when the count in flight last changed (inflight_mark) */
 	uint64_t if_start;    /* when the loop started */
+	uint64_t pace_t0;     /* where the schedule's segments count from: measure, or a later start_delay */
 	uint64_t ios_room, bytes_room; /* in this turn: what may be in flight */
 	uint64_t n_ios, n_bytes, inflight_bytes, burst_resume;
 	unsigned nfree, inflight, burst_left, bound;
@@ -218,7 +219,7 @@ static inline struct io_slot *next_ready_paced(struct loop *l)
 	l->freeq[k] = l->freeq[--l->nfree];
 	if (l->paced) {
 		s->intended_ns = l->ps->next_ns;
-		pace_advance(l->pace, l->ps, l->measure, l->pacers, l->prng);
+		pace_advance(l->pace, l->ps, l->pace_t0, l->pacers, l->prng);
 	}
 	wl_next(l->w->wl, l->st, &s->op);
 	if (l->verifying && worker_overlaps(l->w, l->freeq, l->nfree, l->qd, s)) {
@@ -606,7 +607,7 @@ static inline void run(struct loop *l)
 		if (l->autob) {
 			l->au->epoch_ios += (unsigned)n;
 			if (l->now >= l->au->check_at) {
-				l->bound = batch_auto_step(l->au, l->qd, l->now);
+				l->bound = batch_auto_step(l->au, l->qd, l->now, thread_cpu_ns());
 				l->w->batch.bound = l->au->cur;
 			}
 		}
@@ -671,8 +672,12 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	}
 	l->ps->next_ns = 0;
 	l->pacers = sp->workers * (sp->rate_share ? sp->rate_share : 1);
+	/* a stream that starts after the ramp starts its schedule then: its
+	 * first segment is its first, not what the others have reached */
+	l->pace_t0 = w->sh->t_start_ns + sp->start_delay_ns > l->measure ? w->sh->t_start_ns + sp->start_delay_ns
+									 : l->measure;
 	if (l->paced)
-		pace_start(l->pace, l->ps, l->measure, l->now, l->pacers, l->prng);
+		pace_start(l->pace, l->ps, l->pace_t0, l->now, l->pacers, l->prng);
 	l->sync_every = sp->fsync_every ? sp->fsync_every : sp->fdatasync_every;
 	l->nsyncq = 0;
 	memset(l->since, 0, l->qd * sizeof(*l->since));

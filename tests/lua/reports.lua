@@ -112,8 +112,10 @@ tap.ok(a:find("\nErrors=0\nStatus=rate not met: %d+ of 100000 IOPS\n") and count
   "analyzer: an unmet rate adds Errors= and Status=")
 
 local md = report.markdown(rs)
-local lines = {}
-for l in md:gmatch("[^\n]+") do lines[#lines + 1] = l end
+local lines, above = {}, md:match("^(.-)\n\n|")
+for l in md:gmatch("[^\n]+") do if l:sub(1, 1) == "|" then lines[#lines + 1] = l end end
+tap.ok(above and above:find("engine ") and not above:find("\n|", 1, true),
+  "markdown: how the phases ran, above the table: %s", above)
 tap.ok(#lines == 5 and lines[3]:find("^| x\\\\nIOps=999\\\\r\\\\t\\\\x1b%[31m\\|\\<b\\>\\\\xff | "),
   "markdown: one line per result, | < > \\ escaped: %s", lines[3])
 tap.ok(lines[1]:find("| Errors | Status |$") and lines[3]:find("| 0 | rate not met: %d+ of 100000 IOPS |$")
