@@ -202,3 +202,16 @@ void read_think(lua_State *L, int v, struct run_state *rs, const char *field)
 		api_input_error(L, "%s: a %s is not a think time (give a duration, or a table)", field, luaL_typename(L, v));
 	}
 }
+
+/* A schedule's length (0: none; a rate is one endless segment). */
+uint64_t pace_schedule_ns(const struct pace *p)
+{
+	return p->nseg && p->seg[p->nseg - 1].end_ns != UINT64_MAX ? p->seg[p->nseg - 1].end_ns : 0;
+}
+
+/* How far past the measured start a start_delay puts a stream's (or the
+ * phase's) start, and so its schedule's (the ramp: ramp_ns). */
+uint64_t pace_late_ns(const struct phase_spec *sp, uint64_t ramp_ns)
+{
+	return sp->start_delay_ns > ramp_ns ? sp->start_delay_ns - ramp_ns : 0;
+}

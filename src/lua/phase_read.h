@@ -13,6 +13,11 @@
 typedef void field_reader(lua_State *L, int v, struct run_state *rs, const char *field);
 
 field_reader read_mix, read_dist, read_rate, read_schedule, read_think;
+/* A schedule's length (0: none; a rate is one endless segment), and how
+ * far past the measured start a start_delay puts its workers' start (the
+ * ramp being ramp_ns): a schedule counts from there (phase_pace.c). */
+uint64_t pace_schedule_ns(const struct pace *p);
+uint64_t pace_late_ns(const struct phase_spec *sp, uint64_t ramp_ns);
 /* phase_replay.c */
 field_reader read_replay;
 
