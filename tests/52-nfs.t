@@ -4,7 +4,9 @@
 # creates is written and read through libnfs, what it writes is there for
 # another client, crc32c catches a corruption made by another connection,
 # COMMITs are counted, trims refused, the safety rules of a local file hold
-# (a file iomoon did not create is only read), and every failure (a wrong
+# (a file iomoon did not create is only read), a files phase over an
+# nfs:// directory makes, stats, reads, deletes and removes its tree as
+# another client (nfs-ls, nfs-cat) sees it, and every failure (a wrong
 # export, a read-only export, a refused connection, a server killed
 # mid-phase) is a clear error, never a hang.
 . "$(dirname "$0")/lib.sh"
@@ -91,6 +93,44 @@ is $? 1 "a URL with a user and password (the server refuses it): exit 1"
 like "$out" "nfs://user@127.0.0.1/mem/w.dat" "the message shows the URL without its password"
 [[ "$out" != *s3cr3tpw* ]]
 ok $? "the password appears nowhere in it"
+
+# ---- files phases over an nfs:// directory (files_nfs.c) ----
+fdir=$(nfs_url mem/tree)
+fls() { nfs-ls -R "$fdir" 2>/dev/null | awk '{print $1 ~ /^d/ ? "d" : $5, $NF}' | sort | tr '\n' ' '; }
+frun() { "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$@" 2>&1 | grep -Ev '^(dir|first)' | tr '\t\n' '  '; }
+is "$(frun "$fdir" op=create workers=2)" "create 80 0 0 libnfs engine nfs 1 files 80 0 327680 0 " \
+	"create over nfs://127.0.0.1/mem/tree (made): 2 workers x 2 dirs x 20 files of 4 KiB, 80 made, no error"
+is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 80 "nfs-ls sees the 80 files of 4096 bytes on the server"
+like "$(fls)" "^[0-9]+ iomoon-files/.iomoon-tree 4096 iomoon-files/w0/d0/f0 .* d iomoon-files/w0/d1 d iomoon-files/w1 d iomoon-files/w1/d0 d iomoon-files/w1/d1 $" \
+	"  in iomoon-files/w0/d0..d1 and w1/d0..d1, the tree marked (.iomoon-tree)"
+echo "somebody's mail" >keep.txt
+nfs-cp keep.txt "$(nfs_url mem/tree/keep.txt)" >/dev/null 2>&1
+is "$(frun "$fdir" op=stat workers=2)" "stat 80 0 0 libnfs engine nfs 1 files 0 0 0 0 " "stat: 80 GETATTRs, no error"
+is "$(frun "$fdir" op=read workers=2 bs=1k)" "read 80 0 0 libnfs engine nfs 1 files 0 0 0 327680 " \
+	"read in 1 KiB READs: 80 files, 327680 bytes, no error"
+is "$(frun "$fdir" op=delete workers=2)" "delete 80 0 0 libnfs engine nfs 1 files 0 80 0 0 " "delete: 80 REMOVEs"
+is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 0 "nfs-ls: no file of the tree is left"
+is "$(frun "$fdir" op=rmdir workers=2)" "rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " "rmdir: the 4 leaf directories"
+is "$(fls)" "16 keep.txt " "the tree is gone from the server; the foreign file beside it is still there"
+is "$(nfs-cat "$(nfs_url mem/tree/keep.txt)" 2>/dev/null)" "somebody's mail" "the foreign file is untouched"
+out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create files.allow_write=false 2>&1)
+is $? 2 "a tree in the non-empty foreign directory without allow_write: exit 2"
+like "$out" "files.dir: nfs://127.0.0.1/mem/tree.* is not empty and holds no tree of iomoon; give files.allow_write" \
+	"  it names the field, the URL and allow_write"
+is "$(fls)" "16 keep.txt " "  nothing was made"
+nfs-cp keep.txt "$(nfs_url mem/tree/iomoon-files)" >/dev/null 2>&1
+out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create files.allow_write=true 2>&1)
+is $? 2 "an iomoon-files that another client made (a file): exit 2, even with allow_write"
+like "$out" "iomoon-files was not made by iomoon .*nothing in it is touched" "  it says nothing in it is touched"
+is "$(fls):$(nfs-cat "$(nfs_url mem/tree/iomoon-files)" 2>/dev/null)" "16 iomoon-files 16 keep.txt :somebody's mail" \
+	"  nothing was made, the file is unchanged"
+out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create qd=4 2>&1)
+is $? 2 "qd 4 over nfs://: exit 2"
+like "$out" "phase.qd: over nfs:// a worker does one operation at a time \(qd = 1\); qd 4 asks for more" "  it names the field and the value"
+out=$("$IOMOON" run "$LUA_DIR/files.lua" "nfs://user:s3cr3tpw@127.0.0.1/mem/tree?version=4&nfsport=$GANESHA_PORT" op=stat 2>&1)
+like "$out" "nfs://user@127.0.0.1/mem/tree" "a files.dir with a password: shown without it"
+[[ "$out" != *s3cr3tpw* ]]
+ok $? "  the password appears nowhere"
 
 # ---- failures are clear and quick ----
 out=$(timeout 30 "$IOMOON" quick --target "$(nfs_url nope/f.dat)" --size 1M --time 0.2 2>&1)
