@@ -174,7 +174,7 @@ int files_nfs_tree_open(const struct files_spec *sp, int create, char *why, size
 	}
 	if (r < 0) {
 		nfs_why(&c, "cannot make and mark the tree", r, why, why_len);
-		rc = RC_FAIL;
+		rc = r == -EROFS || r == -EACCES || r == -EPERM ? RC_INPUT : RC_FAIL; /* a read-only export */
 	} else if (!root_ours(&c, root, marker)) {
 		snprintf(why, why_len, "files.dir: %s/%s: %s", c.shown, FILES_ROOT,
 			 create ? "not made by iomoon (its marker does not match)"
