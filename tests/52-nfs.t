@@ -132,6 +132,24 @@ like "$out" "nfs://user@127.0.0.1/mem/tree" "a files.dir with a password: shown 
 [[ "$out" != *s3cr3tpw* ]]
 ok $? "  the password appears nowhere"
 
+# ---- fio's ioengine=nfs (examples/nfs.fio, shrunk): files beneath nfs_url ----
+cp "$T/fio/nfs.fio" nfs.fio
+NFS_URL=$(nfs_url mem) "$IOMOON" fio nfs.fio --quiet --format json --output fio.json 2>fio.err
+is $? 0 "iomoon fio nfs.fio (ioengine=nfs, nfs_url=nfs://127.0.0.1/mem?...): exit 0"
+is "$(python3 -c 'import json; ps=json.load(open("fio.json"))["phases"]
+print(*[(p["name"], p["engine"], p["bytes"], p["errors"]) for p in ps])')" "('write', 'nfs', 2097152, 0) ('write (verify)', 'nfs', 2097152, 0) ('read', 'nfs', 2097152, 0)" \
+	"the write job wrote 2 x 1 MiB on engine nfs, its crc32c read-back and the read job read them, no error"
+for i in 0 1; do nfs-cp "$(nfs_url mem/myfiles.0.$i.0)" "fio$i.copy" >/dev/null 2>&1; done
+is "$(python3 - fio0.copy fio1.copy <<'PY'
+import sys
+a, b = (open(f, "rb").read() for f in sys.argv[1:])
+print(len(a), len(b), len(set(a[:1 << 20])) > 200, a[:1 << 20] != b[:1 << 20])
+PY
+)" "1048576 1048576 True True" "nfs-cp finds myfiles.0.0.0 and myfiles.0.1.0 (filename_format) beneath nfs_url: 1 MiB each, random data, not alike"
+out=$("$IOMOON" fio --name=n --ioengine=nfs --size=1m 2>&1)
+is $? 2 "ioengine=nfs without nfs_url: exit 2"
+like "$out" "ioengine=nfs needs nfs_url=nfs://HOST/EXPORT" "  it says nfs_url is needed and its form"
+
 # ---- failures are clear and quick ----
 out=$(timeout 30 "$IOMOON" quick --target "$(nfs_url nope/f.dat)" --size 1M --time 0.2 2>&1)
 is $? 1 "a wrong export: exit 1"
