@@ -6,7 +6,8 @@
 # COMMITs are counted, trims refused, the safety rules of a local file hold
 # (a file iomoon did not create is only read), a files phase over an
 # nfs:// directory makes, stats, reads, deletes and removes its tree as
-# another client (nfs-ls, nfs-cat) sees it, and every failure (a wrong
+# another client (nfs-ls, nfs-cat) sees it, so does fio's ioengine=nfs
+# (NFSv3: 52-nfs3.t), and every failure (a wrong
 # export, a read-only export, a refused connection, a server killed
 # mid-phase) is a clear error, never a hang.
 . "$(dirname "$0")/lib.sh"
