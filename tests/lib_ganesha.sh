@@ -48,7 +48,7 @@ ganesha_free_port() {
 # ganesha_start [3]: NFSv4 only, or NFSv3 and v4 (a portmapper needed)
 ganesha_start() {
 	local plugins protos=4
-	[ "$1" = 3 ] && protos="3, 4"
+	[ "${1:-}" = 3 ] && protos="3, 4"
 	command -v ganesha.nfsd >/dev/null || { GANESHA_WHY="ganesha.nfsd is missing (make deps installs nfs-ganesha)"; return 1; }
 	command -v nfs-cp >/dev/null || { GANESHA_WHY="nfs-cp is missing (make deps installs libnfs-utils)"; return 1; }
 	plugins=$(dirname "$(ls /usr/lib/*/ganesha/libfsalmem.so /usr/lib*/ganesha/libfsalmem.so 2>/dev/null | head -1)")
