@@ -46,6 +46,9 @@ is $? 0 "random 4k reads of it at qd 8: exit 0"
 like "$out" '"engine": "nfs"' "auto picked engine nfs for the nfs:// URL"
 "$IOMOON" quick --target "$(nfs_url mem/w.dat)" --read 0 --time 0.3 --quiet >/dev/null 2>w2.err
 is $? 0 "writing the file it created needs no --allow-write: exit 0"
+out=$("$IOMOON" quick --target "$(nfs_url mem/w.dat)" --ioengine nfs --numjobs 2 --read 50 --bs 512 --time 0.3 \
+	--format json 2>&1 | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["workers"], p["errors"], p["write"]["ios"] > 0)')
+is "$out" "2 0 True" "2 workers (--ioengine nfs --numjobs 2), each an NFSv4 client of its own: reads and writes, no error"
 
 # ---- verification: a corruption made through another connection is found ----
 "$IOMOON" run --format none "$LUA_DIR/fill.lua" "$(nfs_url mem/v.dat)" 2>v1.err
