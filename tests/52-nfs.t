@@ -109,7 +109,7 @@ like "$(fls)" "^[0-9]+ iomoon-files/.iomoon-tree 4096 iomoon-files/w0/d0/f0 .* d
 	"  in iomoon-files/w0/d0..d1 and w1/d0..d1, the tree marked (.iomoon-tree)"
 echo "somebody's mail" >keep.txt
 nfs-cp keep.txt "$(nfs_url mem/tree/keep.txt)" >/dev/null 2>&1
-is "$(frun "$fdir" op=stat workers=2)" "stat 80 0 0 libnfs engine nfs 1 files 0 0 0 0 " "stat: 80 GETATTRs, no error"
+is "$(frun "${fdir/nfs:/NFS:}" op=stat workers=2)" "stat 80 0 0 libnfs engine nfs 1 files 0 0 0 0 " "stat (the scheme NFS:// in capitals): 80 GETATTRs, no error"
 is "$(frun "$fdir" op=read workers=2 bs=1k)" "read 80 0 0 libnfs engine nfs 1 files 0 0 0 327680 " \
 	"read in 1 KiB READs: 80 files, 327680 bytes, no error"
 is "$(frun "$fdir" op=delete workers=2)" "delete 80 0 0 libnfs engine nfs 1 files 0 80 0 0 " "delete: 80 REMOVEs"

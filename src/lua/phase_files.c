@@ -127,6 +127,8 @@ static void read_tree(lua_State *L, int p, struct files_spec *sp)
 		api_input_error(L, "phase.files.dir: a path shorter than %zu bytes", sizeof(sp->dir) - 64);
 	snprintf(sp->dir, sizeof(sp->dir), "%s", lua_tostring(L, -1));
 	sp->nfs = !strncasecmp(sp->dir, "nfs://", 6);
+	if (sp->nfs)
+		memcpy(sp->dir, "nfs", 3); /* libnfs takes its scheme in lower case */
 	lua_pop(L, 1);
 	lua_getfield(L, t, "dirs");
 	has_dirs = !lua_isnil(L, -1);
