@@ -136,6 +136,17 @@ like "$out" "nfs://user@127.0.0.1/mem/tree" "a files.dir with a password: shown 
 [[ "$out" != *s3cr3tpw* ]]
 ok $? "  the password appears nowhere"
 
+mdir=$(nfs_url mem/mix)
+is "$(frun "$mdir" op=mkdir workers=2):$(frun "$mdir" op=rmdir workers=2)" \
+	"mkdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 :rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " \
+	"mkdir then rmdir over nfs: 2 workers x 2 directories each, no error"
+out=$(frun "$mdir" ops=create:1,stat:2,read:2,append:1,rename:1,readdir:1,delete:1 ios=200 workers=2)
+is "$(python3 -c 'import sys; w=sys.argv[1].split(); i=w.index("engine"); print(sum(int(w[k + 1]) for k in range(0, i, 5)), sum(int(w[k + 2]) for k in range(0, i, 5)))' "$out")" \
+	"200 0" "a Postmark-like mix over nfs (create, stat, read, append, rename, readdir, delete): 200 operations, no error"
+frun "$mdir" op=delete workers=2 >/dev/null
+frun "$mdir" op=rmdir workers=2 >/dev/null
+is "$(nfs-ls "$mdir" 2>/dev/null | wc -l)" 0 "  its tree deleted and removed"
+
 # ---- fio's ioengine=nfs (examples/nfs.fio, shrunk): files beneath nfs_url ----
 cp "$T/fio/nfs.fio" nfs.fio
 NFS_URL=$(nfs_url mem) "$IOMOON" fio nfs.fio --quiet --format json --output fio.json 2>fio.err
