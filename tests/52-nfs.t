@@ -102,16 +102,17 @@ ok $? "the password appears nowhere in it"
 fdir=$(nfs_url mem/tree)
 fls() { nfs-ls -R "$fdir" 2>/dev/null | awk '{print $1 ~ /^d/ ? "d" : $5, $NF}' | sort | tr '\n' ' '; }
 frun() { "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$@" 2>&1 | grep -Ev '^(dir|first)' | tr '\t\n' '  '; }
-is "$(frun "$fdir" op=create workers=2)" "create 80 0 0 libnfs engine nfs 1 files 80 0 327680 0 " \
-	"create over nfs://127.0.0.1/mem/tree (made): 2 workers x 2 dirs x 20 files of 4 KiB, 80 made, no error"
+is "$(frun "$fdir" op=create workers=2 qd=8)" "create 80 0 0 libnfs engine nfs 8 files 80 0 327680 0 " \
+	"create over nfs://127.0.0.1/mem/tree (made), qd 8: 2 workers x 2 dirs x 20 files of 4 KiB, 80 made, no error"
 is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 80 "nfs-ls sees the 80 files of 4096 bytes on the server"
 like "$(fls)" "^[0-9]+ iomoon-files/.iomoon-tree 4096 iomoon-files/w0/d0/f0 .* d iomoon-files/w0/d1 d iomoon-files/w1 d iomoon-files/w1/d0 d iomoon-files/w1/d1 $" \
 	"  in iomoon-files/w0/d0..d1 and w1/d0..d1, the tree marked (.iomoon-tree)"
 echo "somebody's mail" >keep.txt
 nfs-cp keep.txt "$(nfs_url mem/tree/keep.txt)" >/dev/null 2>&1
-is "$(frun "${fdir/nfs:/NFS:}" op=stat workers=2)" "stat 80 0 0 libnfs engine nfs 1 files 0 0 0 0 " "stat (the scheme NFS:// in capitals): 80 GETATTRs, no error"
-is "$(frun "$fdir" op=read workers=2 bs=1k)" "read 80 0 0 libnfs engine nfs 1 files 0 0 0 327680 " \
-	"read in 1 KiB READs: 80 files, 327680 bytes, no error"
+is "$(frun "${fdir/nfs:/NFS:}" op=stat workers=2 qd=8)" "stat 80 0 0 libnfs engine nfs 8 files 0 0 0 0 " \
+	"stat, qd 8 (the scheme NFS:// in capitals): 80 GETATTRs, no error"
+is "$(frun "$fdir" op=read workers=2 qd=4 bs=1k)" "read 80 0 0 libnfs engine nfs 4 files 0 0 0 327680 " \
+	"read in 1 KiB READs, qd 4: 80 files, 327680 bytes, no error"
 is "$(frun "$fdir" op=delete workers=2)" "delete 80 0 0 libnfs engine nfs 1 files 0 80 0 0 " "delete: 80 REMOVEs"
 is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 0 "nfs-ls: no file of the tree is left"
 is "$(frun "$fdir" op=rmdir workers=2)" "rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " "rmdir: the 4 leaf directories"
@@ -128,9 +129,6 @@ is $? 2 "an iomoon-files that another client made (a file): exit 2, even with al
 like "$out" "iomoon-files was not made by iomoon .*nothing in it is touched" "  it says nothing in it is touched"
 is "$(fls):$(nfs-cat "$(nfs_url mem/tree/iomoon-files)" 2>/dev/null)" "16 iomoon-files 16 keep.txt :somebody's mail" \
 	"  nothing was made, the file is unchanged"
-out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create qd=4 2>&1)
-is $? 2 "qd 4 over nfs://: exit 2"
-like "$out" "phase.qd: over nfs:// a worker does one operation at a time \(qd = 1\); qd 4 asks for more" "  it names the field and the value"
 out=$("$IOMOON" run "$LUA_DIR/files.lua" "nfs://user:s3cr3tpw@127.0.0.1/mem/tree?version=4&nfsport=$GANESHA_PORT" op=stat 2>&1)
 like "$out" "nfs://user@127.0.0.1/mem/tree" "a files.dir with a password: shown without it"
 [[ "$out" != *s3cr3tpw* ]]
@@ -140,9 +138,9 @@ mdir=$(nfs_url mem/mix)
 is "$(frun "$mdir" op=mkdir workers=2):$(frun "$mdir" op=rmdir workers=2)" \
 	"mkdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 :rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " \
 	"mkdir then rmdir over nfs: 2 workers x 2 directories each, no error"
-out=$(frun "$mdir" ops=create:1,stat:2,read:2,append:1,rename:1,readdir:1,delete:1 ios=200 workers=2)
+out=$(frun "$mdir" ops=create:1,stat:2,read:2,append:1,rename:1,readdir:1,delete:1 ios=200 workers=2 qd=4)
 is "$(python3 -c 'import sys; w=sys.argv[1].split(); i=w.index("engine"); print(sum(int(w[k + 1]) for k in range(0, i, 5)), sum(int(w[k + 2]) for k in range(0, i, 5)))' "$out")" \
-	"200 0" "a Postmark-like mix over nfs (create, stat, read, append, rename, readdir, delete): 200 operations, no error"
+	"200 0" "a Postmark-like mix over nfs, qd 4 (create, stat, read, append, rename, readdir, delete): 200 operations, no error"
 frun "$mdir" op=delete workers=2 >/dev/null
 frun "$mdir" op=rmdir workers=2 >/dev/null
 is "$(nfs-ls "$mdir" 2>/dev/null | wc -l)" 0 "  its tree deleted and removed"
@@ -207,6 +205,21 @@ kill -CONT "$gpid"
 is "$rc" 1 "a server that stops answering: exit 1 (not 124, a hang)"
 ok "$(under "$t" 5)" "it ended $t s after it began (< 5: the stop at 1 s and the 2 s I/O timeout, not the 8 s phase)"
 like "$out" "engine nfs: Connection timed out" "it says the I/O timed out"
+# a files phase whose server stops answering: what is in flight fails
+# after the I/O timeout (2 s here), the phase ends, named
+gpid=$GANESHA_PID
+(sleep 1; kill -STOP "$gpid") &
+killer=$!
+t0=$(secs)
+out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$(nfs_url mem/stall)" \
+	op=create files.dirs=4 files.files=100000 qd=4 2>&1)
+rc=$?
+t=$(since "$t0")
+wait "$killer"
+kill -CONT "$gpid"
+is "$rc" 1 "a files phase over a server that stops answering: exit 1, errors (not 124, a hang)"
+ok "$(under "$t" 6)" "  $t s after it began (< 6: the stop at 1 s and the 2 s I/O timeout, not 400,000 creates)"
+like "$out" "first	create iomoon-files/w0/d[0-9]+/f[0-9]+: Connection timed out" "  the first error names the file and the timeout"
 gpid=$GANESHA_PID
 (sleep 1; kill -9 "$gpid") &
 killer=$!

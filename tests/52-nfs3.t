@@ -72,8 +72,8 @@ else
 	skip "strace is missing: the size of one WRITE is not checked"
 fi
 frun() { "$IOMOON" run --format none --quiet "$N/files.lua" "$@" 2>&1 | grep -Ev '^(dir|first)' | tr '\t\n' '  '; }
-is "$(frun "$(nfs_url3 mem/tree)" op=create):$(frun "$(nfs_url3 mem/tree)" op=delete):$(frun "$(nfs_url3 mem/tree)" op=rmdir)" \
-	"create 40 0 0 libnfs engine nfs 1 files 40 0 163840 0 :delete 40 0 0 libnfs engine nfs 1 files 0 40 0 0 :rmdir 2 0 0 libnfs engine nfs 1 files 0 0 0 0 " \
-	"a files phase over a v3 directory: 2 dirs x 20 files created, deleted, their dirs removed"
+is "$(frun "$(nfs_url3 mem/tree)" op=create qd=8):$(frun "$(nfs_url3 mem/tree)" op=read qd=8):$(frun "$(nfs_url3 mem/tree)" op=delete qd=8):$(frun "$(nfs_url3 mem/tree)" op=rmdir)" \
+	"create 40 0 0 libnfs engine nfs 8 files 40 0 163840 0 :read 40 0 0 libnfs engine nfs 8 files 0 0 0 163840 :delete 40 0 0 libnfs engine nfs 8 files 0 40 0 0 :rmdir 2 0 0 libnfs engine nfs 1 files 0 0 0 0 " \
+	"files phases over a v3 directory, qd 8 (OPENs in flight together: v3 has no open state): 2 dirs x 20 files created, read, deleted, their dirs removed"
 is "$(nfs-ls "$(nfs_url mem/tree)" 2>/dev/null | wc -l)" 0 "nfs-ls: the tree is gone"
 done_testing

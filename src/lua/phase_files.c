@@ -205,14 +205,11 @@ static void read_ops(lua_State *L, int p, struct files_spec *sp)
 	lua_pop(L, 1);
 }
 
-/* Over nfs://, engine nfs: one call chain at a time per worker (qd 1). */
+/* Over nfs://, engine nfs: qd chains of calls in flight per worker. */
 static void read_engine_nfs(lua_State *L, struct files_spec *sp, const char *e)
 {
 	if (strcmp(e, "auto") && strcmp(e, "nfs"))
 		api_input_error(L, "phase.engine: a files phase over nfs:// runs on \"nfs\" (or \"auto\"), not '%s'", e);
-	if (sp->qd > 1)
-		api_input_error(L, "phase.qd: over nfs:// a worker does one operation at a time (qd = 1); qd %u asks for "
-				"more: give qd = 1 and more workers", sp->qd);
 	sp->uring = 0;
 }
 
@@ -465,7 +462,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "qd", sp->qd);
 	api_set_int(L, "qd_max", sp->qd);
 	set_str(L, "engine", engine_name(sp));
-	set_str(L, "engine_features", sp->nfs ? "files: libnfs, one operation at a time per worker (qd 1)"
+	set_str(L, "engine_features", sp->nfs ? "files: libnfs, qd operations in flight per worker on one connection"
 				      : sp->uring ? "files: readdir by syscall (no getdents in the ring)" : "");
 	set_bool(L, "interrupted", r->interrupted);
 	set_bool(L, "failed", 0);

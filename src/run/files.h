@@ -181,7 +181,7 @@ int files_uring_loop(struct files_worker *w);
 void files_key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len);
 
 /* --- over nfs:// (files_nfs.c): a connection per worker through libnfs,
- * one operation at a time; the tree's checks, root, subtrees and removal
+ * qd operations in flight; the tree's checks, root, subtrees and removal
  * as files_tree.c's. RC_INPUT without libnfs. --- */
 int files_nfs_check(const struct files_spec *sp, char *why, size_t why_len);
 int files_nfs_tree_open(const struct files_spec *sp, int create, char *why, size_t why_len);

@@ -3,12 +3,17 @@
  * kernel NFS client.
  *
  * Every worker mounts the export on a connection of its own (nfs_file.h's
- * struct conn) and does one operation at a time, each a chain of calls
- * waited for in place (qd 1: LOOKUP / CREATE or OPEN, WRITEs or READs of
+ * struct conn) and keeps qd operations in flight on it (struct files_slot),
+ * each a chain of libnfs's asynchronous calls, the next started from the
+ * callback of the one before (LOOKUPs / CREATE or OPEN, WRITEs or READs of
  * the connection's size, COMMIT with fsync, CLOSE; GETATTR, REMOVE,
- * RENAME, MKDIR, RMDIR, READDIR). A call with no answer in the network I/O
- * timeout, or a connection the server closed, ends the worker's loop with
- * that error counted; a stop signal ends a wait at once.
+ * RENAME twice, MKDIR, RMDIR, READDIR), the socket driven from the
+ * worker's loop (nfs_drive). Over NFSv4 the operations that open a file
+ * go one at a time per connection (slot_take says why). No operation
+ * answered for the network I/O timeout, or a connection the server
+ * closed, ends the worker's loop with what was in flight failed; a stop
+ * starts nothing more and abandons what is left after FILES_NFS_DROP_NS.
+ * The tree's checks, root and skeleton are calls waited for in place.
  *
  * The tree's root (DIR/iomoon-files) is marked by its FILES_MARKER holding
  * nfs_file.h's mark of the root's fileid, so a root iomoon did not make
@@ -36,10 +41,32 @@
 #include "io/netblk.h"
 #include "io/nfs_file.h"
 
+enum { S_OPEN, S_IO, S_SYNC, S_CLOSE };
+
+/* One operation in flight: a chain of calls, each started from the
+ * callback of the one before (slot_cb). */
+struct files_slot {
+	struct files_worker *w;
+	enum files_op op;
+	int busy, started, holds_open, step, err, eof, synced;
+	uint64_t item, parent, t0, bytes, size, chunk;
+	struct nfsfh *fh;
+	char *buf;            /* bs bytes of w->buf: what a WRITE sends */
+	char name[40];
+	char path[PATH_MAX];
+	char to[PATH_MAX + 4];
+};
+
 struct files_nfs {
 	struct conn c;
 	char base[PATH_MAX];  /* the subtree: "/DIR/iomoon-files/w3" in the export */
+	struct files_slot *slots; /* qd */
+	unsigned inflight;
+	uint64_t progress_ns; /* the last operation ended */
 	int gone;             /* the connection failed: no more operations */
+	int closing, fail_err; /* being destroyed: what is in flight ends with fail_err */
+	int prefill;          /* the loop makes a mix's pool */
+	int v4, opening;      /* NFSv4: a slot is between its OPEN and CLOSE */
 };
 
 /* A call started (r from libnfs's *_async), waited for within the I/O
@@ -229,6 +256,13 @@ int files_nfs_worker_open(struct files_worker *w, const char *subtree, int creat
 		return rc;
 	}
 	w->nfs = f;
+	f->v4 = strcasestr(sp->dir, "version=4") != NULL; /* libnfs's default is 3 */
+	if (!(f->slots = calloc(sp->qd, sizeof(*f->slots)))) {
+		snprintf(why, why_len, "files: out of memory for worker %u's operations", w->id);
+		return RC_FAIL;
+	}
+	for (unsigned i = 0; i < sp->qd; i++)
+		f->slots[i] = (struct files_slot){ .w = w, .buf = w->buf + (size_t)i * sp->bs };
 	snprintf(f->base, sizeof(f->base), "%.3000s/%s/%s", f->c.u->file, FILES_ROOT, subtree);
 	if (create && (!sp->shared || !w->id)) {
 		r = n_mkdir(&f->c, f->base);
@@ -252,98 +286,11 @@ void files_nfs_worker_close(struct files_worker *w)
 {
 	if (!w->nfs)
 		return;
+	w->nfs->closing = 1; /* nothing is in flight by now; were it, it ends */
 	nfs_conn_close(&w->nfs->c);
+	free(w->nfs->slots);
 	free(w->nfs);
 	w->nfs = NULL;
-}
-
-/* size bytes of w's buffer into fh, WRITEs of bs (and the connection's
- * size) at most: 0 or -errno. */
-static int write_all(struct files_worker *w, struct nfsfh *fh, uint64_t size, uint64_t *bytes)
-{
-	struct conn *c = &w->nfs->c;
-	uint64_t chunk = w->sp->bs < c->wmax ? w->sp->bs : c->wmax;
-
-	for (uint64_t off = 0; off < size;) {
-		uint64_t len = size - off < chunk ? size - off : chunk;
-		int r;
-
-		if (phase_interrupt)
-			return -EINTR;
-		r = waited(c, nfs_write_async(c->n, fh, len, w->buf, nfs_call_cb, nfs_call(c, NULL, 0)));
-		if (r < 0)
-			return r;
-		off += (uint64_t)c->c.status;
-		*bytes += (uint64_t)c->c.status;
-		if (!c->c.status)
-			return -EIO;
-	}
-	return 0;
-}
-
-static int read_all(struct files_worker *w, struct nfsfh *fh, uint64_t *bytes)
-{
-	struct conn *c = &w->nfs->c;
-	uint64_t chunk = w->sp->bs < c->rmax ? w->sp->bs : c->rmax;
-
-	for (;;) {
-		int r;
-
-		if (phase_interrupt)
-			return -EINTR;
-		r = waited(c, nfs_read_async(c->n, fh, chunk, nfs_call_cb, nfs_call(c, w->buf, chunk)));
-		if (r < 0)
-			return r;
-		*bytes += (uint64_t)c->c.status;
-		if ((uint64_t)c->c.status < chunk) /* a short read is the end of a file */
-			return 0;
-	}
-}
-
-/* One operation on the file at path: 0, or -errno. */
-static int file_op(struct files_worker *w, enum files_op op, const char *path, uint64_t item, uint64_t *bytes)
-{
-	const struct files_spec *sp = w->sp;
-	struct conn *c = &w->nfs->c;
-	struct nfs_stat_64 st;
-	struct nfsfh *fh;
-	char to[PATH_MAX + 4];
-	int r, r2;
-
-	switch (op) {
-	case FOP_STAT:
-	case FOP_DIRSTAT:
-		return n_stat(c, path, &st);
-	case FOP_DELETE:
-		return n_unlink(c, path);
-	case FOP_MKDIR:
-		return n_mkdir(c, path);
-	case FOP_RMDIR:
-		return n_rmdir(c, path);
-	case FOP_RENAME:
-		snprintf(to, sizeof(to), "%s.r", path);
-		r = waited(c, nfs_rename_async(c->n, path, to, nfs_call_cb, nfs_call(c, NULL, 0)));
-		return r < 0 ? r : waited(c, nfs_rename_async(c->n, to, path, nfs_call_cb, nfs_call(c, NULL, 0)));
-	case FOP_READDIR:
-		return n_entries(c, path, NULL, bytes);
-	default:
-		break;
-	}
-	r = nfs_file_open(c, path, (int)files_open_flags(sp, op) & ~O_DIRECT, &fh);
-	if (r < 0)
-		return r;
-	if (op == FOP_CREATE || op == FOP_WRITE)
-		r = write_all(w, fh, files_item_size(sp, w->id, item), bytes);
-	else if (op == FOP_APPEND)
-		r = write_all(w, fh, sp->bs, bytes);
-	else if (op == FOP_READ)
-		r = read_all(w, fh, bytes);
-	if (!r && sp->fsync && (op == FOP_CREATE || op == FOP_WRITE || op == FOP_APPEND))
-		r = waited(c, nfs_fsync_async(c->n, fh, nfs_call_cb, nfs_call(c, NULL, 0)));
-	if (r == -ETIMEDOUT || r == -ENOTCONN || r == -EINTR)
-		return r; /* the handle goes with the connection */
-	r2 = nfs_file_close(c, fh);
-	return r ? r : r2;
 }
 
 /* The directory key and path of op on item. */
@@ -364,60 +311,282 @@ static uint64_t op_path(struct files_worker *w, enum files_op op, uint64_t item,
 	return parent;
 }
 
-/* A failure that ends the worker: the connection is no more. */
-static int fatal(int r)
+/* --- the worker's loop: qd operations in flight on its connection --- */
+
+static void slot_cb(int status, struct nfs_context *n, void *data, void *priv);
+
+/* The slot's operation is over (err 0 or -errno): counted, the slot free. */
+static void slot_end(struct files_slot *s, int err)
 {
-	return r == -ETIMEDOUT || r == -ENOTCONN;
+	struct files_worker *w = s->w;
+
+	if (!s->busy)
+		return;
+	s->busy = 0;
+	if (s->holds_open)
+		w->nfs->opening = s->holds_open = 0;
+	w->nfs->inflight--;
+	w->nfs->progress_ns = clock_ns();
+	if (s->op == FOP_READDIR) {
+		s->bytes = 0; /* entries, not bytes */
+		snprintf(s->name, sizeof(s->name), ".");
+	}
+	if (w->nfs->prefill) { /* a mix's pool: present, counted as prefilled, not measured */
+		if (err == 0 || err == -EEXIST) {
+			files_done(w, FOP_CREATE, s->item, s->bytes);
+			w->res->created--;
+			w->res->bytes_written -= s->bytes;
+			w->res->prefilled += err == 0;
+		} else {
+			files_error(w, FOP_CREATE, s->parent, s->name, -err);
+		}
+		return;
+	}
+	if (err < 0) {
+		files_release(w, s->op, s->item);
+		files_error(w, s->op, s->parent, s->name, -err);
+		return;
+	}
+	hist_record(&w->res->op[s->op].lat, clock_ns() - s->t0);
+	w->res->op[s->op].ops++;
+	files_done(w, s->op, s->item, s->bytes);
+}
+
+/* The next call on the slot's open file: a READ to its end, the WRITEs of
+ * its size, a COMMIT (fsync), then CLOSE (at once after a failure, err
+ * kept). The libnfs call's result. */
+static int slot_next(struct files_slot *s)
+{
+	struct files_nfs *f = s->w->nfs;
+	const int writes = s->op == FOP_CREATE || s->op == FOP_WRITE || s->op == FOP_APPEND;
+
+	if (!s->err && s->op == FOP_READ && !s->eof) {
+		s->step = S_IO;
+		return nfs_read_async(f->c.n, s->fh, s->chunk, slot_cb, s);
+	}
+	if (!s->err && writes && s->bytes < s->size) {
+		s->step = S_IO;
+		return nfs_write_async(f->c.n, s->fh, s->size - s->bytes < s->chunk ? s->size - s->bytes : s->chunk, s->buf,
+				       slot_cb, s);
+	}
+	if (!s->err && writes && s->w->sp->fsync && !s->synced) {
+		s->step = S_SYNC;
+		s->synced = 1;
+		return nfs_fsync_async(f->c.n, s->fh, slot_cb, s);
+	}
+	s->step = S_CLOSE;
+	return nfs_close_async(f->c.n, s->fh, slot_cb, s);
+}
+
+/* A call of the slot's chain answered: the next one started, or the end. */
+static void slot_cb(int status, struct nfs_context *n, void *data, void *priv)
+{
+	struct files_slot *s = priv;
+	struct files_nfs *f = s->w->nfs;
+	int r = 0, end = 1, err = status < 0 ? status : 0;
+
+	(void)n;
+	if (!s->busy)
+		return;
+	if (f->closing) { /* the connection is going: what it had in flight is cancelled */
+		slot_end(s, f->fail_err);
+		return;
+	}
+	switch (s->op) {
+	case FOP_RENAME: /* NAME to NAME.r, then back */
+		if (status >= 0 && !s->step++) {
+			end = 0;
+			r = nfs_rename_async(f->c.n, s->to, s->path, slot_cb, s);
+		}
+		break;
+	case FOP_READDIR:
+		if (status >= 0) {
+			while (nfs_readdir(f->c.n, data))
+				s->bytes++;
+			nfs_closedir(f->c.n, data);
+		}
+		break;
+	case FOP_CREATE:
+	case FOP_WRITE:
+	case FOP_APPEND:
+	case FOP_READ:
+	case FOP_OPEN:
+		if (s->step == S_CLOSE) {
+			err = s->err ? s->err : err;
+			break;
+		}
+		if (s->step == S_OPEN && status < 0)
+			break;
+		if (s->step == S_OPEN)
+			s->fh = data;
+		else if (status < 0)
+			s->err = status;
+		else if (s->step == S_IO && s->op != FOP_READ && !status)
+			s->err = -EIO; /* a WRITE that wrote nothing */
+		else if (s->step == S_IO && (s->bytes += (uint64_t)status, s->op == FOP_READ))
+			s->eof = (uint64_t)status < s->chunk; /* a short read is the end of a file */
+		end = 0;
+		r = slot_next(s);
+		break;
+	default: /* stat, dirstat, delete, mkdir, rmdir: one call */
+		break;
+	}
+	if (!end && r < 0) {
+		end = 1;
+		err = s->err ? s->err : -EIO;
+	}
+	if (end)
+		slot_end(s, err);
+}
+
+/* Does op open the file (OPEN ... CLOSE)? */
+static int opens(enum files_op op)
+{
+	return op == FOP_CREATE || op == FOP_WRITE || op == FOP_APPEND || op == FOP_READ || op == FOP_OPEN;
+}
+
+/* Start the operation taken into slot s (slot_take). */
+static void slot_go(struct files_slot *s)
+{
+	struct files_worker *w = s->w;
+	struct conn *c = &w->nfs->c;
+	const struct files_spec *sp = w->sp;
+	const enum files_op op = s->op;
+	const uint64_t item = s->item;
+	int flags = (int)(files_open_flags(sp, op) & ~(uint64_t)O_DIRECT), r;
+
+	s->started = 1;
+	if (w->nfs->v4 && opens(op))
+		w->nfs->opening = s->holds_open = 1;
+	s->step = S_OPEN;
+	s->err = s->eof = s->synced = 0;
+	s->bytes = 0;
+	s->fh = NULL;
+	s->t0 = clock_ns();
+	s->parent = op_path(w, op, item, s->name, sizeof(s->name), s->path, sizeof(s->path));
+	s->size = op == FOP_CREATE || op == FOP_WRITE ? files_item_size(sp, w->id, item) : op == FOP_APPEND ? sp->bs : 0;
+	s->chunk = op == FOP_READ ? (sp->bs < c->rmax ? sp->bs : c->rmax) : (sp->bs < c->wmax ? sp->bs : c->wmax);
+	switch (op) {
+	case FOP_STAT:
+	case FOP_DIRSTAT:
+		r = nfs_lstat64_async(c->n, s->path, slot_cb, s);
+		break;
+	case FOP_DELETE:
+		r = nfs_unlink_async(c->n, s->path, slot_cb, s);
+		break;
+	case FOP_MKDIR:
+		r = nfs_mkdir_async(c->n, s->path, slot_cb, s);
+		break;
+	case FOP_RMDIR:
+		r = nfs_rmdir_async(c->n, s->path, slot_cb, s);
+		break;
+	case FOP_RENAME:
+		snprintf(s->to, sizeof(s->to), "%s.r", s->path);
+		r = nfs_rename_async(c->n, s->path, s->to, slot_cb, s);
+		break;
+	case FOP_READDIR:
+		r = nfs_opendir_async(c->n, s->path, slot_cb, s);
+		break;
+	case FOP_CREATE:
+		r = nfs_create_async(c->n, s->path, flags & ~O_CREAT, 0644, slot_cb, s);
+		break;
+	default:
+		r = nfs_open_async(c->n, s->path, flags, slot_cb, s);
+		break;
+	}
+	if (r < 0)
+		slot_end(s, -EIO);
+}
+
+/* Take op on item into the free slot s: started at once, or (NFSv4, an
+ * operation that opens the file while another slot has one open) when
+ * that one is closed: libnfs 4.0 keeps one open-owner per connection and
+ * does not order its seqids, so two OPENs or CLOSEs in flight at once fail
+ * (NFS4ERR_BAD_SEQID, ERANGE here). */
+static void slot_take(struct files_slot *s, enum files_op op, uint64_t item)
+{
+	s->op = op;
+	s->item = item;
+	s->busy = 1;
+	s->started = 0;
+	s->w->nfs->inflight++;
+	if (!(s->w->nfs->v4 && opens(op) && s->w->nfs->opening))
+		slot_go(s);
+}
+
+/* The connection is gone (err: -ETIMEDOUT, -ENOTCONN, -EINTR): every
+ * operation in flight ends with err, the context destroyed. */
+static void fail_all(struct files_worker *w, int err)
+{
+	struct files_nfs *f = w->nfs;
+
+	f->closing = 1;
+	f->fail_err = err;
+	nfs_conn_close(&f->c); /* cancels what is in flight: slot_cb ends each */
+	for (unsigned i = 0; i < w->sp->qd; i++)
+		slot_end(&f->slots[i], err);
+	f->gone = 1;
+}
+
+#define FILES_NFS_DROP_NS 250000000ull /* what is in flight at a stop is awaited this long */
+
+/* Operations from files_next (or, prefill, a create of every item of w's
+ * part), qd in flight, until there are no more and none is in flight. */
+static void run(struct files_worker *w, int prefill)
+{
+	struct files_nfs *f = w->nfs;
+	uint64_t done = 0, k = 0, stop_ns = 0, item;
+	enum files_op op;
+	int more = 1;
+
+	f->prefill = prefill;
+	f->progress_ns = clock_ns();
+	while (!f->gone) {
+		for (unsigned i = 0; i < w->sp->qd; i++) { /* the waiting ones: at a stop, dropped untouched */
+			struct files_slot *q = &f->slots[i];
+
+			if (q->busy && !q->started && phase_interrupt) {
+				q->busy = 0;
+				f->inflight--;
+				files_release(w, q->op, q->item);
+			} else if (q->busy && !q->started && !f->opening) {
+				slot_go(q);
+			}
+		}
+		for (unsigned i = 0; i < w->sp->qd && more && !phase_interrupt; i++) {
+			if (f->slots[i].busy)
+				continue;
+			if (prefill && k < w->nitems)
+				op = FOP_CREATE, item = w->first_item + k++ * w->step;
+			else if (prefill || !files_next(w, &op, &item, &done))
+				more = 0;
+			if (more)
+				slot_take(&f->slots[i], op, item);
+		}
+		if (!f->inflight && (!more || phase_interrupt))
+			break;
+		if (phase_interrupt && !stop_ns)
+			stop_ns = clock_ns();
+		if (stop_ns && clock_ns() - stop_ns > FILES_NFS_DROP_NS)
+			fail_all(w, -EINTR);
+		else if (clock_ns() - f->progress_ns > net_io_timeout_ns())
+			fail_all(w, -ETIMEDOUT);
+		else if (nfs_drive(f->c.n, clock_ns() + NET_STOP_POLL_NS) < 0)
+			fail_all(w, -ENOTCONN);
+	}
+	f->prefill = 0;
 }
 
 void files_nfs_loop(struct files_worker *w)
 {
-	enum files_op op;
-	uint64_t item, done = 0;
-	char name[40], path[PATH_MAX];
-
-	while (!w->nfs->gone && files_next(w, &op, &item, &done)) {
-		uint64_t bytes = 0, t0 = clock_ns();
-		uint64_t parent = op_path(w, op, item, name, sizeof(name), path, sizeof(path));
-		int rc = file_op(w, op, path, item, &bytes);
-
-		if (op == FOP_READDIR) {
-			bytes = 0;
-			snprintf(name, sizeof(name), ".");
-		}
-		if (rc < 0) {
-			files_release(w, op, item);
-			files_error(w, op, parent, name, -rc);
-			w->nfs->gone = fatal(rc);
-			continue;
-		}
-		hist_record(&w->res->op[op].lat, clock_ns() - t0);
-		w->res->op[op].ops++;
-		files_done(w, op, item, bytes);
-	}
+	run(w, 0);
 }
 
 /* A mix's pool: every file of w's part made where missing (not measured:
  * counted as prefilled, not created). */
 void files_nfs_prefill(struct files_worker *w)
 {
-	char name[40], path[PATH_MAX];
-
-	for (uint64_t k = 0; k < w->nitems && !phase_interrupt && !w->nfs->gone; k++) {
-		uint64_t item = w->first_item + k * w->step, bytes = 0;
-		uint64_t parent = op_path(w, FOP_CREATE, item, name, sizeof(name), path, sizeof(path));
-		int r = file_op(w, FOP_CREATE, path, item, &bytes);
-
-		if (r == 0 || r == -EEXIST) {
-			files_done(w, FOP_CREATE, item, bytes); /* marks it present; counted as prefilled instead */
-			w->res->created--;
-			w->res->bytes_written -= bytes;
-			w->res->prefilled += r == 0;
-		} else {
-			files_error(w, FOP_CREATE, parent, name, -r);
-			w->nfs->gone = fatal(r);
-		}
-	}
+	run(w, 1);
 }
 
 void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n)
