@@ -205,6 +205,12 @@ kill -CONT "$gpid"
 is "$rc" 1 "a server that stops answering: exit 1 (not 124, a hang)"
 ok "$(under "$t" 5)" "it ended $t s after it began (< 5: the stop at 1 s and the 2 s I/O timeout, not the 8 s phase)"
 like "$out" "engine nfs: Connection timed out" "it says the I/O timed out"
+# SIGINT in a files phase over nfs: nothing more starts, what is in flight
+# ends or is abandoned 250 ms later
+sigint_after 1 run --format json --output sigf.json "$LUA_DIR/files.lua" "$(nfs_url mem/sig)" op=create \
+	files.dirs=4 files.files=100000 qd=4
+is "$rc:$(phase_of sigf.json interrupted engine)" "1:True nfs" "SIGINT during a files phase over nfs: exit 1, the result says interrupted"
+ok "$(under "$t" 2)" "  it exited $t s after the signal (< 2)"
 # a files phase whose server stops answering: what is in flight fails
 # after the I/O timeout (2 s here), the phase ends, named
 gpid=$GANESHA_PID
