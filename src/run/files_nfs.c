@@ -62,7 +62,7 @@ struct files_nfs {
 	char base[PATH_MAX];  /* the subtree: "/DIR/iomoon-files/w3" in the export */
 	struct files_slot *slots; /* qd */
 	unsigned inflight;
-	uint64_t progress_ns; /* the last operation ended */
+	uint64_t progress_ns; /* the last reply came */
 	int gone;             /* the connection failed: no more operations */
 	int closing, fail_err; /* being destroyed: what is in flight ends with fail_err */
 	int prefill;          /* the loop makes a mix's pool */
@@ -388,6 +388,7 @@ static void slot_cb(int status, struct nfs_context *n, void *data, void *priv)
 	(void)n;
 	if (!s->busy)
 		return;
+	f->progress_ns = clock_ns(); /* a reply: the I/O timeout counts from here */
 	if (f->closing) { /* the connection is going: what it had in flight is cancelled */
 		slot_end(s, f->fail_err);
 		return;
