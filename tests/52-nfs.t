@@ -4,7 +4,10 @@
 # creates is written and read through libnfs, what it writes is there for
 # another client, crc32c catches a corruption made by another connection,
 # COMMITs are counted, trims refused, the safety rules of a local file hold
-# (a file iomoon did not create is only read), and every failure (a wrong
+# (a file iomoon did not create is only read), a files phase over an
+# nfs:// directory makes, stats, reads, deletes and removes its tree as
+# another client (nfs-ls, nfs-cat) sees it, so does fio's ioengine=nfs
+# (NFSv3: 52-nfs3.t), and every failure (a wrong
 # export, a read-only export, a refused connection, a server killed
 # mid-phase) is a clear error, never a hang.
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +46,9 @@ is $? 0 "random 4k reads of it at qd 8: exit 0"
 like "$out" '"engine": "nfs"' "auto picked engine nfs for the nfs:// URL"
 "$IOMOON" quick --target "$(nfs_url mem/w.dat)" --read 0 --time 0.3 --quiet >/dev/null 2>w2.err
 is $? 0 "writing the file it created needs no --allow-write: exit 0"
+out=$("$IOMOON" quick --target "$(nfs_url mem/w.dat)" --ioengine nfs --numjobs 2 --read 50 --bs 512 --time 0.3 \
+	--format json 2>&1 | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["workers"], p["errors"], p["write"]["ios"] > 0)')
+is "$out" "2 0 True" "2 workers (--ioengine nfs --numjobs 2), each an NFSv4 client of its own: reads and writes, no error"
 
 # ---- verification: a corruption made through another connection is found ----
 "$IOMOON" run --format none "$LUA_DIR/fill.lua" "$(nfs_url mem/v.dat)" 2>v1.err
@@ -92,6 +98,71 @@ like "$out" "nfs://user@127.0.0.1/mem/w.dat" "the message shows the URL without 
 [[ "$out" != *s3cr3tpw* ]]
 ok $? "the password appears nowhere in it"
 
+# ---- files phases over an nfs:// directory (files_nfs.c) ----
+fdir=$(nfs_url mem/tree)
+fls() { nfs-ls -R "$fdir" 2>/dev/null | awk '{print $1 ~ /^d/ ? "d" : $5, $NF}' | sort | tr '\n' ' '; }
+frun() { "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$@" 2>&1 | grep -Ev '^(dir|first)' | tr '\t\n' '  '; }
+is "$(frun "$fdir" op=create workers=2 qd=8)" "create 80 0 0 libnfs engine nfs 8 files 80 0 327680 0 " \
+	"create over nfs://127.0.0.1/mem/tree (made), qd 8: 2 workers x 2 dirs x 20 files of 4 KiB, 80 made, no error"
+is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 80 "nfs-ls sees the 80 files of 4096 bytes on the server"
+like "$(fls)" "^[0-9]+ iomoon-files/.iomoon-tree 4096 iomoon-files/w0/d0/f0 .* d iomoon-files/w0/d1 d iomoon-files/w1 d iomoon-files/w1/d0 d iomoon-files/w1/d1 $" \
+	"  in iomoon-files/w0/d0..d1 and w1/d0..d1, the tree marked (.iomoon-tree)"
+echo "somebody's mail" >keep.txt
+nfs-cp keep.txt "$(nfs_url mem/tree/keep.txt)" >/dev/null 2>&1
+is "$(frun "${fdir/nfs:/NFS:}" op=stat workers=2 qd=8)" "stat 80 0 0 libnfs engine nfs 8 files 0 0 0 0 " \
+	"stat, qd 8 (the scheme NFS:// in capitals): 80 GETATTRs, no error"
+is "$(frun "$fdir" op=read workers=2 qd=4 bs=1k)" "read 80 0 0 libnfs engine nfs 4 files 0 0 0 327680 " \
+	"read in 1 KiB READs, qd 4: 80 files, 327680 bytes, no error"
+is "$(frun "$fdir" op=delete workers=2)" "delete 80 0 0 libnfs engine nfs 1 files 0 80 0 0 " "delete: 80 REMOVEs"
+is "$(fls | tr ' ' '\n' | grep -c '^4096$')" 0 "nfs-ls: no file of the tree is left"
+is "$(frun "$fdir" op=rmdir workers=2)" "rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " "rmdir: the 4 leaf directories"
+is "$(fls)" "16 keep.txt " "the tree is gone from the server; the foreign file beside it is still there"
+is "$(nfs-cat "$(nfs_url mem/tree/keep.txt)" 2>/dev/null)" "somebody's mail" "the foreign file is untouched"
+out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create files.allow_write=false 2>&1)
+is $? 2 "a tree in the non-empty foreign directory without allow_write: exit 2"
+like "$out" "files.dir: nfs://127.0.0.1/mem/tree.* is not empty and holds no tree of iomoon; give files.allow_write" \
+	"  it names the field, the URL and allow_write"
+is "$(fls)" "16 keep.txt " "  nothing was made"
+nfs-cp keep.txt "$(nfs_url mem/tree/iomoon-files)" >/dev/null 2>&1
+out=$("$IOMOON" run --quiet "$LUA_DIR/files.lua" "$fdir" op=create files.allow_write=true 2>&1)
+is $? 2 "an iomoon-files that another client made (a file): exit 2, even with allow_write"
+like "$out" "iomoon-files was not made by iomoon .*nothing in it is touched" "  it says nothing in it is touched"
+is "$(fls):$(nfs-cat "$(nfs_url mem/tree/iomoon-files)" 2>/dev/null)" "16 iomoon-files 16 keep.txt :somebody's mail" \
+	"  nothing was made, the file is unchanged"
+out=$("$IOMOON" run "$LUA_DIR/files.lua" "nfs://user:s3cr3tpw@127.0.0.1/mem/tree?version=4&nfsport=$GANESHA_PORT" op=stat 2>&1)
+like "$out" "nfs://user@127.0.0.1/mem/tree" "a files.dir with a password: shown without it"
+[[ "$out" != *s3cr3tpw* ]]
+ok $? "  the password appears nowhere"
+
+mdir=$(nfs_url mem/mix)
+is "$(frun "$mdir" op=mkdir workers=2):$(frun "$mdir" op=rmdir workers=2)" \
+	"mkdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 :rmdir 4 0 0 libnfs engine nfs 1 files 0 0 0 0 " \
+	"mkdir then rmdir over nfs: 2 workers x 2 directories each, no error"
+out=$(frun "$mdir" ops=create:1,stat:2,read:2,append:1,rename:1,readdir:1,delete:1 ios=200 workers=2 qd=4)
+is "$(python3 -c 'import sys; w=sys.argv[1].split(); i=w.index("engine"); print(sum(int(w[k + 1]) for k in range(0, i, 5)), sum(int(w[k + 2]) for k in range(0, i, 5)))' "$out")" \
+	"200 0" "a Postmark-like mix over nfs, qd 4 (create, stat, read, append, rename, readdir, delete): 200 operations, no error"
+frun "$mdir" op=delete workers=2 >/dev/null
+frun "$mdir" op=rmdir workers=2 >/dev/null
+is "$(nfs-ls "$mdir" 2>/dev/null | wc -l)" 0 "  its tree deleted and removed"
+
+# ---- fio's ioengine=nfs (examples/nfs.fio, shrunk): files beneath nfs_url ----
+cp "$T/fio/nfs.fio" nfs.fio
+NFS_URL=$(nfs_url mem) "$IOMOON" fio nfs.fio --quiet --format json --output fio.json 2>fio.err
+is $? 0 "iomoon fio nfs.fio (ioengine=nfs, nfs_url=nfs://127.0.0.1/mem?...): exit 0"
+is "$(python3 -c 'import json; ps=json.load(open("fio.json"))["phases"]
+print(*[(p["name"], p["engine"], p["bytes"], p["errors"]) for p in ps])')" "('write', 'nfs', 2097152, 0) ('write (verify)', 'nfs', 2097152, 0) ('read', 'nfs', 2097152, 0)" \
+	"the write job wrote 2 x 1 MiB on engine nfs, its crc32c read-back and the read job read them, no error"
+for i in 0 1; do nfs-cp "$(nfs_url mem/myfiles.0.$i.0)" "fio$i.copy" >/dev/null 2>&1; done
+is "$(python3 - fio0.copy fio1.copy <<'PY'
+import sys
+a, b = (open(f, "rb").read() for f in sys.argv[1:])
+print(len(a), len(b), len(set(a[:1 << 20])) > 200, a[:1 << 20] != b[:1 << 20])
+PY
+)" "1048576 1048576 True True" "nfs-cp finds myfiles.0.0.0 and myfiles.0.1.0 (filename_format) beneath nfs_url: 1 MiB each, random data, not alike"
+out=$("$IOMOON" fio --name=n --ioengine=nfs --size=1m 2>&1)
+is $? 2 "ioengine=nfs without nfs_url: exit 2"
+like "$out" "ioengine=nfs needs nfs_url=nfs://HOST/EXPORT" "  it says nfs_url is needed and its form"
+
 # ---- failures are clear and quick ----
 out=$(timeout 30 "$IOMOON" quick --target "$(nfs_url nope/f.dat)" --size 1M --time 0.2 2>&1)
 is $? 1 "a wrong export: exit 1"
@@ -102,6 +173,24 @@ like "$out" "read-only" "it says the export is read-only"
 out=$(timeout 30 "$IOMOON" quick --target "nfs://127.0.0.1/mem/w.dat?version=4&nfsport=1" --time 0.2 2>&1)
 is $? 1 "connection refused: exit 1"
 like "$out" "cannot mount the export" "connection refused: said so"
+# ---- files over nfs:// under mpirun: one export, a subtree per rank ----
+case "$IOMOON" in *asan*) mpi_ok=0 ;; *) mpi_ok=1 ;; esac
+if [ $mpi_ok = 1 ] && command -v mpirun >/dev/null && "$IOMOON" list 2>/dev/null | grep -q '^many hosts: mpi '; then
+	mdir=$(nfs_url mem/ranks)
+	mrun() {
+		OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0 timeout -k 5 60 mpirun --allow-run-as-root \
+			--oversubscribe --bind-to none -n 2 "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$@" 2>&1 |
+			grep -Ev '^(dir|first)' | tr '\t\n' '  '
+	}
+	is "$(mrun "$mdir" op=create)" "create 80 0 0 libnfs engine nfs 1 files 80 0 327680 0 " \
+		"mpirun -n 2, files over nfs://: rank 0 makes the root, each rank its subtree: 80 creates merged"
+	is "$(nfs-ls -R "$mdir" 2>/dev/null | awk '$1 !~ /^d/ && $5 == 4096 {split($NF, p, "/"); print p[2]}' | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" \
+		" 40 r0w0  40 r1w0 " "  nfs-ls: 40 files under each rank's subtree"
+	is "$(mrun "$mdir" op=delete)" "delete 80 0 0 libnfs engine nfs 1 files 0 80 0 0 " "  and 80 deletes merged"
+else
+	skip "files over nfs:// under mpirun: no mpirun (or under ASan)"
+fi
+
 # SIGINT while every I/O waits on a server that stopped answering: the
 # ones in flight are abandoned 250 ms after it, the connection with them
 gpid=$GANESHA_PID
@@ -134,6 +223,27 @@ kill -CONT "$gpid"
 is "$rc" 1 "a server that stops answering: exit 1 (not 124, a hang)"
 ok "$(under "$t" 5)" "it ended $t s after it began (< 5: the stop at 1 s and the 2 s I/O timeout, not the 8 s phase)"
 like "$out" "engine nfs: Connection timed out" "it says the I/O timed out"
+# SIGINT in a files phase over nfs: nothing more starts, what is in flight
+# ends or is abandoned 250 ms later
+sigint_after 1 run --format json --output sigf.json "$LUA_DIR/files.lua" "$(nfs_url mem/sig)" op=create \
+	files.dirs=4 files.files=100000 qd=4
+is "$rc:$(phase_of sigf.json interrupted engine)" "1:True nfs" "SIGINT during a files phase over nfs: exit 1, the result says interrupted"
+ok "$(under "$t" 2)" "  it exited $t s after the signal (< 2)"
+# a files phase whose server stops answering: what is in flight fails
+# after the I/O timeout (2 s here), the phase ends, named
+gpid=$GANESHA_PID
+(sleep 1; kill -STOP "$gpid") &
+killer=$!
+t0=$(secs)
+out=$(IOMOON_NET_IO_TIMEOUT=2 timeout 60 "$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$(nfs_url mem/stall)" \
+	op=create files.dirs=4 files.files=100000 qd=4 2>&1)
+rc=$?
+t=$(since "$t0")
+wait "$killer"
+kill -CONT "$gpid"
+is "$rc" 1 "a files phase over a server that stops answering: exit 1, errors (not 124, a hang)"
+ok "$(under "$t" 6)" "  $t s after it began (< 6: the stop at 1 s and the 2 s I/O timeout, not 400,000 creates)"
+like "$out" "first	create iomoon-files/w0/d[0-9]+/f[0-9]+: Connection timed out" "  the first error names the file and the timeout"
 gpid=$GANESHA_PID
 (sleep 1; kill -9 "$gpid") &
 killer=$!

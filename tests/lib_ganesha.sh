@@ -6,6 +6,11 @@
 #   ganesha_start || { skip "..."; done_testing; exit 0; }
 #   url=$(nfs_url mem/f.dat)      # nfs://127.0.0.1/mem/f.dat?version=4&nfsport=PORT
 #
+# `ganesha_start 3` serves NFSv3 too (Protocols = 3, 4, MOUNT on a port of
+# its own; nfs_url3 names a v3 URL with nfsport and mountport, so libnfs
+# asks no portmapper): Ganesha 4.3 registers v3 and MOUNT with rpcbind or
+# exits, so the caller provides one (52-nfs3.t: in a namespace of its own).
+#
 # Two exports: /mem (read-write) and /ro (Access_Type = RO). The memory
 # FSAL keeps the first Inode_Size bytes of each file (2 MiB, its largest)
 # and reads 'a' past them: data checks stay inside a file's first 2 MiB.
@@ -16,6 +21,7 @@ GANESHA_PID=""
 GANESHA_PORT=""
 GANESHA_WHY=""
 GANESHA_DIR="$TMP/ganesha"
+GANESHA_MNT_PORT=""
 
 ganesha_stop() {
 	if [ -n "$GANESHA_PID" ]; then
@@ -32,14 +38,17 @@ ganesha_cleanup() {
 trap ganesha_cleanup EXIT
 
 nfs_url() { echo "nfs://127.0.0.1/$1?version=4&nfsport=$GANESHA_PORT"; }
+nfs_url3() { echo "nfs://127.0.0.1/$1?version=3&nfsport=$GANESHA_PORT&mountport=$GANESHA_MNT_PORT"; }
 
 # A free TCP port on 127.0.0.1 above 20000.
 ganesha_free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# ganesha_start [3]: NFSv4 only, or NFSv3 and v4 (a portmapper needed)
 ganesha_start() {
-	local plugins
+	local plugins protos=4
+	[ "${1:-}" = 3 ] && protos="3, 4"
 	command -v ganesha.nfsd >/dev/null || { GANESHA_WHY="ganesha.nfsd is missing (make deps installs nfs-ganesha)"; return 1; }
 	command -v nfs-cp >/dev/null || { GANESHA_WHY="nfs-cp is missing (make deps installs libnfs-utils)"; return 1; }
 	plugins=$(dirname "$(ls /usr/lib/*/ganesha/libfsalmem.so /usr/lib*/ganesha/libfsalmem.so 2>/dev/null | head -1)")
@@ -47,10 +56,13 @@ ganesha_start() {
 	[ "$(id -u)" = 0 ] || { GANESHA_WHY="NFS-Ganesha runs as root here (these tests are not root)"; return 1; }
 	mkdir -p "$GANESHA_DIR/recovery"
 	GANESHA_PORT=$(ganesha_free_port)
+	GANESHA_MNT_PORT=$(ganesha_free_port)
 	cat >"$GANESHA_DIR/ganesha.conf" <<EOF
 NFS_CORE_PARAM {
-	Protocols = 4;
+	Protocols = $protos;
 	NFS_Port = $GANESHA_PORT;
+	MNT_Port = $GANESHA_MNT_PORT;
+	Enable_UDP = false;
 	Bind_addr = 127.0.0.1;
 	Enable_NLM = false;
 	Enable_RQUOTA = false;
@@ -59,8 +71,8 @@ NFS_CORE_PARAM {
 NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $GANESHA_DIR/recovery; }
 NFS_KRB5 { Active_krb5 = false; }
 EXPORT_DEFAULTS { Squash = No_Root_Squash; SecType = sys; }
-EXPORT { Export_ID = 1; Path = /mem; Pseudo = /mem; Access_Type = RW; Protocols = 4; FSAL { Name = MEM; } }
-EXPORT { Export_ID = 2; Path = /ro; Pseudo = /ro; Access_Type = RO; Protocols = 4; FSAL { Name = MEM; } }
+EXPORT { Export_ID = 1; Path = /mem; Pseudo = /mem; Access_Type = RW; Protocols = $protos; FSAL { Name = MEM; } }
+EXPORT { Export_ID = 2; Path = /ro; Pseudo = /ro; Access_Type = RO; Protocols = $protos; FSAL { Name = MEM; } }
 MEM { Inode_Size = 2097152; }
 LOG { Default_Log_Level = EVENT; }
 EOF
@@ -75,7 +87,7 @@ EOF
 		nfs-cp "$GANESHA_DIR/probe" "$(nfs_url mem/.probe)" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done
-	GANESHA_WHY="NFS-Ganesha did not serve on 127.0.0.1:$GANESHA_PORT ($(grep -E 'FATAL|CRIT :Config' "$GANESHA_DIR/ganesha.log" 2>/dev/null | head -1))"
+	GANESHA_WHY="NFS-Ganesha did not serve on 127.0.0.1:$GANESHA_PORT ($(grep -E 'FATAL|CRIT :Config|MAJ :Cannot register' "$GANESHA_DIR/ganesha.log" 2>/dev/null | head -1))"
 	ganesha_stop
 	return 1
 }

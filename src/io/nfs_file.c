@@ -141,6 +141,18 @@ int nfs_conn_open(struct conn *c, const char *url, char *why, size_t why_len)
 		return RC_INPUT;
 	}
 	nfs_set_autoreconnect(c->n, 0); /* a server gone fails the engine, never a retry forever */
+	{
+		/* NFSv4: a client of its own per connection. libnfs 4.0 names
+		 * every context of a process alike, so the server takes two
+		 * workers' connections for one client and one's SETCLIENTID
+		 * voids the other's opens (NFS4ERR_STALE_CLIENTID, BAD_SEQID) */
+		static unsigned seq;
+		char id[96];
+
+		snprintf(id, sizeof(id), "iomoon.%ld.%u.%llu", (long)getpid(), __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED),
+			 (unsigned long long)clock_ns());
+		nfs4_set_client_name(c->n, id);
+	}
 	r = nfs_mount_async(c->n, c->u->server, c->u->path, nfs_call_cb, nfs_call(c, NULL, 0));
 	if (r == 0)
 		r = nfs_wait(c, clock_ns() + NET_CONNECT_TIMEOUT_NS);
@@ -226,14 +238,13 @@ static void mark_name(const char *file, char *out, size_t len)
 	snprintf(out, len, "%.*s.%s.iomoon", (int)(slash ? slash - file + 1 : 0), file, slash ? slash + 1 : file);
 }
 
-/* Does the mark beside the file say iomoon created the file of fileid? */
-static int mark_matches(struct conn *c, uint64_t fileid)
+/* Does the mark at path say iomoon created the file of fileid? */
+int nfs_mark_matches(struct conn *c, const char *path, uint64_t fileid)
 {
-	char name[1024], have[128] = "", want[128];
+	char have[128] = "", want[128];
 	struct nfsfh *fh;
 
-	mark_name(c->u->file, name, sizeof(name));
-	if (nfs_file_open(c, name, O_RDONLY, &fh) < 0)
+	if (nfs_file_open(c, path, O_RDONLY, &fh) < 0)
 		return 0;
 	(void)do_pread(c, fh, 0, have, sizeof(have) - 1);
 	(void)nfs_file_close(c, fh);
@@ -241,22 +252,38 @@ static int mark_matches(struct conn *c, uint64_t fileid)
 	return !strcmp(have, want);
 }
 
-static int mark_write(struct conn *c, uint64_t fileid, char *why, size_t why_len)
+/* Write the mark at path for the file of fileid (made, or replaced): 0 or
+ * -errno. */
+int nfs_mark_write(struct conn *c, const char *path, uint64_t fileid)
 {
-	char name[1024], v[128];
+	char v[128];
 	struct nfsfh *fh;
 	int r;
 
-	mark_name(c->u->file, name, sizeof(name));
 	snprintf(v, sizeof(v), "%s fileid=%llu\n", NFS_MARK, (unsigned long long)fileid);
-	if ((r = nfs_file_open(c, name, O_CREAT | O_RDWR | O_TRUNC, &fh)) < 0) {
-		nfs_why(c, "cannot write the mark (the file beside it that says iomoon created it)", r, why, why_len);
-		return RC_FAIL;
-	}
+	if ((r = nfs_file_open(c, path, O_CREAT | O_RDWR | O_TRUNC, &fh)) < 0)
+		return r;
 	r = do_pwrite(c, fh, 0, v, strlen(v));
 	(void)nfs_file_close(c, fh);
-	if (r < 0) {
-		nfs_why(c, "cannot write the mark", r, why, why_len);
+	return r;
+}
+
+static int mark_matches(struct conn *c, uint64_t fileid)
+{
+	char name[1024];
+
+	mark_name(c->u->file, name, sizeof(name));
+	return nfs_mark_matches(c, name, fileid);
+}
+
+static int mark_write(struct conn *c, uint64_t fileid, char *why, size_t why_len)
+{
+	char name[1024];
+	int r;
+
+	mark_name(c->u->file, name, sizeof(name));
+	if ((r = nfs_mark_write(c, name, fileid)) < 0) {
+		nfs_why(c, "cannot write the mark (the file beside it that says iomoon created it)", r, why, why_len);
 		return RC_FAIL;
 	}
 	return RC_OK;

@@ -73,6 +73,10 @@ void nfs_conn_close(struct conn *c);
 /* Open (or with O_CREAT create) path on c, waited for: 0 or -errno. */
 int nfs_file_open(struct conn *c, const char *path, int flags, struct nfsfh **fh);
 int nfs_file_close(struct conn *c, struct nfsfh *fh);
+/* The mark ("iomoon-nfs-1 fileid=N"): a file at path saying iomoon made
+ * the file or directory of fileid. matches: 1 or 0; write: 0 or -errno. */
+int nfs_mark_matches(struct conn *c, const char *path, uint64_t fileid);
+int nfs_mark_write(struct conn *c, const char *path, uint64_t fileid);
 
 /* netblk.h's net_ops of a file in an export */
 int nfs_file_inspect(const char *url, struct net_info *ni, char *why, size_t why_len);

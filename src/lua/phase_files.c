@@ -15,6 +15,7 @@
 #include "cluster/cluster.h"
 #include "cluster/cluster_files.h"
 #include "core/stop.h"
+#include "io/netblk.h"
 #include "lua/lua_api.h"
 #include "lua/lua_cluster.h"
 #include "lua/lua_int.h"
@@ -128,6 +129,9 @@ static void read_tree(lua_State *L, int p, struct files_spec *sp)
 	if (lua_rawlen(L, -1) >= sizeof(sp->dir) - 64)
 		api_input_error(L, "phase.files.dir: a path shorter than %zu bytes", sizeof(sp->dir) - 64);
 	snprintf(sp->dir, sizeof(sp->dir), "%s", lua_tostring(L, -1));
+	sp->nfs = !strncasecmp(sp->dir, "nfs://", 6);
+	if (sp->nfs)
+		memcpy(sp->dir, "nfs", 3); /* libnfs takes its scheme in lower case */
 	lua_pop(L, 1);
 	lua_getfield(L, t, "dirs");
 	has_dirs = !lua_isnil(L, -1);
@@ -204,6 +208,14 @@ static void read_ops(lua_State *L, int p, struct files_spec *sp)
 	lua_pop(L, 1);
 }
 
+/* Over nfs://, engine nfs: qd chains of calls in flight per worker. */
+static void read_engine_nfs(lua_State *L, struct files_spec *sp, const char *e)
+{
+	if (strcmp(e, "auto") && strcmp(e, "nfs"))
+		api_input_error(L, "phase.engine: a files phase over nfs:// runs on \"nfs\" (or \"auto\"), not '%s'", e);
+	sp->uring = 0;
+}
+
 static void read_engine(lua_State *L, int p, struct files_spec *sp)
 {
 	const char *e = "auto";
@@ -213,7 +225,9 @@ static void read_engine(lua_State *L, int p, struct files_spec *sp)
 			api_input_error(L, "phase.engine: \"psync\" or \"io_uring\", got a %s", luaL_typename(L, -1));
 		e = lua_tostring(L, -1);
 	}
-	if (!strcmp(e, "auto"))
+	if (sp->nfs)
+		read_engine_nfs(L, sp, e);
+	else if (!strcmp(e, "auto"))
 		sp->uring = sp->qd > 1;
 	else if (!strcmp(e, "io_uring"))
 		sp->uring = 1;
@@ -221,7 +235,7 @@ static void read_engine(lua_State *L, int p, struct files_spec *sp)
 		sp->uring = 0;
 	else
 		api_input_error(L, "phase.engine: a files phase runs on \"psync\" or \"io_uring\" (or \"auto\"), not '%s'", e);
-	if (!sp->uring && sp->qd > 1)
+	if (!sp->nfs && !sp->uring && sp->qd > 1)
 		api_input_error(L, "phase.qd: psync does one operation at a time per worker; qd %u asks for io_uring "
 				"(engine = \"io_uring\") or qd = 1", sp->qd);
 	lua_pop(L, 1);
@@ -259,6 +273,8 @@ static void parse(lua_State *L, int p, struct files_spec *sp)
 				(unsigned long long)sp->bs);
 	sp->fsync = opt_bool(L, p, "fsync", "fsync", 0);
 	sp->direct = opt_bool(L, p, "direct", "direct", 0);
+	if (sp->direct && sp->nfs)
+		api_input_error(L, "phase.direct: over nfs:// there is no local page cache to bypass; leave direct out");
 	if (sp->direct) {
 		if (sp->bs % 512)
 			api_input_error(L, "phase.bs: %llu is not a multiple of 512 (direct = true)", (unsigned long long)sp->bs);
@@ -335,17 +351,33 @@ static void push_ops(lua_State *L, const struct files_spec *sp, const struct fil
 		api_set_int(L, "missing", o->missing);
 		push_lat(L, &o->lat, 0);
 		lua_setfield(L, -2, "lat");
-		lua_pushstring(L, sp->uring && op != FOP_READDIR ? "io_uring" : "syscall");
+		lua_pushstring(L, sp->nfs ? "libnfs" : sp->uring && op != FOP_READDIR ? "io_uring" : "syscall");
 		lua_setfield(L, -2, "how");
 		lua_setfield(L, -2, files_op_names[op]);
 	}
 	lua_setfield(L, -2, "ops");
 }
 
+/* files.dir as it may be shown: an nfs:// URL without its password. */
+static const char *shown_dir(const struct files_spec *sp, char *out, size_t len)
+{
+	if (!sp->nfs)
+		return sp->dir;
+	net_redact(sp->dir, out, len);
+	return out;
+}
+
+static const char *engine_name(const struct files_spec *sp)
+{
+	return sp->nfs ? "nfs" : sp->uring ? "io_uring" : "psync";
+}
+
 static void push_files(lua_State *L, const struct files_spec *sp, const struct files_result *r)
 {
+	char dir[PATH_MAX];
+
 	lua_createtable(L, 0, 16);
-	lua_pushstring(L, sp->dir);
+	lua_pushstring(L, shown_dir(sp, dir, sizeof(dir)));
 	lua_setfield(L, -2, "dir");
 	if (!sp->mix) {
 		lua_pushstring(L, files_op_names[sp->op]);
@@ -413,6 +445,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	uint64_t ops = 0, errors = 0, bytes = r->bytes_read + r->bytes_written;
 	struct hist all;
 	const double s = r->seconds;
+	char dir[PATH_MAX];
 
 	hist_init(&all);
 	for (int op = 0; op < FOP_N; op++) {
@@ -433,11 +466,12 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "workers", sp->workers);
 	api_set_int(L, "qd", sp->qd);
 	api_set_int(L, "qd_max", sp->qd);
-	set_str(L, "engine", sp->uring ? "io_uring" : "psync");
+	set_str(L, "engine", engine_name(sp));
 	const int opens = sp->mix || sp->op == FOP_CREATE || sp->op == FOP_WRITE || sp->op == FOP_APPEND ||
 			  sp->op == FOP_READ || sp->op == FOP_OPEN;
 
-	set_str(L, "engine_features", !sp->uring ? ""
+	set_str(L, "engine_features", sp->nfs ? "files: libnfs, qd operations in flight per worker on one connection"
+		: !sp->uring ? ""
 		: r->chains ? "files: open, write, fsync, close linked in one submission (direct descriptors); "
 			      "readdir by syscall (no getdents in the ring)"
 		: opens ? "files: step by step (this ring has no direct descriptors); readdir by syscall (no getdents "
@@ -446,7 +480,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	set_bool(L, "interrupted", r->interrupted);
 	set_bool(L, "failed", 0);
 	set_bool(L, "direct", sp->direct);
-	set_str(L, "target", sp->dir);
+	set_str(L, "target", shown_dir(sp, dir, sizeof(dir)));
 	push_lat(L, &all, 1);
 	lua_setfield(L, -2, "lat");
 	lua_createtable(L, 0, 4);
@@ -494,10 +528,12 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
  * again (iomoon rerun). */
 static void push_definition(lua_State *L, const struct files_spec *sp, const char *name)
 {
+	char dir[PATH_MAX];
+
 	lua_createtable(L, 0, 12);
 	set_str(L, "name", name);
 	lua_createtable(L, 0, 8);
-	set_str(L, "dir", sp->dir);
+	set_str(L, "dir", shown_dir(sp, dir, sizeof(dir)));
 	if (sp->depth == 1) {
 		api_set_int(L, "dirs", sp->width);
 	} else {
@@ -529,7 +565,7 @@ static void push_definition(lua_State *L, const struct files_spec *sp, const cha
 	}
 	api_set_int(L, "workers", sp->workers);
 	api_set_int(L, "qd", sp->qd);
-	set_str(L, "engine", sp->uring ? "io_uring" : "psync");
+	set_str(L, "engine", engine_name(sp));
 	if (sp->duration_ns)
 		api_set_num(L, "duration", (double)sp->duration_ns / 1e9);
 	if (sp->ios)
@@ -652,8 +688,9 @@ static void check_agreed(lua_State *L, struct files_spec *sp, const char *name)
 	rc = agree(CLUSTER_CHECK, rc == RC_OK ? sp : NULL, name, rc, why, out, sizeof(out));
 	if (rc == RC_OK) { /* every rank here, or none */
 		if (cluster_rank() == 0 && (sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE)) {
-			rc = files_tree_open(sp, 1, &root, why, sizeof(why));
-			if (rc == RC_OK)
+			rc = sp->nfs ? files_nfs_tree_open(sp, 1, why, sizeof(why)) : files_tree_open(sp, 1, &root, why,
+												     sizeof(why));
+			if (rc == RC_OK && !sp->nfs)
 				close(root);
 		}
 		rc = agree(CLUSTER_CREATE, sp, name, rc, why, out, sizeof(out));

@@ -64,8 +64,7 @@ uint64_t files_node_parent(const struct files_spec *sp, int level, uint64_t i, c
 	return KEY(level - 1, i / sp->width);
 }
 
-/* "d3/d0/d7" of node key, relative to the subtree ("." for the subtree). */
-static void key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len)
+void files_key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len)
 {
 	int level = (int)(key >> 48);
 	uint64_t i = key & ((1ull << 48) - 1);
@@ -134,7 +133,7 @@ int files_dir_get(struct files_worker *w, uint64_t key, struct files_dirent **ou
 		if (fd < 0)
 			return -errno;
 	} else {
-		key_path(w->sp, key, path, sizeof(path));
+		files_key_path(w->sp, key, path, sizeof(path));
 		fd = openat2_beneath(w->subtree_fd, path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0)
 			return fd;
@@ -171,7 +170,7 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 	w->res->op[op].errors++;
 	pthread_mutex_lock(&first_lock);
 	if (first_res && !first_res->first_errno) {
-		key_path(w->sp, parent, path, sizeof(path));
+		files_key_path(w->sp, parent, path, sizeof(path));
 		subtree_name(w->sp, w->id, sub, sizeof(sub));
 		first_res->first_errno = err;
 		snprintf(first_res->first_error, sizeof(first_res->first_error), "%s %s/%s%s%.200s/%.40s: %.100s",
@@ -482,7 +481,9 @@ void files_tree_prune(const struct files_spec *sp, int root, const char *const *
 
 static void loop(struct files_worker *w)
 {
-	if (w->sp->uring)
+	if (w->nfs)
+		files_nfs_loop(w);
+	else if (w->sp->uring)
 		files_uring_loop(w);
 	else
 		psync_loop(w);
@@ -534,7 +535,9 @@ static void *worker_main(void *arg)
 	const struct files_spec *sp = w->sp;
 	enum files_op op = sp->op;
 
-	if (sp->mix)
+	if (sp->mix && w->nfs)
+		files_nfs_prefill(w);
+	else if (sp->mix)
 		prefill(w);
 	__atomic_add_fetch(&w->gate->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&w->gate->go, __ATOMIC_ACQUIRE))
@@ -565,6 +568,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 {
 	const int create = sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE;
 	const uint64_t items = files_leaves(sp) * sp->files;
+	int rc;
 
 	for (unsigned i = 0; i < sp->workers; i++) {
 		w[i].sp = sp;
@@ -584,14 +588,16 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 		for (unsigned k = 0; k < w[i].ndc; k++)
 			w[i].dc[k].fd = -1;
 		subtree_name(sp, i, names[i], sizeof(names[i]));
-		w[i].subtree_fd = (sp->shared && i) ? dup(w[0].subtree_fd) : files_subtree_open(root, names[i], create);
+		if (sp->nfs && (rc = files_nfs_worker_open(&w[i], names[i], create, why, why_len)) != RC_OK)
+			return rc;
+		w[i].subtree_fd = sp->nfs ? 0 : (sp->shared && i) ? dup(w[0].subtree_fd) : files_subtree_open(root, names[i], create);
 		if (w[i].subtree_fd < 0) {
 			int e = w[i].subtree_fd == -1 ? errno : -w[i].subtree_fd;
 
 			snprintf(why, why_len, "files.dir: %s/%s/%s: %s", sp->dir, FILES_ROOT, names[i], strerror(e));
 			return e == ENOENT ? RC_INPUT : RC_FAIL;
 		}
-		if (create && (sp->mix || sp->op != FOP_MKDIR) && (!sp->shared || !i)) {
+		if (!sp->nfs && create && (sp->mix || sp->op != FOP_MKDIR) && (!sp->shared || !i)) {
 			int rc = files_skeleton(sp, w[i].subtree_fd, 0, 1);
 
 			if (rc < 0) {
@@ -617,6 +623,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 static void workers_free(const struct files_spec *sp, struct files_worker *w)
 {
 	for (unsigned i = 0; i < sp->workers; i++) {
+		files_nfs_worker_close(&w[i]);
 		for (unsigned k = 0; w[i].dc && k < w[i].ndc; k++)
 			if (w[i].dc[k].fd >= 0)
 				close(w[i].dc[k].fd);
@@ -687,7 +694,8 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 		snprintf(why, why_len, "files: out of memory for %u workers", sp->workers);
 		goto out;
 	}
-	rc = files_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, &root, why, why_len);
+	rc = sp->nfs ? files_nfs_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, why, why_len)
+		     : files_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, &root, why, why_len);
 	if (rc == RC_OK)
 		rc = workers_setup(sp, w, per, root, names, why, why_len);
 	if (rc != RC_OK) {
@@ -734,7 +742,10 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 			list[i] = names[i];
 		workers_free(sp, w);
 		w = NULL;
-		files_tree_prune(sp, root, list, sp->shared ? 1 : sp->workers);
+		if (sp->nfs)
+			files_nfs_prune(sp, list, sp->shared ? 1 : sp->workers);
+		else
+			files_tree_prune(sp, root, list, sp->shared ? 1 : sp->workers);
 	}
 	rc = RC_OK;
 out:

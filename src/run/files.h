@@ -60,6 +60,7 @@ struct files_spec {
 	uint64_t ios;           /* 0: no count; else the operations of the phase */
 	uint64_t bs;
 	int fsync, direct, uring;
+	int nfs;                /* dir is an nfs:// URL: files_nfs.c's calls */
 	uint64_t seed;
 	uint64_t interval_ns;   /* 0: no intervals */
 	int rank;               /* -1 alone; else the MPI rank, in subtree names */
@@ -157,6 +158,7 @@ struct files_worker {
 	const uint64_t *start_ns;
 	struct uslot *slots;      /* io_uring: the qd slots (files_uring.c) */
 	int direct_ok;            /* io_uring: files in the ring's table, steps linked */
+	struct files_nfs *nfs;    /* over nfs://: the worker's connection */
 };
 
 /* Items of the subtree: files (leaf-major) or directory nodes of a level. */
@@ -184,5 +186,18 @@ uint64_t files_open_flags(const struct files_spec *sp, enum files_op op);
 #define FILES_RESOLVE (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
 int files_uring_loop(struct files_worker *w);
+/* "d3/d0/d7" of node key, relative to the subtree ("." for the subtree). */
+void files_key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len);
+
+/* --- over nfs:// (files_nfs.c): a connection per worker through libnfs,
+ * qd operations in flight; the tree's checks, root, subtrees and removal
+ * as files_tree.c's. RC_INPUT without libnfs. --- */
+int files_nfs_check(const struct files_spec *sp, char *why, size_t why_len);
+int files_nfs_tree_open(const struct files_spec *sp, int create, char *why, size_t why_len);
+int files_nfs_worker_open(struct files_worker *w, const char *subtree, int create, char *why, size_t why_len);
+void files_nfs_worker_close(struct files_worker *w);
+void files_nfs_prefill(struct files_worker *w);
+void files_nfs_loop(struct files_worker *w);
+void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n);
 
 #endif

@@ -143,6 +143,8 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len)
 	struct stat st;
 	int dfd, rfd, rc = RC_OK;
 
+	if (sp->nfs)
+		return files_nfs_check(sp, why, why_len);
 	if (stat(sp->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(why, why_len, "files.dir: %s is not a directory (%s)", sp->dir,
 			 errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "give an existing directory");

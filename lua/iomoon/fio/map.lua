@@ -19,7 +19,7 @@ options.register()
 -- the iomoon engine of each fio ioengine, and whether it is a sync engine
 local ENGINES = {
   io_uring = "io_uring", libaio = "libaio", psync = "psync", sync = "psync", pvsync = "psync",
-  pvsync2 = "psync", vsync = "psync", null = "null", nbd = "nbd", libiscsi = "iscsi",
+  pvsync2 = "psync", vsync = "psync", null = "null", nbd = "nbd", libiscsi = "iscsi", nfs = "nfs",
 }
 local SYNC_ENGINE = { psync = true }
 
@@ -209,16 +209,40 @@ local function paths_of(c, ctx, numjobs)
     end
     return out, false
   end
+  -- fio's own names: NAME.N.0, or filename_format's ($jobname, $jobnum,
+  -- $filenum: 0, one file a job; $clientuid: 0, no client/server here)
+  local fmt = c.v("filename_format")
+  local function own(i)
+    if not fmt then return in_dir(string.format("%s.%d.0", c.j.name, i)) end
+    local vars = { jobname = c.j.name, jobnum = tostring(i), filenum = "0", clientuid = "0" }
+    return in_dir((tostring(fmt):gsub("%$(%a+)", function(k) return vars[k] end)))
+  end
   local out = {}
-  if ctx.clone then return { in_dir(string.format("%s.%d.0", c.j.name, ctx.clone)) }, true end
-  for i = 0, numjobs - 1 do out[#out + 1] = in_dir(string.format("%s.%d.0", c.j.name, i)) end
+  if ctx.clone then return { own(ctx.clone) }, true end
+  for i = 0, numjobs - 1 do out[#out + 1] = own(i) end
   return out, true
+end
+
+-- ioengine=nfs: fio mounts nfs_url (nfs://HOST/EXPORT[/DIR][?ARGS]) and
+-- opens each file beneath it; here each is the URL of that file.
+local function nfs_paths(c, paths)
+  local url = c.v("nfs_url")
+  if not url or not tostring(url):lower():match("^nfs://") then
+    input_error("%s: ioengine=nfs needs nfs_url=nfs://HOST/EXPORT[/DIR][?version=4&nfsport=N], got %s",
+      c.j.where, url and ("'" .. tostring(url) .. "'") or "none")
+  end
+  local base, args = tostring(url):match("^([^?]*)(.*)$")
+  local out = {}
+  for i, p in ipairs(paths) do out[i] = is_url(p) and p or base:gsub("/+$", "") .. "/" .. p:gsub("^/+", "") .. args end
+  return out
 end
 
 -- The targets, region and quota of a job. share: the rw shares.
 local function where_of(c, spec, ctx, kb, numjobs, engine)
   local paths, own = {}, false
   if engine ~= "null" then paths, own = paths_of(c, ctx, numjobs) end
+  if engine == "nfs" and not ctx.target then paths = nfs_paths(c, paths) end
+  local function sized_here(p) return not is_url(p) or engine == "nfs" end -- a file iomoon may create
   -- size= and offset= may be shares of the file or device (size=50%)
   local first = paths[1] and not is_url(paths[1]) and iomoon.stat(paths[1]) or nil
   local whole = first and (first.kind == "file" or first.kind == "block") and first.size or nil
@@ -241,7 +265,7 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
   for _, p in ipairs(paths) do
     local st = not is_url(p) and iomoon.stat(p) or nil
     local t = { path = p, allow_write = ctx.allow_write or nil, force = ctx.force or nil }
-    if per and not is_url(p) and (not st or st.kind == "file") then t.size = off + per end
+    if per and sized_here(p) and (not st or st.kind == "file") then t.size = off + per end
     -- a device that is not on this machine is the one the plan will run on: used whole, as fio does
     if not per and not st and not is_url(p) and not p:match("^/dev/") then
       input_error("%s: size: missing (%s does not exist: give size= to create it, as fio needs)", c.j.where, p)
@@ -249,7 +273,8 @@ local function where_of(c, spec, ctx, kb, numjobs, engine)
     total = total + (per or (st and st.size - off) or 0)
     targets[#targets + 1] = t
   end
-  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "size", "filesize")
+  c.set(spec, "target", #targets == 1 and targets[1] or targets, "filename", "directory", "uri", "nfs_url", "size",
+    "filesize")
   if per or off > 0 then
     c.set(spec, "region", off > 0 and { offset = off, size = per } or per, "offset", "size", "filesize",
       "offset_increment")
@@ -359,7 +384,7 @@ end
 local function engine_of(c, spec, ph)
   local e = (c.v("ioengine") or "psync"):lower()
   local engine = ENGINES[e] or input_error("%s: '%s' is not supported (io_uring, libaio, psync, sync, pvsync, "
-    .. "null, nbd, libiscsi)", c.what("ioengine"), e)
+    .. "null, nbd, libiscsi, nfs)", c.what("ioengine"), e)
   c.set(ph, "engine", engine, "ioengine")
   local qd = c.v("iodepth") and job.int(c.v("iodepth"), c.what("iodepth"), 1, 4096) or 1
   if SYNC_ENGINE[engine] and qd > 1 then
