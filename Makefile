@@ -33,7 +33,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) 
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit nbdkit-plugin-dev libiscsi-dev libiscsi-bin tgt chromium ioping \
             libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd libnfs-dev libnfs-utils \
-            nfs-ganesha nfs-ganesha-mem libmicrohttpd-dev prometheus
+            nfs-ganesha nfs-ganesha-mem rpcbind iproute2 libmicrohttpd-dev prometheus postmark
 
 # The sources, by layer (doc/design.md, "The source tree"): every C file
 # in a folder of src/ is built; src/lua/ is the binding (the only code that
