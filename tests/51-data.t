@@ -50,6 +50,22 @@ for b in 512 1024; do
 	is "$(echo "$out" | cut -f1,2)" "$(printf '%s\t%s' "$1" "$2")" "${b}-byte writes, dedupe_unit=512: result.data's units and distinct are the disk's ($1 $2)"
 done
 
+# a replay whose writes end in a tail under the unit (6 KiB at every
+# 8 KiB): the tail is a unit of its own, counted in units as in distinct
+# (before: 512 units, 1024 distinct, dedupe_measured 0.5)
+{ echo "fio version 3 iolog"; echo "0 /dev/sdb add"; echo "0 /dev/sdb open"
+  for i in $(seq 0 511); do echo "$((i * 10)) /dev/sdb write $((i * 8192)) 6144"; done
+  echo "5120 /dev/sdb close"; } >"$TMP/tail.iolog"
+cat >"$TMP/tail.lua" <<'LUA'
+local iomoon = require "iomoon"
+local d = iomoon.run { target = { path = arg[1], size = "4m" }, qd = 4, compress = 4,
+                       replay = iomoon.trace.load(arg[2]) }.data
+print(d.units, d.distinct, string.format("%.2f", d.dedupe_measured))
+LUA
+rm -f "$F"; out=$("$IOMOON" run --format none --quiet "$TMP/tail.lua" "$F" "$TMP/tail.iolog")
+set -- $(look 4096 count)
+is "$out" "$(printf '%s\t%s\t1.00' "$1" "$2")" "a replay of 6 KiB writes, compress=4: result.data counts the disk's $1 units, $2 distinct"
+
 # IOMeter's repeating bytes: each write one byte value, the next another
 w 64k pattern=repeat >/dev/null
 is "$(python3 -c '

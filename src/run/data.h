@@ -147,7 +147,7 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 {
 	const uint32_t len = s->op.len, j = s->index, sh = g->unit_shift;
 	const uint64_t seq = g->seq++, step = data_step(g->unit), room = g->stride - g->io_len;
-	uint64_t at = g->shift[j], uniques = 0, q0, q, end;
+	uint64_t at = g->shift[j], uniques = 0, q0, q, end, full;
 	unsigned char *p;
 
 	if (len == g->unit && g->unit == step) { /* one place of 4 KiB or more: the common case, short */
@@ -170,13 +170,15 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 	s->buf = p = (unsigned char *)g->bufs + (size_t)j * g->stride + g->io_len + at;
 	q0 = (uint64_t)j * g->slot_units + (at >> sh);
 	end = q0 + ((len + g->unit - 1) >> sh);
+	full = q0 + (len >> sh); /* a tail under the unit (a replay's) is a unit of its own, never a duplicate */
 	for (q = q0; q < end;) {
 		uint64_t w = g->unique[q / 64] >> (q % 64);
-		const uint64_t left = end - q;
+		const uint64_t left = end - q, whole = full > q ? full - q : 0;
 
 		if (left < 64 - q % 64)
 			w &= (1ull << left) - 1;
-		g->reached[q / 64] |= (left < 64 - q % 64 ? (1ull << left) - 1 : ~0ull) << (q % 64);
+		if (whole)
+			g->reached[q / 64] |= (whole < 64 - q % 64 ? (1ull << whole) - 1 : ~0ull) << (q % 64);
 		while (w) {
 			const uint64_t o = (q + (uint64_t)__builtin_ctzll(w) - q0) << sh;
 
@@ -186,8 +188,8 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 		}
 		q += 64 - q % 64;
 	}
-	c->units += len >> sh ? len >> sh : 1;
-	c->distinct += uniques;
+	c->units += end - q0;
+	c->distinct += uniques + (full < end && !(g->unique[full / 64] >> (full % 64) & 1));
 }
 
 /* Count a DATA_PLAIN write's units. */
