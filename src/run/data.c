@@ -13,6 +13,7 @@
 #include "core/rc.h"
 #include "core/rng.h"
 #include "run/phase.h"
+#include "verify/verify.h"
 
 /* The distinct content a worker's regions hold by default, and the most. */
 #define DATA_REGION_MIN (1u << 20)
@@ -147,6 +148,11 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 	if (!g->unique || !g->place_set || !g->reached || !g->shift || !g->set_crc) {
 		snprintf(why, why_len, "out of memory for the dedupe sets of worker %u", g->worker);
 		return RC_FAIL;
+	}
+	if (sp->verify == VERIFY_CRC && sp->verify_unit) { /* what verification writes beside the stamp */
+		const uint32_t vu = sp->verify_unit < g->chunk ? sp->verify_unit : g->chunk;
+
+		lit -= (double)(g->chunk / vu - 1) * VERIFY_HDR + (double)(g->chunk / vu) * (vu / 512 - 1) * 16;
 	}
 	if (lit < 16)
 		lit = 16;
