@@ -116,6 +116,11 @@ print(*[(s["data"]["compress"], s["data"]["dedupe"], s["data"]["dedupe_sets"], r
 	"(2, 2, 512, 2.0) (2, 2, 512, 2.0)" "dedupe-global.fio: each job compress=2 dedupe=2, 512 sets (50 % of 4 MiB), measured 2:1"
 is "$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --zero_buffers --filename=z.dat --quiet --format json 2>/dev/null |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["phases"][0]["data"]["pattern"])')" "zero" "fio's zero_buffers: pattern zero"
+# fio's blocks under 4 KiB: the units are the blocks (before: exit 2,
+# "dedupe_unit: 4096 does not divide the block size 2048", no field to give)
+(cd "$TMP/fio" && "$IOMOON" fio --name=s --rw=write --bs=2k --size=4m --dedupe_percentage=50 --filename=s.dat --quiet --format none)
+is "$? $(python3 "$T/check_data.py" "$TMP/fio/s.dat" 2048 count | cut -d' ' -f1,2)" "0 2048 1028" \
+	"fio's bs=2k with dedupe_percentage=50: runs with 2 KiB units, 2:1 on disk (1028 distinct of 2048)"
 err=$(cd "$TMP/fio" && "$IOMOON" fio --name=z --rw=write --bs=64k --size=1m --buffer_pattern=0xab --filename=p.dat 2>&1); rc=$?
 is "$rc $([ -e "$TMP/fio/p.dat" ] && echo created)" "2 " "fio's buffer_pattern: exit 2, nothing created"
 like "$err" "buffer_pattern: not supported \(fio writes those bytes in every write" "fio's buffer_pattern: says why"
