@@ -111,4 +111,21 @@ is "$(cat "$(st "$TMP/f.dat")"); $(ls "$IOMOON_STATE_DIR" | grep -c tmp); $(cmp 
 unit_test test_verify "unit tests of crc32c and verify_check"
 # the burn-in suite catches a corrupted block
 "$IOMOON" suite burn-in --target "$TMP/b.dat" --size 16m --time 0.3 --quiet >/dev/null; ok $? "the burn-in suite passes on a healthy file"
+# a block size that does not divide the target leaves its tail unread:
+# refused (exit 2) when data was written there, with --after-crash too
+# (before: exit 0 with the last unit zeroed); a tail never written is fine
+cat >"$TMP/tail.lua" <<'LUA'
+require("iomoon").run { target = { path = arg[1], size = "4m" }, bs = "4k", read = 0, random = 0, qd = 4,
+                        bytes = arg[2], verify = "crc32c", sync = "dsync" }
+LUA
+"$IOMOON" run --format none --quiet "$TMP/tail.lua" "$TMP/t.dat" 4m
+dd if=/dev/zero of="$TMP/t.dat" bs=4096 seek=1023 count=1 conv=notrunc status=none
+for a in "" --after-crash; do
+	err=$("$IOMOON" verify "$TMP/t.dat" $a --bs 12k --quiet --format none 2>&1)
+	is "$?" 2 "verify $a --bs 12k over 4 MiB whose last unit was written (and zeroed): exit 2"
+	like "$err" "--bs: 12288 leaves the last 4096 bytes of .*t.dat unread, written at 4190208" "  it says why"
+	"$IOMOON" verify "$TMP/t.dat" $a --quiet --format none 2>/dev/null; is "$?" 1 "verify $a --bs 4k: the zeroed unit fails it"
+done
+rm -f "$TMP/t.dat"; "$IOMOON" run --format none --quiet "$TMP/tail.lua" "$TMP/t.dat" 1m
+"$IOMOON" verify "$TMP/t.dat" --after-crash --bs 12k --quiet --format none; is "$?" 0 "verify --after-crash --bs 12k where the tail was never written: exit 0"
 done_testing

@@ -20,8 +20,7 @@
 #include "verify/genmap.h"
 
 
-/* No target: the engines that do no I/O (null, sim) run on a nominal
- * region of phase.region's size (default 1 GiB) that is nowhere. */
+/* No target: the engines doing no I/O (null, sim) run on a nominal region (phase.region's size, 1 GiB). */
 static int nominal_target(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
@@ -60,8 +59,7 @@ int phase_check_targets(struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
-/* A network target (netblk.h) takes its scheme's engine: "auto" picks it,
- * another is refused, and so is a local target beside it. */
+/* A network target takes its scheme's engine: "auto" picks it, another is refused, as is a local one beside it. */
 static int check_net_engine(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
@@ -292,9 +290,9 @@ static int check_durability(struct run_state *rs, char *why, size_t why_len)
 }
 
 /* verify_only without a quota reads every unit of the region once: each
- * worker its part of its target's region (phase_part_of), in blocks of
- * one size laid out on a grid of that size, the tail under a block
- * unread; no ramp (what a ramp reads counts for nothing). */
+ * worker its part (phase_part_of), in blocks of one size on a grid of that
+ * size, the tail under a block unread (refused if written: attach_gen_maps);
+ * no ramp (what a ramp reads counts for nothing). */
 static int check_read_once(struct run_state *rs, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
@@ -450,7 +448,7 @@ static int crash_record(struct run_state *rs, struct target *t, char *why, size_
 int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t why_len)
 {
 	struct phase_spec *sp = &rs->sp;
-	uint64_t probe = UINT64_MAX; /* a phase that only writes reads no header */
+	uint64_t probe = UINT64_MAX, at, tail; /* probe: a phase that only writes reads no header */
 	int mode = phase_writes(sp) ? GENMAP_WRITES : 0;
 
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
@@ -487,6 +485,10 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 			if (pass && sp->after_crash && !rs->state_planned &&
 			    (rc = crash_record(rs, sp->targets[t], why, why_len)))
 				return rc;
+			if (pass && sp->read_once && (at = phase_tail_written(sp, t, &tail)))
+				REFUSE("%s.bs: %llu leaves the last %llu bytes of %s unread, written at %llu (give a bs that "
+				       "divides the region)", rs->path, (unsigned long long)wl_min_bs(&rs->wl),
+				       (unsigned long long)tail, sp->targets[t]->path, (unsigned long long)at);
 		}
 	return phase_check_slices(sp, why, why_len);
 }

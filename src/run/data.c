@@ -13,6 +13,7 @@
 #include "core/rc.h"
 #include "core/rng.h"
 #include "run/phase.h"
+#include "verify/verify.h"
 
 /* The distinct content a worker's regions hold by default, and the most. */
 #define DATA_REGION_MIN (1u << 20)
@@ -126,6 +127,10 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 	const uint64_t places = (uint64_t)per_slot * sp->qd;
 	const double ded = sp->dedupe > 1.0 ? sp->dedupe : 1.0;
 	double lit = (double)g->chunk / (sp->compress > 1.0 ? sp->compress : 1.0) - DATA_STAMP_AREA;
+	/* Places a step apart come first: with a unit under the step (4 KiB)
+	 * a write shorter than the step reaches only the first places of
+	 * each step, and those must hold 1 / dedupe unique too. */
+	const uint64_t k = data_step(g->unit) / g->unit, row = places / k;
 	uint64_t dups = 0, d = 0;
 
 	g->slot_units = per_slot;
@@ -137,17 +142,23 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 	g->nsets = (uint32_t)(sets_asked(sp) ? sets_asked(sp) : dups / DATA_SETS_DEFAULT ? dups / DATA_SETS_DEFAULT : 1);
 	g->unique = calloc(places / 64 + 2, sizeof(*g->unique));
 	g->place_set = calloc(places, sizeof(*g->place_set));
-	g->wrapped = calloc(sp->qd, sizeof(*g->wrapped));
+	g->reached = calloc(places / 64 + 2, sizeof(*g->reached));
 	g->shift = calloc(sp->qd, sizeof(*g->shift));
 	g->set_crc = calloc(g->nsets, sizeof(*g->set_crc));
-	if (!g->unique || !g->place_set || !g->wrapped || !g->shift || !g->set_crc) {
+	if (!g->unique || !g->place_set || !g->reached || !g->shift || !g->set_crc) {
 		snprintf(why, why_len, "out of memory for the dedupe sets of worker %u", g->worker);
 		return RC_FAIL;
 	}
+	if (sp->verify == VERIFY_CRC && sp->verify_unit) { /* what verification writes beside the stamp */
+		const uint32_t vu = sp->verify_unit < g->chunk ? sp->verify_unit : g->chunk;
+
+		lit -= (double)(g->chunk / vu - 1) * VERIFY_HDR + (double)(g->chunk / vu) * (vu / 512 - 1) * 16;
+	}
 	if (lit < 16)
 		lit = 16;
-	for (uint64_t q = 0; q < places; q++) {
-		const int u = place_unique(q, ded);
+	for (uint64_t rank = 0; rank < places; rank++) {
+		const uint64_t q = rank % row * k + rank / row;
+		const int u = place_unique(rank, ded);
 		const uint32_t set = u ? 0 : (uint32_t)(d++ % g->nsets);
 
 		if (u)
@@ -203,7 +214,7 @@ void data_free(struct data_gen *g)
 	free(g->shift);
 	free(g->unique);
 	free(g->place_set);
-	free(g->wrapped);
+	free(g->reached);
 	free(g->set_crc);
 	free(g->scratch);
 	free(g->scratch2);
@@ -212,20 +223,19 @@ void data_free(struct data_gen *g)
 
 void data_finish(struct data_gen *g, struct data_counts *c)
 {
+	const uint64_t places = (uint64_t)g->slot_units * g->nslots;
 	uint8_t *touched;
 
-	if (g->mode != DATA_REDUCE || !(touched = calloc(g->nsets / 8 + 1, 1)))
+	if (g->mode != DATA_REDUCE || !g->reached || !(touched = calloc(g->nsets / 8 + 1, 1)))
 		return;
-	for (uint32_t j = 0; g->shift && j < g->nslots; j++)
-		for (uint32_t p = 0; p < (g->wrapped[j] ? g->slot_units : g->shift[j] >> g->unit_shift); p++) {
-			const uint64_t q = (uint64_t)j * g->slot_units + p;
-			const uint32_t set = g->place_set[q];
+	for (uint64_t q = 0; q < places; q++) { /* the duplicate places some write reached */
+		const uint32_t set = g->place_set[q];
 
-			if (!(g->unique[q / 64] >> (q % 64) & 1) && !(touched[set / 8] & (1u << (set % 8)))) {
-				touched[set / 8] |= (uint8_t)(1u << (set % 8));
-				c->distinct++;
-			}
+		if ((g->reached[q / 64] & ~g->unique[q / 64]) >> (q % 64) & 1 && !(touched[set / 8] & (1u << (set % 8)))) {
+			touched[set / 8] |= (uint8_t)(1u << (set % 8));
+			c->distinct++;
 		}
+	}
 	free(touched);
 }
 

@@ -9,13 +9,16 @@
  * being the chunk's size over the ratio. No byte of the filler is zero:
  * only a compressor that finds repeats (LZ4, zstd, zlib) gets the ratio; a
  * zero-suppressing array gets nothing for free. A place is unique or a
- * duplicate, 1 / dedupe of them unique, evenly spread; a duplicate place
+ * duplicate, 1 / dedupe of them unique, evenly spread (over the first
+ * places of every 4 KiB, then the second...: a write shorter than 4 KiB
+ * reaches only the first ones); a duplicate place
  * holds its dedupe set's content and stamps (the same bytes wherever that
  * set is placed). Per write the slot's window moves on by the write's
  * units (no copy: the I/O is handed the region at its new place) and each
  * unique place in it gets a 16-byte stamp per chunk, its offset and the
  * write's sequence; duplicates are written as they are. Over the phase,
- * distinct units = unique units written + the sets touched (by default one
+ * distinct units = unique units written + the sets of the duplicate places
+ * written (a bitmap of the places reached; by default one
  * set per DATA_SETS_DEFAULT duplicate places: a few per worker).
  *
  * Measure: every DATA_SAMPLE_EVERY-th unit written (the first included),
@@ -66,7 +69,7 @@ struct data_gen {
 	size_t stride, io_len;  /* a slot's bytes: its read area (io_len) then its region */
 	char *bufs;             /* the worker's slots, one after another */
 	uint32_t *shift;        /* per slot: where its window is in its region, in bytes */
-	uint8_t *wrapped;       /* per slot: its window went round its region (every place reached) */
+	uint64_t *reached;      /* per place: some write carried it (a bit each) */
 	uint64_t *unique;       /* per place: unique (a bit each), else a duplicate of place_set[] */
 	uint32_t *place_set;
 	uint32_t *set_crc;      /* per set: the crc32c of a sampled unit of it (0: none yet) */
@@ -144,17 +147,16 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 {
 	const uint32_t len = s->op.len, j = s->index, sh = g->unit_shift;
 	const uint64_t seq = g->seq++, step = data_step(g->unit), room = g->stride - g->io_len;
-	uint64_t at = g->shift[j], uniques = 0, q0, q, end;
+	uint64_t at = g->shift[j], uniques = 0, q0, q, end, full;
 	unsigned char *p;
 
 	if (len == g->unit && g->unit == step) { /* one place of 4 KiB or more: the common case, short */
-		if (__builtin_expect(at + len > room, 0)) {
+		if (__builtin_expect(at + len > room, 0))
 			at = 0;
-			g->wrapped[j] = 1;
-		}
 		g->shift[j] = (uint32_t)(at + len);
 		s->buf = p = (unsigned char *)g->bufs + (size_t)j * g->stride + g->io_len + at;
 		q = (uint64_t)j * g->slot_units + (at >> sh);
+		g->reached[q / 64] |= 1ull << (q % 64);
 		if (g->unique[q / 64] >> (q % 64) & 1) {
 			data_stamp_unique(g, p, len, s->op.offset, seq);
 			c->distinct++;
@@ -162,20 +164,21 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 		c->units++;
 		return;
 	}
-	if (__builtin_expect(at + len > room, 0)) {
+	if (__builtin_expect(at + len > room, 0))
 		at = 0;
-		g->wrapped[j] = 1;
-	}
 	g->shift[j] = (uint32_t)(at + ((len + step - 1) & ~(step - 1)));
 	s->buf = p = (unsigned char *)g->bufs + (size_t)j * g->stride + g->io_len + at;
 	q0 = (uint64_t)j * g->slot_units + (at >> sh);
 	end = q0 + ((len + g->unit - 1) >> sh);
+	full = q0 + (len >> sh); /* a tail under the unit (a replay's) is a unit of its own, never a duplicate */
 	for (q = q0; q < end;) {
 		uint64_t w = g->unique[q / 64] >> (q % 64);
-		const uint64_t left = end - q;
+		const uint64_t left = end - q, whole = full > q ? full - q : 0;
 
 		if (left < 64 - q % 64)
 			w &= (1ull << left) - 1;
+		if (whole)
+			g->reached[q / 64] |= (whole < 64 - q % 64 ? (1ull << whole) - 1 : ~0ull) << (q % 64);
 		while (w) {
 			const uint64_t o = (q + (uint64_t)__builtin_ctzll(w) - q0) << sh;
 
@@ -185,8 +188,8 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 		}
 		q += 64 - q % 64;
 	}
-	c->units += len >> sh ? len >> sh : 1;
-	c->distinct += uniques;
+	c->units += end - q0;
+	c->distinct += uniques + (full < end && !(g->unique[full / 64] >> (full % 64) & 1));
 }
 
 /* Count a DATA_PLAIN write's units. */

@@ -237,6 +237,10 @@ void phase_part_of(const struct phase_spec *sp, unsigned i, unsigned *part, unsi
 /* A read_once phase's bytes: every target's region (this rank's) in whole
  * cells of the grid, the smallest alignment (the one block size). */
 uint64_t phase_read_once_bytes(const struct phase_spec *sp);
+/* The tail of target t's region a phase reading it once leaves unread
+ * (*len bytes, under a block): the offset of its first unit the state or
+ * the durability record says was written, 0 when none was. */
+uint64_t phase_tail_written(const struct phase_spec *sp, unsigned t, uint64_t *len);
 /* The bytes of the phase's region on target t (all of it past region_off
  * when the phase gives no region size). */
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t);

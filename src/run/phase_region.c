@@ -10,6 +10,9 @@
 #include <assert.h>
 #include <stdio.h>
 
+#include "verify/crash.h"
+#include "verify/genmap.h"
+
 
 /* Are the workers of a target given slices of its region? */
 int phase_sliced(const struct phase_spec *sp)
@@ -60,6 +63,23 @@ uint64_t phase_read_once_bytes(const struct phase_spec *sp)
 		sum += len - len % grid;
 	}
 	return sum;
+}
+
+uint64_t phase_tail_written(const struct phase_spec *sp, unsigned t, uint64_t *len)
+{
+	const struct gen_map *m = sp->targets[t]->gmap;
+	const struct crash_rec *c = m ? m->crash : NULL;
+	uint64_t grid = UINT64_MAX, off, all;
+
+	for (unsigned k = 0; k < sp->wl->nspecs; k++)
+		if (sp->wl->spec[k].align < grid)
+			grid = sp->wl->spec[k].align;
+	phase_region_of(sp, t, &off, &all);
+	*len = all % grid;
+	for (uint64_t i = m && m->unit ? (off + all - *len) / m->unit : 0; m && i < m->n && i * m->unit < off + all; i++)
+		if (m->gens[i] || (c && i < c->n && (c->durable[i] || c->issued[i])))
+			return i * m->unit;
+	return 0;
 }
 
 uint64_t phase_region_len(const struct phase_spec *sp, unsigned t)

@@ -462,6 +462,19 @@ local function data_of(c, spec, kb)
     local r = ratio_of(c, "dedupe_percentage", 1000)
     if r > 1 then c.set(spec, "dedupe", r, "dedupe_percentage") end
   end
+  if spec.compress or spec.dedupe then -- units that divide every block size, as fio's buffers are its blocks
+    local u = 4096
+    local function see(b)
+      if type(b) == "table" then
+        for _, e in ipairs(b) do see(type(e) == "table" and e[1] or e) end
+      elseif type(b) == "number" then
+        while u > 512 and b % u ~= 0 do u = u // 2 end
+      end
+    end
+    see(spec.bs)
+    for _, m in ipairs(spec.mix or {}) do see(m.bs) end
+    if u < 4096 then c.set(spec, "dedupe_unit", u, "bs") end
+  end
   local mode = c.v("dedupe_mode")
   if mode and mode ~= "repeat" and mode ~= "working_set" then
     input_error("%s: '%s' is not a dedupe mode (repeat, working_set)", c.what("dedupe_mode"), mode)
