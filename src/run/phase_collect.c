@@ -213,9 +213,9 @@ static void note_crash(struct phase_result *res, const struct phase_spec *sp)
 	if (!c->judged || !bad || res->failed)
 		return;
 	res->failed = 1;
-	snprintf(res->error, sizeof(res->error), "after the crash, %llu units do not hold what the storage made "
+	snprintf(res->error, sizeof(res->error), "after the crash, %llu %s not hold what the storage made "
 		 "durable (%llu lost durable writes, %llu torn, %llu corrupt, %llu misdirected, %llu foreign)",
-		 (unsigned long long)bad, (unsigned long long)c->n[CRASH_LOST_DURABLE],
+		 (unsigned long long)bad, bad == 1 ? "unit does" : "units do", (unsigned long long)c->n[CRASH_LOST_DURABLE],
 		 (unsigned long long)c->n[CRASH_TORN], (unsigned long long)c->n[CRASH_CORRUPT],
 		 (unsigned long long)c->n[CRASH_MISDIRECTED], (unsigned long long)c->n[CRASH_FOREIGN]);
 }
