@@ -220,4 +220,28 @@ if [ "$rc" -ne 1 ]; then
 else
 	skip "fio could not run split.fio here"; skip "fio missing"; skip "fio missing"
 fi
+
+# ---- rw's offset modifier (fio's backwards-read and cross-stripe-verify): the offsets fio's iolog has ----
+printf '[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=64k\n' >bw.fio
+printf '[holes]\nbs=16k\nrw=write:112k\nfilename=ho.dat\nsize=1m\noffset=120k\nio_size=1m\n' >ho.fio
+# offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
+offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
+if command -v fio >/dev/null && command -v strace >/dev/null; then
+	for j in bw:4096 ho:16384; do
+		rm -f "${j%:*}.dat"
+		fio "${j%:*}.fio" --write_iolog="${j%:*}.log" --output=/dev/null >/dev/null 2>&1
+		awk -v n="${j#*:}" '($3 == "read" || $3 == "write") && $5 == n { printf "%d ", $4 / 1024 }' "${j%:*}.log" >"${j%:*}.fio.off"
+		rm -f "${j%:*}.dat"
+		strace -f -o "${j%:*}.st" -e trace=pread64,pwrite64 "$IOMOON" fio "${j%:*}.fio" --quiet >/dev/null 2>&1
+		offsets "${j#*:}" <"${j%:*}.st" >"${j%:*}.iom.off"
+	done
+	is "$(cat bw.iom.off)" "$(cat bw.fio.off)" "rw=read:-8k: iomoon reads the offsets fio's iolog has ($(cut -c1-40 bw.fio.off)...)"
+	like "$(cat bw.iom.off)" "^0 56 52 48 .* 8 4 0 $" "... 0, then from 56 KiB down by 4 KiB (a test that reads ahead fails)"
+	is "$(cat ho.iom.off)" "$(cat ho.fio.off)" "rw=write:112k from offset=120k: iomoon writes fio's offsets ($(cut -c1-40 ho.fio.off)...)"
+	is "$(wc -w <ho.iom.off)" 64 "... 64 writes of 16k (io_size=1m), wrapping to 120k past the region's end"
+else
+	skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"
+fi
+err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
+like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"
 done_testing

@@ -78,7 +78,7 @@ static const struct phase_field fields[] = {
 	{ .name = "workers", .kind = FK_INT, AT(sp.workers), .dflt = 0, .lo = 1, .hi = PHASE_MAX_WORKERS }, /* 0: one per target */
 	{ .name = "qd", .kind = FK_INT, AT(sp.qd), .dflt = 1, .lo = 1, .hi = PHASE_MAX_QD },
 	READER("batch", read_batch),
-	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), /* before mix, which reads them */
+	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), PART("skip"), /* before mix, which reads them */
 	READER("mix", read_mix, .group = G_MIX),
 	READER("region", read_region, .group = G_REGION),
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },

@@ -13,7 +13,11 @@
  * whole cells of its grid, so a phase that reads a region once gives each
  * worker the same part as its quota). A spec with a region of its own
  * (a log file's area, say) keeps its own sequential stream there, and its
- * random offsets are uniform within it.
+ * random offsets are uniform within it. A spec's skip (fio's rw=write:112k
+ * or rw=read:-8k) moves its stream that many bytes past the end of each
+ * I/O, or back: forward past the region's end it wraps to the start; back
+ * before the start it goes on from the region's end, as fio's does (its
+ * first I/O after the wrap is skip bytes before the end).
  */
 #include "run/workload.h"
 
@@ -282,6 +286,11 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 			off = 0;
 	}
 	*seq = off + bs;
+	if (s->skip > 0)
+		*seq += (uint64_t)s->skip;
+	else if (s->skip < 0) /* back: before the start, on from the region's end (as fio) */
+		*seq = *seq >= (uint64_t)-s->skip ? *seq - (uint64_t)-s->skip
+			: rlen >= (uint64_t)-s->skip ? rlen - (uint64_t)-s->skip : 0;
 	op->offset = roff + off;
 	op->len = (uint32_t)bs;
 }

@@ -37,6 +37,7 @@ struct wl_spec {
 	unsigned nbs;
 	struct wl_bs bs[WL_MAX_BS];
 	uint64_t trim_thr;   /* trim % on the 2^32 scale: the top of the scale, above the writes (0: none) */
+	int64_t skip;        /* bytes skipped after each I/O on its sequential stream; < 0 steps back (fio's rw=read:-8k) */
 };
 
 struct wl_zone {

@@ -148,4 +148,9 @@ is({ rr.stopped.by, rr.stopped.limit, rr.stopped.value < 1000, rr.seconds < 30 }
 tap.refuses("phase.stop_if: unknown field 'latncy'.*latency", function()
   iomoon.run { engine = "sim", bs = 4096, duration = "1s", stop_if = { latncy = "1ms" } } end,
   "stop_if: a misspelt field named, with the nearest")
+-- the phase's skip (what rw=read:-8k becomes): a size, or back with "-"; anything else names phase.skip
+tap.refuses("phase.skip: ", function() iomoon.check { name = "s", engine = "null", bs = "4k", skip = "8q" } end,
+  "skip = \"8q\": exit 2 naming phase.skip")
+tap.refuses("phase.mix%[1%]%.skip: .*past 1 EiB", function()
+  iomoon.check { name = "s", engine = "null", mix = { { bs = "4k", skip = "-2048p" } } } end, "a step back of 2 EiB: refused")
 print("1.." .. tap.n)

@@ -130,7 +130,7 @@ end
 -- block sizes, random share and alignment; else a spec per direction,
 -- weighed by its share.
 local function mix_of(c, spec, kb)
-  local rw, every = options.rw_modifier((c.v("rw") or "read"):lower(), c.what("rw"))
+  local rw, every, skip = options.rw_modifier((c.v("rw") or "read"):lower(), c.what("rw"), kb)
   local m = RW[rw] or input_error("%s: '%s' is not one of fio's rw values (read, write, randread, randwrite, "
     .. "rw, readwrite, randrw, trim, randtrim, trimwrite)", c.what("rw"), rw)
   local share = { m.r or 0, m.w or 0, m.t or 0 }
@@ -160,11 +160,12 @@ local function mix_of(c, spec, kb)
   local mix = {}
   if one then
     local d = active[1]
-    mix[1] = { bs = bs[d], read = share[1], trim = share[3] > 0 and share[3] or nil, random = rnd[d], align = align[d] }
+    mix[1] = { bs = bs[d], read = share[1], trim = share[3] > 0 and share[3] or nil, random = rnd[d], align = align[d],
+      skip = skip }
   else
     for _, d in ipairs(active) do
       mix[#mix + 1] = { bs = bs[d], read = d == 1 and 100 or 0, trim = d == 3 and 100 or nil, random = rnd[d],
-        align = align[d], weight = share[d] }
+        align = align[d], skip = skip, weight = share[d] }
     end
   end
   c.set(spec, "mix", mix, table.unpack(keys))

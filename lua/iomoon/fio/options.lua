@@ -87,17 +87,24 @@ function options.percent_of(s, whole, what)
   return math.floor(whole * pct / 100)
 end
 
---- rw's ':N' modifier (rw=randread:8): for a random rw, N I/Os are one
+--- rw's ':N' modifier: for a random rw (rw=randread:8), N I/Os are one
 -- random and N-1 sequential, as IOMeter's percent random 100/N; for a
--- sequential one (a hole of N bytes after each I/O) refused. Returns the
--- rw without it and the random share it gives (nil: none).
-function options.rw_modifier(rw, what)
+-- sequential one, N bytes (a size, fio's units) skipped after each I/O,
+-- or back with -N (rw=read:-8k reads backwards at 4k): the spec's skip.
+-- Returns the rw without it, the random share it gives and the skip (nil:
+-- none).
+function options.rw_modifier(rw, what, kb)
   local base, n = rw:match("^(%a+):(.*)$")
   if not base then return rw end
   if not base:match("^rand") then
-    input_error("%s=%s: a sequential rw with ':N' moves N bytes after each I/O (holes, or back with -N); iomoon's "
-      .. "sequential I/O goes on where the last ended (a random rw takes it: rw=randread:8 is one random offset in 8)",
-      what, rw)
+    local minus, size = n:match("^%s*(%-?)%s*(.-)%s*$")
+    if size == "" then
+      input_error("%s=%s: ':' needs a size after it (a hole of N bytes after each I/O, or -N back: rw=read:-8k)",
+        what, rw)
+    end
+    local skip = job.size(size, kb or 1024, what)
+    if skip == 0 then return base end
+    return base, nil, minus == "-" and -skip or skip
   end
   local k = math.tointeger(tonumber(n))
   if not k or k < 1 or math.type(k) ~= "integer" then
