@@ -122,6 +122,20 @@ is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its
 is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
 is "$(python3 -c 'import json; p=json.load(open("ex.json"))["phases"][0]; print(max(i["t_s"] for s in p["streams"] for i in s["intervals"]) <= 0.5 + 1e-6, [s["ios"] > 0 for s in p["streams"]])')" \
 	"True [True, True]" "... a's I/Os stop with b's end: none counted after 0.5 s"
+# exitall over jobs that end by size (fio's exitwhat.fio, shrunk, its rw=r/w spelt out: fio 3.33 refuses those):
+# the slow job's 100 I/Os end the group, exit_what=all the run; beside fio's own run of the same file
+printf '[global]\nfilename=ew.dat\nfilesize=16m\nbs=4k\nexitall\n[slow]\nrw=read\nthinktime=2000\nnumber_ios=100\nexit_what=all\n[fast]\nioengine=libaio\niodepth=8\nrw=randrw\nrate_iops=100\n[after]\nstonewall\nrw=write\nsize=1m\n' >ew.fio
+ew_ios='import json, sys; print(" ".join("%s:%d" % (j["jobname"], j["read"]["total_ios"] + j["write"]["total_ios"]) for j in json.load(open(sys.argv[1]))["jobs"]))'
+T0=$(secs)
+"$IOMOON" fio ew.fio --quiet --format fio-json --output ewi.json 2>ew.err
+is "$?:$(under "$(since "$T0")" 4)" "0:0" "exitwhat: runs, in seconds (the fast job alone would take 40 s for its 16 MiB)"
+like "$(python3 -c "$ew_ios" ewi.json)" "^slow:100 fast:[1-9][0-9]*$" "... the slow job's 100 I/Os end the group; the fast one stopped with them"
+like "$(cat ew.err)" "after: not run \(exitall with exit_what=all ended the run" "... exit_what=all: the later phase not run, said"
+if fio ew.fio --output-format=json --output=ewf.json >/dev/null 2>&1; then
+	like "$(python3 -c "$ew_ios" ewf.json)" "^slow:100 fast:[1-9][0-9]* after:0$" "... as fio 3.33 runs it: slow 100, fast stopped, after none"
+else
+	skip "fio could not run ew.fio"
+fi
 # startdelay between the jobs of a group, wait_for after them (load-independent: order and lower bounds)
 printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=1\n[a]\n[b]\nstartdelay=400ms\n[c]\nwait_for=a\nruntime=200ms\n' >sd.fio
 "$IOMOON" fio sd.fio --status-interval=100ms --quiet --format json --output sd.json 2>/dev/null

@@ -132,6 +132,9 @@ struct phase_spec {
 	struct phase_stop_if {
 		uint64_t latency_ns, rate[2], iops[2];
 	} stop_if;
+	/* phase.end_first: the first worker to end (its quota done) stops the
+	 * rest, as fio's exitall ends a group with its first job */
+	int end_first;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */

@@ -741,6 +741,8 @@ void *worker_main(void *arg)
 		loop_init(&l, w);
 		cpu0 = thread_cpu_ns();
 		run(&l);
+		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
+			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		data_finish(&w->data, &w->c.data);
 		if (l.now > l.if_start)
 			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);

@@ -87,8 +87,12 @@ is({ #wf, wf[1].streams and #wf[1].streams, wf[2].name }, { 2, 2, "c" }, "wait_f
 tap.refuses("wait_for: 'z' is not a job before this one", function() load("[a]\nrw=read\nwait_for=z\n") end, "wait_for an unknown job")
 local ex = load("[a]\nrw=read\ntime_based\nruntime=5\nexitall\n[b]\nrw=read\ntime_based\nruntime=2\n")
 is(ex[1].duration, 2.0, "exitall: the group ends with its first job (the shortest runtime)")
-tap.refuses("exitall with jobs that end by size", function() load("[a]\nrw=read\nexitall\n[b]\nrw=read\n") end,
-  "exitall with jobs that end by size")
+local exs = load("[a]\nrw=read\nexitall\nexit_what=all\n[b]\nrw=read\n[c]\nstonewall\nrw=read\n")
+is({ exs[1].end_first, exs[1].duration, exs[1].meta.fio.exit_all, exs[2].end_first }, { true, nil, true, nil },
+  "exitall with jobs that end by size: end_first (the first job to end ends the phase); exit_what=all: the run")
+tap.refuses("exit_what: 'job' is not one of fio's exit_what values", function()
+  load("[a]\nrw=read\nexitall\nexit_what=job\n") end, "exit_what=job: named, with fio's values")
+tap.refuses("exit_what: needs exitall", function() load("[a]\nrw=read\nexit_what=all\n") end, "exit_what without exitall")
 
 -- ---- safety and refusals with their reasons ----
 tap.refuses("readonly forbids every write: iomoon refuses it too", function() load("[w]\nrw=randwrite\nreadonly\n") end,

@@ -536,6 +536,7 @@ local function workload(j, ctx, from)
   local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
   return { spec = spec, ph = ph, verify_after = verify_after, only_verify = only_verify, stonewall = stone, job = j,
     fio = fio_meta, wait_for = c.v("wait_for"), exitall = c.v("exitall") and job.bool(c.v("exitall"), c.what("exitall")),
+    exit_all = options.exit_what(c) == "all",
     verify_on_error = options.verify_on_error(c), c = c }
 end
 
@@ -579,7 +580,14 @@ local function phase_of(ws, from, index)
   for _, w in ipairs(ws) do
     for k, v in pairs(w.ph) do
       local mine = from[w.ph] and from[w.ph][k]
-      if k == "engine" and ph.engine and ph.engine ~= v then
+      local async = { libaio = true, io_uring = true }
+      if k == "engine" and ph.engine and ph.engine ~= v and (SYNC_ENGINE[v] and async[ph.engine]
+          or SYNC_ENGINE[ph.engine] and async[v]) then
+        -- a sync job beside an async one: the async engine at the sync job's depth 1, one I/O at a time as fio's
+        map.notes[#map.notes + 1] = string.format("%s: fio's sync engine beside %s in one group: its job runs on %s "
+          .. "at depth 1, one I/O at a time as fio's", w.job.where, async[v] and v or ph.engine, async[v] and v or ph.engine)
+        if async[v] then ph.engine = v; from[ph].engine = mine end
+      elseif k == "engine" and ph.engine and ph.engine ~= v then
         input_error("%s: ioengine: the jobs of one group run as one phase of one engine (%s here, %s before): "
           .. "separate them with stonewall", w.job.where, v, ph.engine)
       elseif ph[k] == nil or ((k == "duration" or k == "ramp") and v > ph[k]) then
@@ -645,24 +653,31 @@ local function verify_phase(ws, ph, from)
 end
 
 -- The options of a group's jobs that act on its phase: exitall (the
--- phase ends with its first job: the shortest runtime), and the runner's
+-- phase ends with its first job: end_first, and the shortest runtime when
+-- every job has one; exit_what=all: no later phase runs), and the runner's
 -- steps (meta.fio: the first job's steady state or latency target, the
 -- shortest startdelay and max_latency, end_fsync when any asks it), and
 -- each stream's startdelay beyond the shortest (its start_delay).
 function map.group_options(ws, ph, from)
   local fm
   for _, w in ipairs(ws) do
-    if w.exitall and #ws > 1 then
+    if w.exitall and #ws > 1 and not ph.end_first then
       local shortest
       for _, x in ipairs(ws) do
-        if not x.ph.duration or x.spec.bytes then
-          input_error("%s: exitall with jobs that end by size: iomoon's phase ends when all its streams have "
-            .. "(give every job of the group a runtime and time_based)", w.c.what("exitall"))
-        end
-        shortest = math.min(shortest or math.huge, x.ph.duration)
+        shortest = x.ph.duration and not x.spec.bytes and math.min(shortest or math.huge, x.ph.duration) or shortest
       end
-      ph.duration = shortest
-      from[ph].duration = "exitall: the group ends with its first job"
+      ph.end_first = true
+      from[ph].end_first = "exitall: the group ends with its first job"
+      local timed = true
+      for _, x in ipairs(ws) do timed = timed and x.ph.duration and not x.spec.bytes end
+      if timed then
+        ph.duration = shortest
+        from[ph].duration = "exitall: the group ends with its first job"
+      end
+    end
+    if w.exitall and w.exit_all then
+      w.fio = w.fio or {}
+      w.fio.exit_all = true
     end
     if w.fio then
       fm = fm or {}

@@ -36,7 +36,6 @@ options.SAID = {
   nonvectored = "iomoon's io_uring issues plain (non-vectored) reads and writes already",
   sqthread_poll_cpu = "the kernel places io_uring's polling thread",
   rate_cycle = "the window of rate_min: iomoon's per-interval samples of that length",
-  exit_what = "with exitall: the phase ends with its first job (exit_what=group and stonewall are the same here)",
   thread = "iomoon's workers are threads",
   verify_dump = "iomoon names each bad unit in the result (first_errors: offset, expected, found), writing no dump files",
   create_serialize = "iomoon creates and fills every file before the first phase runs",
@@ -54,7 +53,7 @@ options.MAPPED = {
   "offset_increment", "loops", "startdelay", "rate", "rate_min", "rate_iops_min", "verify_pattern",
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
-  "random_sequence_stride", "zonesize", "zoneskip", "zonerange",
+  "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -111,6 +110,22 @@ function options.rw_modifier(rw, what, kb)
     input_error("%s=%s: ':%s' is not a count of I/Os per random offset (1 or more)", what, rw, n)
   end
   return base, 100 / k
+end
+
+--- exit_what (with exitall): "group" (fio's default) and "stonewall" end
+-- the job's phase with its first job, as iomoon's phases are fio's
+-- stonewall groups; "all" ends the run too (no later phase runs).
+function options.exit_what(c)
+  local v = c.v("exit_what")
+  if v == nil then return "group" end
+  v = tostring(v):lower()
+  if v ~= "group" and v ~= "stonewall" and v ~= "all" then
+    input_error("%s: '%s' is not one of fio's exit_what values (group, stonewall, all)", c.what("exit_what"), v)
+  end
+  if not c.v("exitall") then
+    input_error("%s: needs exitall (fio's exit_what says what exitall ends)", c.what("exit_what"))
+  end
+  return v
 end
 
 --- The rates of a job in IOPS per direction (reads, writes, trims), from

@@ -242,6 +242,11 @@ end
 -- (the last round's, the best probe's) and, for a plan, what it found.
 function plans.run(p)
   local f = p.meta and p.meta.fio
+  if plans.exited then -- exit_what=all: fio's exitall ended every job after that phase
+    io.stderr:write(string.format("iomoon fio: %s: not run (exitall with exit_what=all ended the run after '%s')\n",
+      p.name, plans.exited))
+    return nil
+  end
   if not f then return iomoon.run(p) end
   if f.whole_target then
     local path = type(p.target) == "table" and p.target.path or p.target
@@ -265,6 +270,7 @@ function plans.run(p)
       r.name, r.lat.max_ns / 1000, f.max_latency_us)
   end
   if r and f.rate_min then check_rate_min(r, f.rate_min) end
+  if f.exit_all then plans.exited = p.name end
   return r, found
 end
 
