@@ -258,4 +258,40 @@ else
 fi
 err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
 like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"
+
+# ---- I/O priorities (fio's cmdprio-percentage.fio on a file, 16k): what the kernel was given ----
+printf '[global]\nfilename=cp.dat\ndirect=1\nwrite_lat_log=prio-run.log\nlog_prio=1\n[randread]\nrw=randread\nbs=16k\nsize=16m\nioengine=libaio\niodepth=8\nprioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\n' >cp.fio
+# prio_seen STRACE: iocbs, the share (%) with IOPRIO_CLASS_RT level 0, and the threads set to IDLE
+prio_seen() { awk '{ n += gsub(/aio_lio_opcode=/, "&"); rt += gsub(/aio_reqprio=IOPRIO_PRIO_VALUE\(IOPRIO_CLASS_RT, 0\)/, "&") }
+	/ioprio_set\(IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE\(IOPRIO_CLASS_IDLE, 0\)\) = 0/ { idle++ }
+	END { printf "%d %d %d", n, (n ? int(100 * rt / n + 0.5) : -1), idle }' "$1"; }
+if command -v strace >/dev/null; then
+	rm -f cp.dat
+	strace -f -o cp.st -e trace=io_submit,ioprio_set -v -s 0 "$IOMOON" fio cp.fio --quiet >/dev/null 2>&1
+	read -r n pct idle <<<"$(prio_seen cp.st)"
+	is "$n:$idle" "1024:1" "prioclass=3: the worker thread set to IDLE (ioprio_set), its 1024 reads submitted"
+	ok "$([ "$pct" -ge 16 ] && [ "$pct" -le 24 ] && echo 0 || echo 1)" "cmdprio_percentage=20, cmdprio_class=1: ${pct} % of the iocbs carry IOPRIO_CLASS_RT (aio_reqprio)"
+	if command -v fio >/dev/null && { rm -f cp.dat; strace -f -o cpf.st -e trace=io_submit,ioprio_set -v -s 0 fio cp.fio --output=/dev/null >/dev/null 2>&1; }; then
+		read -r fn fpct fidle <<<"$(prio_seen cpf.st)"
+		ok "$([ "$fn" = "$n" ] && [ "$fidle" = 1 ] && [ $((fpct - pct)) -le 6 ] && [ $((pct - fpct)) -le 6 ] && echo 0 || echo 1)" \
+			"... as fio 3.33 gives them: $fn reads, ${fpct} % RT, the thread IDLE ($fidle)"
+	else
+		skip "fio missing"
+	fi
+else
+	skip "strace missing"; skip "strace missing"; skip "strace missing"
+fi
+# io_uring: without CAP_SYS_ADMIN and CAP_SYS_NICE the kernel refuses an RT I/O (EPERM): the share refused is the share given
+if command -v capsh >/dev/null && [ "$(id -u)" = 0 ] && "$IOMOON" list 2>/dev/null | grep -q "^ *io_uring *works"; then
+	rm -f cpu.dat
+	capsh --drop=cap_sys_admin,cap_sys_nice -- -c "'$IOMOON' fio --name=u --filename=cpu.dat --size=16m --rw=randread --bs=4k --ioengine=io_uring \
+		--iodepth=8 --direct=1 --number_ios=2000 --continue_on_error=all --cmdprio_percentage=20 --quiet --format json --output cpu.json" >/dev/null 2>&1
+	like "$(python3 -c 'import json; p=json.load(open("cpu.json"))["phases"][0]; e=p["errors"]; print(e, round(100.0 * e / (p["ios"] + e)))' 2>&1)" \
+		"^[0-9]+ (1[6-9]|2[0-4])$" "io_uring, cmdprio_percentage=20 without the capability: 16-24 % of the I/Os refused by the kernel (EPERM): it saw their priority"
+else
+	skip "capsh, root or io_uring missing"
+fi
+err=$("$IOMOON" fio --name=p --filename=p.dat --size=1m --rw=randread --cmdprio_percentage=20 2>&1)
+like "$?:$err" "^2:.*cmdprio_percentage: fio gives a share of I/Os their own priority with ioengine=io_uring or libaio only" \
+	"cmdprio_percentage with psync: exit 2, saying which engines take it"
 done_testing

@@ -118,6 +118,8 @@ static const struct phase_field fields[] = {
 	READER("meta", read_meta),
 	READER("stop_if", read_stop_if, PHASE_ONLY),
 	{ .name = "end_first", .kind = FK_BOOL, AT(sp.end_first), .dflt = 0, PHASE_ONLY },
+	READER("ioprio", read_ioprio),
+	READER("cmdprio", read_cmdprio),
 	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL, PHASE_ONLY },
 	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL, PHASE_ONLY },
 	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN, PHASE_ONLY },

@@ -13,6 +13,8 @@
 typedef void field_reader(lua_State *L, int v, struct run_state *rs, const char *field);
 
 field_reader read_mix, read_dist, read_rate, read_schedule, read_think;
+/* phase_prio.c */
+field_reader read_ioprio, read_cmdprio;
 /* phase_replay.c */
 field_reader read_replay;
 

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "io/discard.h"
@@ -508,7 +510,12 @@ static int worker_ready(struct worker *w)
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	w->engine.ops = ops;
-	if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
+	if (sp->ioprio && syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0 /* this thread */, sp->ioprio) < 0) {
+		snprintf(w->error, sizeof(w->error), "ioprio: the kernel refused class %d level %d: %s", sp->ioprio >> 13,
+			 sp->ioprio & 7, strerror(errno));
+		w->init_failed = 1;
+		w->engine.priv = NULL;
+	} else if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
 		w->init_failed = 1;
 		if (!w->error[0])
 			snprintf(w->error, sizeof(w->error), "engine %s: set-up failed", ops->name);

@@ -285,6 +285,7 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 		if (off + bs > rlen)
 			off = 0;
 	}
+	op->prio = wl->prio_thr && (rng_next(&st->rng) >> 32) < wl->prio_thr ? wl->prio : 0;
 	*seq = off + bs;
 	if (s->skip > 0)
 		*seq += (uint64_t)s->skip;

@@ -59,6 +59,8 @@ struct workload {
 	unsigned nzones;
 	struct wl_zone zone[WL_MAX_ZONES];
 	double zipf_zetan, zipf_eta, zipf_alpha, zipf_2theta, pareto_pow;
+	uint64_t prio_thr; /* share of I/Os with an I/O priority of their own, 2^32 scale (0: none) */
+	uint16_t prio;     /* that priority (op.prio) */
 };
 
 struct wl_state {

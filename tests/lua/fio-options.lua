@@ -157,4 +157,14 @@ tap.refuses("phase.skip: ", function() iomoon.check { name = "s", engine = "null
   "skip = \"8q\": exit 2 naming phase.skip")
 tap.refuses("phase.mix%[1%]%.skip: .*past 1 EiB", function()
   iomoon.check { name = "s", engine = "null", mix = { { bs = "4k", skip = "-2048p" } } } end, "a step back of 2 EiB: refused")
+-- I/O priorities: prio/prioclass the workers' ioprio, cmdprio_* a share of the I/Os
+local pr = load("[p]\nrw=randrw\nioengine=io_uring\nprio=5\ncmdprio_percentage=30,30\ncmdprio_class=2\ncmdprio=3\n")
+is({ pr[1].ioprio, pr[1].cmdprio }, { "be:5", { pct = 30, ioprio = "be:3" } },
+  "prio=5 alone: be:5 (fio's default class); cmdprio_percentage=30,30, cmdprio_class=2, cmdprio=3: 30 % at be:3")
+tap.refuses("cmdprio_bssplit: priorities by block size", function()
+  load("[p]\nrw=randread\nioengine=libaio\ncmdprio_bssplit=64k/100\n") end, "cmdprio_bssplit: refused, saying why")
+tap.refuses("cmdprio_percentage=10,30: a value per direction", function()
+  load("[p]\nrw=randrw\nioengine=libaio\ncmdprio_percentage=10,30\n") end, "cmdprio_percentage differing per direction")
+tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
+  iomoon.check { name = "p", engine = "null", bs = "4k", ioprio = "top" } end, "ioprio = \"top\": named, with the classes")
 print("1.." .. tap.n)

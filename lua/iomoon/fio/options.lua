@@ -53,7 +53,8 @@ options.MAPPED = {
   "offset_increment", "loops", "startdelay", "rate", "rate_min", "rate_iops_min", "verify_pattern",
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
-  "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what",
+  "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what", "prio", "prioclass",
+  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -126,6 +127,53 @@ function options.exit_what(c)
     input_error("%s: needs exitall (fio's exit_what says what exitall ends)", c.what("exit_what"))
   end
   return v
+end
+
+-- ioprio(2)'s classes by fio's numbers (prioclass, cmdprio_class)
+local PRIO_CLASS = { "rt", "be", "idle" }
+
+-- One value of fio's int[,int] (reads, writes) priority options: the
+-- same for both directions the job does, or refused.
+local function prio_value(c, k, lo, hi, share)
+  if c.v(k) == nil then return nil end
+  local v = job.per_dir(c.v(k), nil, function(p) return job.int(p, c.what(k), lo, hi) end)
+  local r, w = share[1] > 0 and v[1] or nil, share[2] > 0 and v[2] or nil
+  if r and w and r ~= w then
+    input_error("%s=%s: a value per direction (iomoon gives one priority to reads and writes alike)", c.what(k),
+      tostring(c.v(k)))
+  end
+  return r or w or v[1]
+end
+
+--- fio's I/O priorities: prio/prioclass the job's own (the workers'
+-- ioprio), cmdprio_percentage with cmdprio_class (default 1, rt) and
+-- cmdprio (default 0) a share of its I/Os (cmdprio; io_uring, libaio).
+function options.priorities(c, spec, engine, share)
+  if c.v("cmdprio_bssplit") then
+    input_error("%s: priorities by block size (iomoon gives one share of all a job's I/Os a priority: "
+      .. "cmdprio_percentage)", c.what("cmdprio_bssplit"))
+  end
+  if c.v("prio") ~= nil or c.v("prioclass") ~= nil then
+    local cl = c.v("prioclass") and job.int(c.v("prioclass"), c.what("prioclass"), 1, 3) or 2 -- fio: be by default
+    local lv = c.v("prio") and job.int(c.v("prio"), c.what("prio"), 0, 7) or 0
+    c.set(spec, "ioprio", PRIO_CLASS[cl] .. ":" .. lv, "prioclass", "prio")
+  end
+  local pct = prio_value(c, "cmdprio_percentage", 0, 100, share)
+  if pct == nil then
+    for _, k in ipairs { "cmdprio_class", "cmdprio" } do
+      if c.v(k) ~= nil then input_error("%s: needs cmdprio_percentage (the share of I/Os it is for)", c.what(k)) end
+    end
+    return
+  end
+  if engine ~= "io_uring" and engine ~= "libaio" then
+    input_error("%s: fio gives a share of I/Os their own priority with ioengine=io_uring or libaio only",
+      c.what("cmdprio_percentage"))
+  end
+  if pct == 0 then return end
+  local cl = prio_value(c, "cmdprio_class", 1, 3, share) or 1
+  local lv = prio_value(c, "cmdprio", 0, 7, share) or 0
+  c.set(spec, "cmdprio", { pct = pct, ioprio = PRIO_CLASS[cl] .. ":" .. lv }, "cmdprio_percentage", "cmdprio_class",
+    "cmdprio")
 end
 
 --- The rates of a job in IOPS per direction (reads, writes, trims), from
@@ -302,6 +350,7 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
       cycle_s = cycle }
     c.set(ph, "interval", cycle, "rate_cycle")
   end
+  options.priorities(c, spec, engine, share)
   if engine == "io_uring" then
     if c.v("sqthread_poll") and job.bool(c.v("sqthread_poll"), c.what("sqthread_poll")) then
       c.set(ph, "sqpoll", true, "sqthread_poll")
