@@ -294,4 +294,13 @@ fi
 err=$("$IOMOON" fio --name=p --filename=p.dat --size=1m --rw=randread --cmdprio_percentage=20 2>&1)
 like "$?:$err" "^2:.*cmdprio_percentage: fio gives a share of I/Os their own priority with ioengine=io_uring or libaio only" \
 	"cmdprio_percentage with psync: exit 2, saying which engines take it"
+
+# ---- iodepth_mode=stepped (fio's iodepth_mode_stepped.fio; a fio newer than 3.33): a probe, then the steps ----
+printf '[step]\nioengine=null\niodepth=8\nrw=randread\nsize=16m\ntime_based=1\nruntime=1h\niodepth_mode=stepped:50-150/50,0/200ms\n' >st.fio
+"$IOMOON" fio st.fio --quiet --format json --output st.json 2>st.err
+is "$?:$(python3 -c 'import json; print([(p["meta"]["fio_step"]["pct"], p["qd"]) for p in json.load(open("st.json"))["phases"]])')" \
+	"0:[(100, 8), (50, 5), (100, 5), (150, 8)]" "stepped:50-150/50: the probe at qd 8, then 50 % (paced) and 100 % at qd 8 x 100/150, 150 % at qd 8"
+like "$(python3 -c 'import json; ps = json.load(open("st.json"))["phases"]; print(ps[1]["iops"] <= 0.6 * ps[0]["iops"], ps[3]["iops"] > ps[1]["iops"], [round(p["seconds"], 1) for p in ps])')" \
+	"^True True \[0.2, 0.2, 0.2, 0.2\]$" "... the 50 % step held under the probe's IOPS by its rate, the last unpaced; each 200 ms"
+like "$(cat st.err)" "step: iodepth_mode=stepped 50 %: qd 5, paced at [0-9]+ IOPS: [0-9]+ IOPS, mean latency" "... each step's IOPS and latency said, as fio's report lists them"
 done_testing

@@ -702,6 +702,9 @@ function map.group_options(ws, ph, from)
     end
     fm.startdelay_s = least > 0 and least or nil
   end
+  if fm and fm.stepped and #ws > 1 then
+    input_error("%s: iodepth_mode=stepped in a group of %d jobs (give it a stonewall of its own)", ws[1].job.where, #ws)
+  end
   if fm and next(fm) then
     ph.meta = ph.meta or {}
     ph.meta.fio = fm

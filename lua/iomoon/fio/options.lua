@@ -54,7 +54,7 @@ options.MAPPED = {
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
   "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what", "prio", "prioclass",
-  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit",
+  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "iodepth_mode",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -287,6 +287,25 @@ local function latency_of(c, fio_meta, qd)
   fio_meta.latency_target = { bound_us = target_us, window_s = window, percentile = pct, max_qd = qd }
 end
 
+-- iodepth_mode=stepped:LOW-HIGH/INC,RAMP/RUN (a fio newer than 3.33): a
+-- probe at iodepth, then steps from LOW % to HIGH % by INC: under 100 % a
+-- rate of that share of the probe's IOPS at depth iodepth x 100 / HIGH,
+-- from 100 % on the depth iodepth x pct / HIGH, unpaced; each step RAMP
+-- then RUN (bare: seconds).
+local function stepped_of(c, fio_meta, qd)
+  local v = c.v("iodepth_mode")
+  if v == nil or tostring(v):lower() == "normal" then return end
+  local lo, hi, inc, ramp, run = tostring(v):lower():match("^stepped:(%d+)%-(%d+)/(%d+),([^/]+)/(.+)$")
+  lo, hi, inc = tonumber(lo), tonumber(hi), tonumber(inc)
+  if not lo or lo < 1 or hi < lo or inc < 1 or hi > 1000 then
+    input_error("%s: '%s' is not normal or stepped:LOW-HIGH/INC,RAMP/RUN (percentages 1 to 1000 of the job's "
+      .. "depth, LOW <= HIGH, INC above 0: stepped:10-130/5,5/30)", c.what("iodepth_mode"), tostring(v))
+  end
+  fio_meta.stepped = { low = lo, high = hi, inc = inc, max_qd = qd,
+    ramp_s = job.time_us(ramp, 1e6, c.what("iodepth_mode")) / 1e6, run_s = job.time_us(run, 1e6, c.what("iodepth_mode")) / 1e6 }
+  if fio_meta.stepped.run_s <= 0 then input_error("%s: a step's run of 0 (give RUN above zero)", c.what("iodepth_mode")) end
+end
+
 --- The options of one job (c: map.lua's context) onto its spec, phase
 -- fields (ph) and the runner's steps (returned as a table for meta.fio,
 -- or nil). share: the rw shares; numjobs; engine; kb.
@@ -363,6 +382,10 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   zones_of(c, fio_meta, kb)
   steady_of(c, fio_meta)
   latency_of(c, fio_meta, spec.qd or 1)
+  stepped_of(c, fio_meta, spec.qd or 1)
+  if fio_meta.stepped and (fio_meta.steadystate or fio_meta.latency_target) then
+    input_error("%s: with steadystate or latency_target in one job (run them as two jobs)", c.what("iodepth_mode"))
+  end
   if fio_meta.steadystate and fio_meta.latency_target then
     input_error("%s: steadystate and latency_target in one job (run them as two jobs)", c.what("latency_target"))
   end
