@@ -303,4 +303,24 @@ is "$?:$(python3 -c 'import json; print([(p["meta"]["fio_step"]["pct"], p["qd"])
 like "$(python3 -c 'import json; ps = json.load(open("st.json"))["phases"]; print(ps[1]["iops"] <= 0.6 * ps[0]["iops"], ps[3]["iops"] > ps[1]["iops"], [round(p["seconds"], 1) for p in ps])')" \
 	"^True True \[0.2, 0.2, 0.2, 0.2\]$" "... the 50 % step held under the probe's IOPS by its rate, the last unpaced; each 200 ms"
 like "$(cat st.err)" "step: iodepth_mode=stepped 50 %: qd 5, paced at [0-9]+ IOPS: [0-9]+ IOPS, mean latency" "... each step's IOPS and latency said, as fio's report lists them"
+
+# ---- flow (fio's flow.fio and butterfly.fio, shrunk): the jobs' I/O in the ratio of their flow, beside fio's ----
+printf '[global]\nnorandommap\nthread\ntime_based\nruntime=1\ndirect=1\nioengine=libaio\niodepth=16\nsize=16m\nbs=8k\nfilename=fl.dat\nflow_sleep=1000\n[job2]\nnumjobs=1\nrw=write\nflow=1\n[job1]\nnumjobs=1\nrw=randread\nflow=8\n' >fl.fio
+printf '[global]\nfilename=bf.dat\nbs=4k\ndirect=1\nsize=1m\n[forward]\nrw=read\nflow=2\n[backward]\nrw=read:-8k\nflow=-2\n' >bf.fio
+flow_split='import json, sys; js = json.load(open(sys.argv[1]))["jobs"]; r = sum(j["read"]["total_ios"] for j in js); w = sum(j["write"]["total_ios"] for j in js); print(r, w, round(r / max(w, 1), 2))'
+rm -f fl.dat
+"$IOMOON" fio fl.fio --quiet --format fio-json --output fli.json 2>/dev/null
+read -r ir iw iratio <<<"$(python3 -c "$flow_split" fli.json)"
+if fio fl.fio --output-format=json --output=flf.json >/dev/null 2>&1; then
+	read -r fr fw fratio <<<"$(python3 -c "$flow_split" flf.json)"
+	ok "$(awk -v a="$iratio" -v b="$fratio" 'BEGIN { exit !(a > 0.9 * b && a < 1.1 * b) }' && echo 0 || echo 1)" \
+		"flow=1 (writes) beside flow=8 (random reads): reads per write $iratio ($ir:$iw), fio's $fratio ($fr:$fw), within 10 %"
+else
+	ok "$(awk -v a="$iratio" 'BEGIN { exit !(a > 7.2 && a < 8.8) }' && echo 0 || echo 1)" "flow=1 beside flow=8: reads per write $iratio (fio could not run it here)"
+fi
+rm -f bf.dat
+strace -f -o bf.st -e trace=pread64 "$IOMOON" fio bf.fio --quiet --format fio-json --output bfi.json >/dev/null 2>&1
+is "$(python3 -c "$flow_split" bfi.json | cut -d' ' -f1-2)" "512 0" "butterfly: 512 reads of 4k in all, as fio's two jobs' 256 each"
+is "$(grep -o ', 4096, [0-9]*) = 4096' bf.st | head -40 | awk '{ o = $3 + 0; if (o < 131072) lo++; if (o >= 917504) hi++ } END { print (lo >= 10 && hi >= 10) ? "both ends" : lo " low, " hi " high" }')" \
+	"both ends" "... the first 40 interleave the file's start (forward) and its end (backward, by 4k down): a funnel"
 done_testing

@@ -167,4 +167,11 @@ tap.refuses("cmdprio_percentage=10,30: a value per direction", function()
   load("[p]\nrw=randrw\nioengine=libaio\ncmdprio_percentage=10,30\n") end, "cmdprio_percentage differing per direction")
 tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
   iomoon.check { name = "p", engine = "null", bs = "4k", ioprio = "top" } end, "ioprio = \"top\": named, with the classes")
+-- flow: a group's jobs as the specs of one stream, weighed by |flow|
+local fl = load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
+is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil and fl[1].mix[2].weight, fl[1].mix[2].skip },
+  { 1, nil, "a", 25.0, 75.0, -8192 }, "flow=2 beside flow=-6: one stream, specs a 25 % and b 75 % (its rw=read:-8k kept)")
+tap.refuses("flow: job 'b' differs from 'a' in direct", function()
+  load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
+  "flow jobs that differ in more than rw, bs, size, offset and depth")
 print("1.." .. tap.n)

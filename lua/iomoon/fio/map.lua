@@ -536,7 +536,7 @@ local function workload(j, ctx, from)
   local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
   return { spec = spec, ph = ph, verify_after = verify_after, only_verify = only_verify, stonewall = stone, job = j,
     fio = fio_meta, wait_for = c.v("wait_for"), exitall = c.v("exitall") and job.bool(c.v("exitall"), c.what("exitall")),
-    exit_all = options.exit_what(c) == "all",
+    exit_all = options.exit_what(c) == "all", flow = options.flow(c),
     verify_on_error = options.verify_on_error(c), c = c }
 end
 
@@ -601,10 +601,63 @@ local function phase_of(ws, from, index)
     return ph
   end
   share_targets(ws)
+  for _, w in ipairs(ws) do if w.flow then return map.flow_phase(ws, ph, from, index) end end
   local names = {}
   ph.streams = {}
   for i, w in ipairs(ws) do ph.streams[i] = w.spec; names[i] = w.spec.name end
   ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
+  return ph
+end
+
+-- fio's flow: the jobs of a group keep their I/O counts in the ratio of
+-- their |flow| (fio's flow counter; flow=1 beside flow=8 is 1:8). iomoon
+-- runs them as one stream whose mix holds a spec per job, weighed so, each
+-- named as its job and on a region of its own (its own sequential stream,
+-- as each job has): butterfly.fio's forward and backward reads interleave.
+-- The jobs must be alike but for their rw, bs, region and quotas; their
+-- depths add up.
+local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+function map.flow_phase(ws, ph, from, index)
+  local base, total, names, mix = ws[1].spec, 0, {}, {}
+  for _, w in ipairs(ws) do
+    if not w.flow then input_error("%s: flow: every job of the group needs one (fio's flow counter is the group's)",
+      w.job.where) end
+    total = total + math.abs(w.flow)
+  end
+  local s = {}
+  for k, v in pairs(base) do if not FLOW_OWN[k] then s[k] = v end end
+  s.qd, s.bytes, s.ios = 0, 0, 0
+  for _, w in ipairs(ws) do
+    local sp = w.spec
+    for k in pairs(sp) do
+      if not FLOW_OWN[k] and not same(sp[k], base[k]) then
+        input_error("%s: flow: job '%s' differs from '%s' in %s (iomoon runs a group's flow jobs as one stream: "
+          .. "they may differ in rw, bs, size, offset and iodepth only)", w.job.where, sp.name, base.name, k)
+      end
+    end
+    if #sp.mix ~= 1 or (sp.workers or 1) > 1 or not sp.region then
+      input_error("%s: flow: job '%s' needs one rw, one bs, numjobs=1 and a size (a flow job is a spec of one "
+        .. "stream)", w.job.where, sp.name)
+    end
+    local m = {}
+    for k, v in pairs(sp.mix[1]) do m[k] = v end
+    m.name, m.region, m.weight = sp.name, sp.region, math.abs(w.flow) * 100 / total
+    mix[#mix + 1] = m
+    names[#names + 1] = sp.name
+    s.qd = s.qd + (sp.qd or 1)
+    s.bytes = sp.bytes and s.bytes and s.bytes + sp.bytes or nil
+    s.ios = sp.ios and s.ios and s.ios + sp.ios or nil
+  end
+  s.mix = mix
+  s.batch = nil
+  if s.qd == #ws then s.qd = 1 end -- sync jobs, one I/O at a time each: one at a time together
+  for k, v in pairs(s) do ph[k] = v; from[ph][k] = from[base] and from[base][k] end
+  ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
+  from[ph].mix = string.format("flow: a spec per job, weighed %s", table.concat((function()
+    local t = {}
+    for _, w in ipairs(ws) do t[#t + 1] = string.format("%s %d", w.spec.name, math.abs(w.flow)) end
+    return t end)(), " : "))
+  from[ph].qd = "the flow jobs' iodepths added"
   return ph
 end
 

@@ -39,6 +39,7 @@ options.SAID = {
   thread = "iomoon's workers are threads",
   verify_dump = "iomoon names each bad unit in the result (first_errors: offset, expected, found), writing no dump files",
   create_serialize = "iomoon creates and fills every file before the first phase runs",
+  flow_sleep = "iomoon's flow jobs share one stream's mix: the ratio holds per I/O, with no sleep",
 }
 
 -- fio's other names for these options
@@ -54,7 +55,7 @@ options.MAPPED = {
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
   "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what", "prio", "prioclass",
-  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "iodepth_mode",
+  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "iodepth_mode", "flow", "flow_id",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -174,6 +175,19 @@ function options.priorities(c, spec, engine, share)
   local lv = prio_value(c, "cmdprio", 0, 7, share) or 0
   c.set(spec, "cmdprio", { pct = pct, ioprio = PRIO_CLASS[cl] .. ":" .. lv }, "cmdprio_percentage", "cmdprio_class",
     "cmdprio")
+end
+
+--- fio's flow (a weight in the group's flow counter, not 0), or nil; a
+-- flow_id (several counters) is refused.
+function options.flow(c)
+  if c.v("flow_id") ~= nil then
+    input_error("%s: several flow counters (iomoon's flow is the group's one)", c.what("flow_id"))
+  end
+  if c.v("flow") == nil then return nil end
+  local f = math.tointeger(tonumber(tostring(c.v("flow"))))
+  if not f or f == 0 then input_error("%s: '%s' is not a flow weight (a whole number, not 0)", c.what("flow"),
+    tostring(c.v("flow"))) end
+  return f
 end
 
 --- The rates of a job in IOPS per direction (reads, writes, trims), from
