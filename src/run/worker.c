@@ -311,6 +311,11 @@ __attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_s
 	/* what it counted leaves less room in this turn: a quota stays exact */
 	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
 	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
+	/* it completed at once and its slot is free again: start_ios would go
+	 * on trimming past the end or a stop, never back in the loop that
+	 * sees them */
+	if (l->now >= l->end || __atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED))
+		l->ios_room = 0;
 }
 
 /* Stamp a write's data and hand the I/O to the engine's queue. */
