@@ -174,4 +174,8 @@ is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil an
 tap.refuses("flow: job 'b' differs from 'a' in direct", function()
   load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
   "flow jobs that differ in more than rw, bs, size, offset and depth")
+tap.refuses("ignore_error: ignores errors without continue_on_error", function()
+  load("[e]\nrw=randwrite\nignore_error=,ENOSPC\n") end, "ignore_error without continue_on_error")
+is(load("[e]\nrw=randwrite\ncontinue_on_error=write\nignore_error=,ENOSPC\n")[1].on_error, "continue",
+  "ignore_error with continue_on_error: on_error = continue (every error counted)")
 print("1.." .. tap.n)

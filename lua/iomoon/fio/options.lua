@@ -39,6 +39,9 @@ options.SAID = {
   thread = "iomoon's workers are threads",
   verify_dump = "iomoon names each bad unit in the result (first_errors: offset, expected, found), writing no dump files",
   create_serialize = "iomoon creates and fills every file before the first phase runs",
+  ignore_error = "iomoon goes on past every error (continue_on_error) and counts each in the result's errors, "
+    .. "these too (fio does not count them)",
+  verify_async = "iomoon checks what it wrote in a read-back pass after the job (no checking threads beside it)",
   flow_sleep = "iomoon's flow jobs share one stream's mix: the ratio holds per I/O, with no sleep",
 }
 
@@ -338,6 +341,13 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
         tostring(c.v("continue_on_error")))
     end
     if v then c.set(ph, "on_error", "continue", "continue_on_error") end
+  end
+  if c.v("ignore_error") ~= nil then
+    -- fio: these errors neither stop the job nor count; iomoon goes on past every error and counts them
+    if not (c.v("continue_on_error") and CONTINUE[tostring(c.v("continue_on_error")):lower()]) then
+      input_error("%s: ignores errors without continue_on_error; iomoon's phase stops at the first error unless "
+        .. "told to go on (give continue_on_error=all)", c.what("ignore_error"))
+    end
   end
   if c.v("readonly") and job.bool(c.v("readonly"), c.what("readonly")) and writes and not options.verify_only(c) then
     input_error("%s: the job writes (rw=%s) and fio's readonly forbids every write: iomoon refuses it too",
