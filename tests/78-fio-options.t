@@ -323,4 +323,15 @@ strace -f -o bf.st -e trace=pread64 "$IOMOON" fio bf.fio --quiet --format fio-js
 is "$(python3 -c "$flow_split" bfi.json | cut -d' ' -f1-2)" "512 0" "butterfly: 512 reads of 4k in all, as fio's two jobs' 256 each"
 is "$(grep -o ', 4096, [0-9]*) = 4096' bf.st | head -40 | awk '{ o = $3 + 0; if (o < 131072) lo++; if (o >= 917504) hi++ } END { print (lo >= 10 && hi >= 10) ? "both ends" : lo " low, " hi " high" }')" \
 	"both ends" "... the first 40 interleave the file's start (forward) and its end (backward, by 4k down): a funnel"
+
+# ---- random_distribution=sequence (fio's sequence-distribution.fio, a fio newer than 3.33; on a file): the blocks its comments list ----
+if command -v strace >/dev/null; then
+	printf '[global]\nioengine=psync\nfilename=sq.dat\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\n[repeating_sequence]\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=0\n[strided_sequence]\nstonewall\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=1\n' >sq.fio
+	rm -f sq.dat
+	strace -f -o sq.st -e trace=pread64 "$IOMOON" fio sq.fio --quiet --format none >/dev/null 2>&1
+	is "$?:$(offsets 4096 <sq.st | awk '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? " " : ""), $i / 4 }')" "0:2 0 1 2 0 1 2 0 1 5 3 4" \
+		"sequence:2,0,1: blocks 2, 0, 1, 2, 0, 1; with random_sequence_stride=1: 2, 0, 1, 5, 3, 4 (the example's own comments)"
+else
+	skip "strace missing"
+fi
 done_testing

@@ -269,6 +269,30 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 		rs->sp.per_spec |= rs->spec_name[i][0] != 0;
 }
 
+/* sequence:I,J,... (or sequence_stride:): the block indices random I/Os
+ * take in turn, 1 to WL_MAX_SEQ of them (fio's random_distribution=
+ * sequence, and random_sequence_stride=1 for the strided form). */
+static void read_sequence(lua_State *L, const char *s, struct workload *wl, const char *field)
+{
+	const char *p = strchr(s, ':') + 1;
+	char *end;
+
+	wl->dist = DIST_SEQUENCE;
+	wl->seq_stride = s[8] == '_';
+	wl->seq_n = 0;
+	for (;;) {
+		unsigned long long i = strtoull(p, &end, 10);
+
+		if (end == p || *p == '-' || wl->seq_n == WL_MAX_SEQ || (*end && *end != ','))
+			api_input_error(L, "%s: '%s': give 1 to %d block indices (whole numbers from 0) separated by commas",
+					field, s, WL_MAX_SEQ);
+		wl->seq_idx[wl->seq_n++] = i;
+		if (!*end)
+			return;
+		p = end + 1;
+	}
+}
+
 /* zoned:A/R:A/R...: access % over region %, both summing to 100. */
 static void read_zones(lua_State *L, const char *s, struct workload *wl, const char *field)
 {
@@ -332,6 +356,10 @@ void read_dist(lua_State *L, int v, struct run_state *rs, const char *field)
 	snprintf(rs->dist, sizeof(rs->dist), "%s", s);
 	if (!strcmp(s, "uniform") || !strcmp(s, "random"))
 		return;
+	if (!strncmp(s, "sequence:", 9) || !strncmp(s, "sequence_stride:", 16)) {
+		read_sequence(L, s, wl, field);
+		return;
+	}
 	if (!strncmp(s, "zoned:", 6)) {
 		wl->dist = DIST_ZONED;
 		read_zones(L, s, wl, field);
@@ -352,5 +380,5 @@ void read_dist(lua_State *L, int v, struct run_state *rs, const char *field)
 		return;
 	}
 	api_input_error(L, "%s: '%s' is not a distribution (allowed: \"uniform\", \"zipf:THETA\", \"pareto:H\", "
-			"\"normal:DEV%%\", \"zoned:A/R:A/R...\")", field, s);
+			"\"normal:DEV%%\", \"zoned:A/R:A/R...\", \"sequence:I,J,...\")", field, s);
 }

@@ -163,6 +163,7 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 	uint64_t len;
 
 	rng_seed(&st->rng, seed, worker + 1);
+	st->seq_k = 0;
 	wl_part(wl->region_len, wl->grid, part, nparts, &st->next_seq[0], &len);
 	for (unsigned i = 0; i < wl->nspecs; i++) {
 		const struct wl_spec *s = &wl->spec[i];
@@ -274,6 +275,11 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 
 		if (wl->dist == DIST_UNIFORM || s->region_len) {
 			off = rng_below(&st->rng, last + 1) * s->align;
+		} else if (wl->dist == DIST_SEQUENCE) { /* fio's sequence:I,J,K: the blocks given, in turn */
+			const uint64_t k = st->seq_k++;
+
+			off = (wl->seq_idx[k % wl->seq_n] + (wl->seq_stride ? k / wl->seq_n * wl->seq_n : 0)) % (last + 1) *
+			      s->align;
 		} else {
 			off = skewed_cell(wl, &st->rng) * wl->grid;
 			off -= off % s->align;

@@ -178,4 +178,8 @@ tap.refuses("ignore_error: ignores errors without continue_on_error", function()
   load("[e]\nrw=randwrite\nignore_error=,ENOSPC\n") end, "ignore_error without continue_on_error")
 is(load("[e]\nrw=randwrite\ncontinue_on_error=write\nignore_error=,ENOSPC\n")[1].on_error, "continue",
   "ignore_error with continue_on_error: on_error = continue (every error counted)")
+tap.refuses("random_sequence_stride: only with random_distribution=sequence", function()
+  load("[s]\nrw=randread\nrandom_sequence_stride=1\n") end, "random_sequence_stride without a sequence")
+tap.refuses("phase.dist: 'sequence:2,x': give 1 to 64 block indices", function()
+  iomoon.check { name = "s", engine = "null", bs = "4k", random = 100, dist = "sequence:2,x" } end, "dist = \"sequence:2,x\"")
 print("1.." .. tap.n)

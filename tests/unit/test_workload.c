@@ -282,6 +282,24 @@ static void test_skip(void)
 	free(w);
 }
 
+/* dist sequence: fio's sequence-distribution.fio, 4k over 48 KiB: the
+ * blocks 2, 0, 1 again and again; strided, each pass 3 blocks on. */
+static void test_sequence(void)
+{
+	static const unsigned rep_k[] = { 8, 0, 4, 8, 0, 4 }, strided_k[] = { 8, 0, 4, 20, 12, 16, 32, 24, 28, 44, 36, 40, 8 };
+	struct workload *w = single(DIST_SEQUENCE, 0);
+
+	w->region_len = 48 * 1024;
+	w->seq_n = 3;
+	w->seq_idx[0] = 2, w->seq_idx[1] = 0, w->seq_idx[2] = 1;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "sequence:2,0,1 over 12 blocks prepares");
+	ok(!offsets_differ(w, rep_k, 6, 4096), "sequence:2,0,1: blocks 2, 0, 1, 2, 0, 1 (fio's repeating_sequence)");
+	w->seq_stride = 1;
+	ok(!offsets_differ(w, strided_k, 13, 4096),
+	   "sequence_stride:2,0,1: 2, 0, 1, then 5, 3, 4 ... and past the region's 12 blocks back to 2 (fio's strided_sequence)");
+	free(w);
+}
+
 int main(void)
 {
 	struct workload *wl = mixed();
@@ -331,6 +349,7 @@ int main(void)
 	}
 	test_parts();
 	test_skip();
+	test_sequence();
 
 	/* distributions */
 	{

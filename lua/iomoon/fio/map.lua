@@ -341,9 +341,12 @@ local function dist_of(c, spec)
     for r in d:gmatch("/(%d+%.?%d*)") do used = used + tonumber(r) end
     d = d .. string.format("%g", 100 - used)
   end
-  if d:match("^sequence:") then
-    input_error("%s=%s: a list of block indices is not an iomoon distribution (a trace replays given offsets: "
-      .. "doc/replay.md)", c.what("random_distribution"), d)
+  if d:match("^sequence:") then -- block indices in turn; random_sequence_stride=1: each pass further on
+    local stride = c.v("random_sequence_stride") and job.int(c.v("random_sequence_stride"),
+      c.what("random_sequence_stride"), 0, 1) == 1
+    c.set(spec, "dist", stride and d:gsub("^sequence:", "sequence_stride:") or d, "random_distribution",
+      "random_sequence_stride")
+    return
   end
   if d:find(",") then input_error("%s=%s: per-direction distributions are not supported", c.what("random_distribution"), d) end
   local name, rest = d:match("^(%a+):(.*)$")

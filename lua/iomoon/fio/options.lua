@@ -357,9 +357,8 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
     input_error("%s: fio trims that share of the blocks it verifies; iomoon's verification refuses trims (a trimmed "
       .. "range holds nothing to check)", c.what("trim_percentage"))
   end
-  if c.v("random_sequence_stride") then
-    input_error("%s: only with random_distribution=sequence, a list of block indices iomoon does not take (a trace "
-      .. "replays given offsets: doc/replay.md)", c.what("random_sequence_stride"))
+  if c.v("random_sequence_stride") and not tostring(c.v("random_distribution") or ""):match("^sequence:") then
+    input_error("%s: only with random_distribution=sequence (a list of block indices)", c.what("random_sequence_stride"))
   end
   if c.v("verify_pattern") then
     input_error("%s: not supported (fio writes and checks those bytes; iomoon writes its own checked data: "
