@@ -109,7 +109,7 @@ bad "an unknown option, nothing near" '^iomoon quick: unknown option --zzzzzzzz 
 bad "fio's rw=trim" "^iomoon quick: --rw: 'trim' has no equivalent in iomoon quick \(it takes fio's read, write, randread, randwrite, rw, readwrite and randrw; trims are a Lua phase's trim = PCT" quick --target "$N" --size 16m --rw trim
 bad "fio's rw offset modifier" "^iomoon quick: --rw: 'randread:8' has no equivalent in iomoon quick .*not the ':N' offset modifier\)$" quick --target "$N" --size 16m --rw randread:8
 bad "an unknown rw" "^iomoon quick: --rw: 'randomread' has no equivalent" quick --target "$N" --size 16m --rw randomread
-bad "fio's ioengine=mmap" "^iomoon quick: --ioengine: 'mmap' has no equivalent in iomoon \(fio's io_uring, libaio, libiscsi, nbd, nfs, null, psync, pvsync, pvsync2, sync, vsync; or iomoon's auto, sim, iscsi\)$" quick --target "$N" --size 16m --ioengine mmap
+bad "fio's ioengine=mmap" "^iomoon quick: --ioengine: 'mmap' has no equivalent in iomoon \(fio's cpp_null, io_uring, libaio, libiscsi, nbd, nfs, null, psync, pvsync, pvsync2, sync, vsync; or iomoon's auto, sim, iscsi\)$" quick --target "$N" --size 16m --ioengine mmap
 bad "--iodepth with --qd" "^iomoon quick: --qd: given with --iodepth, which is fio's spelling of it \(give one\)$" quick --target "$N" --size 16m --iodepth 4 --qd 4
 bad "--iodepth 0" "^iomoon quick: --iodepth: 0 is out of range \(allowed: 1 to 4096\)$" quick --target "$N" --size 16m --iodepth 0
 bad "--numjobs x" "^iomoon quick: --numjobs: 'x' is not a whole number$" quick --target "$N" --size 16m --numjobs x

@@ -78,6 +78,14 @@ for e in io_uring libaio psync; do
 	after=$(stat -c %b "$TMP/t-$e.dat")
 	ok "$([ "$after" -lt $((before / 8)) ]; echo $?)" "$e: its blocks were given back ($before -> $after blocks)"
 done
+# trims the worker makes by system call (libaio issues none) complete at once: a timed phase of them still ends
+T0=$(secs)
+timeout -s KILL 60 "$IOMOON" fio --name=tt --filename="$TMP/tt.dat" --size=16m --rw=randtrim --bs=4k --ioengine=libaio \
+	--iodepth=128 --runtime=500ms --time_based --quiet --format json --output "$TMP/tt.json"
+is "$?:$(under "$(since "$T0")" 10)" "0:0" "a 500 ms phase of libaio's trims by system call, qd 128: ends on time (it trimmed on past its end)"
+is "$(python3 -c 'import json; p=json.load(open("'"$TMP"'/tt.json"))["phases"][0]; print(p["ios"] > 0, round(p["seconds"], 1))')" \
+	"True 0.5" "... its trims counted over its 500 ms"
+
 # a mix: 50 % trims land where the trims were asked, writes stay
 head -c 4M /dev/urandom >"$TMP/mix.dat"
 out=$(run_lua trim-mix "$TMP/mix.dat")

@@ -117,6 +117,12 @@ is "$out" "$(printf '2000\t0')" "2000 random reads of that region, verify = offs
 out=$(run_lua workers "$P:plain/1" 2>&1)
 is "$out" "$(printf '4\t0\ttrue')" "4 workers (4 sessions of one initiator), qd 8 each: I/O, no errors"
 
+# ---- fio's libiscsi.fio as it is (no size=, no rw=): the LUN read once whole, its size the LUN's ----
+printf '[iscsi]\nioengine=libiscsi\nfilename=iscsi\\://127.0.0.1\\:%s/%s\\:ro/1\n' "$PORT" "$IQN" >libiscsi.fio
+iom fio libiscsi.fio --quiet --format json --output li.json 2>li.err
+is "$?:$(python3 -c 'import json; p=json.load(open("li.json"))["phases"][0]; print(p["ios"], p["bytes"], p["read_ios"] if "read_ios" in p else p["read"]["ios"])' 2>&1)" \
+	"0:4096 16777216 4096" "fio's libiscsi.fio without size=: the 16 MiB LUN read once, 4096 reads of 4k (its size read from the LUN)"
+
 # ---- crc32c: a corruption made in the backing file is found ----
 out=$(run_lua crc32c-write "$P:plain/1" 2>&1)
 is "$out" "$(printf '128\t0')" "crc32c: 2 MiB written at 8 MiB, no errors"

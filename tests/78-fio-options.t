@@ -122,6 +122,20 @@ is "$?:$(phase_of ex.json duration_s)" "0:0.5" "exitall: the group ends with its
 is "$(under "$(since "$T0")" 2)" 0 "... in about half a second"
 is "$(python3 -c 'import json; p=json.load(open("ex.json"))["phases"][0]; print(max(i["t_s"] for s in p["streams"] for i in s["intervals"]) <= 0.5 + 1e-6, [s["ios"] > 0 for s in p["streams"]])')" \
 	"True [True, True]" "... a's I/Os stop with b's end: none counted after 0.5 s"
+# exitall over jobs that end by size (fio's exitwhat.fio, shrunk, its rw=r/w spelt out: fio 3.33 refuses those):
+# the slow job's 100 I/Os end the group, exit_what=all the run; beside fio's own run of the same file
+printf '[global]\nfilename=ew.dat\nfilesize=16m\nbs=4k\nexitall\n[slow]\nrw=read\nthinktime=2000\nnumber_ios=100\nexit_what=all\n[fast]\nioengine=libaio\niodepth=8\nrw=randrw\nrate_iops=100\n[after]\nstonewall\nrw=write\nsize=1m\n' >ew.fio
+ew_ios='import json, sys; print(" ".join("%s:%d" % (j["jobname"], j["read"]["total_ios"] + j["write"]["total_ios"]) for j in json.load(open(sys.argv[1]))["jobs"]))'
+T0=$(secs)
+"$IOMOON" fio ew.fio --quiet --format fio-json --output ewi.json 2>ew.err
+is "$?:$(under "$(since "$T0")" 4)" "0:0" "exitwhat: runs, in seconds (the fast job alone would take 40 s for its 16 MiB)"
+like "$(python3 -c "$ew_ios" ewi.json)" "^slow:100 fast:[1-9][0-9]*$" "... the slow job's 100 I/Os end the group; the fast one stopped with them"
+like "$(cat ew.err)" "after: not run \(exitall with exit_what=all ended the run" "... exit_what=all: the later phase not run, said"
+if fio ew.fio --output-format=json --output=ewf.json >/dev/null 2>&1; then
+	like "$(python3 -c "$ew_ios" ewf.json)" "^slow:100 fast:[1-9][0-9]* after:0$" "... as fio 3.33 runs it: slow 100, fast stopped, after none"
+else
+	skip "fio could not run ew.fio"
+fi
 # startdelay between the jobs of a group, wait_for after them (load-independent: order and lower bounds)
 printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=1\n[a]\n[b]\nstartdelay=400ms\n[c]\nwait_for=a\nruntime=200ms\n' >sd.fio
 "$IOMOON" fio sd.fio --status-interval=100ms --quiet --format json --output sd.json 2>/dev/null
@@ -219,5 +233,105 @@ if [ "$rc" -ne 1 ]; then
 	grep BAD cmp.txt | sed 's/^/# /'
 else
 	skip "fio could not run split.fio here"; skip "fio missing"; skip "fio missing"
+fi
+
+# ---- rw's offset modifier (fio's backwards-read and cross-stripe-verify): the offsets fio's iolog has ----
+printf '[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=64k\n' >bw.fio
+printf '[holes]\nbs=16k\nrw=write:112k\nfilename=ho.dat\nsize=1m\noffset=120k\nio_size=1m\n' >ho.fio
+# offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
+offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
+if command -v fio >/dev/null && command -v strace >/dev/null; then
+	for j in bw:4096 ho:16384; do
+		rm -f "${j%:*}.dat"
+		fio "${j%:*}.fio" --write_iolog="${j%:*}.log" --output=/dev/null >/dev/null 2>&1
+		awk -v n="${j#*:}" '($3 == "read" || $3 == "write") && $5 == n { printf "%d ", $4 / 1024 }' "${j%:*}.log" >"${j%:*}.fio.off"
+		rm -f "${j%:*}.dat"
+		strace -f -o "${j%:*}.st" -e trace=pread64,pwrite64 "$IOMOON" fio "${j%:*}.fio" --quiet >/dev/null 2>&1
+		offsets "${j#*:}" <"${j%:*}.st" >"${j%:*}.iom.off"
+	done
+	is "$(cat bw.iom.off)" "$(cat bw.fio.off)" "rw=read:-8k: iomoon reads the offsets fio's iolog has ($(cut -c1-40 bw.fio.off)...)"
+	like "$(cat bw.iom.off)" "^0 56 52 48 .* 8 4 0 $" "... 0, then from 56 KiB down by 4 KiB (a test that reads ahead fails)"
+	is "$(cat ho.iom.off)" "$(cat ho.fio.off)" "rw=write:112k from offset=120k: iomoon writes fio's offsets ($(cut -c1-40 ho.fio.off)...)"
+	is "$(wc -w <ho.iom.off)" 64 "... 64 writes of 16k (io_size=1m), wrapping to 120k past the region's end"
+else
+	skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"
+fi
+err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
+like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"
+
+# ---- I/O priorities (fio's cmdprio-percentage.fio on a file, 16k): what the kernel was given ----
+printf '[global]\nfilename=cp.dat\ndirect=1\nwrite_lat_log=prio-run.log\nlog_prio=1\n[randread]\nrw=randread\nbs=16k\nsize=16m\nioengine=libaio\niodepth=8\nprioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\n' >cp.fio
+# prio_seen STRACE: iocbs, the share (%) with IOPRIO_CLASS_RT level 0, and the threads set to IDLE
+prio_seen() { awk '{ n += gsub(/aio_lio_opcode=/, "&"); rt += gsub(/aio_reqprio=IOPRIO_PRIO_VALUE\(IOPRIO_CLASS_RT, 0\)/, "&") }
+	/ioprio_set\(IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE\(IOPRIO_CLASS_IDLE, 0\)\) = 0/ { idle++ }
+	END { printf "%d %d %d", n, (n ? int(100 * rt / n + 0.5) : -1), idle }' "$1"; }
+if command -v strace >/dev/null; then
+	rm -f cp.dat
+	strace -f -o cp.st -e trace=io_submit,ioprio_set -v -s 0 "$IOMOON" fio cp.fio --quiet >/dev/null 2>&1
+	read -r n pct idle <<<"$(prio_seen cp.st)"
+	is "$n:$idle" "1024:1" "prioclass=3: the worker thread set to IDLE (ioprio_set), its 1024 reads submitted"
+	ok "$([ "$pct" -ge 16 ] && [ "$pct" -le 24 ] && echo 0 || echo 1)" "cmdprio_percentage=20, cmdprio_class=1: ${pct} % of the iocbs carry IOPRIO_CLASS_RT (aio_reqprio)"
+	if command -v fio >/dev/null && { rm -f cp.dat; strace -f -o cpf.st -e trace=io_submit,ioprio_set -v -s 0 fio cp.fio --output=/dev/null >/dev/null 2>&1; }; then
+		read -r fn fpct fidle <<<"$(prio_seen cpf.st)"
+		ok "$([ "$fn" = "$n" ] && [ "$fidle" = 1 ] && [ $((fpct - pct)) -le 6 ] && [ $((pct - fpct)) -le 6 ] && echo 0 || echo 1)" \
+			"... as fio 3.33 gives them: $fn reads, ${fpct} % RT, the thread IDLE ($fidle)"
+	else
+		skip "fio missing"
+	fi
+else
+	skip "strace missing"; skip "strace missing"; skip "strace missing"
+fi
+# io_uring: without CAP_SYS_ADMIN and CAP_SYS_NICE the kernel refuses an RT I/O (EPERM): the share refused is the share given
+if command -v capsh >/dev/null && [ "$(id -u)" = 0 ] && "$IOMOON" list 2>/dev/null | grep -q "^ *io_uring *works"; then
+	rm -f cpu.dat
+	capsh --drop=cap_sys_admin,cap_sys_nice -- -c "'$IOMOON' fio --name=u --filename=cpu.dat --size=16m --rw=randread --bs=4k --ioengine=io_uring \
+		--iodepth=8 --direct=1 --number_ios=2000 --continue_on_error=all --cmdprio_percentage=20 --quiet --format json --output cpu.json" >/dev/null 2>&1
+	like "$(python3 -c 'import json; p=json.load(open("cpu.json"))["phases"][0]; e=p["errors"]; print(e, round(100.0 * e / (p["ios"] + e)))' 2>&1)" \
+		"^[0-9]+ (1[6-9]|2[0-4])$" "io_uring, cmdprio_percentage=20 without the capability: 16-24 % of the I/Os refused by the kernel (EPERM): it saw their priority"
+else
+	skip "capsh, root or io_uring missing"
+fi
+err=$("$IOMOON" fio --name=p --filename=p.dat --size=1m --rw=randread --cmdprio_percentage=20 2>&1)
+like "$?:$err" "^2:.*cmdprio_percentage: fio gives a share of I/Os their own priority with ioengine=io_uring or libaio only" \
+	"cmdprio_percentage with psync: exit 2, saying which engines take it"
+
+# ---- iodepth_mode=stepped (fio's iodepth_mode_stepped.fio; a fio newer than 3.33): a probe, then the steps ----
+printf '[step]\nioengine=null\niodepth=8\nrw=randread\nsize=16m\ntime_based=1\nruntime=1h\niodepth_mode=stepped:50-150/50,0/200ms\n' >st.fio
+"$IOMOON" fio st.fio --quiet --format json --output st.json 2>st.err
+is "$?:$(python3 -c 'import json; print([(p["meta"]["fio_step"]["pct"], p["qd"]) for p in json.load(open("st.json"))["phases"]])')" \
+	"0:[(100, 8), (50, 5), (100, 5), (150, 8)]" "stepped:50-150/50: the probe at qd 8, then 50 % (paced) and 100 % at qd 8 x 100/150, 150 % at qd 8"
+like "$(python3 -c 'import json; ps = json.load(open("st.json"))["phases"]; print(ps[1]["iops"] <= 0.6 * ps[0]["iops"], ps[3]["iops"] > ps[1]["iops"], [round(p["seconds"], 1) for p in ps])')" \
+	"^True True \[0.2, 0.2, 0.2, 0.2\]$" "... the 50 % step held under the probe's IOPS by its rate, the last unpaced; each 200 ms"
+like "$(cat st.err)" "step: iodepth_mode=stepped 50 %: qd 5, paced at [0-9]+ IOPS: [0-9]+ IOPS, mean latency" "... each step's IOPS and latency said, as fio's report lists them"
+
+# ---- flow (fio's flow.fio and butterfly.fio, shrunk): the jobs' I/O in the ratio of their flow, beside fio's ----
+printf '[global]\nnorandommap\nthread\ntime_based\nruntime=1\ndirect=1\nioengine=libaio\niodepth=16\nsize=16m\nbs=8k\nfilename=fl.dat\nflow_sleep=1000\n[job2]\nnumjobs=1\nrw=write\nflow=1\n[job1]\nnumjobs=1\nrw=randread\nflow=8\n' >fl.fio
+printf '[global]\nfilename=bf.dat\nbs=4k\ndirect=1\nsize=1m\n[forward]\nrw=read\nflow=2\n[backward]\nrw=read:-8k\nflow=-2\n' >bf.fio
+flow_split='import json, sys; js = json.load(open(sys.argv[1]))["jobs"]; r = sum(j["read"]["total_ios"] for j in js); w = sum(j["write"]["total_ios"] for j in js); print(r, w, round(r / max(w, 1), 2))'
+rm -f fl.dat
+"$IOMOON" fio fl.fio --quiet --format fio-json --output fli.json 2>/dev/null
+read -r ir iw iratio <<<"$(python3 -c "$flow_split" fli.json)"
+if fio fl.fio --output-format=json --output=flf.json >/dev/null 2>&1; then
+	read -r fr fw fratio <<<"$(python3 -c "$flow_split" flf.json)"
+	ok "$(awk -v a="$iratio" -v b="$fratio" 'BEGIN { exit !(a > 0.9 * b && a < 1.1 * b) }' && echo 0 || echo 1)" \
+		"flow=1 (writes) beside flow=8 (random reads): reads per write $iratio ($ir:$iw), fio's $fratio ($fr:$fw), within 10 %"
+else
+	ok "$(awk -v a="$iratio" 'BEGIN { exit !(a > 7.2 && a < 8.8) }' && echo 0 || echo 1)" "flow=1 beside flow=8: reads per write $iratio (fio could not run it here)"
+fi
+rm -f bf.dat
+strace -f -o bf.st -e trace=pread64 "$IOMOON" fio bf.fio --quiet --format fio-json --output bfi.json >/dev/null 2>&1
+is "$(python3 -c "$flow_split" bfi.json | cut -d' ' -f1-2)" "512 0" "butterfly: 512 reads of 4k in all, as fio's two jobs' 256 each"
+is "$(grep -o ', 4096, [0-9]*) = 4096' bf.st | head -40 | awk '{ o = $3 + 0; if (o < 131072) lo++; if (o >= 917504) hi++ } END { print (lo >= 10 && hi >= 10) ? "both ends" : lo " low, " hi " high" }')" \
+	"both ends" "... the first 40 interleave the file's start (forward) and its end (backward, by 4k down): a funnel"
+
+# ---- random_distribution=sequence (fio's sequence-distribution.fio, a fio newer than 3.33; on a file): the blocks its comments list ----
+if command -v strace >/dev/null; then
+	printf '[global]\nioengine=psync\nfilename=sq.dat\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\n[repeating_sequence]\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=0\n[strided_sequence]\nstonewall\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=1\n' >sq.fio
+	rm -f sq.dat
+	strace -f -o sq.st -e trace=pread64 "$IOMOON" fio sq.fio --quiet --format none >/dev/null 2>&1
+	is "$?:$(offsets 4096 <sq.st | awk '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? " " : ""), $i / 4 }')" "0:2 0 1 2 0 1 2 0 1 5 3 4" \
+		"sequence:2,0,1: blocks 2, 0, 1, 2, 0, 1; with random_sequence_stride=1: 2, 0, 1, 5, 3, 4 (the example's own comments)"
+else
+	skip "strace missing"
 fi
 done_testing

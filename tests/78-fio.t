@@ -258,4 +258,9 @@ EOF
 else
 	skip "fio is not installed: no comparison"
 fi
+# fio's examples/cpp_null.fio: the null engine written in C++ is iomoon's null
+out=$("$IOMOON" fio --name=null --ioengine=cpp_null --bs=4k --size=64m --rw=randread --norandommap --format json 2>/dev/null |
+	python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["engine"], p["ios"])')
+is "$out" "null 16384" "ioengine=cpp_null: engine null, the job's 64 MiB in 4 KiB reads"
+
 done_testing

@@ -20,6 +20,7 @@ struct wl_op {
 	uint32_t len;
 	uint8_t op;      /* OP_READ, OP_WRITE, OP_TRIM or OP_SYNC */
 	uint8_t spec;    /* the access spec it came from (its index in the mix) */
+	uint16_t prio;   /* its own I/O priority (ioprio(2)'s class << 13 | level); 0: the thread's */
 };
 
 #endif

@@ -10,6 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1) /* linux/aio_abi.h: aio_reqprio holds the I/O's priority */
+#endif
+
 /* io_submit's -EAGAIN with nothing in flight is retried this many times,
  * 1 ms apart, before it is the I/O's error: bounded, never a spin. */
 #define AIO_EAGAIN_TRIES 100
@@ -95,6 +99,10 @@ static void aio_queue(struct engine *e, struct io_slot *s)
 		io_prep_fdsync(cb, p->fd);
 	else
 		io_prep_fsync(cb, p->fd);
+	if (s->op.prio && s->op.op < OP_TRIM) { /* its own priority (Linux 5.0 on) */
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+		cb->aio_reqprio = (short)s->op.prio;
+	}
 	cb->data = s;
 	p->pending[p->npending++] = cb;
 }

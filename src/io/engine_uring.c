@@ -159,6 +159,8 @@ static void uring_queue(struct engine *e, struct io_slot *s)
 	}
 	if (p->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	if (s->op.op < OP_TRIM)
+		sqe->ioprio = s->op.prio; /* 0: the thread's priority */
 	io_uring_sqe_set_data(sqe, s);
 }
 

@@ -117,6 +117,10 @@ static void push_definition(lua_State *L, const struct run_state *rs)
 		api_set_num(L, "read_pct", pct_of_one(s->read_thr));
 		api_set_num(L, "random_pct", pct_of_one(s->random_thr));
 		api_set_int(L, "align", s->align);
+		if (s->skip) {
+			lua_pushinteger(L, s->skip);
+			lua_setfield(L, -2, "skip");
+		}
 		api_set_num(L, "weight_pct", pct_of_one(s->cum - prev));
 		prev = s->cum;
 		lua_rawseti(L, -2, i + 1);

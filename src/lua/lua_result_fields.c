@@ -198,6 +198,7 @@ static const struct result_field mix_fields[] = {
 	{ "read_pct", "number", 0, NULL },
 	{ "random_pct", "number", 0, NULL },
 	{ "align", "number", 0, NULL },
+	{ "skip", "number", O, NULL }, /* spec.skip, when given */
 	{ "weight_pct", "number", 0, NULL },
 	{ NULL, NULL, 0, NULL },
 };

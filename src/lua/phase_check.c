@@ -498,7 +498,7 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 #define REPLAY_DEFAULT_QD 64
 
 /* The fields a replay takes from its trace, and those it has no use for. */
-static const char *const not_with_replay[] = { "bs", "read", "trim", "random", "align", "mix", "dist", "rate",
+static const char *const not_with_replay[] = { "bs", "read", "trim", "random", "align", "skip", "mix", "dist", "rate",
 					       "schedule", "think", "verify_only", NULL };
 
 /* phase.replay: no field the trace replaces, no ramp (a replay is

@@ -78,7 +78,7 @@ static const struct phase_field fields[] = {
 	{ .name = "workers", .kind = FK_INT, AT(sp.workers), .dflt = 0, .lo = 1, .hi = PHASE_MAX_WORKERS }, /* 0: one per target */
 	{ .name = "qd", .kind = FK_INT, AT(sp.qd), .dflt = 1, .lo = 1, .hi = PHASE_MAX_QD },
 	READER("batch", read_batch),
-	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), /* before mix, which reads them */
+	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), PART("skip"), /* before mix, which reads them */
 	READER("mix", read_mix, .group = G_MIX),
 	READER("region", read_region, .group = G_REGION),
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
@@ -117,6 +117,9 @@ static const struct phase_field fields[] = {
 	{ .name = "sim_latency", .kind = FK_DURATION, AT(sp.sim_latency_ns), .dflt = 100000, PHASE_ONLY },
 	READER("meta", read_meta),
 	READER("stop_if", read_stop_if, PHASE_ONLY),
+	{ .name = "end_first", .kind = FK_BOOL, AT(sp.end_first), .dflt = 0, PHASE_ONLY },
+	READER("ioprio", read_ioprio),
+	READER("cmdprio", read_cmdprio),
 	{ .name = "sqpoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_SQPOLL, PHASE_ONLY },
 	{ .name = "iopoll", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_IOPOLL, PHASE_ONLY },
 	{ .name = "defer_taskrun", .kind = FK_FLAG, AT(sp.engine_flags), .lo = ENGINE_DEFER_TASKRUN, PHASE_ONLY },

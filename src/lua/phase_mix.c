@@ -85,7 +85,33 @@ static uint64_t check_sizes(lua_State *L, const struct wl_spec *s, const char *f
 	return min_bs;
 }
 
-static const char *const spec_keys[] = { "bs", "read", "trim", "random", "align", "weight", "name", "region", NULL };
+static const char *const spec_keys[] = { "bs", "read", "trim", "random", "align", "skip", "weight", "name", "region",
+					   NULL };
+
+/* spec.skip: bytes moved past the end of each I/O of the spec's sequential
+ * stream, a size (a number or "112k"), "-8k" or a negative number back. */
+static int64_t read_skip(lua_State *L, int t, const char *prefix)
+{
+	char f[160];
+	int64_t v = 0;
+
+	snprintf(f, sizeof(f), "%sskip", prefix);
+	if (lua_getfield(L, t, "skip") == LUA_TNUMBER && lua_tonumber(L, -1) < 0) {
+		lua_pushnumber(L, -lua_tonumber(L, -1));
+		v = -(int64_t)api_check_size(L, -1, f);
+		lua_pop(L, 1);
+	} else if (lua_type(L, -1) == LUA_TSTRING && lua_tostring(L, -1)[0] == '-') {
+		lua_pushstring(L, lua_tostring(L, -1) + 1);
+		v = -(int64_t)api_check_size(L, -1, f);
+		lua_pop(L, 1);
+	} else if (!lua_isnil(L, -1)) {
+		v = (int64_t)api_check_size(L, -1, f);
+	}
+	lua_pop(L, 1);
+	if (v > (1ll << 60) || v < -(1ll << 60))
+		api_input_error(L, "%s: %lld bytes is past 1 EiB (give a step within the region)", f, (long long)v);
+	return v;
+}
 
 /* An access spec's name (for result.specs): a string without NUL bytes
  * or control characters, under 64 bytes. */
@@ -150,6 +176,7 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	if (!shorthand && lua_getfield(L, t, "weight") != LUA_TNIL)
 		*weight = api_check_pct(L, -1, f);
 	lua_pop(L, shorthand ? 5 : 6);
+	s->skip = read_skip(L, t, prefix);
 	if (shorthand)
 		return; /* phase.region is the phase's own */
 	snprintf(f, sizeof(f), "%sregion", prefix);
@@ -212,7 +239,7 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 	for (unsigned i = 0; !lua_isnil(L, v) && spec_keys[i]; i++)
 		if (strcmp(spec_keys[i], "weight") && strcmp(spec_keys[i], "name") && strcmp(spec_keys[i], "region") &&
 		    phase_given(rs, spec_keys[i]))
-			api_input_error(L, "%s.%s: given with %s (put bs, read, trim, random and align in the mix's specs)",
+			api_input_error(L, "%s.%s: given with %s (put bs, read, trim, random, align and skip in the mix's specs)",
 					rs->path, spec_keys[i], field);
 	if (!lua_isnil(L, v) && !lua_istable(L, v))
 		api_input_error(L, "%s: a %s is not a list of access specs", field, luaL_typename(L, v));
@@ -240,6 +267,30 @@ void read_mix(lua_State *L, int v, struct run_state *rs, const char *field)
 	rs->sp.per_spec = 0;
 	for (unsigned i = 0; i < wl->nspecs; i++)
 		rs->sp.per_spec |= rs->spec_name[i][0] != 0;
+}
+
+/* sequence:I,J,... (or sequence_stride:): the block indices random I/Os
+ * take in turn, 1 to WL_MAX_SEQ of them (fio's random_distribution=
+ * sequence, and random_sequence_stride=1 for the strided form). */
+static void read_sequence(lua_State *L, const char *s, struct workload *wl, const char *field)
+{
+	const char *p = strchr(s, ':') + 1;
+	char *end;
+
+	wl->dist = DIST_SEQUENCE;
+	wl->seq_stride = s[8] == '_';
+	wl->seq_n = 0;
+	for (;;) {
+		unsigned long long i = strtoull(p, &end, 10);
+
+		if (end == p || *p == '-' || wl->seq_n == WL_MAX_SEQ || (*end && *end != ','))
+			api_input_error(L, "%s: '%s': give 1 to %d block indices (whole numbers from 0) separated by commas",
+					field, s, WL_MAX_SEQ);
+		wl->seq_idx[wl->seq_n++] = i;
+		if (!*end)
+			return;
+		p = end + 1;
+	}
 }
 
 /* zoned:A/R:A/R...: access % over region %, both summing to 100. */
@@ -305,6 +356,10 @@ void read_dist(lua_State *L, int v, struct run_state *rs, const char *field)
 	snprintf(rs->dist, sizeof(rs->dist), "%s", s);
 	if (!strcmp(s, "uniform") || !strcmp(s, "random"))
 		return;
+	if (!strncmp(s, "sequence:", 9) || !strncmp(s, "sequence_stride:", 16)) {
+		read_sequence(L, s, wl, field);
+		return;
+	}
 	if (!strncmp(s, "zoned:", 6)) {
 		wl->dist = DIST_ZONED;
 		read_zones(L, s, wl, field);
@@ -325,5 +380,5 @@ void read_dist(lua_State *L, int v, struct run_state *rs, const char *field)
 		return;
 	}
 	api_input_error(L, "%s: '%s' is not a distribution (allowed: \"uniform\", \"zipf:THETA\", \"pareto:H\", "
-			"\"normal:DEV%%\", \"zoned:A/R:A/R...\")", field, s);
+			"\"normal:DEV%%\", \"zoned:A/R:A/R...\", \"sequence:I,J,...\")", field, s);
 }

@@ -18,6 +18,8 @@ field_reader read_mix, read_dist, read_rate, read_schedule, read_think;
  * ramp being ramp_ns): a schedule counts from there (phase_pace.c). */
 uint64_t pace_schedule_ns(const struct pace *p);
 uint64_t pace_late_ns(const struct phase_spec *sp, uint64_t ramp_ns);
+/* phase_prio.c */
+field_reader read_ioprio, read_cmdprio;
 /* phase_replay.c */
 field_reader read_replay;
 

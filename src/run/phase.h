@@ -132,6 +132,12 @@ struct phase_spec {
 	struct phase_stop_if {
 		uint64_t latency_ns, rate[2], iops[2];
 	} stop_if;
+	/* phase.end_first: the first worker to end (its quota done) stops the
+	 * rest, as fio's exitall ends a group with its first job */
+	int end_first;
+	/* phase.ioprio: its workers' I/O priority (ioprio_set(2) of each
+	 * worker thread: class << 13 | level), 0 the default */
+	int ioprio;
 };
 
 /* One stream's share of a phase's result (phase_result.streams[i]). */

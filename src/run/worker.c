@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "io/discard.h"
@@ -310,6 +312,11 @@ __attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_s
 	/* what it counted leaves less room in this turn: a quota stays exact */
 	l->ios_room = l->n_ios < l->w->ios_quota ? l->w->ios_quota - l->n_ios : 0;
 	l->bytes_room = l->n_bytes < l->w->bytes_quota ? l->w->bytes_quota - l->n_bytes : 0;
+	/* it completed at once and its slot is free again: start_ios would go
+	 * on trimming past the end or a stop, never back in the loop that
+	 * sees them */
+	if (l->now >= l->end || __atomic_load_n(&l->sh->stop, __ATOMIC_RELAXED))
+		l->ios_room = 0;
 }
 
 /* Stamp a write's data and hand the I/O to the engine's queue. */
@@ -509,7 +516,12 @@ static int worker_ready(struct worker *w)
 	/* paced starts and think times are timers: no slack on them */
 	prctl(PR_SET_TIMERSLACK, 1UL);
 	w->engine.ops = ops;
-	if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
+	if (sp->ioprio && syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0 /* this thread */, sp->ioprio) < 0) {
+		snprintf(w->error, sizeof(w->error), "ioprio: the kernel refused class %d level %d: %s", sp->ioprio >> 13,
+			 sp->ioprio & 7, strerror(errno));
+		w->init_failed = 1;
+		w->engine.priv = NULL;
+	} else if (ops->init(&w->engine, &cfg, w->error, sizeof(w->error)) < 0) {
 		w->init_failed = 1;
 		if (!w->error[0])
 			snprintf(w->error, sizeof(w->error), "engine %s: set-up failed", ops->name);
@@ -746,6 +758,8 @@ void *worker_main(void *arg)
 		loop_init(&l, w);
 		cpu0 = thread_cpu_ns();
 		run(&l);
+		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
+			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		data_finish(&w->data, &w->c.data);
 		if (l.now > l.if_start)
 			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);

@@ -13,7 +13,11 @@
  * whole cells of its grid, so a phase that reads a region once gives each
  * worker the same part as its quota). A spec with a region of its own
  * (a log file's area, say) keeps its own sequential stream there, and its
- * random offsets are uniform within it.
+ * random offsets are uniform within it. A spec's skip (fio's rw=write:112k
+ * or rw=read:-8k) moves its stream that many bytes past the end of each
+ * I/O, or back: forward past the region's end it wraps to the start; back
+ * before the start it goes on from the region's end, as fio's does (its
+ * first I/O after the wrap is skip bytes before the end).
  */
 #include "run/workload.h"
 
@@ -159,6 +163,7 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 	uint64_t len;
 
 	rng_seed(&st->rng, seed, worker + 1);
+	st->seq_k = 0;
 	wl_part(wl->region_len, wl->grid, part, nparts, &st->next_seq[0], &len);
 	for (unsigned i = 0; i < wl->nspecs; i++) {
 		const struct wl_spec *s = &wl->spec[i];
@@ -270,6 +275,11 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 
 		if (wl->dist == DIST_UNIFORM || s->region_len) {
 			off = rng_below(&st->rng, last + 1) * s->align;
+		} else if (wl->dist == DIST_SEQUENCE) { /* fio's sequence:I,J,K: the blocks given, in turn */
+			const uint64_t k = st->seq_k++;
+
+			off = (wl->seq_idx[k % wl->seq_n] + (wl->seq_stride ? k / wl->seq_n * wl->seq_n : 0)) % (last + 1) *
+			      s->align;
 		} else {
 			off = skewed_cell(wl, &st->rng) * wl->grid;
 			off -= off % s->align;
@@ -281,7 +291,13 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 		if (off + bs > rlen)
 			off = 0;
 	}
+	op->prio = wl->prio_thr && (rng_next(&st->rng) >> 32) < wl->prio_thr ? wl->prio : 0;
 	*seq = off + bs;
+	if (s->skip > 0)
+		*seq += (uint64_t)s->skip;
+	else if (s->skip < 0) /* back: before the start, on from the region's end (as fio) */
+		*seq = *seq >= (uint64_t)-s->skip ? *seq - (uint64_t)-s->skip
+			: rlen >= (uint64_t)-s->skip ? rlen - (uint64_t)-s->skip : 0;
 	op->offset = roff + off;
 	op->len = (uint32_t)bs;
 }

@@ -18,9 +18,10 @@
 #define WL_MAX_BS 32
 #define WL_MAX_ZONES 16
 #define WL_MAX_SEGMENTS 4096
+#define WL_MAX_SEQ 64
 #define WL_ONE (1ull << 32) /* probability 1 on the fixed-point scale */
 
-enum wl_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_NORMAL, DIST_ZONED };
+enum wl_dist { DIST_UNIFORM, DIST_ZIPF, DIST_PARETO, DIST_NORMAL, DIST_ZONED, DIST_SEQUENCE };
 
 struct wl_bs {
 	uint64_t bytes;
@@ -37,6 +38,7 @@ struct wl_spec {
 	unsigned nbs;
 	struct wl_bs bs[WL_MAX_BS];
 	uint64_t trim_thr;   /* trim % on the 2^32 scale: the top of the scale, above the writes (0: none) */
+	int64_t skip;        /* bytes skipped after each I/O on its sequential stream; < 0 steps back (fio's rw=read:-8k) */
 };
 
 struct wl_zone {
@@ -58,6 +60,12 @@ struct workload {
 	unsigned nzones;
 	struct wl_zone zone[WL_MAX_ZONES];
 	double zipf_zetan, zipf_eta, zipf_alpha, zipf_2theta, pareto_pow;
+	/* DIST_SEQUENCE: the block indices (in the spec's alignment) the random
+	 * I/Os take in turn; seq_stride: each pass seq_n blocks further on */
+	unsigned seq_n, seq_stride;
+	uint64_t seq_idx[WL_MAX_SEQ];
+	uint64_t prio_thr; /* share of I/Os with an I/O priority of their own, 2^32 scale (0: none) */
+	uint16_t prio;     /* that priority (op.prio) */
 };
 
 struct wl_state {
@@ -66,6 +74,7 @@ struct wl_state {
 	 * specs on the phase's region (one stream, as IOMeter), [1 + i] for
 	 * spec i when it has a region of its own */
 	uint64_t next_seq[WL_MAX_SPECS + 1];
+	uint64_t seq_k; /* DIST_SEQUENCE: the random I/Os made so far */
 };
 
 /* Compute derived tables (grid, zipf constants). 0, or -1 with why. */

@@ -87,8 +87,12 @@ is({ #wf, wf[1].streams and #wf[1].streams, wf[2].name }, { 2, 2, "c" }, "wait_f
 tap.refuses("wait_for: 'z' is not a job before this one", function() load("[a]\nrw=read\nwait_for=z\n") end, "wait_for an unknown job")
 local ex = load("[a]\nrw=read\ntime_based\nruntime=5\nexitall\n[b]\nrw=read\ntime_based\nruntime=2\n")
 is(ex[1].duration, 2.0, "exitall: the group ends with its first job (the shortest runtime)")
-tap.refuses("exitall with jobs that end by size", function() load("[a]\nrw=read\nexitall\n[b]\nrw=read\n") end,
-  "exitall with jobs that end by size")
+local exs = load("[a]\nrw=read\nexitall\nexit_what=all\n[b]\nrw=read\n[c]\nstonewall\nrw=read\n")
+is({ exs[1].end_first, exs[1].duration, exs[1].meta.fio.exit_all, exs[2].end_first }, { true, nil, true, nil },
+  "exitall with jobs that end by size: end_first (the first job to end ends the phase); exit_what=all: the run")
+tap.refuses("exit_what: 'job' is not one of fio's exit_what values", function()
+  load("[a]\nrw=read\nexitall\nexit_what=job\n") end, "exit_what=job: named, with fio's values")
+tap.refuses("exit_what: needs exitall", function() load("[a]\nrw=read\nexit_what=all\n") end, "exit_what without exitall")
 
 -- ---- safety and refusals with their reasons ----
 tap.refuses("readonly forbids every write: iomoon refuses it too", function() load("[w]\nrw=randwrite\nreadonly\n") end,
@@ -148,4 +152,34 @@ is({ rr.stopped.by, rr.stopped.limit, rr.stopped.value < 1000, rr.seconds < 30 }
 tap.refuses("phase.stop_if: unknown field 'latncy'.*latency", function()
   iomoon.run { engine = "sim", bs = 4096, duration = "1s", stop_if = { latncy = "1ms" } } end,
   "stop_if: a misspelt field named, with the nearest")
+-- the phase's skip (what rw=read:-8k becomes): a size, or back with "-"; anything else names phase.skip
+tap.refuses("phase.skip: ", function() iomoon.check { name = "s", engine = "null", bs = "4k", skip = "8q" } end,
+  "skip = \"8q\": exit 2 naming phase.skip")
+tap.refuses("phase.mix%[1%]%.skip: .*past 1 EiB", function()
+  iomoon.check { name = "s", engine = "null", mix = { { bs = "4k", skip = "-2048p" } } } end, "a step back of 2 EiB: refused")
+-- I/O priorities: prio/prioclass the workers' ioprio, cmdprio_* a share of the I/Os
+local pr = load("[p]\nrw=randrw\nioengine=io_uring\nprio=5\ncmdprio_percentage=30,30\ncmdprio_class=2\ncmdprio=3\n")
+is({ pr[1].ioprio, pr[1].cmdprio }, { "be:5", { pct = 30, ioprio = "be:3" } },
+  "prio=5 alone: be:5 (fio's default class); cmdprio_percentage=30,30, cmdprio_class=2, cmdprio=3: 30 % at be:3")
+tap.refuses("cmdprio_bssplit: priorities by block size", function()
+  load("[p]\nrw=randread\nioengine=libaio\ncmdprio_bssplit=64k/100\n") end, "cmdprio_bssplit: refused, saying why")
+tap.refuses("cmdprio_percentage=10,30: a value per direction", function()
+  load("[p]\nrw=randrw\nioengine=libaio\ncmdprio_percentage=10,30\n") end, "cmdprio_percentage differing per direction")
+tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
+  iomoon.check { name = "p", engine = "null", bs = "4k", ioprio = "top" } end, "ioprio = \"top\": named, with the classes")
+-- flow: a group's jobs as the specs of one stream, weighed by |flow|
+local fl = load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
+is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil and fl[1].mix[2].weight, fl[1].mix[2].skip },
+  { 1, nil, "a", 25.0, 75.0, -8192 }, "flow=2 beside flow=-6: one stream, specs a 25 % and b 75 % (its rw=read:-8k kept)")
+tap.refuses("flow: job 'b' differs from 'a' in direct", function()
+  load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
+  "flow jobs that differ in more than rw, bs, size, offset and depth")
+tap.refuses("ignore_error: ignores errors without continue_on_error", function()
+  load("[e]\nrw=randwrite\nignore_error=,ENOSPC\n") end, "ignore_error without continue_on_error")
+is(load("[e]\nrw=randwrite\ncontinue_on_error=write\nignore_error=,ENOSPC\n")[1].on_error, "continue",
+  "ignore_error with continue_on_error: on_error = continue (every error counted)")
+tap.refuses("random_sequence_stride: only with random_distribution=sequence", function()
+  load("[s]\nrw=randread\nrandom_sequence_stride=1\n") end, "random_sequence_stride without a sequence")
+tap.refuses("phase.dist: 'sequence:2,x': give 1 to 64 block indices", function()
+  iomoon.check { name = "s", engine = "null", bs = "4k", random = 100, dist = "sequence:2,x" } end, "dist = \"sequence:2,x\"")
 print("1.." .. tap.n)

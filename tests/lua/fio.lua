@@ -141,8 +141,12 @@ local sk = fio.phases(read("unsupported.fio"), "u.fio", { skip = true })
 is(sk[1].meta.fio_skipped, { "u.fio:4: 'zonemode'", "u.fio:9: 'fdp'", "u.fio:12: 'exitall_on_error'" },
   "--skip-unsupported: the options left out, in the result's meta")
 is({ sk[1].mix, sk[1].bytes }, { { { bs = 4096, read = 100, random = 100 } }, 4194304 }, "... and the rest as given")
-tap.refuses("rw=read:8: a sequential rw with ':N' moves N bytes", function() fio.phases("[a]\nrw=read:8\nsize=1m\n", "x") end,
-  "a sequential rw with an offset modifier (holes iomoon does not make)")
+is({ fio.phases("[a]\nrw=read:-8k\nsize=1m\nfilename=a.dat\n", "x")[1].mix,
+    fio.phases("[a]\nrw=write:1k\nkb_base=1000\nsize=1m\nfilename=a.dat\n", "x")[1].mix[1].skip },
+  { { { bs = 4096, read = 100, random = 0, skip = -8192 } }, 1000 },
+  "rw=read:-8k: the spec's skip, back 8 KiB after each I/O; rw=write:1k with kb_base=1000: 1000 bytes on")
+tap.refuses("x:2: rw=read:: ':' needs a size", function() fio.phases("[a]\nrw=read:\nsize=1m\n", "x") end,
+  "rw=read: with nothing after the colon")
 is(fio.phases("[a]\nrw=randread:8\nsize=1m\nfilename=a.dat\n", "x")[1].mix, { { bs = 4096, read = 100, random = 12.5 } },
   "rw=randread:8: one random offset in 8 (IOMeter's percent random)")
 tap.refuses("x:2: ioengine: 'posixaio' is not supported", function() fio.phases("[a]\nioengine=posixaio\nsize=1m\n", "x") end,

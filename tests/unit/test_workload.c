@@ -236,6 +236,70 @@ static void test_parts(void)
 	}
 }
 
+/* The I/Os one worker of w makes from its start differ from want (in
+ * KiB, n of them, each of len bytes): how many. */
+static int offsets_differ(const struct workload *w, const unsigned *want, unsigned n, uint64_t len)
+{
+	struct wl_state st;
+	struct wl_op op;
+	int bad = 0;
+
+	wl_state_init(w, &st, 1, 0, 0, 1);
+	for (unsigned i = 0; i < n; i++) {
+		wl_next(w, &st, &op);
+		bad += op.offset != want[i] * 1024ull || op.len != len;
+	}
+	return bad;
+}
+
+/* A spec's skip, against the offsets fio 3.33 wrote to its iolog for the
+ * same jobs (--write_iolog): rw=read:-8k at 4k over 64 KiB, and
+ * rw=write:112k at 16k over 1 MiB from 120 KiB (cross-stripe-verify). */
+static void test_skip(void)
+{
+	static const unsigned back_k[] = { 0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0, 56, 52 };
+	static const unsigned hole_k[] = { 120, 248, 376, 504, 632, 760, 888, 1016, 120, 248 };
+	static const unsigned start_k[] = { 120, 120, 120, 120 };
+	struct workload *w = single(DIST_UNIFORM, 0);
+
+	w->spec[0].random_thr = 0;
+	w->spec[0].read_thr = WL_ONE;
+	w->region_len = 64 * 1024;
+	w->spec[0].skip = -8192;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "64 KiB, 4k, skip -8k prepares");
+	ok(!offsets_differ(w, back_k, sizeof(back_k) / sizeof(back_k[0]), 4096),
+	   "rw=read:-8k: 0, then 56k down to 0 by 4k, then 56k again: fio's offsets");
+	w->region_off = 120 * 1024;
+	w->region_len = 1024 * 1024;
+	w->spec[0].skip = 112 * 1024;
+	w->spec[0].bs[0].bytes = 16384;
+	w->spec[0].align = 16384;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "1 MiB from 120k, 16k, skip 112k prepares");
+	ok(!offsets_differ(w, hole_k, sizeof(hole_k) / sizeof(hole_k[0]), 16384),
+	   "rw=write:112k from 120k: 16k at every 128k, back to 120k after the region's end: fio's offsets");
+	w->spec[0].skip = -(int64_t)(4 << 20);
+	ok(!offsets_differ(w, start_k, 4, 16384), "a step back longer than the region: every I/O at its start, none outside");
+	free(w);
+}
+
+/* dist sequence: fio's sequence-distribution.fio, 4k over 48 KiB: the
+ * blocks 2, 0, 1 again and again; strided, each pass 3 blocks on. */
+static void test_sequence(void)
+{
+	static const unsigned rep_k[] = { 8, 0, 4, 8, 0, 4 }, strided_k[] = { 8, 0, 4, 20, 12, 16, 32, 24, 28, 44, 36, 40, 8 };
+	struct workload *w = single(DIST_SEQUENCE, 0);
+
+	w->region_len = 48 * 1024;
+	w->seq_n = 3;
+	w->seq_idx[0] = 2, w->seq_idx[1] = 0, w->seq_idx[2] = 1;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "sequence:2,0,1 over 12 blocks prepares");
+	ok(!offsets_differ(w, rep_k, 6, 4096), "sequence:2,0,1: blocks 2, 0, 1, 2, 0, 1 (fio's repeating_sequence)");
+	w->seq_stride = 1;
+	ok(!offsets_differ(w, strided_k, 13, 4096),
+	   "sequence_stride:2,0,1: 2, 0, 1, then 5, 3, 4 ... and past the region's 12 blocks back to 2 (fio's strided_sequence)");
+	free(w);
+}
+
 int main(void)
 {
 	struct workload *wl = mixed();
@@ -284,6 +348,8 @@ int main(void)
 		ok(st.next_seq[0] == 19203ull * 4096, "part 3 of 4 starts after 3 x 6401 cells of the region");
 	}
 	test_parts();
+	test_skip();
+	test_sequence();
 
 	/* distributions */
 	{

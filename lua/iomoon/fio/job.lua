@@ -27,7 +27,7 @@ for _, k in ipairs {
   "percentile_list", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log", "log_avg_msec",
   "log_hist_msec", "per_job_logs", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
   "stats", "thread", "invalidate", "clocksource", "gtod_cpu", "unified_rw_reporting", "random_generator",
-  "allrandrepeat", "significant_figures", "log_offset", "log_compression",
+  "allrandrepeat", "significant_figures", "log_offset", "log_compression", "log_prio", "error_dump",
   "refill_buffers", "scramble_buffers", "buffer_compress_chunk", "dedupe_global",
 } do job.OPTIONS[k] = "noop" end
 

@@ -20,6 +20,7 @@ options.register()
 local ENGINES = {
   io_uring = "io_uring", libaio = "libaio", psync = "psync", sync = "psync", pvsync = "psync",
   pvsync2 = "psync", vsync = "psync", null = "null", nbd = "nbd", libiscsi = "iscsi", nfs = "nfs",
+  cpp_null = "null", -- fio's null engine written in C++ (engines/cpp_null.cpp): the same no-I/O engine
 }
 local SYNC_ENGINE = { psync = true }
 
@@ -130,7 +131,7 @@ end
 -- block sizes, random share and alignment; else a spec per direction,
 -- weighed by its share.
 local function mix_of(c, spec, kb)
-  local rw, every = options.rw_modifier((c.v("rw") or "read"):lower(), c.what("rw"))
+  local rw, every, skip = options.rw_modifier((c.v("rw") or "read"):lower(), c.what("rw"), kb)
   local m = RW[rw] or input_error("%s: '%s' is not one of fio's rw values (read, write, randread, randwrite, "
     .. "rw, readwrite, randrw, trim, randtrim, trimwrite)", c.what("rw"), rw)
   local share = { m.r or 0, m.w or 0, m.t or 0 }
@@ -160,11 +161,12 @@ local function mix_of(c, spec, kb)
   local mix = {}
   if one then
     local d = active[1]
-    mix[1] = { bs = bs[d], read = share[1], trim = share[3] > 0 and share[3] or nil, random = rnd[d], align = align[d] }
+    mix[1] = { bs = bs[d], read = share[1], trim = share[3] > 0 and share[3] or nil, random = rnd[d], align = align[d],
+      skip = skip }
   else
     for _, d in ipairs(active) do
       mix[#mix + 1] = { bs = bs[d], read = d == 1 and 100 or 0, trim = d == 3 and 100 or nil, random = rnd[d],
-        align = align[d], weight = share[d] }
+        align = align[d], skip = skip, weight = share[d] }
     end
   end
   c.set(spec, "mix", mix, table.unpack(keys))
@@ -365,9 +367,12 @@ local function dist_of(c, spec)
     for r in d:gmatch("/(%d+%.?%d*)") do used = used + tonumber(r) end
     d = d .. string.format("%g", 100 - used)
   end
-  if d:match("^sequence:") then
-    input_error("%s=%s: a list of block indices is not an iomoon distribution (a trace replays given offsets: "
-      .. "doc/replay.md)", c.what("random_distribution"), d)
+  if d:match("^sequence:") then -- block indices in turn; random_sequence_stride=1: each pass further on
+    local stride = c.v("random_sequence_stride") and job.int(c.v("random_sequence_stride"),
+      c.what("random_sequence_stride"), 0, 1) == 1
+    c.set(spec, "dist", stride and d:gsub("^sequence:", "sequence_stride:") or d, "random_distribution",
+      "random_sequence_stride")
+    return
   end
   if d:find(",") then input_error("%s=%s: per-direction distributions are not supported", c.what("random_distribution"), d) end
   local name, rest = d:match("^(%a+):(.*)$")
@@ -384,7 +389,7 @@ end
 local function engine_of(c, spec, ph)
   local e = (c.v("ioengine") or "psync"):lower()
   local engine = ENGINES[e] or input_error("%s: '%s' is not supported (io_uring, libaio, psync, sync, pvsync, "
-    .. "null, nbd, libiscsi, nfs)", c.what("ioengine"), e)
+    .. "null, cpp_null, nbd, libiscsi, nfs)", c.what("ioengine"), e)
   c.set(ph, "engine", engine, "ioengine")
   local qd = c.v("iodepth") and job.int(c.v("iodepth"), c.what("iodepth"), 1, 4096) or 1
   if SYNC_ENGINE[engine] and qd > 1 then
@@ -573,6 +578,7 @@ local function workload(j, ctx, from)
   local stone = (c.v("stonewall") and job.bool(c.v("stonewall"), c.what("stonewall"))) or false
   return { spec = spec, ph = ph, verify_after = verify_after, only_verify = only_verify, stonewall = stone, job = j,
     fio = fio_meta, wait_for = c.v("wait_for"), exitall = c.v("exitall") and job.bool(c.v("exitall"), c.what("exitall")),
+    exit_all = options.exit_what(c) == "all", flow = options.flow(c),
     verify_on_error = options.verify_on_error(c), c = c }
 end
 
@@ -616,7 +622,14 @@ local function phase_of(ws, from, index)
   for _, w in ipairs(ws) do
     for k, v in pairs(w.ph) do
       local mine = from[w.ph] and from[w.ph][k]
-      if k == "engine" and ph.engine and ph.engine ~= v then
+      local async = { libaio = true, io_uring = true }
+      if k == "engine" and ph.engine and ph.engine ~= v and (SYNC_ENGINE[v] and async[ph.engine]
+          or SYNC_ENGINE[ph.engine] and async[v]) then
+        -- a sync job beside an async one: the async engine at the sync job's depth 1, one I/O at a time as fio's
+        map.notes[#map.notes + 1] = string.format("%s: fio's sync engine beside %s in one group: its job runs on %s "
+          .. "at depth 1, one I/O at a time as fio's", w.job.where, async[v] and v or ph.engine, async[v] and v or ph.engine)
+        if async[v] then ph.engine = v; from[ph].engine = mine end
+      elseif k == "engine" and ph.engine and ph.engine ~= v then
         input_error("%s: ioengine: the jobs of one group run as one phase of one engine (%s here, %s before): "
           .. "separate them with stonewall", w.job.where, v, ph.engine)
       elseif ph[k] == nil or ((k == "duration" or k == "ramp") and v > ph[k]) then
@@ -630,10 +643,63 @@ local function phase_of(ws, from, index)
     return ph
   end
   share_targets(ws)
+  for _, w in ipairs(ws) do if w.flow then return map.flow_phase(ws, ph, from, index) end end
   local names = {}
   ph.streams = {}
   for i, w in ipairs(ws) do ph.streams[i] = w.spec; names[i] = w.spec.name end
   ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
+  return ph
+end
+
+-- fio's flow: the jobs of a group keep their I/O counts in the ratio of
+-- their |flow| (fio's flow counter; flow=1 beside flow=8 is 1:8). iomoon
+-- runs them as one stream whose mix holds a spec per job, weighed so, each
+-- named as its job and on a region of its own (its own sequential stream,
+-- as each job has): butterfly.fio's forward and backward reads interleave.
+-- The jobs must be alike but for their rw, bs, region and quotas; their
+-- depths add up.
+local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+function map.flow_phase(ws, ph, from, index)
+  local base, total, names, mix = ws[1].spec, 0, {}, {}
+  for _, w in ipairs(ws) do
+    if not w.flow then input_error("%s: flow: every job of the group needs one (fio's flow counter is the group's)",
+      w.job.where) end
+    total = total + math.abs(w.flow)
+  end
+  local s = {}
+  for k, v in pairs(base) do if not FLOW_OWN[k] then s[k] = v end end
+  s.qd, s.bytes, s.ios = 0, 0, 0
+  for _, w in ipairs(ws) do
+    local sp = w.spec
+    for k in pairs(sp) do
+      if not FLOW_OWN[k] and not same(sp[k], base[k]) then
+        input_error("%s: flow: job '%s' differs from '%s' in %s (iomoon runs a group's flow jobs as one stream: "
+          .. "they may differ in rw, bs, size, offset and iodepth only)", w.job.where, sp.name, base.name, k)
+      end
+    end
+    if #sp.mix ~= 1 or (sp.workers or 1) > 1 or not sp.region then
+      input_error("%s: flow: job '%s' needs one rw, one bs, numjobs=1 and a size (a flow job is a spec of one "
+        .. "stream)", w.job.where, sp.name)
+    end
+    local m = {}
+    for k, v in pairs(sp.mix[1]) do m[k] = v end
+    m.name, m.region, m.weight = sp.name, sp.region, math.abs(w.flow) * 100 / total
+    mix[#mix + 1] = m
+    names[#names + 1] = sp.name
+    s.qd = s.qd + (sp.qd or 1)
+    s.bytes = sp.bytes and s.bytes and s.bytes + sp.bytes or nil
+    s.ios = sp.ios and s.ios and s.ios + sp.ios or nil
+  end
+  s.mix = mix
+  s.batch = nil
+  if s.qd == #ws then s.qd = 1 end -- sync jobs, one I/O at a time each: one at a time together
+  for k, v in pairs(s) do ph[k] = v; from[ph][k] = from[base] and from[base][k] end
+  ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
+  from[ph].mix = string.format("flow: a spec per job, weighed %s", table.concat((function()
+    local t = {}
+    for _, w in ipairs(ws) do t[#t + 1] = string.format("%s %d", w.spec.name, math.abs(w.flow)) end
+    return t end)(), " : "))
+  from[ph].qd = "the flow jobs' iodepths added"
   return ph
 end
 
@@ -682,24 +748,31 @@ local function verify_phase(ws, ph, from)
 end
 
 -- The options of a group's jobs that act on its phase: exitall (the
--- phase ends with its first job: the shortest runtime), and the runner's
+-- phase ends with its first job: end_first, and the shortest runtime when
+-- every job has one; exit_what=all: no later phase runs), and the runner's
 -- steps (meta.fio: the first job's steady state or latency target, the
 -- shortest startdelay and max_latency, end_fsync when any asks it), and
 -- each stream's startdelay beyond the shortest (its start_delay).
 function map.group_options(ws, ph, from)
   local fm
   for _, w in ipairs(ws) do
-    if w.exitall and #ws > 1 then
+    if w.exitall and #ws > 1 and not ph.end_first then
       local shortest
       for _, x in ipairs(ws) do
-        if not x.ph.duration or x.spec.bytes then
-          input_error("%s: exitall with jobs that end by size: iomoon's phase ends when all its streams have "
-            .. "(give every job of the group a runtime and time_based)", w.c.what("exitall"))
-        end
-        shortest = math.min(shortest or math.huge, x.ph.duration)
+        shortest = x.ph.duration and not x.spec.bytes and math.min(shortest or math.huge, x.ph.duration) or shortest
       end
-      ph.duration = shortest
-      from[ph].duration = "exitall: the group ends with its first job"
+      ph.end_first = true
+      from[ph].end_first = "exitall: the group ends with its first job"
+      local timed = true
+      for _, x in ipairs(ws) do timed = timed and x.ph.duration and not x.spec.bytes end
+      if timed then
+        ph.duration = shortest
+        from[ph].duration = "exitall: the group ends with its first job"
+      end
+    end
+    if w.exitall and w.exit_all then
+      w.fio = w.fio or {}
+      w.fio.exit_all = true
     end
     if w.fio then
       fm = fm or {}
@@ -723,6 +796,9 @@ function map.group_options(ws, ph, from)
       end
     end
     fm.startdelay_s = least > 0 and least or nil
+  end
+  if fm and fm.stepped and #ws > 1 then
+    input_error("%s: iodepth_mode=stepped in a group of %d jobs (give it a stonewall of its own)", ws[1].job.where, #ws)
   end
   if fm and next(fm) then
     ph.meta = ph.meta or {}

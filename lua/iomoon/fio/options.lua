@@ -36,10 +36,13 @@ options.SAID = {
   nonvectored = "iomoon's io_uring issues plain (non-vectored) reads and writes already",
   sqthread_poll_cpu = "the kernel places io_uring's polling thread",
   rate_cycle = "the window of rate_min: iomoon's per-interval samples of that length",
-  exit_what = "with exitall: the phase ends with its first job (exit_what=group and stonewall are the same here)",
   thread = "iomoon's workers are threads",
   verify_dump = "iomoon names each bad unit in the result (first_errors: offset, expected, found), writing no dump files",
   create_serialize = "iomoon creates and fills every file before the first phase runs",
+  ignore_error = "iomoon goes on past every error (continue_on_error) and counts each in the result's errors, "
+    .. "these too (fio does not count them)",
+  verify_async = "iomoon checks what it wrote in a read-back pass after the job (no checking threads beside it)",
+  flow_sleep = "iomoon's flow jobs share one stream's mix: the ratio holds per I/O, with no sleep",
 }
 
 -- fio's other names for these options
@@ -54,7 +57,8 @@ options.MAPPED = {
   "offset_increment", "loops", "startdelay", "rate", "rate_min", "rate_iops_min", "verify_pattern",
   "verify_only", "sqthread_poll", "hipri", "wait_for", "exitall", "fill_device", "steadystate", "ss_dur",
   "ss_ramp", "ss_interval", "latency_target", "latency_window", "latency_percentile", "latency_run",
-  "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "nfs_url",
+  "random_sequence_stride", "zonesize", "zoneskip", "zonerange", "exit_what", "prio", "prioclass",
+  "cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "iodepth_mode", "flow", "flow_id", "nfs_url",
 }
 
 options.FLAGS = { readonly = true, exitall = true, fill_device = true, verify_only = true, hipri = true,
@@ -87,23 +91,106 @@ function options.percent_of(s, whole, what)
   return math.floor(whole * pct / 100)
 end
 
---- rw's ':N' modifier (rw=randread:8): for a random rw, N I/Os are one
+--- rw's ':N' modifier: for a random rw (rw=randread:8), N I/Os are one
 -- random and N-1 sequential, as IOMeter's percent random 100/N; for a
--- sequential one (a hole of N bytes after each I/O) refused. Returns the
--- rw without it and the random share it gives (nil: none).
-function options.rw_modifier(rw, what)
+-- sequential one, N bytes (a size, fio's units) skipped after each I/O,
+-- or back with -N (rw=read:-8k reads backwards at 4k): the spec's skip.
+-- Returns the rw without it, the random share it gives and the skip (nil:
+-- none).
+function options.rw_modifier(rw, what, kb)
   local base, n = rw:match("^(%a+):(.*)$")
   if not base then return rw end
   if not base:match("^rand") then
-    input_error("%s=%s: a sequential rw with ':N' moves N bytes after each I/O (holes, or back with -N); iomoon's "
-      .. "sequential I/O goes on where the last ended (a random rw takes it: rw=randread:8 is one random offset in 8)",
-      what, rw)
+    local minus, size = n:match("^%s*(%-?)%s*(.-)%s*$")
+    if size == "" then
+      input_error("%s=%s: ':' needs a size after it (a hole of N bytes after each I/O, or -N back: rw=read:-8k)",
+        what, rw)
+    end
+    local skip = job.size(size, kb or 1024, what)
+    if skip == 0 then return base end
+    return base, nil, minus == "-" and -skip or skip
   end
   local k = math.tointeger(tonumber(n))
   if not k or k < 1 or math.type(k) ~= "integer" then
     input_error("%s=%s: ':%s' is not a count of I/Os per random offset (1 or more)", what, rw, n)
   end
   return base, 100 / k
+end
+
+--- exit_what (with exitall): "group" (fio's default) and "stonewall" end
+-- the job's phase with its first job, as iomoon's phases are fio's
+-- stonewall groups; "all" ends the run too (no later phase runs).
+function options.exit_what(c)
+  local v = c.v("exit_what")
+  if v == nil then return "group" end
+  v = tostring(v):lower()
+  if v ~= "group" and v ~= "stonewall" and v ~= "all" then
+    input_error("%s: '%s' is not one of fio's exit_what values (group, stonewall, all)", c.what("exit_what"), v)
+  end
+  if not c.v("exitall") then
+    input_error("%s: needs exitall (fio's exit_what says what exitall ends)", c.what("exit_what"))
+  end
+  return v
+end
+
+-- ioprio(2)'s classes by fio's numbers (prioclass, cmdprio_class)
+local PRIO_CLASS = { "rt", "be", "idle" }
+
+-- One value of fio's int[,int] (reads, writes) priority options: the
+-- same for both directions the job does, or refused.
+local function prio_value(c, k, lo, hi, share)
+  if c.v(k) == nil then return nil end
+  local v = job.per_dir(c.v(k), nil, function(p) return job.int(p, c.what(k), lo, hi) end)
+  local r, w = share[1] > 0 and v[1] or nil, share[2] > 0 and v[2] or nil
+  if r and w and r ~= w then
+    input_error("%s=%s: a value per direction (iomoon gives one priority to reads and writes alike)", c.what(k),
+      tostring(c.v(k)))
+  end
+  return r or w or v[1]
+end
+
+--- fio's I/O priorities: prio/prioclass the job's own (the workers'
+-- ioprio), cmdprio_percentage with cmdprio_class (default 1, rt) and
+-- cmdprio (default 0) a share of its I/Os (cmdprio; io_uring, libaio).
+function options.priorities(c, spec, engine, share)
+  if c.v("cmdprio_bssplit") then
+    input_error("%s: priorities by block size (iomoon gives one share of all a job's I/Os a priority: "
+      .. "cmdprio_percentage)", c.what("cmdprio_bssplit"))
+  end
+  if c.v("prio") ~= nil or c.v("prioclass") ~= nil then
+    local cl = c.v("prioclass") and job.int(c.v("prioclass"), c.what("prioclass"), 1, 3) or 2 -- fio: be by default
+    local lv = c.v("prio") and job.int(c.v("prio"), c.what("prio"), 0, 7) or 0
+    c.set(spec, "ioprio", PRIO_CLASS[cl] .. ":" .. lv, "prioclass", "prio")
+  end
+  local pct = prio_value(c, "cmdprio_percentage", 0, 100, share)
+  if pct == nil then
+    for _, k in ipairs { "cmdprio_class", "cmdprio" } do
+      if c.v(k) ~= nil then input_error("%s: needs cmdprio_percentage (the share of I/Os it is for)", c.what(k)) end
+    end
+    return
+  end
+  if engine ~= "io_uring" and engine ~= "libaio" then
+    input_error("%s: fio gives a share of I/Os their own priority with ioengine=io_uring or libaio only",
+      c.what("cmdprio_percentage"))
+  end
+  if pct == 0 then return end
+  local cl = prio_value(c, "cmdprio_class", 1, 3, share) or 1
+  local lv = prio_value(c, "cmdprio", 0, 7, share) or 0
+  c.set(spec, "cmdprio", { pct = pct, ioprio = PRIO_CLASS[cl] .. ":" .. lv }, "cmdprio_percentage", "cmdprio_class",
+    "cmdprio")
+end
+
+--- fio's flow (a weight in the group's flow counter, not 0), or nil; a
+-- flow_id (several counters) is refused.
+function options.flow(c)
+  if c.v("flow_id") ~= nil then
+    input_error("%s: several flow counters (iomoon's flow is the group's one)", c.what("flow_id"))
+  end
+  if c.v("flow") == nil then return nil end
+  local f = math.tointeger(tonumber(tostring(c.v("flow"))))
+  if not f or f == 0 then input_error("%s: '%s' is not a flow weight (a whole number, not 0)", c.what("flow"),
+    tostring(c.v("flow"))) end
+  return f
 end
 
 --- The rates of a job in IOPS per direction (reads, writes, trims), from
@@ -217,6 +304,25 @@ local function latency_of(c, fio_meta, qd)
   fio_meta.latency_target = { bound_us = target_us, window_s = window, percentile = pct, max_qd = qd }
 end
 
+-- iodepth_mode=stepped:LOW-HIGH/INC,RAMP/RUN (a fio newer than 3.33): a
+-- probe at iodepth, then steps from LOW % to HIGH % by INC: under 100 % a
+-- rate of that share of the probe's IOPS at depth iodepth x 100 / HIGH,
+-- from 100 % on the depth iodepth x pct / HIGH, unpaced; each step RAMP
+-- then RUN (bare: seconds).
+local function stepped_of(c, fio_meta, qd)
+  local v = c.v("iodepth_mode")
+  if v == nil or tostring(v):lower() == "normal" then return end
+  local lo, hi, inc, ramp, run = tostring(v):lower():match("^stepped:(%d+)%-(%d+)/(%d+),([^/]+)/(.+)$")
+  lo, hi, inc = tonumber(lo), tonumber(hi), tonumber(inc)
+  if not lo or lo < 1 or hi < lo or inc < 1 or hi > 1000 then
+    input_error("%s: '%s' is not normal or stepped:LOW-HIGH/INC,RAMP/RUN (percentages 1 to 1000 of the job's "
+      .. "depth, LOW <= HIGH, INC above 0: stepped:10-130/5,5/30)", c.what("iodepth_mode"), tostring(v))
+  end
+  fio_meta.stepped = { low = lo, high = hi, inc = inc, max_qd = qd,
+    ramp_s = job.time_us(ramp, 1e6, c.what("iodepth_mode")) / 1e6, run_s = job.time_us(run, 1e6, c.what("iodepth_mode")) / 1e6 }
+  if fio_meta.stepped.run_s <= 0 then input_error("%s: a step's run of 0 (give RUN above zero)", c.what("iodepth_mode")) end
+end
+
 --- The options of one job (c: map.lua's context) onto its spec, phase
 -- fields (ph) and the runner's steps (returned as a table for meta.fio,
 -- or nil). share: the rw shares; numjobs; engine; kb.
@@ -236,6 +342,13 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
     end
     if v then c.set(ph, "on_error", "continue", "continue_on_error") end
   end
+  if c.v("ignore_error") ~= nil then
+    -- fio: these errors neither stop the job nor count; iomoon goes on past every error and counts them
+    if not (c.v("continue_on_error") and CONTINUE[tostring(c.v("continue_on_error")):lower()]) then
+      input_error("%s: ignores errors without continue_on_error; iomoon's phase stops at the first error unless "
+        .. "told to go on (give continue_on_error=all)", c.what("ignore_error"))
+    end
+  end
   if c.v("readonly") and job.bool(c.v("readonly"), c.what("readonly")) and writes and not options.verify_only(c) then
     input_error("%s: the job writes (rw=%s) and fio's readonly forbids every write: iomoon refuses it too",
       c.what("readonly"), tostring(c.v("rw") or "read"))
@@ -244,9 +357,8 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
     input_error("%s: fio trims that share of the blocks it verifies; iomoon's verification refuses trims (a trimmed "
       .. "range holds nothing to check)", c.what("trim_percentage"))
   end
-  if c.v("random_sequence_stride") then
-    input_error("%s: only with random_distribution=sequence, a list of block indices iomoon does not take (a trace "
-      .. "replays given offsets: doc/replay.md)", c.what("random_sequence_stride"))
+  if c.v("random_sequence_stride") and not tostring(c.v("random_distribution") or ""):match("^sequence:") then
+    input_error("%s: only with random_distribution=sequence (a list of block indices)", c.what("random_sequence_stride"))
   end
   if c.v("verify_pattern") then
     input_error("%s: not supported (fio writes and checks those bytes; iomoon writes its own checked data: "
@@ -280,6 +392,7 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
       cycle_s = cycle }
     c.set(ph, "interval", cycle, "rate_cycle")
   end
+  options.priorities(c, spec, engine, share)
   if engine == "io_uring" then
     if c.v("sqthread_poll") and job.bool(c.v("sqthread_poll"), c.what("sqthread_poll")) then
       c.set(ph, "sqpoll", true, "sqthread_poll")
@@ -292,6 +405,10 @@ function options.apply(c, spec, ph, share, engine, numjobs, kb)
   zones_of(c, fio_meta, kb)
   steady_of(c, fio_meta)
   latency_of(c, fio_meta, spec.qd or 1)
+  stepped_of(c, fio_meta, spec.qd or 1)
+  if fio_meta.stepped and (fio_meta.steadystate or fio_meta.latency_target) then
+    input_error("%s: with steadystate or latency_target in one job (run them as two jobs)", c.what("iodepth_mode"))
+  end
   if fio_meta.steadystate and fio_meta.latency_target then
     input_error("%s: steadystate and latency_target in one job (run them as two jobs)", c.what("latency_target"))
   end

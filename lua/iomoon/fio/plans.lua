@@ -131,6 +131,37 @@ local function depth_search(p, lt)
   return iomoon.run(q), out
 end
 
+-- iodepth_mode=stepped: a probe at the job's depth for its IOPS, then a
+-- phase per step (options.lua's stepped_of says what each is); each
+-- result's meta.fio_step says its step, and stderr a line per step, as
+-- fio's report lists each step's IOPS and mean latency.
+local function stepped(p, st)
+  local function step(name, k, pct, qd, rate)
+    local q = util.copy(p)
+    q.meta = util.copy(p.meta)
+    q.meta.fio_step = { step = k, pct = pct, qd = qd, rate_iops = rate }
+    q.bytes, q.ios, q.rate, q.schedule = nil, nil, rate and { iops = rate } or nil, nil
+    q.ramp, q.duration, q.qd, q.name = st.ramp_s, st.run_s, qd, name
+    local r = iomoon.run(q)
+    if r.interrupted then errors.run("interrupted") end
+    io.stderr:write(string.format("iomoon fio: %s: iodepth_mode=stepped %s: qd %d%s: %.0f IOPS, mean latency %.1f us\n",
+      util.shown(p.name or "job"), k == 0 and "probe" or pct .. " %", qd,
+      rate and string.format(", paced at %.0f IOPS", rate) or "", r.iops, r.lat.mean_ns / 1000))
+    return r
+  end
+  local r = step(string.format("%s probe @ qd %d", p.name or "stepped", st.max_qd), 0, 100, st.max_qd)
+  local probe_iops, steps = r.iops, {}
+  local k = 0
+  for pct = st.low, st.high, st.inc do
+    k = k + 1
+    local qd = math.max(1, st.max_qd * (pct < 100 and 100 or pct) // st.high)
+    local rate = pct < 100 and math.max(probe_iops * pct / 100, 1) or nil
+    r = step(string.format("%s step %d: %d %%", p.name or "stepped", k, pct), k, pct, qd, rate)
+    steps[k] = { pct = pct, qd = qd, rate_iops = rate, iops = r.iops, lat_mean_ns = r.lat.mean_ns }
+  end
+  return r, { probe_iops = probe_iops, steps = steps }
+end
+
 -- fio's strided zones: a phase per zone along the target (size bytes,
 -- then skip), each zone read or written once; the last result returned.
 local function zones(p, z)
@@ -242,6 +273,11 @@ end
 -- (the last round's, the best probe's) and, for a plan, what it found.
 function plans.run(p)
   local f = p.meta and p.meta.fio
+  if plans.exited then -- exit_what=all: fio's exitall ended every job after that phase
+    io.stderr:write(string.format("iomoon fio: %s: not run (exitall with exit_what=all ended the run after '%s')\n",
+      p.name, plans.exited))
+    return nil
+  end
   if not f then return iomoon.run(p) end
   if f.whole_target then
     local path = type(p.target) == "table" and p.target.path or p.target
@@ -256,6 +292,7 @@ function plans.run(p)
   if f.zones then r = zones(p, f.zones)
   elseif f.steadystate then r, found = steady(p, f.steadystate)
   elseif f.latency_target then r, found = depth_search(p, f.latency_target)
+  elseif f.stepped then r, found = stepped(p, f.stepped)
   else r = iomoon.run(p) end
   if f.end_fsync then end_fsync(p) end
   if f.unlink and r and not r.interrupted then unlink(p) end
@@ -265,6 +302,7 @@ function plans.run(p)
       r.name, r.lat.max_ns / 1000, f.max_latency_us)
   end
   if r and f.rate_min then check_rate_min(r, f.rate_min) end
+  if f.exit_all then plans.exited = p.name end
   return r, found
 end
 
