@@ -276,17 +276,12 @@ void api_cluster_restore(struct run_state *rs, const struct cluster_saved *saved
 	}
 }
 
-int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
-		      size_t out_len)
+int api_cluster_agreed(enum cluster_point p, int rc, const char *why, const struct cluster_shape *sh,
+		       const struct cluster_phrases *say, char *out, size_t out_len)
 {
-	struct cluster_shape sh;
 	struct cluster_answer a;
 
-	if (!cluster_on())
-		return RC_OK;
-	if (rs)
-		shape_of(rs, &sh);
-	if (!cluster_agree(p, rc, why, rs ? &sh : NULL, &a))
+	if (!cluster_agree(p, rc, why, sh, &a))
 		return RC_OK;
 	if (a.failed_rank >= 0) {
 		snprintf(out, out_len, "%s", a.msg);
@@ -295,15 +290,28 @@ int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, 
 	if (a.diverged && a.exiting_rank >= 0)
 		snprintf(out, out_len, "rank %d ended its script (exit status %d%s%s) while this rank started phase '%s' "
 			 "(every rank must run the same phases)", a.exiting_rank, a.exit_code, a.msg[0] ? ": " : "",
-			 a.msg, rs ? rs->name : "?");
+			 a.msg, say->name);
 	else if (a.diverged)
 		snprintf(out, out_len, "the ranks are at different points of phase '%s' (every rank must run the same "
-			 "phases)", rs ? rs->name : "?");
+			 "phases)", say->name);
 	else
-		snprintf(out, out_len, "phase '%s': the ranks' phases differ in their %s (every rank must run the "
-			 "same phases; targets, workers, qd and the mix may differ)", rs ? rs->name : "?",
-			 shape_names[a.shape_field]);
+		snprintf(out, out_len, "phase '%s': the ranks' %s differ in their %s (every rank must run the same "
+			 "phases; %s may differ)", say->name, say->kind, say->fields[a.shape_field], say->may_differ);
 	return RC_INPUT;
+}
+
+int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
+		      size_t out_len)
+{
+	const struct cluster_phrases say = { rs ? rs->name : "?", "phases", shape_names,
+					     "targets, workers, qd and the mix" };
+	struct cluster_shape sh;
+
+	if (!cluster_on())
+		return RC_OK;
+	if (rs)
+		shape_of(rs, &sh);
+	return api_cluster_agreed(p, rc, why, rs ? &sh : NULL, &say, out, out_len);
 }
 
 /* One rank's figures, pushed. */

@@ -42,6 +42,18 @@ void api_cluster_restore(struct run_state *rs, const struct cluster_saved *saved
  * the same on every rank, with the same message in out. */
 int api_cluster_agree(enum cluster_point p, const struct run_state *rs, int rc, const char *why, char *out,
 		      size_t out_len);
+/* How an agreement's refusal names a phase: its name, the kind of phase
+ * ("phases", "files phases"), the names of its shape's fields, and what
+ * may differ between ranks. */
+struct cluster_phrases {
+	const char *name, *kind;
+	const char *const *fields;
+	const char *may_differ;
+};
+/* The same with a shape of the caller's making (sh, or NULL when this
+ * rank's check failed), the refusal phrased by `say`. */
+int api_cluster_agreed(enum cluster_point p, int rc, const char *why, const struct cluster_shape *sh,
+		       const struct cluster_phrases *say, char *out, size_t out_len);
 /* result.cluster and result.hosts into the result on top (clustered only). */
 void api_push_cluster_result(lua_State *L, const struct phase_result *r);
 /* The same from c (NULL: nothing), as a files phase has them. */

@@ -636,27 +636,12 @@ static void files_shape(const struct files_spec *sp, const char *name, struct cl
 static int agree(enum cluster_point p, const struct files_spec *sp, const char *name, int rc, const char *why,
 		 char *out, size_t len)
 {
+	const struct cluster_phrases say = { name, "files phases", shape_names, "dir, engine and qd" };
 	struct cluster_shape sh;
-	struct cluster_answer a;
 
 	if (sp)
 		files_shape(sp, name, &sh);
-	if (!cluster_agree(p, rc, why, sp ? &sh : NULL, &a))
-		return RC_OK;
-	if (a.failed_rank >= 0) {
-		snprintf(out, len, "%s", a.msg);
-		return a.rc == RC_INPUT ? RC_INPUT : RC_FAIL;
-	}
-	if (a.diverged && a.exiting_rank >= 0)
-		snprintf(out, len, "rank %d ended its script (exit status %d) while this rank started phase '%s' (every "
-			 "rank must run the same phases)", a.exiting_rank, a.exit_code, name);
-	else if (a.diverged)
-		snprintf(out, len, "the ranks are at different points of phase '%s' (every rank must run the same "
-			 "phases)", name);
-	else
-		snprintf(out, len, "phase '%s': the ranks' files phases differ in their %s (every rank must run the "
-			 "same phases; dir, engine and qd may differ)", name, shape_names[a.shape_field]);
-	return RC_INPUT;
+	return api_cluster_agreed(p, rc, why, sp ? &sh : NULL, &say, out, len);
 }
 
 static int check_fn(lua_State *L)
