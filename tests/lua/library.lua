@@ -326,7 +326,8 @@ do
   local block = report.analyzer_block(rs[1])
   tap.ok(block:match("^AccessSpec=4k_100%%Read_0%%Random\nIOps=[%d.]+\nReadIOps=[%d.]+\nWriteIOps=0%.00\nMBps=[%d.]+\nReadMBps=[%d.]+\nWriteMBps=0%.00\n$"),
     "the I/O Analyzer raw block")
-  tap.ok(report.markdown(rs):match("^| Test name | IOPS |.*\n| one | %d+ |"), "a Markdown table")
+  tap.ok(report.markdown(rs):match("^engine [^\n]*\n\n| Test name | IOPS |.*\n| one | %d+ |"),
+    "a Markdown table, how the phase ran above it")
   local w = report.writer(dir .. "/live.json", "json")
   w:add(rs[1])
   local f = io.open(dir .. "/live.json"):read("a")
