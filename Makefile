@@ -134,6 +134,7 @@ test-asan: deps
 	ln -sfn ../lua build-asan/lua
 	ln -sfn ../bench-suites build-asan/bench-suites
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  IOMOON_BIN=$(CURDIR)/build-asan/iomoon UNIT_DIR=build-asan sh -c '$(RUN_TESTS)'
 
 # libFuzzer (clang): the unit parsers, and the access-spec parser through an
