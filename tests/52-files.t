@@ -71,6 +71,15 @@ done
 run one.lua "$D" op=rmdir workers=3 files.shared=true files.dirs=2 >/dev/null 2>&1
 is "$(tree_left)" "./keep.txt " "shared tree: removed by rmdir"
 
+# ios below workers: the workers whose share is 0 do nothing (not a pass each)
+fresh
+for eng in "engine=psync" "engine=io_uring qd=5"; do
+	like "$(run one.lua "$D" op=create workers=3 ios=2 files.files=5 $eng 2>&1)" "^create	2	0" "$eng: ios = 2 over 3 workers: exactly 2 creates"
+	like "$(run one.lua "$D" ops=stat:1 workers=3 ios=1 files.files=5 $eng 2>&1)" "^stat	1	0" "$eng: a mix of ios = 1 over 3 workers: exactly 1 stat"
+	run one.lua "$D" op=delete workers=3 files.files=5 >/dev/null 2>&1; run one.lua "$D" op=rmdir workers=3 >/dev/null 2>&1
+done
+is "$(tree_left)" "./keep.txt " "ios below workers: the tree removed after"
+
 # a saved run: rendered again, and run again from its definitions in another directory
 fresh
 mkdir "$TMP/again"

@@ -291,7 +291,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
-	if (phase_interrupt || (w->quota && *done >= w->quota))
+	if (phase_interrupt || *done >= w->quota)
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
 		return 0;
@@ -607,7 +607,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 			}
 		}
 		set_items(&w[i], (sp->op == FOP_READDIR || sp->op == FOP_DIRSTAT) && !sp->mix ? files_leaves(sp) : items);
-		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : 0;
+		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
 		if (sp->mix) {
 			w[i].present = calloc(w[i].nitems / 8 + 1, 1);
 			w[i].busy = calloc(w[i].nitems / 8 + 1, 1);

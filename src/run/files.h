@@ -140,7 +140,7 @@ struct files_worker {
 	unsigned id;
 	int subtree_fd;           /* the worker's subtree ("w3"), or the shared one */
 	uint64_t first_item, step, nitems; /* items first_item + k*step, k < nitems */
-	uint64_t quota;           /* operations to do (0: one pass) */
+	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
 	uint64_t deadline_ns;
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
