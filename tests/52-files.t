@@ -137,6 +137,9 @@ is "$(find "$D/iomoon-files" -type f -name 'f*' -size 10k | wc -l)" "40" "linked
 for op in read open; do
 	like "$(run linked.lua "$D" op=$op bs=4k 2>&1)" "^$op	40	0	40" "io_uring $op: 40 chains linked, no error"
 done
+# a file of 25 writes is more than a chain holds: opened alone, not counted as linked
+like "$(run linked.lua "$D" op=write files.size=100k bs=4k 2>&1)" "^write	40	0	0$" "io_uring write of 25 x 4k each: no chain counted as linked"
+is "$(find "$D/iomoon-files" -type f -name 'f*' -size 100k | wc -l)" "40" "io_uring write of 25 x 4k each: 40 files of 100k on disk"
 rmdir "$D/iomoon-files/w0/d1" 2>/dev/null || { rm -f "$D"/iomoon-files/w0/d1/f*; rmdir "$D/iomoon-files/w0/d1"; }
 ln -s "$TMP/outside" "$D/iomoon-files/w0/d1"
 like "$(run linked.lua "$D" op=read 2>&1)" "first	read iomoon-files/w0/d1/f[0-9]+: Too many levels of symbolic links" "linked read through a symlinked dir: ELOOP, with the path"

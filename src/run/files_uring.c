@@ -160,7 +160,8 @@ static void chain(struct files_worker *w, struct io_uring *ring, struct uslot *s
 	if (writes || s->op == FOP_OPEN)
 		link_step(w, ring, s, S_CLOSE, 1);
 	s->step = S_OPEN;
-	w->res->chains++;
+	if (s->pending > 1) /* a file past CHAIN_IO writes: its open alone, no chain */
+		w->res->chains++;
 }
 
 static void finish(struct files_worker *w, struct uslot *s)
