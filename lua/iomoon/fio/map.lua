@@ -498,6 +498,37 @@ local function data_of(c, spec, kb)
   end
 end
 
+-- A sequential job with a hole after each I/O (rw=read:8k) and no
+-- io_size: fio goes over its region once (io_u.c's get_next_seq_offset),
+-- ending when an I/O ends at the region's end or the next offset lies
+-- past it, not after size= bytes. The I/Os of that pass when fewer than
+-- the bytes' (nil: the bytes end it, or fio's wrap goes where iomoon's
+-- does not: to twice the offset).
+local function skip_pass(spec)
+  local m = spec.mix and #spec.mix == 1 and spec.mix[1]
+  local bs = m and (type(m.bs) == "table" and #m.bs == 1 and m.bs[1] or m.bs)
+  if not (m and (m.skip or 0) > 0 and (m.random or 0) == 0 and math.type(bs) == "integer" and bs > 0) then return nil end
+  local r = spec.region
+  local off = type(r) == "table" and r.offset or 0
+  local size = type(r) == "table" and r.size or r
+  if math.type(off) ~= "integer" or math.type(size) ~= "integer" then return nil end
+  local real, last, n = off + size, off, 0
+  while n * bs < size do
+    if last >= real then return n end
+    local pos = last - off
+    if pos ~= 0 then
+      pos = pos + m.skip
+      if pos >= real then
+        if off ~= 0 then return nil end
+        pos = 0
+      end
+    end
+    if pos >= size or pos + off >= real then return n end
+    n, last = n + 1, pos + off + bs
+  end
+  return nil
+end
+
 -- One job as a workload: spec (the fields a stream may give), ph (those
 -- that belong to a phase: engine, duration, ramp, seed), and whether a
 -- verification pass follows it.
@@ -551,6 +582,9 @@ local function workload(j, ctx, from)
     c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
     if c.v("number_ios") then
       c.set(spec, "ios", job.int(c.v("number_ios"), c.what("number_ios"), 1) * numjobs, "number_ios", "numjobs")
+    elseif not c.v("io_size") then
+      local n = skip_pass(spec)
+      if n then c.set(spec, "ios", n * numjobs * options.loops(c), "rw", "size", "numjobs", "loops") end
     end
   end
   pacing_of(c, spec, numjobs, share, kb)
