@@ -693,6 +693,14 @@ end
 -- The jobs must be alike but for their rw, bs, region and quotas; their
 -- depths add up.
 local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+-- A target's paths, in order ("same" compares lists, not a target's fields).
+local function target_paths(t)
+  if type(t) ~= "table" then return tostring(t) end
+  if t.path then return t.path end
+  local p = {}
+  for i, e in ipairs(t) do p[i] = type(e) == "table" and e.path or tostring(e) end
+  return table.concat(p, "\0")
+end
 function map.flow_phase(ws, ph, from, index)
   local base, total, names, mix = ws[1].spec, 0, {}, {}
   for _, w in ipairs(ws) do
@@ -706,9 +714,10 @@ function map.flow_phase(ws, ph, from, index)
   for _, w in ipairs(ws) do
     local sp = w.spec
     for k in pairs(sp) do
-      if not FLOW_OWN[k] and not same(sp[k], base[k]) then
+      local alike = k == "target" and target_paths(sp[k]) == target_paths(base[k]) or k ~= "target" and same(sp[k], base[k])
+      if not FLOW_OWN[k] and not alike then
         input_error("%s: flow: job '%s' differs from '%s' in %s (iomoon runs a group's flow jobs as one stream: "
-          .. "they may differ in rw, bs, size, offset and iodepth only)", w.job.where, sp.name, base.name, k)
+          .. "they may differ in rw, bs, size, offset and iodepth only, not in their file)", w.job.where, sp.name, base.name, k)
       end
     end
     if #sp.mix ~= 1 or (sp.workers or 1) > 1 or not sp.region then
@@ -726,6 +735,20 @@ function map.flow_phase(ws, ph, from, index)
   end
   s.mix = mix
   s.batch = nil
+  -- jobs that end by size: fio holds the ratio while both run, then the
+  -- one left runs alone to its own size; one mix cannot, so their sizes
+  -- must be in the ratio of their flow (else each job's count is wrong)
+  if s.bytes then
+    local a = ws[1]
+    for _, w in ipairs(ws) do
+      if w.spec.bytes * math.abs(a.flow) ~= a.spec.bytes * math.abs(w.flow) then
+        input_error("%s: flow: jobs '%s' (%d bytes, flow %d) and '%s' (%d bytes, flow %d) end by size, and their "
+          .. "sizes are not in the ratio of their flow: fio runs the rest of one alone once the other is done, "
+          .. "which iomoon's one mix cannot (give time_based with a runtime, or sizes in the flows' ratio)",
+          w.job.where, a.spec.name, a.spec.bytes, math.abs(a.flow), w.spec.name, w.spec.bytes, math.abs(w.flow))
+      end
+    end
+  end
   if s.qd == #ws then s.qd = 1 end -- sync jobs, one I/O at a time each: one at a time together
   for k, v in pairs(s) do ph[k] = v; from[ph][k] = from[base] and from[base][k] end
   ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")
