@@ -177,6 +177,9 @@ tap.refuses("flow: job 'b' differs from 'a' in direct", function()
 tap.refuses("flow: job 'b' differs from 'a' in target", function()
   load("[global]\nsize=1m\ntime_based\nruntime=1\n[a]\nfilename=a.dat\nrw=read\nflow=1\n[b]\nfilename=b.dat\nrw=read\nflow=1\n") end,
   "flow jobs on two files: refused (one stream has one target; b's I/O went to a.dat)")
+tap.refuses("flow: job 'b' differs from 'a' in rate", function()
+  load("[global]\nfilename=f.dat\nsize=1m\ntime_based\nruntime=1\nrw=read\n[a]\nflow=1\nrate_iops=100\n[b]\nflow=1\nrate_iops=1000\n") end,
+  "flow jobs with rate_iops 100 and 1000: refused (b's rate was dropped for a's)")
 tap.refuses("end by size, and their sizes are not in the ratio of their flow", function()
   load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n") end,
   "flow jobs ending by size, sizes not in the flows' ratio: refused (fio does 256 + 256, one mix 128 + 384)")

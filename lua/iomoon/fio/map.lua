@@ -693,6 +693,14 @@ end
 -- The jobs must be alike but for their rw, bs, region and quotas; their
 -- depths add up.
 local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+-- a and b equal, every field (same compares lists only)
+local function deep(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not deep(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
 -- A target's paths, in order ("same" compares lists, not a target's fields).
 local function target_paths(t)
   if type(t) ~= "table" then return tostring(t) end
@@ -714,7 +722,7 @@ function map.flow_phase(ws, ph, from, index)
   for _, w in ipairs(ws) do
     local sp = w.spec
     for k in pairs(sp) do
-      local alike = k == "target" and target_paths(sp[k]) == target_paths(base[k]) or k ~= "target" and same(sp[k], base[k])
+      local alike = k == "target" and target_paths(sp[k]) == target_paths(base[k]) or k ~= "target" and deep(sp[k], base[k])
       if not FLOW_OWN[k] and not alike then
         input_error("%s: flow: job '%s' differs from '%s' in %s (iomoon runs a group's flow jobs as one stream: "
           .. "they may differ in rw, bs, size, offset and iodepth only, not in their file)", w.job.where, sp.name, base.name, k)
