@@ -204,6 +204,12 @@ void files_release(struct files_worker *w, enum files_op op, uint64_t item)
 		set_bit(w->busy, local(w, item), 0);
 }
 
+void files_create_left(struct files_worker *w, uint64_t item)
+{
+	if (w->present && !bit(w->present, local(w, item)))
+		set_bit(w->present, local(w, item), 1), w->npresent++;
+}
+
 void files_done(struct files_worker *w, enum files_op op, uint64_t item, uint64_t bytes)
 {
 	struct files_result *r = w->res;
@@ -402,6 +408,7 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 	fd = openat2_beneath(dfd, name, files_open_flags(sp, op), 0644);
 	if (fd < 0)
 		return fd;
+	w->opened = 1;
 	if (op == FOP_CREATE || op == FOP_WRITE)
 		rc = write_all(fd, w->buf, files_item_size(sp, w->id, item), sp->bs, bytes);
 	else if (op == FOP_APPEND)
@@ -438,6 +445,8 @@ static void psync_loop(struct files_worker *w)
 		struct files_dirent *de = NULL;
 		int rc, dfd;
 
+		w->opened = 0;
+
 		if (op == FOP_READDIR) {
 			parent = KEY(w->sp->depth, item);
 			snprintf(name, sizeof(name), ".");
@@ -464,6 +473,8 @@ static void psync_loop(struct files_worker *w)
 		}
 		if (rc < 0) {
 			files_release(w, op, item);
+			if (op == FOP_CREATE && (w->opened || rc == -EEXIST))
+				files_create_left(w, item);
 			files_error(w, op, parent, name, -rc);
 			continue;
 		}

@@ -158,6 +158,7 @@ struct files_worker {
 	const uint64_t *start_ns;
 	struct uslot *slots;      /* io_uring: the qd slots (files_uring.c) */
 	int direct_ok;            /* io_uring: files in the ring's table, steps linked */
+	int opened;               /* psync: the operation's file was opened */
 	struct files_nfs *nfs;    /* over nfs://: the worker's connection */
 };
 
@@ -180,6 +181,8 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 int files_readdir(struct files_worker *w, uint64_t node, uint64_t *entries);
 /* After op on item completed: the mix's bitmap and the result's counts. */
 void files_release(struct files_worker *w, enum files_op op, uint64_t item); /* a failed one */
+/* a mix's create that failed with its file made (its open done, or EEXIST): the file is there */
+void files_create_left(struct files_worker *w, uint64_t item);
 void files_done(struct files_worker *w, enum files_op op, uint64_t item, uint64_t bytes);
 /* open_how of op (O_ flags) for openat2 beneath. */
 uint64_t files_open_flags(const struct files_spec *sp, enum files_op op);

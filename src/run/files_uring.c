@@ -170,6 +170,8 @@ static void finish(struct files_worker *w, struct uslot *s)
 	s->busy = 0;
 	if (s->err) {
 		files_release(w, s->op, s->item);
+		if (s->op == FOP_CREATE && (s->opened || s->err == EEXIST))
+			files_create_left(w, s->item);
 		files_error(w, s->op, s->parent, s->name, s->err);
 		return;
 	}
@@ -211,6 +213,7 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 			break;
 		}
 		s->fd = s->direct ? (int)s->idx : res;
+		s->opened = 1;
 		s->step = after_io(w->sp, s);
 		prep(w, ring, s);
 		return 1;
