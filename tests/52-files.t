@@ -30,6 +30,7 @@ for eng in "engine=psync" "engine=io_uring qd=4"; do
 	out=$(run one.lua "$D" op=create $eng 2>&1)
 	like "$out" "create	20	20" "$eng: the 20 files of the dir that is a symlink are errors, the other 20 made"
 	like "$out" "first	create iomoon-files/w0/d1/f[0-9]+: Too many levels of symbolic links" "$eng: the error names the path and ELOOP"
+	like "$out" "by_errno	ELOOP=20$" "$eng: result.errors_by_errno counts the 20 by name"
 	is "$(ls "$TMP/outside")" "s" "$eng: nothing made outside the tree"
 	run one.lua "$D" op=delete $eng >/dev/null 2>&1
 done

@@ -168,6 +168,7 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 		return;
 	}
 	w->res->op[op].errors++;
+	w->res->op[op].by_errno[err > 0 && err < FILES_ERRNO_N ? err : FILES_ERRNO_N - 1]++;
 	pthread_mutex_lock(&first_lock);
 	if (first_res && !first_res->first_errno) {
 		files_key_path(w->sp, parent, path, sizeof(path));
@@ -666,6 +667,8 @@ static void merge(const struct files_spec *sp, const struct files_worker *w, str
 			res->op[op].ops += r->op[op].ops;
 			res->op[op].errors += r->op[op].errors;
 			res->op[op].missing += r->op[op].missing;
+			for (int e = 0; e < FILES_ERRNO_N; e++)
+				res->op[op].by_errno[e] += r->op[op].by_errno[e];
 			hist_merge(&res->op[op].lat, &r->op[op].lat);
 		}
 		res->created += r->created;

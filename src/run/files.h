@@ -71,9 +71,12 @@ struct files_spec {
 	char progress_name[128];
 };
 
+#define FILES_ERRNO_N 134 /* errors counted by errno below it; the rest in the last */
+
 struct files_opres {
 	uint64_t ops, errors;
 	uint64_t missing;       /* delete, rmdir: already gone (ENOENT), not an error */
+	uint64_t by_errno[FILES_ERRNO_N];
 	struct hist lat;
 };
 
