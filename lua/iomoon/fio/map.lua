@@ -580,11 +580,13 @@ local function workload(j, ctx, from)
         j.where)
     end
     c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
-    if c.v("number_ios") then
-      c.set(spec, "ios", job.int(c.v("number_ios"), c.what("number_ios"), 1) * numjobs, "number_ios", "numjobs")
-    elseif not c.v("io_size") then
-      local n = skip_pass(spec)
-      if n then c.set(spec, "ios", n * numjobs * options.loops(c), "rw", "size", "numjobs", "loops") end
+    local pass = not c.v("io_size") and skip_pass(spec)
+    if pass then pass = pass * options.loops(c) end
+    local nios = c.v("number_ios") and job.int(c.v("number_ios"), c.what("number_ios"), 1)
+    if nios and not (pass and pass < nios) then
+      c.set(spec, "ios", nios * numjobs, "number_ios", "numjobs")
+    elseif pass then -- fio's pass ends first (number_ios is at most)
+      c.set(spec, "ios", pass * numjobs, "rw", "size", "numjobs", "loops")
     end
   end
   pacing_of(c, spec, numjobs, share, kb)
