@@ -238,10 +238,14 @@ fi
 # ---- rw's offset modifier (fio's backwards-read and cross-stripe-verify): the offsets fio's iolog has ----
 printf '[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=64k\n' >bw.fio
 printf '[holes]\nbs=16k\nrw=write:112k\nfilename=ho.dat\nsize=1m\noffset=120k\nio_size=1m\n' >ho.fio
+# without io_size fio goes over the region once: a read ending at its end, or a hole past it, ends the job
+printf '[forward]\nbs=4k\nrw=read:8k\nfilename=fw.dat\nsize=64k\n' >fw.fio
+printf '[holes-once]\nbs=16k\nrw=write:112k\nfilename=fo.dat\nsize=1m\noffset=120k\n' >fo.fio
+printf '[pass-first]\nbs=4k\nrw=write:8k\nfilename=fn.dat\nsize=64k\nnumber_ios=20\n' >fn.fio
 # offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
 offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
 if command -v fio >/dev/null && command -v strace >/dev/null; then
-	for j in bw:4096 ho:16384; do
+	for j in bw:4096 ho:16384 fw:4096 fo:16384 fn:4096; do
 		rm -f "${j%:*}.dat"
 		fio "${j%:*}.fio" --write_iolog="${j%:*}.log" --output=/dev/null >/dev/null 2>&1
 		awk -v n="${j#*:}" '($3 == "read" || $3 == "write") && $5 == n { printf "%d ", $4 / 1024 }' "${j%:*}.log" >"${j%:*}.fio.off"
@@ -253,8 +257,11 @@ if command -v fio >/dev/null && command -v strace >/dev/null; then
 	like "$(cat bw.iom.off)" "^0 56 52 48 .* 8 4 0 $" "... 0, then from 56 KiB down by 4 KiB (a test that reads ahead fails)"
 	is "$(cat ho.iom.off)" "$(cat ho.fio.off)" "rw=write:112k from offset=120k: iomoon writes fio's offsets ($(cut -c1-40 ho.fio.off)...)"
 	is "$(wc -w <ho.iom.off)" 64 "... 64 writes of 16k (io_size=1m), wrapping to 120k past the region's end"
+	is "$(cat fw.iom.off)" "$(cat fw.fio.off)" "rw=read:8k, size=64k, no io_size: fio's one pass ($(cat fw.fio.off)), not 64k of reads"
+	is "$(cat fo.iom.off)" "$(cat fo.fio.off)" "rw=write:112k from offset=120k, no io_size: fio's 8 writes ($(cut -c1-40 fo.fio.off)...)"
+	is "$(cat fn.iom.off)" "$(cat fn.fio.off)" "rw=write:8k with number_ios=20: the pass's 6 writes end it first, as fio's"
 else
-	skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"; skip "fio or strace missing"
+	for i in 1 2 3 4 5 6 7; do skip "fio or strace missing"; done
 fi
 err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
 like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"

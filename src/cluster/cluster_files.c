@@ -48,6 +48,8 @@ static void end_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 			b->op[op].ops += a->op[op].ops;
 			b->op[op].errors += a->op[op].errors;
 			b->op[op].missing += a->op[op].missing;
+			for (int e = 0; e < FILES_ERRNO_N; e++)
+				b->op[op].by_errno[e] += a->op[op].by_errno[e];
 			hist_merge(&b->op[op].lat, &a->op[op].lat);
 		}
 		b->created += a->created;

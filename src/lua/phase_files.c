@@ -310,6 +310,24 @@ static void push_lat(lua_State *L, const struct hist *h, int with_hist)
 	}
 }
 
+/* errors_by_errno of operations ops (n of them; NULL: all) by name, into
+ * the table on top. */
+static void push_by_errno(lua_State *L, const struct files_result *r, const enum files_op *ops, unsigned n)
+{
+	lua_newtable(L);
+	luaL_setmetatable(L, OBJECT_MT);
+	for (int e = 1; e < FILES_ERRNO_N; e++) {
+		uint64_t c = 0;
+		const char *name = strerrorname_np(e);
+
+		for (unsigned i = 0; i < (ops ? n : FOP_N); i++)
+			c += r->op[ops ? ops[i] : (enum files_op)i].by_errno[e];
+		if (c)
+			api_set_int(L, name ? name : "unknown", c);
+	}
+	lua_setfield(L, -2, "errors_by_errno");
+}
+
 /* read / write: the operations that read and wrote file data, as a
  * block phase's op table. */
 static void push_io(lua_State *L, const struct files_result *r, const enum files_op *ops, unsigned n, uint64_t bytes)
@@ -332,8 +350,7 @@ static void push_io(lua_State *L, const struct files_result *r, const enum files
 	api_set_int(L, "errors", errors);
 	push_lat(L, &h, 0);
 	lua_setfield(L, -2, "lat");
-	lua_newtable(L);
-	lua_setfield(L, -2, "errors_by_errno");
+	push_by_errno(L, r, ops, n);
 }
 
 static void push_ops(lua_State *L, const struct files_spec *sp, const struct files_result *r)
@@ -505,8 +522,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_int(L, "batch", 1);
 	api_set_num(L, "interval_s", (double)sp->interval_ns / 1e9);
 	set_str(L, "open_sync", sp->fsync ? "fsync" : "none");
-	lua_newtable(L);
-	lua_setfield(L, -2, "errors_by_errno");
+	push_by_errno(L, r, NULL, 0);
 	lua_newtable(L);
 	if (r->first_errno) {
 		lua_createtable(L, 0, 5);

@@ -168,6 +168,7 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 		return;
 	}
 	w->res->op[op].errors++;
+	w->res->op[op].by_errno[err > 0 && err < FILES_ERRNO_N ? err : FILES_ERRNO_N - 1]++;
 	pthread_mutex_lock(&first_lock);
 	if (first_res && !first_res->first_errno) {
 		files_key_path(w->sp, parent, path, sizeof(path));
@@ -202,6 +203,12 @@ void files_release(struct files_worker *w, enum files_op op, uint64_t item)
 {
 	if (w->busy && op != FOP_READDIR && op != FOP_DIRSTAT)
 		set_bit(w->busy, local(w, item), 0);
+}
+
+void files_create_left(struct files_worker *w, uint64_t item)
+{
+	if (w->present && !bit(w->present, local(w, item)))
+		set_bit(w->present, local(w, item), 1), w->npresent++;
 }
 
 void files_done(struct files_worker *w, enum files_op op, uint64_t item, uint64_t bytes)
@@ -291,7 +298,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
-	if (phase_interrupt || (w->quota && *done >= w->quota))
+	if (phase_interrupt || *done >= w->quota)
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
 		return 0;
@@ -402,6 +409,7 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 	fd = openat2_beneath(dfd, name, files_open_flags(sp, op), 0644);
 	if (fd < 0)
 		return fd;
+	w->opened = 1;
 	if (op == FOP_CREATE || op == FOP_WRITE)
 		rc = write_all(fd, w->buf, files_item_size(sp, w->id, item), sp->bs, bytes);
 	else if (op == FOP_APPEND)
@@ -438,6 +446,8 @@ static void psync_loop(struct files_worker *w)
 		struct files_dirent *de = NULL;
 		int rc, dfd;
 
+		w->opened = 0;
+
 		if (op == FOP_READDIR) {
 			parent = KEY(w->sp->depth, item);
 			snprintf(name, sizeof(name), ".");
@@ -464,6 +474,8 @@ static void psync_loop(struct files_worker *w)
 		}
 		if (rc < 0) {
 			files_release(w, op, item);
+			if (op == FOP_CREATE && (w->opened || rc == -EEXIST))
+				files_create_left(w, item);
 			files_error(w, op, parent, name, -rc);
 			continue;
 		}
@@ -607,7 +619,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 			}
 		}
 		set_items(&w[i], (sp->op == FOP_READDIR || sp->op == FOP_DIRSTAT) && !sp->mix ? files_leaves(sp) : items);
-		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : 0;
+		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
 		if (sp->mix) {
 			w[i].present = calloc(w[i].nitems / 8 + 1, 1);
 			w[i].busy = calloc(w[i].nitems / 8 + 1, 1);
@@ -655,6 +667,8 @@ static void merge(const struct files_spec *sp, const struct files_worker *w, str
 			res->op[op].ops += r->op[op].ops;
 			res->op[op].errors += r->op[op].errors;
 			res->op[op].missing += r->op[op].missing;
+			for (int e = 0; e < FILES_ERRNO_N; e++)
+				res->op[op].by_errno[e] += r->op[op].by_errno[e];
 			hist_merge(&res->op[op].lat, &r->op[op].lat);
 		}
 		res->created += r->created;

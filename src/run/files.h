@@ -71,9 +71,12 @@ struct files_spec {
 	char progress_name[128];
 };
 
+#define FILES_ERRNO_N 134 /* errors counted by errno below it; the rest in the last */
+
 struct files_opres {
 	uint64_t ops, errors;
 	uint64_t missing;       /* delete, rmdir: already gone (ENOENT), not an error */
+	uint64_t by_errno[FILES_ERRNO_N];
 	struct hist lat;
 };
 
@@ -140,7 +143,7 @@ struct files_worker {
 	unsigned id;
 	int subtree_fd;           /* the worker's subtree ("w3"), or the shared one */
 	uint64_t first_item, step, nitems; /* items first_item + k*step, k < nitems */
-	uint64_t quota;           /* operations to do (0: one pass) */
+	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
 	uint64_t deadline_ns;
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
@@ -158,6 +161,7 @@ struct files_worker {
 	const uint64_t *start_ns;
 	struct uslot *slots;      /* io_uring: the qd slots (files_uring.c) */
 	int direct_ok;            /* io_uring: files in the ring's table, steps linked */
+	int opened;               /* psync: the operation's file was opened */
 	struct files_nfs *nfs;    /* over nfs://: the worker's connection */
 };
 
@@ -180,6 +184,8 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 int files_readdir(struct files_worker *w, uint64_t node, uint64_t *entries);
 /* After op on item completed: the mix's bitmap and the result's counts. */
 void files_release(struct files_worker *w, enum files_op op, uint64_t item); /* a failed one */
+/* a mix's create that failed with its file made (its open done, or EEXIST): the file is there */
+void files_create_left(struct files_worker *w, uint64_t item);
 void files_done(struct files_worker *w, enum files_op op, uint64_t item, uint64_t bytes);
 /* open_how of op (O_ flags) for openat2 beneath. */
 uint64_t files_open_flags(const struct files_spec *sp, enum files_op op);

@@ -344,6 +344,8 @@ static void slot_end(struct files_slot *s, int err)
 	}
 	if (err < 0) {
 		files_release(w, s->op, s->item);
+		if (s->op == FOP_CREATE && (s->fh || err == -EEXIST)) /* the file made before the failure */
+			files_create_left(w, s->item);
 		files_error(w, s->op, s->parent, s->name, -err);
 		return;
 	}

@@ -160,7 +160,8 @@ static void chain(struct files_worker *w, struct io_uring *ring, struct uslot *s
 	if (writes || s->op == FOP_OPEN)
 		link_step(w, ring, s, S_CLOSE, 1);
 	s->step = S_OPEN;
-	w->res->chains++;
+	if (s->pending > 1) /* a file past CHAIN_IO writes: its open alone, no chain */
+		w->res->chains++;
 }
 
 static void finish(struct files_worker *w, struct uslot *s)
@@ -169,6 +170,8 @@ static void finish(struct files_worker *w, struct uslot *s)
 	s->busy = 0;
 	if (s->err) {
 		files_release(w, s->op, s->item);
+		if (s->op == FOP_CREATE && (s->opened || s->err == EEXIST))
+			files_create_left(w, s->item);
 		files_error(w, s->op, s->parent, s->name, s->err);
 		return;
 	}
@@ -210,6 +213,7 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 			break;
 		}
 		s->fd = s->direct ? (int)s->idx : res;
+		s->opened = 1;
 		s->step = after_io(w->sp, s);
 		prep(w, ring, s);
 		return 1;

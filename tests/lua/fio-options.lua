@@ -168,12 +168,23 @@ tap.refuses("cmdprio_percentage=10,30: a value per direction", function()
 tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
   iomoon.check { name = "p", engine = "null", bs = "4k", ioprio = "top" } end, "ioprio = \"top\": named, with the classes")
 -- flow: a group's jobs as the specs of one stream, weighed by |flow|
-local fl = load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
+local fl = load("[global]\nsize=1m\nfilename=f.dat\ntime_based\nruntime=1\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
 is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil and fl[1].mix[2].weight, fl[1].mix[2].skip },
   { 1, nil, "a", 25.0, 75.0, -8192 }, "flow=2 beside flow=-6: one stream, specs a 25 % and b 75 % (its rw=read:-8k kept)")
 tap.refuses("flow: job 'b' differs from 'a' in direct", function()
   load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
   "flow jobs that differ in more than rw, bs, size, offset and depth")
+tap.refuses("flow: job 'b' differs from 'a' in target", function()
+  load("[global]\nsize=1m\ntime_based\nruntime=1\n[a]\nfilename=a.dat\nrw=read\nflow=1\n[b]\nfilename=b.dat\nrw=read\nflow=1\n") end,
+  "flow jobs on two files: refused (one stream has one target; b's I/O went to a.dat)")
+tap.refuses("flow: job 'b' differs from 'a' in rate", function()
+  load("[global]\nfilename=f.dat\nsize=1m\ntime_based\nruntime=1\nrw=read\n[a]\nflow=1\nrate_iops=100\n[b]\nflow=1\nrate_iops=1000\n") end,
+  "flow jobs with rate_iops 100 and 1000: refused (b's rate was dropped for a's)")
+tap.refuses("end by size, and their sizes are not in the ratio of their flow", function()
+  load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n") end,
+  "flow jobs ending by size, sizes not in the flows' ratio: refused (fio does 256 + 256, one mix 128 + 384)")
+is(#load("[global]\nfilename=f.dat\n[a]\nsize=1m\nrw=read\nflow=1\n[b]\nsize=3m\nrw=randread\nflow=3\n"), 1,
+  "flow jobs ending by size, sizes in the flows' ratio (1m : 3m, flow 1 : 3): taken")
 tap.refuses("ignore_error: ignores errors without continue_on_error", function()
   load("[e]\nrw=randwrite\nignore_error=,ENOSPC\n") end, "ignore_error without continue_on_error")
 is(load("[e]\nrw=randwrite\ncontinue_on_error=write\nignore_error=,ENOSPC\n")[1].on_error, "continue",

@@ -498,6 +498,37 @@ local function data_of(c, spec, kb)
   end
 end
 
+-- A sequential job with a hole after each I/O (rw=read:8k) and no
+-- io_size: fio goes over its region once (io_u.c's get_next_seq_offset),
+-- ending when an I/O ends at the region's end or the next offset lies
+-- past it, not after size= bytes. The I/Os of that pass when fewer than
+-- the bytes' (nil: the bytes end it, or fio's wrap goes where iomoon's
+-- does not: to twice the offset).
+local function skip_pass(spec)
+  local m = spec.mix and #spec.mix == 1 and spec.mix[1]
+  local bs = m and (type(m.bs) == "table" and #m.bs == 1 and m.bs[1] or m.bs)
+  if not (m and (m.skip or 0) > 0 and (m.random or 0) == 0 and math.type(bs) == "integer" and bs > 0) then return nil end
+  local r = spec.region
+  local off = type(r) == "table" and r.offset or 0
+  local size = type(r) == "table" and r.size or r
+  if math.type(off) ~= "integer" or math.type(size) ~= "integer" then return nil end
+  local real, last, n = off + size, off, 0
+  while n * bs < size do
+    if last >= real then return n end
+    local pos = last - off
+    if pos ~= 0 then
+      pos = pos + m.skip
+      if pos >= real then
+        if off ~= 0 then return nil end
+        pos = 0
+      end
+    end
+    if pos >= size or pos + off >= real then return n end
+    n, last = n + 1, pos + off + bs
+  end
+  return nil
+end
+
 -- One job as a workload: spec (the fields a stream may give), ph (those
 -- that belong to a phase: engine, duration, ramp, seed), and whether a
 -- verification pass follows it.
@@ -549,8 +580,13 @@ local function workload(j, ctx, from)
         j.where)
     end
     c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
-    if c.v("number_ios") then
-      c.set(spec, "ios", job.int(c.v("number_ios"), c.what("number_ios"), 1) * numjobs, "number_ios", "numjobs")
+    local pass = not c.v("io_size") and skip_pass(spec)
+    if pass then pass = pass * options.loops(c) end
+    local nios = c.v("number_ios") and job.int(c.v("number_ios"), c.what("number_ios"), 1)
+    if nios and not (pass and pass < nios) then
+      c.set(spec, "ios", nios * numjobs, "number_ios", "numjobs")
+    elseif pass then -- fio's pass ends first (number_ios is at most)
+      c.set(spec, "ios", pass * numjobs, "rw", "size", "numjobs", "loops")
     end
   end
   pacing_of(c, spec, numjobs, share, kb)
@@ -659,6 +695,22 @@ end
 -- The jobs must be alike but for their rw, bs, region and quotas; their
 -- depths add up.
 local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+-- a and b equal, every field (same compares lists only)
+local function deep(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not deep(v, b[k]) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+-- A target's paths, in order ("same" compares lists, not a target's fields).
+local function target_paths(t)
+  if type(t) ~= "table" then return tostring(t) end
+  if t.path then return t.path end
+  local p = {}
+  for i, e in ipairs(t) do p[i] = type(e) == "table" and e.path or tostring(e) end
+  return table.concat(p, "\0")
+end
 function map.flow_phase(ws, ph, from, index)
   local base, total, names, mix = ws[1].spec, 0, {}, {}
   for _, w in ipairs(ws) do
@@ -672,9 +724,10 @@ function map.flow_phase(ws, ph, from, index)
   for _, w in ipairs(ws) do
     local sp = w.spec
     for k in pairs(sp) do
-      if not FLOW_OWN[k] and not same(sp[k], base[k]) then
+      local alike = k == "target" and target_paths(sp[k]) == target_paths(base[k]) or k ~= "target" and deep(sp[k], base[k])
+      if not FLOW_OWN[k] and not alike then
         input_error("%s: flow: job '%s' differs from '%s' in %s (iomoon runs a group's flow jobs as one stream: "
-          .. "they may differ in rw, bs, size, offset and iodepth only)", w.job.where, sp.name, base.name, k)
+          .. "they may differ in rw, bs, size, offset and iodepth only, not in their file)", w.job.where, sp.name, base.name, k)
       end
     end
     if #sp.mix ~= 1 or (sp.workers or 1) > 1 or not sp.region then
@@ -692,6 +745,20 @@ function map.flow_phase(ws, ph, from, index)
   end
   s.mix = mix
   s.batch = nil
+  -- jobs that end by size: fio holds the ratio while both run, then the
+  -- one left runs alone to its own size; one mix cannot, so their sizes
+  -- must be in the ratio of their flow (else each job's count is wrong)
+  if s.bytes then
+    local a = ws[1]
+    for _, w in ipairs(ws) do
+      if w.spec.bytes * math.abs(a.flow) ~= a.spec.bytes * math.abs(w.flow) then
+        input_error("%s: flow: jobs '%s' (%d bytes, flow %d) and '%s' (%d bytes, flow %d) end by size, and their "
+          .. "sizes are not in the ratio of their flow: fio runs the rest of one alone once the other is done, "
+          .. "which iomoon's one mix cannot (give time_based with a runtime, or sizes in the flows' ratio)",
+          w.job.where, a.spec.name, a.spec.bytes, math.abs(a.flow), w.spec.name, w.spec.bytes, math.abs(w.flow))
+      end
+    end
+  end
   if s.qd == #ws then s.qd = 1 end -- sync jobs, one I/O at a time each: one at a time together
   for k, v in pairs(s) do ph[k] = v; from[ph][k] = from[base] and from[base][k] end
   ph.name = fit_name(string.format("group %d: %s", index, table.concat(names, " + ")), #" (verify)")

@@ -23,3 +23,7 @@ print("first", r.first_error and r.first_error.message or "none")
 local sum = 0
 for _, iv in ipairs(r.intervals) do sum = sum + iv.ios end
 print("intervals", #r.intervals, sum == r.ios and "sum=ios" or ("sum=" .. sum))
+local by = {}
+for k, v in pairs(r.errors_by_errno) do by[#by + 1] = k .. "=" .. v end
+table.sort(by)
+print("by_errno", table.concat(by, " "))
