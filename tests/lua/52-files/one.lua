@@ -2,17 +2,7 @@
 -- operation's "OP OPS ERRORS", then "errors N" and the first error
 local iomoon = require "iomoon"
 local phase = { files = { dir = arg[1], dirs = 2, files = 20, allow_write = true } }
-for i = 2, #arg do
-  local k, v = arg[i]:match("^([%w_.]+)=(.*)$")
-  local f = k:match("^files%.(.*)")
-  if tonumber(v) then v = tonumber(v) elseif v == "true" then v = true elseif v == "false" then v = false end
-  if k == "ops" then
-    local t = {}
-    for name, w in v:gmatch("(%w+):(%d+)") do t[name] = tonumber(w) end
-    v = t
-  end
-  if f then phase.files[f] = v else phase[k] = v end
-end
+dofile(arg[0]:match("^(.*)/") .. "/../files_args.lua")(phase, arg, 2)
 local r = iomoon.run(phase)
 local names = {}
 for k in pairs(r.ops) do names[#names + 1] = k end
