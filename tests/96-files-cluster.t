@@ -25,7 +25,16 @@ mpi() {
 	timeout -k 5 120 mpirun --allow-run-as-root --oversubscribe --bind-to none -n 2 "$IOMOON" run --format none "$@"
 }
 D="$TMP/nas"
-tree() { mpi "$LUA_DIR/tree.lua" "$D" "$@"; }
+# (out.* removed first, and err shown when a run fails, so that a failed
+# run is never read as the run before it)
+tree() {
+	local rc
+	rm -f out.0 out.1
+	mpi "$LUA_DIR/tree.lua" "$D" "$@"
+	rc=$?
+	[ $rc = 0 ] || { echo "# tree $* exited $rc:"; sed 's/^/#   /' err 2>/dev/null | head -20; }
+	return $rc
+}
 same() { python3 -c 'import json,sys; a=[json.dumps(json.load(open("res.%d.json" % i)), sort_keys=True) for i in (0, 1)]; print(a[0] == a[1])'; }
 rm -rf "$D"; mkdir -p "$D"
 
