@@ -63,6 +63,8 @@ out=$(w 4k pattern=zero ios=2048); set -- $(look 4096 count)
 is "$1 $2 $(echo "$out" | awk -F'\t' '{ split($3, a, " "); print $1, $2, a[1], $5 }')" "1024 1 2048 1 2048.00 false" \
 	"two passes of zeros: result.data's 2048 units (2048:1) are the writes issued, the disk holds 1024 blocks (1024:1), and written_once says so"
 out=$(w 4k compress=4 dedupe=2 random=100 ios=2048); is "$(echo "$out" | cut -f5)" false "random writes: written_once = false"
+rm -f "$F"; is "$("$IOMOON" run --quiet "$LUA_DIR/write.lua" "$F" 4k pattern=zero ios=2048 | grep -c '^  data: zero .*dedupe 2048.00, of the writes issued)$')" 1 \
+	"the text report says the zeros' 2048:1 is of the writes issued"
 
 # a replay whose writes end in a tail under the unit (6 KiB at every
 # 8 KiB): the tail is a unit of its own, counted in units as in distinct

@@ -4,6 +4,7 @@
  * zstd and zlib) on a sample of the units. */
 #include <lua.h>
 
+#include "cluster/cluster.h"
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "run/data.h"
@@ -21,8 +22,9 @@ static double ratio(uint64_t before, uint64_t after)
 }
 
 /* Can no unit have been written twice? One worker on one host, writes
- * only, sequential without skips on the phase's region from its start,
- * their units (the ramp's included) within it, none failed: then the
+ * only of whole units, sequential without skips on the phase's region
+ * from its start, their units (the ramp's included) within it, none
+ * failed: then the
  * counts of the writes issued are also those of the units the phase left
  * on disk. Anything else may overwrite, and knowing what is left would
  * take a map of the target and a look at it per I/O: not kept. */
@@ -31,7 +33,7 @@ static int written_once(const struct run_state *rs, const struct phase_result *r
 	const struct phase_spec *sp = &rs->sp;
 	const struct workload *wl = sp->wl;
 
-	if (rs->nstreams || sp->replay || r->cluster || sp->workers != 1 || !wl || !sp->ntargets ||
+	if (rs->nstreams || sp->replay || r->cluster || cluster_on() || sp->workers != 1 || !wl || !sp->ntargets ||
 	    r->total.op[OP_WRITE].errors || sp->region_off % unit)
 		return 0;
 	for (unsigned k = 0; k < wl->nspecs; k++) {
@@ -39,6 +41,9 @@ static int written_once(const struct run_state *rs, const struct phase_result *r
 
 		if (s->read_thr || s->trim_thr || s->random_thr || s->skip || s->region_len)
 			return 0;
+		for (unsigned b = 0; b < s->nbs; b++)
+			if (s->bs[b].bytes % unit)
+				return 0; /* a write under the unit counts as one: units would not be the disk's */
 	}
 	return r->total.data.units <= phase_region_len(sp, 0) / unit;
 }
