@@ -59,6 +59,7 @@ out=$(w 4k dedupe=2 ios=256); head -c 1048576 "$F" >"$TMP/head.dat"
 set -- $(python3 "$T/check_data.py" "$TMP/head.dat" 4096 count)
 is "$(echo "$out" | cut -f1,2,5)" "$(printf '%s\t%s\ttrue' "$1" "$2")" "one pass over 1 MiB, dedupe=2: written_once, and units and distinct are the disk's ($1 $2)"
 out=$(w 4k dedupe=2 ios=1025); is "$(echo "$out" | cut -f5)" false "one block past the region: written_once = false"
+out=$(w 512 ios=64); is "$(echo "$out" | cut -f1,5)" "$(printf '64\tfalse')" "512-byte writes: 64 units of 4 KiB counted, 8 blocks on disk: written_once = false"
 out=$(w 4k pattern=zero ios=2048); set -- $(look 4096 count)
 is "$1 $2 $(echo "$out" | awk -F'\t' '{ split($3, a, " "); print $1, $2, a[1], $5 }')" "1024 1 2048 1 2048.00 false" \
 	"two passes of zeros: result.data's 2048 units (2048:1) are the writes issued, the disk holds 1024 blocks (1024:1), and written_once says so"
