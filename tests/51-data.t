@@ -15,14 +15,14 @@ look() { python3 "$T/check_data.py" "$F" "${1:-4096}" ${2:-}; }
 near() { awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { exit !(g >= w * (1 - p / 100) && g <= w * (1 + p / 100)) }'; echo $?; }
 
 # the default: every 4 KiB block unique and incompressible
-out=$(w 64k); is "$out" "$(printf '1024\t1024\t1.00 1.00\t0')" "the default: result.data says 1024 distinct units of 1024, incompressible"
+out=$(w 64k); is "$out" "$(printf '1024\t1024\t1.00 1.00\t0\ttrue')" "the default: result.data says 1024 distinct units of 1024, incompressible, each written once"
 set -- $(look)
 is "$1 $2" "1024 1024" "the default: on disk every 4 KiB block is distinct"
 ok "$(awk -v a="$4" -v b="$5" -v c="$6" 'BEGIN { exit !(a < 1.02 && b < 1.02 && c < 1.02) }'; echo $?)" "the default: no block compresses (lz4 $4, zstd $5, zlib $6)"
 
 # compress = 2, dedupe = 2: half the blocks repeat, the distinct ones compress 2:1
 # (distinct: the 512 unique blocks and the 2 dedupe sets of 64 duplicates each, data.h)
-out=$(w 64k compress=2 dedupe=2); is "$out" "$(printf '1024\t514\t1.99 1.98\t0')" "compress=2 dedupe=2: result.data measures 2:1 and 2:1, no crc cross-check failed"
+out=$(w 64k compress=2 dedupe=2); is "$out" "$(printf '1024\t514\t1.99 1.98\t0\ttrue')" "compress=2 dedupe=2: result.data measures 2:1 and 2:1, no crc cross-check failed"
 set -- $(look)
 is "$1 $2" "1024 514" "compress=2 dedupe=2: on disk the 514 distinct 4 KiB blocks of 1024 result.data counted"
 ok "$(near "$3" 2 1)" "compress=2 dedupe=2: 2:1 deduplicable on disk within 1 % ($3)"
@@ -49,6 +49,23 @@ for b in 512 1024; do
 	ok "$(near "$3" 2 1)" "${b}-byte writes, dedupe_unit=512, dedupe=2: $3:1 on disk"
 	is "$(echo "$out" | cut -f1,2)" "$(printf '%s\t%s' "$1" "$2")" "${b}-byte writes, dedupe_unit=512: result.data's units and distinct are the disk's ($1 $2)"
 done
+
+# result.data counts the writes issued; the disk keeps the last write of
+# each block and what the phase did not reach. written_once says when the
+# two are one: a single sequential pass (here over the first 1 MiB, the
+# rest the fill), and not past it (before: no such field; two passes of
+# zeros said 2048:1 of a file of 1024 zero blocks, 1024:1 on disk)
+out=$(w 4k dedupe=2 ios=256); head -c 1048576 "$F" >"$TMP/head.dat"
+set -- $(python3 "$T/check_data.py" "$TMP/head.dat" 4096 count)
+is "$(echo "$out" | cut -f1,2,5)" "$(printf '%s\t%s\ttrue' "$1" "$2")" "one pass over 1 MiB, dedupe=2: written_once, and units and distinct are the disk's ($1 $2)"
+out=$(w 4k dedupe=2 ios=1025); is "$(echo "$out" | cut -f5)" false "one block past the region: written_once = false"
+out=$(w 512 ios=64); is "$(echo "$out" | cut -f1,5)" "$(printf '64\tfalse')" "512-byte writes: 64 units of 4 KiB counted, 8 blocks on disk: written_once = false"
+out=$(w 4k pattern=zero ios=2048); set -- $(look 4096 count)
+is "$1 $2 $(echo "$out" | awk -F'\t' '{ split($3, a, " "); print $1, $2, a[1], $5 }')" "1024 1 2048 1 2048.00 false" \
+	"two passes of zeros: result.data's 2048 units (2048:1) are the writes issued, the disk holds 1024 blocks (1024:1), and written_once says so"
+out=$(w 4k compress=4 dedupe=2 random=100 ios=2048); is "$(echo "$out" | cut -f5)" false "random writes: written_once = false"
+rm -f "$F"; is "$("$IOMOON" run --quiet "$LUA_DIR/write.lua" "$F" 4k pattern=zero ios=2048 | grep -c '^  data: zero .*dedupe 2048.00, of the writes issued)$')" 1 \
+	"the text report says the zeros' 2048:1 is of the writes issued"
 
 # a replay whose writes end in a tail under the unit (6 KiB at every
 # 8 KiB): the tail is a unit of its own, counted in units as in distinct

@@ -256,7 +256,8 @@ local function raw_of(k) return function(o) return o[k] end end
 
 --- What a phase's writes carried (result.data), when it was not iomoon's
 -- plain random data: "data: compress 2 (1.98 measured), dedupe 2 (1.99
--- measured)", "data: repeat (measured: compress 157.54, dedupe 16.00)";
+-- measured)", "data: repeat (measured: compress 157.54, dedupe 16.00)",
+-- ", of the writes issued" after the dedupe when written_once is false;
 -- nil for plain random, a phase that did not write, or an older result.
 function report.data_text(r)
   local d = opt(r, "data")
@@ -265,10 +266,12 @@ function report.data_text(r)
   local cm, dm = number(opt(d, "compress_measured")), number(opt(d, "dedupe_measured"))
   if d.pattern == "random" and c == 1 and dd == 1 then return nil end
   local function m(x) return x and string.format("%.2f", x) or "-" end
+  -- the figures are the writes': say so when the disk may hold less
+  local of = opt(d, "written_once") == false and ", of the writes issued" or ""
   if d.pattern ~= "random" then
-    return string.format("data: %s (measured: compress %s, dedupe %s)", d.pattern, m(cm), m(dm))
+    return string.format("data: %s (measured: compress %s, dedupe %s%s)", d.pattern, m(cm), m(dm), of)
   end
-  return string.format("data: compress %g (%s measured), dedupe %g (%s measured)", c or 1, m(cm), dd or 1, m(dm))
+  return string.format("data: compress %g (%s measured), dedupe %g (%s measured%s)", c or 1, m(cm), dd or 1, m(dm), of)
 end
 
 local function data_cell(k, fmt)

@@ -4,6 +4,7 @@
  * zstd and zlib) on a sample of the units. */
 #include <lua.h>
 
+#include "cluster/cluster.h"
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "run/data.h"
@@ -20,6 +21,33 @@ static double ratio(uint64_t before, uint64_t after)
 	return after ? (double)before / (double)after : 1.0;
 }
 
+/* Can no unit have been written twice? One worker on one host, writes
+ * only of whole units, sequential without skips on the phase's region
+ * from its start, their units (the ramp's included) within it, none
+ * failed: then the
+ * counts of the writes issued are also those of the units the phase left
+ * on disk. Anything else may overwrite, and knowing what is left would
+ * take a map of the target and a look at it per I/O: not kept. */
+static int written_once(const struct run_state *rs, const struct phase_result *r, uint32_t unit)
+{
+	const struct phase_spec *sp = &rs->sp;
+	const struct workload *wl = sp->wl;
+
+	if (rs->nstreams || sp->replay || r->cluster || cluster_on() || sp->workers != 1 || !wl || !sp->ntargets ||
+	    r->total.op[OP_WRITE].errors || sp->region_off % unit)
+		return 0;
+	for (unsigned k = 0; k < wl->nspecs; k++) {
+		const struct wl_spec *s = &wl->spec[k];
+
+		if (s->read_thr || s->trim_thr || s->random_thr || s->skip || s->region_len)
+			return 0;
+		for (unsigned b = 0; b < s->nbs; b++)
+			if (s->bs[b].bytes % unit)
+				return 0; /* a write under the unit counts as one: units would not be the disk's */
+	}
+	return r->total.data.units <= phase_region_len(sp, 0) / unit;
+}
+
 static unsigned popcount4(const uint64_t v[4])
 {
 	return (unsigned)(__builtin_popcountll(v[0]) + __builtin_popcountll(v[1]) + __builtin_popcountll(v[2]) +
@@ -31,6 +59,8 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 	const struct phase_spec *sp = rs->nstreams ? &rs->stream[0]->sp : &rs->sp; /* what was asked: the streams' */
 	const struct data_counts *d = &r->total.data;
 	int alike = 1;
+	const uint32_t unit = data_reduces(sp) || sp->pattern == PATTERN_REPEAT || sp->pattern == PATTERN_REUSE
+				      ? sp->dedupe_unit : 4096;
 	const uint64_t distinct = d->distinct + d->distinct_max + popcount4(d->values);
 
 	if (!d->units)
@@ -47,12 +77,13 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 	if (alike) {
 		api_set_num(L, "compress", sp->compress);
 		api_set_num(L, "dedupe", sp->dedupe);
-		api_set_int(L, "dedupe_unit", data_reduces(sp) || sp->pattern == PATTERN_REPEAT ||
-						      sp->pattern == PATTERN_REUSE ? sp->dedupe_unit : 4096);
+		api_set_int(L, "dedupe_unit", unit);
 		if (sp->dedupe_sets)
 			api_set_int(L, "dedupe_sets", sp->dedupe_sets);
 	}
 	api_set_int(L, "units", d->units);
+	lua_pushboolean(L, alike && written_once(rs, r, unit ? unit : 4096));
+	lua_setfield(L, -2, "written_once");
 	if (sp->pattern != PATTERN_OFFSET) { /* an offset's content is its place: rewrites repeat it */
 		api_set_int(L, "distinct", distinct);
 		api_set_num(L, "dedupe_measured", ratio(d->units, distinct));

@@ -260,6 +260,7 @@ static const struct result_field data_fields[] = {
 	{ "dedupe_unit", "number", O | C | D, NULL },
 	{ "dedupe_sets", "number", O | C | D, NULL },
 	{ "units", "number", C, NULL },
+	{ "written_once", "boolean", 0, NULL },
 	{ "distinct", "number", O | C, NULL },
 	{ "dedupe_measured", "number", O | M, NULL },
 	{ "compress_measured", "number", O | M, NULL },
