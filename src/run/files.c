@@ -273,7 +273,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
-	if (phase_interrupt || *done >= w->quota)
+	if (phase_interrupt || w->taken >= w->quota) /* over every level of mkdir and rmdir */
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
 		return 0;
@@ -283,6 +283,7 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 		*op = w->sp->op;
 		*item = w->first_item + *done * w->step;
 		(*done)++;
+		w->taken++;
 		return 1;
 	}
 	for (int tries = 0; tries < 64; tries++) {
@@ -295,6 +296,7 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 			*item = w->first_item + *item * w->step;
 		}
 		(*done)++;
+		w->taken++;
 		return 1;
 	}
 	return 0; /* nothing the mix can do: no file for its operations, no room for creates */

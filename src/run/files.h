@@ -145,6 +145,7 @@ struct files_worker {
 	int gone;                 /* rmdir: the subtree is removed already (nothing to do) */
 	uint64_t first_item, step, nitems; /* items first_item + k*step, k < nitems */
 	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
+	uint64_t taken;           /* operations taken so far, every level's */
 	uint64_t deadline_ns;
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
