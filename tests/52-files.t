@@ -52,6 +52,55 @@ like "$out" "was not made by iomoon" "an unmarked iomoon-files: the message says
 is "$(cat "$D/iomoon-files/f0")" "x" "an unmarked iomoon-files: its file is untouched"
 rm -rf "$D/iomoon-files"
 
+# someone else's files inside the tree: delete leaves them; rmdir leaves
+# the directories holding them and says so, one ENOTEMPTY error for each
+# (the subtree and the root too), none again for a parent left holding
+# only the tree's directories; the tree removed once they are taken away
+deep="files.dirs=nil files.depth=2 files.width=2"
+theirs="iomoon-files/w0/d0/d1 iomoon-files/w0/d1 iomoon-files/w0 iomoon-files"
+for eng in "engine=psync" "engine=io_uring qd=4"; do
+	fresh
+	run one.lua "$D" op=create $deep files.files=3 $eng >/dev/null 2>&1
+	for d in $theirs; do echo "their own" >"$D/$d/theirs"; done
+	like "$(run one.lua "$D" op=delete $deep files.files=3 $eng 2>&1)" "^delete	12	0" "$eng: delete of the 12 files beside 4 foreign ones: no error"
+	is "$(cd "$D" && find iomoon-files -name 'f*' | wc -l) $(cat "$D"/iomoon-files/w0/d0/d1/theirs)" "0 their own" \
+		"$eng: delete removed the tree's files, the foreign file in a leaf is untouched"
+	out=$(run one.lua "$D" op=rmdir $deep $eng 2>&1); rc=$?
+	is "$rc" 1 "$eng: rmdir with foreign files in the tree: the run fails (exit 1)"
+	like "$out" "^rmdir	3	4" "$eng: 3 directories removed, 4 errors: the leaf, the directory, the subtree and the root holding one"
+	like "$out" "by_errno	ENOTEMPTY=4$" "$eng: result.errors_by_errno counts the 4 as ENOTEMPTY"
+	like "$out" "first	rmdir iomoon-files[/a-z0-9]*: Directory not empty \(holds theirs, which is not the tree's: left alone\)" \
+		"$eng: the first error names the directory and the foreign name in it"
+	is "$(cd "$D" && find iomoon-files -name theirs | sort | tr '\n' ' ')" \
+		"iomoon-files/theirs iomoon-files/w0/d0/d1/theirs iomoon-files/w0/d1/theirs iomoon-files/w0/theirs " "$eng: every foreign file is still there"
+	for d in $theirs; do rm "$D/$d/theirs"; done
+	like "$(run one.lua "$D" op=rmdir $deep $eng 2>&1)" "^rmdir	3	0" "$eng: once they are gone, rmdir removes the rest, no error"
+	is "$(tree_left)" "./keep.txt " "$eng: the tree is gone"
+done
+# a foreign file in the root alone: an error, the run fails
+fresh
+run one.lua "$D" op=mkdir >/dev/null 2>&1
+echo "their own" >"$D/iomoon-files/theirs"
+out=$(run one.lua "$D" op=rmdir 2>&1); rc=$?
+is "$rc:$(printf '%s\n' "$out" | grep -E '^(rmdir|first)' | tr '\t\n' '  ')" \
+	"1:rmdir 2 1 first rmdir iomoon-files: Directory not empty (holds theirs, which is not the tree's: left alone) " \
+	"a foreign file in the tree's root: rmdir removes the 2 directories, the root is an error (exit 1)"
+is "$(cat "$D/iomoon-files/theirs")" "their own" "  the foreign file is untouched"
+rm "$D/iomoon-files/theirs"; run one.lua "$D" op=rmdir >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "  rmdir once it is gone: the root removed"
+# rmdir before delete: one error per leaf, none for the directories above;
+# rmdir stopped by ios: what it did not reach is no error
+fresh
+run one.lua "$D" op=create $deep files.files=2 >/dev/null 2>&1
+out=$(run one.lua "$D" op=rmdir $deep 2>&1)
+like "$out" "^rmdir	0	4" "rmdir before delete: 4 errors, one per leaf still holding its files, none for w0/d0, w0/d1, w0"
+like "$out" "first	rmdir iomoon-files/w0/d[01]/d[01]: Directory not empty \(holds the tree's file f[01]: delete the files first\)" \
+	"rmdir before delete: the message says what to do"
+run one.lua "$D" op=delete $deep files.files=2 >/dev/null 2>&1
+like "$(run one.lua "$D" op=rmdir $deep ios=2 2>&1)" "^rmdir	2	0" "rmdir stopped by ios = 2 (over every level): 2 removed, the 4 left are no error"
+run one.lua "$D" op=rmdir $deep >/dev/null 2>&1
+is "$(tree_left)" "./keep.txt " "rmdir again: the tree is gone"
+
 # a Postmark-like mix: each operation reported, the count exact
 for eng in "engine=psync" "engine=io_uring qd=8"; do
 	fresh

@@ -145,6 +145,20 @@ frun "$mdir" op=delete workers=2 >/dev/null
 frun "$mdir" op=rmdir workers=2 >/dev/null
 is "$(nfs-ls "$mdir" 2>/dev/null | wc -l)" 0 "  its tree deleted and removed"
 
+# someone else's files in the tree (the leaf d1, the subtree, the root):
+# each an ENOTEMPTY error of rmdir, the file left alone
+ldir=$(nfs_url mem/left)
+frun "$ldir" op=mkdir >/dev/null
+for d in iomoon-files/w0/d1 iomoon-files/w0 iomoon-files; do
+	nfs-cp keep.txt "${ldir%%\?*}/$d/theirs?${ldir#*\?}" >/dev/null 2>&1
+done
+out=$("$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$ldir" op=rmdir 2>&1); rc=$?
+is "$rc:$(printf '%s\n' "$out" | grep ^rmdir | cut -f1-3 | tr '\t' ' ')" "1:rmdir 1 3" \
+	"rmdir over nfs with 3 foreign files in the tree: d0 removed, 3 errors, exit 1"
+like "$out" "first	rmdir iomoon-files/w0/d1: Directory not empty \(holds theirs, which is not the tree's" \
+	"  the first error names the directory and the foreign name"
+is "$(nfs-ls -R "$ldir" 2>/dev/null | grep -c theirs)" 3 "  the 3 foreign files are still there"
+
 # ---- fio's ioengine=nfs (examples/nfs.fio, shrunk): files beneath nfs_url ----
 cp "$T/fio/nfs.fio" nfs.fio
 NFS_URL=$(nfs_url mem) "$IOMOON" fio nfs.fio --quiet --format json --output fio.json 2>fio.err

@@ -26,7 +26,7 @@
 const char *const files_op_names[FOP_N] = { "mkdir", "create", "write", "append", "read", "stat",
 					    "dirstat", "open", "rename", "readdir", "delete", "rmdir" };
 
-static int openat2_beneath(int dirfd, const char *path, uint64_t flags, uint64_t mode)
+int files_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode)
 {
 	struct open_how how = { .flags = flags | O_CLOEXEC, .mode = flags & O_CREAT ? mode : 0, .resolve = FILES_RESOLVE };
 	long fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
@@ -96,8 +96,7 @@ uint64_t files_item_size(const struct files_spec *sp, unsigned worker, uint64_t 
 	return sp->size[sp->nsize - 1];
 }
 
-/* The name of worker id's subtree. */
-static void subtree_name(const struct files_spec *sp, unsigned id, char *out, size_t len)
+void files_subtree_name(const struct files_spec *sp, unsigned id, char *out, size_t len)
 {
 	if (sp->shared)
 		snprintf(out, len, "shared");
@@ -134,7 +133,7 @@ int files_dir_get(struct files_worker *w, uint64_t key, struct files_dirent **ou
 			return -errno;
 	} else {
 		files_key_path(w->sp, key, path, sizeof(path));
-		fd = openat2_beneath(w->subtree_fd, path, O_RDONLY | O_DIRECTORY, 0);
+		fd = files_openat2(w->subtree_fd, path, O_RDONLY | O_DIRECTORY, 0);
 		if (fd < 0)
 			return fd;
 	}
@@ -154,31 +153,7 @@ void files_dir_put(struct files_dirent *de)
 		de->refs--;
 }
 
-/* --- errors and counts --- */
-
-static pthread_mutex_t first_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct files_result *first_res;
-
-void files_error(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err)
-{
-	char path[PATH_MAX], sub[64];
-
-	if (err == ENOENT && (op == FOP_DELETE || op == FOP_RMDIR)) {
-		w->res->op[op].missing++; /* rm -f: what is gone is not an error */
-		return;
-	}
-	w->res->op[op].errors++;
-	w->res->op[op].by_errno[err > 0 && err < FILES_ERRNO_N ? err : FILES_ERRNO_N - 1]++;
-	pthread_mutex_lock(&first_lock);
-	if (first_res && !first_res->first_errno) {
-		files_key_path(w->sp, parent, path, sizeof(path));
-		subtree_name(w->sp, w->id, sub, sizeof(sub));
-		first_res->first_errno = err;
-		snprintf(first_res->first_error, sizeof(first_res->first_error), "%s %s/%s%s%.200s/%.40s: %.100s",
-			 files_op_names[op], FILES_ROOT, sub, parent ? "/" : "", parent ? path : "", name, strerror(err));
-	}
-	pthread_mutex_unlock(&first_lock);
-}
+/* --- counts --- */
 
 static int bit(const uint8_t *b, uint64_t i)
 {
@@ -298,7 +273,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
-	if (phase_interrupt || *done >= w->quota)
+	if (phase_interrupt || w->taken >= w->quota) /* over every level of mkdir and rmdir */
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
 		return 0;
@@ -308,6 +283,7 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 		*op = w->sp->op;
 		*item = w->first_item + *done * w->step;
 		(*done)++;
+		w->taken++;
 		return 1;
 	}
 	for (int tries = 0; tries < 64; tries++) {
@@ -320,6 +296,7 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 			*item = w->first_item + *item * w->step;
 		}
 		(*done)++;
+		w->taken++;
 		return 1;
 	}
 	return 0; /* nothing the mix can do: no file for its operations, no room for creates */
@@ -348,7 +325,7 @@ int files_readdir(struct files_worker *w, uint64_t node, uint64_t *entries)
 	char name[32], buf[8192];
 	struct files_dirent *de;
 	int pfd = files_dir_get(w, files_node_parent(w->sp, (int)w->sp->depth, node, name, sizeof(name)), &de);
-	int fd = pfd < 0 ? pfd : openat2_beneath(pfd, name, O_RDONLY | O_DIRECTORY, 0);
+	int fd = pfd < 0 ? pfd : files_openat2(pfd, name, O_RDONLY | O_DIRECTORY, 0);
 	long n;
 
 	files_dir_put(pfd < 0 ? NULL : de);
@@ -406,7 +383,7 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 	default:
 		break;
 	}
-	fd = openat2_beneath(dfd, name, files_open_flags(sp, op), 0644);
+	fd = files_openat2(dfd, name, files_open_flags(sp, op), 0644);
 	if (fd < 0)
 		return fd;
 	w->opened = 1;
@@ -489,7 +466,8 @@ static void psync_loop(struct files_worker *w)
 
 int files_subtree_open(int root, const char *name, int create);
 int files_skeleton(const struct files_spec *sp, int fd, unsigned first, unsigned step);
-void files_tree_prune(const struct files_spec *sp, int root, const char *const *subtrees, unsigned n);
+void files_tree_prune(const struct files_spec *sp, int root, const char *const *subtrees, unsigned n,
+		      struct files_result *res);
 
 static void loop(struct files_worker *w)
 {
@@ -512,7 +490,7 @@ static void prefill(struct files_worker *w)
 		uint64_t parent = files_item_parent(w->sp, item, name, sizeof(name));
 		int dfd = files_dir_get(w, parent, &de), fd;
 
-		fd = dfd < 0 ? dfd : openat2_beneath(dfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		fd = dfd < 0 ? dfd : files_openat2(dfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd >= 0) {
 			write_all(fd, w->buf, files_item_size(w->sp, w->id, item), w->sp->bs, &bytes);
 			close(fd);
@@ -562,6 +540,8 @@ static void *worker_main(void *arg)
 			w->level = op == FOP_MKDIR ? (int)k + 1 : (int)(sp->depth - k);
 			set_items(w, files_level_nodes(sp, w->level));
 			loop(w);
+			if (op == FOP_RMDIR)
+				files_held_judge(w);
 			if (sp->shared)
 				pthread_barrier_wait(w->level_barrier);
 		}
@@ -599,10 +579,15 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 		memset(w[i].buf, 0x5a, sp->bs * sp->qd);
 		for (unsigned k = 0; k < w[i].ndc; k++)
 			w[i].dc[k].fd = -1;
-		subtree_name(sp, i, names[i], sizeof(names[i]));
+		files_subtree_name(sp, i, names[i], sizeof(names[i]));
 		if (sp->nfs && (rc = files_nfs_worker_open(&w[i], names[i], create, why, why_len)) != RC_OK)
 			return rc;
-		w[i].subtree_fd = sp->nfs ? 0 : (sp->shared && i) ? dup(w[0].subtree_fd) : files_subtree_open(root, names[i], create);
+		if (sp->shared && i && !sp->nfs)
+			w[i].gone = w[0].gone;
+		w[i].subtree_fd = sp->nfs || w[i].gone ? 0
+				  : (sp->shared && i) ? dup(w[0].subtree_fd) : files_subtree_open(root, names[i], create);
+		if (w[i].subtree_fd == -ENOENT && sp->op == FOP_RMDIR && !sp->mix) /* removed before: the root's left */
+			w[i].subtree_fd = 0, w[i].gone = 1;
 		if (w[i].subtree_fd < 0) {
 			int e = w[i].subtree_fd == -1 ? errno : -w[i].subtree_fd;
 
@@ -619,7 +604,7 @@ static int workers_setup(const struct files_spec *sp, struct files_worker *w, st
 			}
 		}
 		set_items(&w[i], (sp->op == FOP_READDIR || sp->op == FOP_DIRSTAT) && !sp->mix ? files_leaves(sp) : items);
-		w[i].quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
+		w[i].quota = w[i].gone ? 0 : sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;
 		if (sp->mix) {
 			w[i].present = calloc(w[i].nitems / 8 + 1, 1);
 			w[i].busy = calloc(w[i].nitems / 8 + 1, 1);
@@ -645,6 +630,7 @@ static void workers_free(const struct files_spec *sp, struct files_worker *w)
 		free(w[i].buf);
 		free(w[i].present);
 		free(w[i].busy);
+		files_held_free(&w[i]);
 	}
 	free(w);
 }
@@ -717,9 +703,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 		goto out;
 	}
 	pthread_barrier_init(&level, NULL, sp->workers);
-	pthread_mutex_lock(&first_lock);
-	first_res = res;
-	pthread_mutex_unlock(&first_lock);
+	files_first_error_to(res);
 	for (unsigned i = 0; i < sp->workers; i++) {
 		w[i].gate = &gate;
 		w[i].level_barrier = &level;
@@ -757,15 +741,13 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 		workers_free(sp, w);
 		w = NULL;
 		if (sp->nfs)
-			files_nfs_prune(sp, list, sp->shared ? 1 : sp->workers);
+			files_nfs_prune(sp, list, sp->shared ? 1 : sp->workers, res);
 		else
-			files_tree_prune(sp, root, list, sp->shared ? 1 : sp->workers);
+			files_tree_prune(sp, root, list, sp->shared ? 1 : sp->workers, res);
 	}
 	rc = RC_OK;
 out:
-	pthread_mutex_lock(&first_lock);
-	first_res = NULL;
-	pthread_mutex_unlock(&first_lock);
+	files_first_error_to(NULL);
 	if (w)
 		workers_free(sp, w);
 	if (root >= 0)

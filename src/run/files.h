@@ -142,8 +142,10 @@ struct files_worker {
 	const struct files_spec *sp;
 	unsigned id;
 	int subtree_fd;           /* the worker's subtree ("w3"), or the shared one */
+	int gone;                 /* rmdir: the subtree is removed already (nothing to do) */
 	uint64_t first_item, step, nitems; /* items first_item + k*step, k < nitems */
 	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
+	uint64_t taken;           /* operations taken so far, every level's */
 	uint64_t deadline_ns;
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
@@ -163,6 +165,8 @@ struct files_worker {
 	int direct_ok;            /* io_uring: files in the ring's table, steps linked */
 	int opened;               /* psync: the operation's file was opened */
 	struct files_nfs *nfs;    /* over nfs://: the worker's connection */
+	struct files_held *held;  /* rmdir: the level's directories not empty, judged after it (files_error.c) */
+	unsigned nheld, cap_held;
 };
 
 /* Items of the subtree: files (leaf-major) or directory nodes of a level. */
@@ -176,8 +180,19 @@ int files_dir_get(struct files_worker *w, uint64_t key, struct files_dirent **de
 void files_dir_put(struct files_dirent *de);
 /* The size file item i has (from the size list, the same in every phase). */
 uint64_t files_item_size(const struct files_spec *sp, unsigned worker, uint64_t item);
-/* Count an error of op on the item named (relative to the subtree). */
+/* Count an error of op on the item named (relative to the subtree): an
+ * ENOENT of delete and rmdir as missing; rmdir's ENOTEMPTY held to be
+ * judged when the level is done (files_held_judge). */
 void files_error(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err);
+/* The result whose first_error the workers' errors set (NULL: none). */
+void files_first_error_to(struct files_result *res);
+/* The name of worker id's subtree ("w3", "r1w3", "shared"). */
+void files_subtree_name(const struct files_spec *sp, unsigned id, char *out, size_t len);
+/* Count error err of op into r, at where ("iomoon-files/w0/d1"), detail
+ * (or NULL) in the first error's message after the system's words. */
+void files_error_count(struct files_result *r, enum files_op op, int err, const char *where, const char *detail);
+/* openat2 beneath dirfd, never through a symlink: the fd, or -errno. */
+int files_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode);
 /* The next operation of w and its item: 0 when w is done. */
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done);
 /* Readdir of leaf node (synchronous); bytes into *entries. 0 or -errno. */
@@ -195,6 +210,37 @@ int files_uring_loop(struct files_worker *w);
 /* "d3/d0/d7" of node key, relative to the subtree ("." for the subtree). */
 void files_key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len);
 
+/* --- what an rmdir leaves (files_error.c) --- */
+
+#define FILES_LEVEL_ROOT (-1) /* the root; 0 is a subtree, depth its leaves */
+
+/* The names left in a directory: the first that is not the tree's (or,
+ * none such, the first of them) and how many there are. */
+struct files_left {
+	char name[64];
+	int foreign;  /* name is not the tree's */
+	uint64_t n;   /* names but "." and ".." */
+};
+
+/* Is name one the tree has in a directory of level (the marker and the
+ * subtrees in the root, d<i> above the leaves, f<i> and f<i>.r in them)? */
+int files_name_ours(const struct files_spec *sp, int level, const char *name);
+/* Name, found in a directory of level, into l. */
+void files_left_add(const struct files_spec *sp, int level, const char *name, struct files_left *l);
+/* The names of the directory open at fd into l: 0 or -errno. */
+int files_left_fd(const struct files_spec *sp, int fd, int level, struct files_left *l);
+/* Is a directory not empty, holding l, an error of its own (a name not
+ * the tree's, or a leaf's files)? Else it holds only what failures below
+ * it, or a stop, left. Its detail for the message into out. */
+int files_left_error(const struct files_spec *sp, int level, const struct files_left *l, char *out, size_t len);
+/* Hold directory name of parent, not empty (err) at w's level, for the
+ * judge: 0, or -ENOMEM (then count it at once). */
+int files_hold(struct files_worker *w, uint64_t parent, const char *name, int err);
+/* Judge w's held directories (the level's work done): each an error or
+ * not (files_left_error), listed through w's engine. */
+void files_held_judge(struct files_worker *w);
+void files_held_free(struct files_worker *w);
+
 /* --- over nfs:// (files_nfs.c): a connection per worker through libnfs,
  * qd operations in flight; the tree's checks, root, subtrees and removal
  * as files_tree.c's. RC_INPUT without libnfs. --- */
@@ -204,6 +250,10 @@ int files_nfs_worker_open(struct files_worker *w, const char *subtree, int creat
 void files_nfs_worker_close(struct files_worker *w);
 void files_nfs_prefill(struct files_worker *w);
 void files_nfs_loop(struct files_worker *w);
-void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n);
+/* After rmdir: the subtrees, then the root, removed when empty; what is
+ * left that is not the tree's counted as an error in res. */
+void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n, struct files_result *res);
+/* The names of directory rel of w's subtree into l: 0 or -errno. */
+int files_nfs_left(struct files_worker *w, const char *rel, int level, struct files_left *l);
 
 #endif

@@ -96,20 +96,18 @@ static int n_unlink(struct conn *c, const char *path)
 	return waited(c, nfs_unlink_async(c->n, path, nfs_call_cb, nfs_call(c, NULL, 0)));
 }
 
-/* The entries of directory path but "." and ".." (and skip): into *n. */
-static int n_entries(struct conn *c, const char *path, const char *skip, uint64_t *n)
+/* The names in directory path, of a directory of level, into l. */
+static int n_left(struct conn *c, const char *path, const struct files_spec *sp, int level, struct files_left *l)
 {
 	struct nfsdir *d;
 	struct nfsdirent *e;
 	int r = waited(c, nfs_opendir_async(c->n, path, nfs_call_cb, nfs_call(c, NULL, 0)));
 
-	*n = 0;
 	if (r < 0)
 		return r;
 	d = c->c.ptr;
 	while ((e = nfs_readdir(c->n, d)))
-		if (strcmp(e->name, ".") && strcmp(e->name, "..") && (!skip || strcmp(e->name, skip)))
-			(*n)++;
+		files_left_add(sp, level, e->name, l);
 	nfs_closedir(c->n, d);
 	return 0;
 }
@@ -139,7 +137,7 @@ int files_nfs_check(const struct files_spec *sp, char *why, size_t why_len)
 	struct conn c;
 	struct nfs_stat_64 st;
 	char root[PATH_MAX], marker[PATH_MAX + 16];
-	uint64_t n = 0;
+	struct files_left left = { .n = 0 };
 	int rc = nfs_conn_open(&c, sp->dir, why, why_len), r;
 
 	if (rc != RC_OK) {
@@ -171,7 +169,7 @@ int files_nfs_check(const struct files_spec *sp, char *why, size_t why_len)
 	} else if (r != -ENOENT) {
 		nfs_why(&c, FILES_ROOT, r, why, why_len);
 		rc = RC_FAIL;
-	} else if (makes(sp) && !sp->allow_write && (n_entries(&c, c.u->file, NULL, &n) < 0 || n)) {
+	} else if (makes(sp) && !sp->allow_write && (n_left(&c, c.u->file, sp, FILES_LEVEL_ROOT, &left) < 0 || left.n)) {
 		snprintf(why, why_len, "files.dir: %s is not empty and holds no tree of iomoon; give files.allow_write = "
 			 "true to make one beside what is there (only the tree's own files are ever touched)", c.shown);
 		rc = RC_INPUT;
@@ -275,6 +273,8 @@ int files_nfs_worker_open(struct files_worker *w, const char *subtree, int creat
 
 		r = n_stat(&f->c, f->base, &st);
 	}
+	if (r == -ENOENT && sp->op == FOP_RMDIR && !sp->mix) /* removed before: the root's left */
+		w->gone = 1, r = 0;
 	if (r < 0) {
 		nfs_why(&f->c, subtree, r, why, why_len);
 		return r == -ENOENT ? RC_INPUT : RC_FAIL;
@@ -592,22 +592,56 @@ void files_nfs_prefill(struct files_worker *w)
 	run(w, 1);
 }
 
-void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n)
+int files_nfs_left(struct files_worker *w, const char *rel, int level, struct files_left *l)
+{
+	char path[PATH_MAX];
+
+	if (w->nfs->gone)
+		return -ENOTCONN;
+	snprintf(path, sizeof(path), "%.3000s/%.1000s", w->nfs->base, rel);
+	return n_left(&w->nfs->c, path, w->sp, level, l);
+}
+
+/* After rmdir: subtree path removed, or what is left in it that is not
+ * the tree's counted in res (a shared one's on rank 0 alone). */
+static void prune_subtree(const struct files_spec *sp, struct conn *c, const char *path, struct files_result *res)
+{
+	char where[PATH_MAX], detail[128];
+	struct files_left l = { .n = 0 };
+	int r = n_rmdir(c, path), listed = 0;
+
+	if (r == 0 || r == -ENOENT || (sp->shared && sp->rank > 0))
+		return;
+	if (r == -ENOTEMPTY || r == -EEXIST) {
+		listed = n_left(c, path, sp, 0, &l) == 0 && l.n;
+		if (listed && !files_left_error(sp, 0, &l, detail, sizeof(detail)))
+			return; /* the tree's directories, left by the errors counted in them (or a stop) */
+	}
+	snprintf(where, sizeof(where), "%s/%s", FILES_ROOT, strrchr(path, '/') + 1);
+	files_error_count(res, FOP_RMDIR, -r, where, listed ? detail : NULL);
+}
+
+void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n, struct files_result *res)
 {
 	struct conn c;
-	char root[PATH_MAX], marker[PATH_MAX + 16], path[PATH_MAX + 64], why[512];
-	uint64_t left = 1;
+	char root[PATH_MAX], marker[PATH_MAX + 16], path[PATH_MAX + 64], why[512], detail[128];
+	struct files_left l = { .n = 0 };
 
 	if (nfs_conn_open(&c, sp->dir, why, sizeof(why)) != RC_OK)
 		return;
 	root_paths(&c, root, marker, sizeof(root));
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", root, subtrees[i]);
-		(void)n_rmdir(&c, path); /* ENOTEMPTY: left */
+		prune_subtree(sp, &c, path, res);
 	}
-	if (root_ours(&c, root, marker) && n_entries(&c, root, FILES_MARKER, &left) == 0 && !left &&
-	    n_unlink(&c, marker) == 0)
-		(void)n_rmdir(&c, root);
+	if (root_ours(&c, root, marker) && n_left(&c, root, sp, FILES_LEVEL_ROOT, &l) == 0) {
+		if (files_left_error(sp, FILES_LEVEL_ROOT, &l, detail, sizeof(detail))) {
+			if (sp->rank <= 0)
+				files_error_count(res, FOP_RMDIR, ENOTEMPTY, FILES_ROOT, detail);
+		} else if (l.n == 1 && !strcmp(l.name, FILES_MARKER) && n_unlink(&c, marker) == 0) {
+			(void)n_rmdir(&c, root);
+		}
+	}
 	nfs_conn_close(&c);
 }
 
@@ -656,10 +690,20 @@ void files_nfs_loop(struct files_worker *w)
 	(void)w;
 }
 
-void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n)
+void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n, struct files_result *res)
 {
 	(void)sp;
 	(void)subtrees;
 	(void)n;
+	(void)res;
+}
+
+int files_nfs_left(struct files_worker *w, const char *rel, int level, struct files_left *l)
+{
+	(void)w;
+	(void)rel;
+	(void)level;
+	(void)l;
+	return -ENOSYS;
 }
 #endif

@@ -1,7 +1,8 @@
 /* files_tree.c - a files phase's tree as a whole (files.h): whether it may
  * be made or used in dir (its marker, a foreign directory, free space and
  * inodes, the open-file limit), its root and subtrees made and opened, its
- * skeleton of directories, and its removal once empty.
+ * skeleton of directories, and its removal once empty (what is left in it
+ * that is not the tree's an error: files_error.c).
  *
  * The root (dir/iomoon-files) holds a marker file whose content is the
  * root's own mark (target_mark_value: its inode and birth time), so a
@@ -10,7 +11,6 @@
  */
 #include "run/files.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -55,26 +55,6 @@ static int marker_matches(int fd)
 		return 0;
 	have[n] = 0;
 	return !strcmp(have, want);
-}
-
-/* Is the directory open at fd empty (but for what skip names)? */
-static int dir_empty(int fd, const char *skip)
-{
-	int d = dup(fd);
-	DIR *dp = d < 0 ? NULL : fdopendir(d);
-	struct dirent *e;
-	int empty = 1;
-
-	if (!dp) {
-		if (d >= 0)
-			close(d);
-		return 0;
-	}
-	while (empty && (e = readdir(dp)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && (!skip || strcmp(e->d_name, skip)))
-			empty = 0;
-	closedir(dp);
-	return empty;
 }
 
 /* The inodes and bytes the phase may make, at most. */
@@ -140,6 +120,7 @@ static int check_nofile(const struct files_spec *sp, char *why, size_t why_len)
 
 int files_check(const struct files_spec *sp, char *why, size_t why_len)
 {
+	struct files_left left = { .n = 0 };
 	struct stat st;
 	int dfd, rfd, rc = RC_OK;
 
@@ -167,7 +148,7 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len)
 		snprintf(why, why_len, "files.dir: %s/%s: %s (a symbolic link is never followed)", sp->dir, FILES_ROOT,
 			 strerror(-rfd));
 		rc = RC_INPUT;
-	} else if (makes(sp) && !sp->allow_write && !dir_empty(dfd, NULL)) {
+	} else if (makes(sp) && !sp->allow_write && (files_left_fd(sp, dfd, FILES_LEVEL_ROOT, &left) < 0 || left.n)) {
 		snprintf(why, why_len, "files.dir: %s is not empty and holds no tree of iomoon; give files.allow_write = "
 			 "true to make one beside what is there (only the tree's own files are ever touched)", sp->dir);
 		rc = RC_INPUT;
@@ -264,16 +245,50 @@ int files_skeleton(const struct files_spec *sp, int fd, unsigned first, unsigned
 	return 0;
 }
 
-/* After rmdir: the subtrees that are empty, then the root when it holds
- * only its marker. */
-void files_tree_prune(const struct files_spec *sp, int root, const char *const *subtrees, unsigned n)
+/* After rmdir: subtree name removed, or what is left in it that is not
+ * the tree's counted in res (a shared one's on rank 0 alone). */
+static void prune_subtree(const struct files_spec *sp, int root, const char *name, struct files_result *res)
 {
-	char dir[PATH_MAX + 16];
+	char where[PATH_MAX], detail[128];
+	struct files_left l = { .n = 0 };
+	int e, fd, listed = 0;
+
+	if (unlinkat(root, name, AT_REMOVEDIR) == 0 || errno == ENOENT || (sp->shared && sp->rank > 0))
+		return;
+	e = errno;
+	if (e == ENOTEMPTY || e == EEXIST) {
+		fd = beneath(root, name, O_RDONLY | O_DIRECTORY);
+		listed = fd >= 0 && files_left_fd(sp, fd, 0, &l) == 0 && l.n;
+		if (fd >= 0)
+			close(fd);
+		if (listed && !files_left_error(sp, 0, &l, detail, sizeof(detail)))
+			return; /* the tree's directories, left by the errors counted in them (or a stop) */
+	}
+	snprintf(where, sizeof(where), "%s/%s", FILES_ROOT, name);
+	files_error_count(res, FOP_RMDIR, e, where, listed ? detail : NULL);
+}
+
+/* After rmdir: the subtrees, then the root when it holds only its marker;
+ * a name in it that is not the tree's counted in res (on rank 0 alone).
+ * Other subtrees (other ranks' still working, another worker count's)
+ * are left without an error. */
+void files_tree_prune(const struct files_spec *sp, int root, const char *const *subtrees, unsigned n,
+		      struct files_result *res)
+{
+	char dir[PATH_MAX + 16], detail[128];
+	struct files_left l = { .n = 0 };
 	int dfd;
 
 	for (unsigned i = 0; i < n; i++)
-		unlinkat(root, subtrees[i], AT_REMOVEDIR); /* ENOTEMPTY: left */
-	if (!dir_empty(root, FILES_MARKER) || !marker_matches(root))
+		prune_subtree(sp, root, subtrees[i], res);
+	if (files_left_fd(sp, root, FILES_LEVEL_ROOT, &l) < 0 || !marker_matches(root))
+		return;
+	if (files_left_error(sp, FILES_LEVEL_ROOT, &l, detail, sizeof(detail))) {
+		if (sp->rank <= 0)
+			files_error_count(res, FOP_RMDIR, ENOTEMPTY, FILES_ROOT, detail);
+		return;
+	}
+	if (l.n != 1 || strcmp(l.name, FILES_MARKER))
 		return;
 	unlinkat(root, FILES_MARKER, 0);
 	snprintf(dir, sizeof(dir), "%s", sp->dir);
