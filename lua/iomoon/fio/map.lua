@@ -529,6 +529,26 @@ local function skip_pass(spec)
   return nil
 end
 
+-- A sequential job stepping back (rw=read:-8k) from offset=: fio's first
+-- I/O is not at the offset (io_u.c's get_next_seq_offset moves its start
+-- to io_size, taken as a position in the file, then back by the step,
+-- relative to the offset): N - off - step into the region, or, when that
+-- is before its start, N - step (as a later wrap). The seq_start that
+-- starts iomoon's stream there (nil: at the region's start, as fio's with
+-- no offset, or at offset = N). size: the region's bytes (fio's io_size).
+local function back_start(spec, size)
+  local r = spec.region
+  local off = type(r) == "table" and r.offset or 0
+  local step
+  for _, m in ipairs(spec.mix or {}) do
+    if not (m.skip and m.skip < 0 and (m.random or 0) == 0 and (step == nil or step == -m.skip)) then return nil end
+    step = -m.skip
+  end
+  if not step or off == 0 or math.type(size) ~= "integer" or size == off then return nil end
+  local start = size > off and size - off >= step and size - off - step or size - step
+  return start > 0 and start or nil
+end
+
 -- One job as a workload: spec (the fields a stream may give), ph (those
 -- that belong to a phase: engine, duration, ramp, seed), and whether a
 -- verification pass follows it.
@@ -551,6 +571,11 @@ local function workload(j, ctx, from)
     workers = nfiles
   end
   c.set(spec, "workers", workers, "numjobs")
+  if workers == 1 then
+    local r = spec.region
+    local start = back_start(spec, type(r) == "table" and r.size or nfiles == 1 and per_clone or nil)
+    if start then c.set(spec, "seq_start", start, "rw", "offset", "size") end
+  end
   local tb = c.v("time_based") and job.bool(c.v("time_based"), c.what("time_based"))
   if c.v("runtime") then
     c.set(ph, "duration", job.time_us(c.v("runtime"), 1e6, c.what("runtime")) / 1e6, "runtime", "time_based")
