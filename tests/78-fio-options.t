@@ -236,22 +236,36 @@ else
 fi
 
 # ---- rw's offset modifier (fio's backwards-read and cross-stripe-verify): the offsets fio's iolog has ----
-printf '[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=64k\n' >bw.fio
-printf '[holes]\nbs=16k\nrw=write:112k\nfilename=ho.dat\nsize=1m\noffset=120k\nio_size=1m\n' >ho.fio
-# without io_size fio goes over the region once: a read ending at its end, or a hole past it, ends the job
-printf '[forward]\nbs=4k\nrw=read:8k\nfilename=fw.dat\nsize=64k\n' >fw.fio
-printf '[holes-once]\nbs=16k\nrw=write:112k\nfilename=fo.dat\nsize=1m\noffset=120k\n' >fo.fio
-printf '[pass-first]\nbs=4k\nrw=write:8k\nfilename=fn.dat\nsize=64k\nnumber_ios=20\n' >fn.fio
+# one job file, a job a group (stonewall), each on its own file: one iomoon run, and one fio run of
+# its copy where each job writes its own iolog
+mod_job() { printf '[%s]\nstonewall\nfilename=%s.dat\n' "$1" "$1"; shift; printf '%s\n' "$@"; }
+{
+	mod_job bw bs=4k rw=read:-8k size=64k
+	mod_job ho bs=16k rw=write:112k size=1m offset=120k io_size=1m
+	# without io_size fio goes over the region once: a read ending at its end, or a hole past it, ends the job
+	mod_job fw bs=4k rw=read:8k size=64k
+	mod_job fo bs=16k rw=write:112k size=1m offset=120k
+	mod_job fn bs=4k rw=write:8k size=64k number_ios=20
+	# back from an offset: fio starts size - offset - 8k into the region, not at the offset
+	mod_job bo bs=4k rw=read:-8k size=64k offset=16k
+	# ... or, when that is before the region's start, the step before its end
+	mod_job bp bs=4k rw=read:-12k size=64k offset=60k
+	# ... and without size=, on a file of 128 KiB that is there: the rest of the file from the offset
+	mod_job bx bs=4k rw=read:-8k offset=16k
+} >mod.fio
+mod_jobs="bw:4096 ho:16384 fw:4096 fo:16384 fn:4096 bo:4096 bp:4096 bx:4096"
+mod_files() { rm -f bw.dat ho.dat fw.dat fo.dat fn.dat bo.dat bp.dat; head -c 128k /dev/zero >bx.dat; }
 # offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
 offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
 if command -v fio >/dev/null && command -v strace >/dev/null; then
-	for j in bw:4096 ho:16384 fw:4096 fo:16384 fn:4096; do
-		rm -f "${j%:*}.dat"
-		fio "${j%:*}.fio" --write_iolog="${j%:*}.log" --output=/dev/null >/dev/null 2>&1
+	mod_files
+	sed 's/^\[\(.*\)\]$/&\nwrite_iolog=\1.log/' mod.fio >modf.fio
+	fio modf.fio --output=/dev/null >/dev/null 2>&1
+	mod_files
+	strace -f -y -o mod.st -e trace=pread64,pwrite64 "$IOMOON" fio mod.fio --quiet >/dev/null 2>&1
+	for j in $mod_jobs; do
 		awk -v n="${j#*:}" '($3 == "read" || $3 == "write") && $5 == n { printf "%d ", $4 / 1024 }' "${j%:*}.log" >"${j%:*}.fio.off"
-		rm -f "${j%:*}.dat"
-		strace -f -o "${j%:*}.st" -e trace=pread64,pwrite64 "$IOMOON" fio "${j%:*}.fio" --quiet >/dev/null 2>&1
-		offsets "${j#*:}" <"${j%:*}.st" >"${j%:*}.iom.off"
+		grep "(${j%:*}\.dat>\|/${j%:*}\.dat>" mod.st | offsets "${j#*:}" >"${j%:*}.iom.off"
 	done
 	is "$(cat bw.iom.off)" "$(cat bw.fio.off)" "rw=read:-8k: iomoon reads the offsets fio's iolog has ($(cut -c1-40 bw.fio.off)...)"
 	like "$(cat bw.iom.off)" "^0 56 52 48 .* 8 4 0 $" "... 0, then from 56 KiB down by 4 KiB (a test that reads ahead fails)"
@@ -260,8 +274,15 @@ if command -v fio >/dev/null && command -v strace >/dev/null; then
 	is "$(cat fw.iom.off)" "$(cat fw.fio.off)" "rw=read:8k, size=64k, no io_size: fio's one pass ($(cat fw.fio.off)), not 64k of reads"
 	is "$(cat fo.iom.off)" "$(cat fo.fio.off)" "rw=write:112k from offset=120k, no io_size: fio's 8 writes ($(cut -c1-40 fo.fio.off)...)"
 	is "$(cat fn.iom.off)" "$(cat fn.fio.off)" "rw=write:8k with number_ios=20: the pass's 6 writes end it first, as fio's"
+	is "$(cut -d' ' -f1-3 bo.iom.off)" "$(cut -d' ' -f1-3 bo.fio.off)" \
+		"rw=read:-8k from offset=16k, size=64k: the first offsets fio's ($(cut -d' ' -f1-3 bo.fio.off)), not the offset"
+	is "$(cat bo.iom.off)" "$(cat bo.fio.off)" "... and all of them ($(cut -c1-40 bo.fio.off)...)"
+	like "$(cat bo.iom.off)" "^56 52 48 .* 20 16 72 68 64 60 56 $" "... 56 KiB down to the offset, then from the region's end less 8k"
+	is "$(cat bp.iom.off)" "$(cat bp.fio.off)" "rw=read:-12k from offset=60k, size=64k: fio's offsets ($(cut -c1-40 bp.fio.off)...)"
+	is "$(cat bx.iom.off)" "$(cat bx.fio.off)" "rw=read:-8k from offset=16k without size=, a 128 KiB file: fio's offsets ($(cut -c1-40 bx.fio.off)...)"
+	is "$(wc -w <bx.iom.off)" 28 "... 28 reads: the file from the offset"
 else
-	for i in 1 2 3 4 5 6 7; do skip "fio or strace missing"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "fio or strace missing"; done
 fi
 err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
 like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"

@@ -157,6 +157,22 @@ tap.refuses("phase.skip: ", function() iomoon.check { name = "s", engine = "null
   "skip = \"8q\": exit 2 naming phase.skip")
 tap.refuses("phase.mix%[1%]%.skip: .*past 1 EiB", function()
   iomoon.check { name = "s", engine = "null", mix = { { bs = "4k", skip = "-2048p" } } } end, "a step back of 2 EiB: refused")
+-- seq_start (where rw=read:-8k from an offset starts): inside the region, not with verify_only
+local function starts(text) local p = one(text) return { p.seq_start, p.region } end
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=16k\n"), { 40960, { offset = 16384, size = 65536 } },
+  "rw=read:-8k, size=64k, offset=16k: seq_start 40k (fio's first read at 56k)")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=100k\n")[1], 57344,
+  "... offset=100k, past the size: 8k before the region's end")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=64k\n")[1], nil, "... offset=64k, the size: at the offset")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:8k\nsize=64k\noffset=16k\n")[1], nil, "rw=read:8k from an offset: at the offset")
+tap.refuses("phase.seq_start: 65536 bytes is not inside the region", function()
+  iomoon.check { name = "s", engine = "null", region = "64k", bs = "4k", seq_start = "64k" } end,
+  "seq_start = \"64k\" in a 64k region: exit 2 naming phase.seq_start")
+tap.refuses("phase.seq_start: '1q' has an unknown unit", function()
+  iomoon.check { name = "s", engine = "null", bs = "4k", seq_start = "1q" } end, "seq_start = \"1q\": named")
+tap.refuses("phase.seq_start: given with verify_only", function()
+  iomoon.check { name = "s", target = { path = "sv.dat", size = "64k" }, bs = "4k", verify = "crc32c", verify_only = true,
+    seq_start = "4k" } end, "seq_start with verify_only: refused, naming it")
 -- I/O priorities: prio/prioclass the workers' ioprio, cmdprio_* a share of the I/Os
 local pr = load("[p]\nrw=randrw\nioengine=io_uring\nprio=5\ncmdprio_percentage=30,30\ncmdprio_class=2\ncmdprio=3\n")
 is({ pr[1].ioprio, pr[1].cmdprio }, { "be:5", { pct = 30, ioprio = "be:3" } },
