@@ -187,6 +187,9 @@ tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
 local fl = load("[global]\nsize=1m\nfilename=f.dat\ntime_based\nruntime=1\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
 is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil and fl[1].mix[2].weight, fl[1].mix[2].skip },
   { 1, nil, "a", 25.0, 75.0, -8192 }, "flow=2 beside flow=-6: one stream, specs a 25 % and b 75 % (its rw=read:-8k kept)")
+local flo = load("[global]\nsize=1m\nfilename=f.dat\noffset=64k\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-2\n")
+is({ #flo, flo[1].mix[2].skip, flo[1].mix[2].region.offset, flo[1].seq_start }, { 1, -8192, 65536, nil },
+  "... from offset=64k: one stream still (b's seq_start not kept: a spec's stream starts at its region's start)")
 tap.refuses("flow: job 'b' differs from 'a' in direct", function()
   load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
   "flow jobs that differ in more than rw, bs, size, offset and depth")

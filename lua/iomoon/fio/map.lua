@@ -718,8 +718,10 @@ end
 -- named as its job and on a region of its own (its own sequential stream,
 -- as each job has): butterfly.fio's forward and backward reads interleave.
 -- The jobs must be alike but for their rw, bs, region and quotas; their
--- depths add up.
-local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+-- depths add up. A spec's stream starts at its region's start: a job's
+-- seq_start (rw=read:-8k from an offset) is not kept.
+local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true,
+  seq_start = true }
 -- a and b equal, every field (same compares lists only)
 local function deep(a, b)
   if type(a) ~= "table" or type(b) ~= "table" then return a == b end
