@@ -264,9 +264,11 @@ mod_job() { printf '[%s]\nfilename=%s.dat\n' "$1" "$1"; shift; printf '%s\n' "$@
 	mod_job bp bs=4k rw=read:-12k size=64k offset=60k
 	# ... and without size=, on a file of 128 KiB that is there: the rest of the file from the offset
 	mod_job bx bs=4k rw=read:-8k offset=16k
+	# ... and forward: fio's one pass over the rest of the file, not the rest of the file's bytes
+	mod_job fx bs=4k rw=read:8k offset=16k
 } >mod.fio
-mod_jobs="bw:4096 ho:16384 fw:4096 fo:16384 fn:4096 bo:4096 bp:4096 bx:4096"
-mod_files() { rm -f bw.dat ho.dat fw.dat fo.dat fn.dat bo.dat bp.dat; head -c 128k /dev/zero >bx.dat; }
+mod_jobs="bw:4096 ho:16384 fw:4096 fo:16384 fn:4096 bo:4096 bp:4096 bx:4096 fx:4096"
+mod_files() { rm -f bw.dat ho.dat fw.dat fo.dat fn.dat bo.dat bp.dat; head -c 128k /dev/zero >bx.dat; cp bx.dat fx.dat; }
 # offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
 offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
 if command -v fio >/dev/null && command -v strace >/dev/null; then
@@ -294,8 +296,9 @@ if command -v fio >/dev/null && command -v strace >/dev/null; then
 	is "$(cat bp.iom.off)" "$(cat bp.fio.off)" "rw=read:-12k from offset=60k, size=64k: fio's offsets ($(cut -c1-40 bp.fio.off)...)"
 	is "$(cat bx.iom.off)" "$(cat bx.fio.off)" "rw=read:-8k from offset=16k without size=, a 128 KiB file: fio's offsets ($(cut -c1-40 bx.fio.off)...)"
 	is "$(wc -w <bx.iom.off)" 28 "... 28 reads: the file from the offset"
+	is "$(cat fx.iom.off)" "$(cat fx.fio.off)" "rw=read:8k from offset=16k without size=, a 128 KiB file: fio's one pass ($(cat fx.fio.off))"
 else
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "fio or strace missing"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do skip "fio or strace missing"; done
 fi
 err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
 like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"

@@ -504,13 +504,13 @@ end
 -- past it, not after size= bytes. The I/Os of that pass when fewer than
 -- the bytes' (nil: the bytes end it, or fio's wrap goes where iomoon's
 -- does not: to twice the offset).
-local function skip_pass(spec)
+local function skip_pass(spec, whole)
   local m = spec.mix and #spec.mix == 1 and spec.mix[1]
   local bs = m and (type(m.bs) == "table" and #m.bs == 1 and m.bs[1] or m.bs)
   if not (m and (m.skip or 0) > 0 and (m.random or 0) == 0 and math.type(bs) == "integer" and bs > 0) then return nil end
   local r = spec.region
   local off = type(r) == "table" and r.offset or 0
-  local size = type(r) == "table" and r.size or r
+  local size = type(r) == "table" and (r.size or whole) or r
   if math.type(off) ~= "integer" or math.type(size) ~= "integer" then return nil end
   local real, last, n = off + size, off, 0
   while n * bs < size do
@@ -523,7 +523,7 @@ local function skip_pass(spec)
         pos = 0
       end
     end
-    if pos >= size or pos + off >= real then return n end
+    if pos >= size or pos + off + bs > real then return n end -- fio: an I/O past the file's end ends it
     n, last = n + 1, pos + off + bs
   end
   return nil
@@ -605,7 +605,7 @@ local function workload(j, ctx, from)
         j.where)
     end
     c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
-    local pass = not c.v("io_size") and skip_pass(spec)
+    local pass = not c.v("io_size") and skip_pass(spec, (workers == 1 and nfiles == 1) and per_clone or nil)
     if pass then pass = pass * options.loops(c) end
     local nios = c.v("number_ios") and job.int(c.v("number_ios"), c.what("number_ios"), 1)
     if nios and not (pass and pass < nios) then
