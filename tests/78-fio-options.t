@@ -102,6 +102,48 @@ is $? 1 "max_latency: an I/O over it fails the run (exit 1, as fio)"
 like "$err" "max_latency: an I/O took [0-9]+ us, over the 1 us asked; the phase stopped at 0\.[0-9]+s" \
 	"... saying which, and stopped at its first interval, not after the 60 s runtime"
 
+# ---- the I/O split beside fio's own: counts, block sizes, phase order ----
+# fio's run of split.fio (its groups' waits make it the slowest here) goes on in the background
+# while the checks below, which use other files, run; the comparison waits for it
+# (no trims: fio's trim needs a block device, and this test has files only)
+cat >split.fio <<'EOF'
+[global]
+ioengine=psync
+filename=split.dat
+size=8m
+group_reporting
+[mixed]
+rw=randrw
+rwmixread=60
+bs=4k
+[synced]
+stonewall
+rw=write
+bs=16k
+size=2m
+fsync=8
+[paced]
+stonewall
+rw=randrw
+bs=8k
+rate_iops=1000
+runtime=1
+time_based
+[four]
+stonewall
+numjobs=4
+ioengine=libaio
+iodepth=16
+rw=randrw
+rwmixread=60
+bs=16k
+size=2m
+EOF
+rm -f split.dat
+fio split.fio --output-format=json --output=f.json >/dev/null 2>&1 &
+split_fio=$!
+trap 'kill "$split_fio" 2>/dev/null; wait "$split_fio" 2>/dev/null; cleanup' EXIT
+
 # ---- flow and rates run: offset_increment, rate_min, exitall, --status-interval ----
 "$IOMOON" fio --name=o --filename=o.dat --size=1m --numjobs=3 --offset_increment=1m --rw=randwrite --quiet \
 	--format json --output o.json
@@ -137,10 +179,10 @@ else
 	skip "fio could not run ew.fio"
 fi
 # startdelay between the jobs of a group, wait_for after them (load-independent: order and lower bounds)
-printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=1\n[a]\n[b]\nstartdelay=400ms\n[c]\nwait_for=a\nruntime=200ms\n' >sd.fio
-"$IOMOON" fio sd.fio --status-interval=100ms --quiet --format json --output sd.json 2>/dev/null
-is "$?:$(python3 -c 'import json; s=json.load(open("sd.json"))["phases"][0]["streams"]; print(s[0]["intervals"][0]["ios"] > 0, all(i["ios"] == 0 for i in s[1]["intervals"] if i["t_s"] < 0.4), s[1]["ios"] > 0)')" \
-	"0:True True True" "startdelay=400ms in a group: b does no I/O before 0.4 s, a from the start, b after"
+printf '[global]\nioengine=null\nsize=64m\nrw=randread\ntime_based\nruntime=500ms\n[a]\n[b]\nstartdelay=250ms\n[c]\nwait_for=a\nruntime=100ms\n' >sd.fio
+"$IOMOON" fio sd.fio --status-interval=50ms --quiet --format json --output sd.json 2>/dev/null
+is "$?:$(python3 -c 'import json; s=json.load(open("sd.json"))["phases"][0]["streams"]; print(s[0]["intervals"][0]["ios"] > 0, all(i["ios"] == 0 for i in s[1]["intervals"] if i["t_s"] < 0.25), s[1]["ios"] > 0)')" \
+	"0:True True True" "startdelay=250ms in a group: b does no I/O before 0.25 s, a from the start, b after"
 is "$(python3 -c 'import json; p=json.load(open("sd.json"))["phases"]; print(len(p), p[1]["name"], p[1]["started"] >= p[0]["ended"])')" \
 	"2 c True" "wait_for=a: c starts after a's group has ended"
 # filesize= without size= (fio's waitfor example): the job's size; unlink=1 deletes the file after (mobile-storage)
@@ -154,7 +196,7 @@ printf '[r]\nfilename=theirs.dat\nrw=randread\nsize=2m\nunlink=1\n' >theirs.fio
 err=$("$IOMOON" fio theirs.fio --quiet --format none 2>&1)
 is "$?:$([ -e theirs.dat ] && echo kept || echo gone)" "0:kept" "unlink=1 on a file iomoon did not create: the file is kept"
 like "$err" "unlink: left .*theirs.dat \(iomoon did not create it\)" "and says so"
-"$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=500ms --time_based --status-interval=100ms --quiet \
+"$IOMOON" fio --name=s --filename=o.dat --rw=randread --runtime=300ms --time_based --status-interval=100ms --quiet \
 	--format json --output si.json 2>/dev/null
 is "$(phase_of si.json interval_s)" 0.1 "--status-interval=100ms: the phase samples every 0.1 s"
 
@@ -163,41 +205,6 @@ printf '[z]\nfilename=z.dat\nsize=16m\nrw=read\nbs=64k\nzonemode=strided\nzonesi
 is "$?:$(python3 -c 'import json; print([(p["definition"]["region"]["offset"] >> 20, p["bytes"] >> 20) for p in json.load(open("z.json"))["phases"]])')" \
 	"0:[(0, 1), (4, 1), (8, 1), (12, 1)]" "zonemode=strided: a phase per zone, 1 MiB read every 4 MiB along the file"
 
-# ---- the I/O split beside fio's own: counts, block sizes, phase order ----
-# (no trims: fio's trim needs a block device, and this test has files only)
-cat >split.fio <<'EOF'
-[global]
-ioengine=psync
-filename=split.dat
-size=8m
-group_reporting
-[mixed]
-rw=randrw
-rwmixread=60
-bs=4k
-[synced]
-stonewall
-rw=write
-bs=16k
-size=2m
-fsync=8
-[paced]
-stonewall
-rw=randrw
-bs=8k
-rate_iops=1000
-runtime=1
-time_based
-[four]
-stonewall
-numjobs=4
-ioengine=libaio
-iodepth=16
-rw=randrw
-rwmixread=60
-bs=16k
-size=2m
-EOF
 cat >cmp.py <<'EOF'
 import json, sys
 f, i = (json.load(open(p))["jobs"] for p in sys.argv[1:3])
@@ -211,11 +218,16 @@ for a, b in zip(f, i):
     x, y = a["sync"]["total_ios"], b["sync"]["total_ios"]
     print(a["jobname"], "sync", "ok" if abs(x - y) <= 0.05 * max(x, y, 1) + 1 else "BAD %d %d" % (x, y))
 EOF
-# split_run: fio, then iomoon, on split.fio; cmp.txt compares them (a
-# shared machine can starve one run of its paced rate: run again once)
+# ---- the I/O split beside fio's own (its fio run started above) ----
+# split_run [again]: fio (the background run, or again one now), then iomoon, on split.fio; cmp.txt
+# compares them (a shared machine can starve one run of its paced rate: run again once)
 split_run() {
-	rm -f split.dat
-	fio split.fio --output-format=json --output=f.json >/dev/null 2>&1 || return 1
+	if [ $# -eq 0 ]; then
+		wait "$split_fio" || return 1
+	else
+		rm -f split.dat
+		fio split.fio --output-format=json --output=f.json >/dev/null 2>&1 || return 1
+	fi
 	"$IOMOON" fio split.fio --quiet --format fio-json --output i.json --allow-write 2>/dev/null || return 2
 	python3 cmp.py f.json i.json >cmp.txt
 }
@@ -223,7 +235,7 @@ split_run
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q BAD cmp.txt; then
 	grep BAD cmp.txt | sed 's/^/# first run, again: /'
-	split_run
+	split_run again
 	rc=$?
 fi
 if [ "$rc" -ne 1 ]; then
@@ -236,22 +248,39 @@ else
 fi
 
 # ---- rw's offset modifier (fio's backwards-read and cross-stripe-verify): the offsets fio's iolog has ----
-printf '[backwards-read]\nbs=4k\nrw=read:-8k\nfilename=bw.dat\nsize=64k\n' >bw.fio
-printf '[holes]\nbs=16k\nrw=write:112k\nfilename=ho.dat\nsize=1m\noffset=120k\nio_size=1m\n' >ho.fio
-# without io_size fio goes over the region once: a read ending at its end, or a hole past it, ends the job
-printf '[forward]\nbs=4k\nrw=read:8k\nfilename=fw.dat\nsize=64k\n' >fw.fio
-printf '[holes-once]\nbs=16k\nrw=write:112k\nfilename=fo.dat\nsize=1m\noffset=120k\n' >fo.fio
-printf '[pass-first]\nbs=4k\nrw=write:8k\nfilename=fn.dat\nsize=64k\nnumber_ios=20\n' >fn.fio
+# one job file, its jobs run together, each on its own file (its offsets its own): one iomoon run (a
+# phase of a stream a job), and one fio run of its copy where each job writes its own iolog
+mod_job() { printf '[%s]\nfilename=%s.dat\n' "$1" "$1"; shift; printf '%s\n' "$@"; }
+{
+	mod_job bw bs=4k rw=read:-8k size=64k
+	mod_job ho bs=16k rw=write:112k size=1m offset=120k io_size=1m
+	# without io_size fio goes over the region once: a read ending at its end, or a hole past it, ends the job
+	mod_job fw bs=4k rw=read:8k size=64k
+	mod_job fo bs=16k rw=write:112k size=1m offset=120k
+	mod_job fn bs=4k rw=write:8k size=64k number_ios=20
+	# back from an offset: fio starts size - offset - 8k into the region, not at the offset
+	mod_job bo bs=4k rw=read:-8k size=64k offset=16k
+	# ... or, when that is before the region's start, the step before its end
+	mod_job bp bs=4k rw=read:-12k size=64k offset=60k
+	# ... and without size=, on a file of 128 KiB that is there: the rest of the file from the offset
+	mod_job bx bs=4k rw=read:-8k offset=16k
+	# ... and forward: fio's one pass over the rest of the file, not the rest of the file's bytes
+	mod_job fx bs=4k rw=read:8k offset=16k
+} >mod.fio
+mod_jobs="bw:4096 ho:16384 fw:4096 fo:16384 fn:4096 bo:4096 bp:4096 bx:4096 fx:4096"
+mod_files() { rm -f bw.dat ho.dat fw.dat fo.dat fn.dat bo.dat bp.dat; head -c 128k /dev/zero >bx.dat; cp bx.dat fx.dat; }
 # offsets: the job's I/Os of its block size (the fill's writes are larger), in KiB
 offsets() { grep -o "$1, [0-9]*) *= *$1\$" | grep -o ', [0-9]*)' | tr -d ',) ' | awk '{ printf "%d ", $1 / 1024 }'; }
 if command -v fio >/dev/null && command -v strace >/dev/null; then
-	for j in bw:4096 ho:16384 fw:4096 fo:16384 fn:4096; do
-		rm -f "${j%:*}.dat"
-		fio "${j%:*}.fio" --write_iolog="${j%:*}.log" --output=/dev/null >/dev/null 2>&1
+	mod_files
+	sed 's/^\[\(.*\)\]$/&\nwrite_iolog=\1.log/' mod.fio >modf.fio
+	fio modf.fio --output=/dev/null >/dev/null 2>&1
+	mod_files
+	# (a file per thread, -ff: a stream's worker's calls in its own, never split by another's)
+	strace -ff -y -o mod.st -e trace=pread64,pwrite64 "$IOMOON" fio mod.fio --quiet >/dev/null 2>&1
+	for j in $mod_jobs; do
 		awk -v n="${j#*:}" '($3 == "read" || $3 == "write") && $5 == n { printf "%d ", $4 / 1024 }' "${j%:*}.log" >"${j%:*}.fio.off"
-		rm -f "${j%:*}.dat"
-		strace -f -o "${j%:*}.st" -e trace=pread64,pwrite64 "$IOMOON" fio "${j%:*}.fio" --quiet >/dev/null 2>&1
-		offsets "${j#*:}" <"${j%:*}.st" >"${j%:*}.iom.off"
+		cat mod.st.* | grep "/${j%:*}\.dat>" | offsets "${j#*:}" >"${j%:*}.iom.off"
 	done
 	is "$(cat bw.iom.off)" "$(cat bw.fio.off)" "rw=read:-8k: iomoon reads the offsets fio's iolog has ($(cut -c1-40 bw.fio.off)...)"
 	like "$(cat bw.iom.off)" "^0 56 52 48 .* 8 4 0 $" "... 0, then from 56 KiB down by 4 KiB (a test that reads ahead fails)"
@@ -260,8 +289,16 @@ if command -v fio >/dev/null && command -v strace >/dev/null; then
 	is "$(cat fw.iom.off)" "$(cat fw.fio.off)" "rw=read:8k, size=64k, no io_size: fio's one pass ($(cat fw.fio.off)), not 64k of reads"
 	is "$(cat fo.iom.off)" "$(cat fo.fio.off)" "rw=write:112k from offset=120k, no io_size: fio's 8 writes ($(cut -c1-40 fo.fio.off)...)"
 	is "$(cat fn.iom.off)" "$(cat fn.fio.off)" "rw=write:8k with number_ios=20: the pass's 6 writes end it first, as fio's"
+	is "$(cut -d' ' -f1-3 bo.iom.off)" "$(cut -d' ' -f1-3 bo.fio.off)" \
+		"rw=read:-8k from offset=16k, size=64k: the first offsets fio's ($(cut -d' ' -f1-3 bo.fio.off)), not the offset"
+	is "$(cat bo.iom.off)" "$(cat bo.fio.off)" "... and all of them ($(cut -c1-40 bo.fio.off)...)"
+	like "$(cat bo.iom.off)" "^56 52 48 .* 20 16 72 68 64 60 56 $" "... 56 KiB down to the offset, then from the region's end less 8k"
+	is "$(cat bp.iom.off)" "$(cat bp.fio.off)" "rw=read:-12k from offset=60k, size=64k: fio's offsets ($(cut -c1-40 bp.fio.off)...)"
+	is "$(cat bx.iom.off)" "$(cat bx.fio.off)" "rw=read:-8k from offset=16k without size=, a 128 KiB file: fio's offsets ($(cut -c1-40 bx.fio.off)...)"
+	is "$(wc -w <bx.iom.off)" 28 "... 28 reads: the file from the offset"
+	is "$(cat fx.iom.off)" "$(cat fx.fio.off)" "rw=read:8k from offset=16k without size=, a 128 KiB file: fio's one pass ($(cat fx.fio.off))"
 else
-	for i in 1 2 3 4 5 6 7; do skip "fio or strace missing"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do skip "fio or strace missing"; done
 fi
 err=$("$IOMOON" fio --name=x --filename=x.dat --size=1m --rw=read:8q 2>&1)
 like "$?:$err" "^2:.*rw: '8q'" "rw=read:8q: exit 2 naming rw and the value"
@@ -312,7 +349,7 @@ like "$(python3 -c 'import json; ps = json.load(open("st.json"))["phases"]; prin
 like "$(cat st.err)" "step: iodepth_mode=stepped 50 %: qd 5, paced at [0-9]+ IOPS: [0-9]+ IOPS, mean latency" "... each step's IOPS and latency said, as fio's report lists them"
 
 # ---- flow (fio's flow.fio and butterfly.fio, shrunk): the jobs' I/O in the ratio of their flow, beside fio's ----
-printf '[global]\nnorandommap\nthread\ntime_based\nruntime=1\ndirect=1\nioengine=libaio\niodepth=16\nsize=16m\nbs=8k\nfilename=fl.dat\nflow_sleep=1000\n[job2]\nnumjobs=1\nrw=write\nflow=1\n[job1]\nnumjobs=1\nrw=randread\nflow=8\n' >fl.fio
+printf '[global]\nnorandommap\nthread\ntime_based\nruntime=500ms\ndirect=1\nioengine=libaio\niodepth=16\nsize=16m\nbs=8k\nfilename=fl.dat\nflow_sleep=1000\n[job2]\nnumjobs=1\nrw=write\nflow=1\n[job1]\nnumjobs=1\nrw=randread\nflow=8\n' >fl.fio
 printf '[global]\nfilename=bf.dat\nbs=4k\ndirect=1\nsize=1m\n[forward]\nrw=read\nflow=2\n[backward]\nrw=read:-8k\nflow=-2\n' >bf.fio
 flow_split='import json, sys; js = json.load(open(sys.argv[1]))["jobs"]; r = sum(j["read"]["total_ios"] for j in js); w = sum(j["write"]["total_ios"] for j in js); print(r, w, round(r / max(w, 1), 2))'
 rm -f fl.dat

@@ -194,6 +194,10 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 		if (whole_sectors(sp, tg, &so) && sp->region_off % tg->sector)
 			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", rs->path,
 			       (unsigned long long)sp->region_off, tg->sector, tg->path, so);
+		if (sp->seq_start >= len)
+			REFUSE("%s.seq_start: %llu bytes is not inside the region (%llu bytes of %s; give where the "
+			       "sequential stream starts, from 0 to the region's size less one)", rs->path,
+			       (unsigned long long)sp->seq_start, (unsigned long long)len, tg->path);
 		for (unsigned i = 0; i < rs->wl.nspecs; i++) {
 			char f[64];
 
@@ -306,6 +310,9 @@ static int check_read_once(struct run_state *rs, char *why, size_t why_len)
 		if (rs->wl.spec[i].region_len)
 			REFUSE("%s.mix[%u].region: given with verify_only, which reads the phase's region once (give "
 			       "the region on the phase, or a bytes quota)", rs->path, i + 1);
+	if (sp->seq_start)
+		REFUSE("%s.seq_start: given with verify_only, which reads the region once from the start of each "
+		       "worker's part (give no seq_start, or a bytes quota)", rs->path);
 	if (sp->ramp_ns)
 		REFUSE("phase.ramp: given with %s.verify_only, which reads each unit once (what a ramp reads would "
 		       "count for nothing: give no ramp, or a bytes quota)", rs->path);

@@ -81,6 +81,7 @@ static const struct phase_field fields[] = {
 	PART("bs"), PART("read"), PART("trim"), PART("random"), PART("align"), PART("skip"), /* before mix, which reads them */
 	READER("mix", read_mix, .group = G_MIX),
 	READER("region", read_region, .group = G_REGION),
+	{ .name = "seq_start", .kind = FK_SIZE, AT(sp.seq_start), .group = G_REGION },
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
 	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1,
 	  .hint = "give a duration above zero, e.g. \"10s\"", PHASE_ONLY },
@@ -585,7 +586,7 @@ static void parse_stream(lua_State *L, struct run_state *st)
 		memset(st->sp.targets, 0, sizeof(st->sp.targets));
 	}
 	if (g & G_REGION)
-		st->sp.region_off = st->sp.region_len = 0;
+		st->sp.region_off = st->sp.region_len = st->sp.seq_start = 0;
 	if (g & G_SYNC)
 		st->sp.fsync_every = st->sp.fdatasync_every = 0;
 	for (unsigned i = 0; i < NFIELDS; i++) {

@@ -178,6 +178,7 @@ static int prepare_workloads(struct unit *u, char *why, size_t why_len)
 		return RC_INPUT;
 	for (unsigned i = 0; i < (phase_sliced(sp) ? sp->workers : sp->ntargets); i++) {
 		u->wls[i] = *sp->wl;
+		u->wls[i].seq_start = sp->seq_start;
 		phase_region_of(sp, i % sp->ntargets, &u->wls[i].region_off, &u->wls[i].region_len);
 		if (phase_sliced(sp))
 			phase_slice_of(sp, i, &u->wls[i].region_off, &u->wls[i].region_len);

@@ -72,6 +72,8 @@ struct phase_spec {
 	unsigned batch;        /* most I/Os per submission to the kernel, 1..qd, or BATCH_AUTO */
 	struct workload *wl;   /* region set relative to each target in phase_run */
 	uint64_t region_off, region_len; /* region_len 0: to the end of each target */
+	uint64_t seq_start; /* bytes into each worker's part where its sequential stream starts (fio's
+			     * first offset of rw=read:-8k with offset=) */
 	struct pace *pace;
 	uint64_t ramp_ns, duration_ns, ios, bytes; /* 0: not a limit */
 	uint64_t start_delay_ns; /* a stream's workers start this long after the phase does (fio's startdelay) */

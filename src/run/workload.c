@@ -165,6 +165,7 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 	rng_seed(&st->rng, seed, worker + 1);
 	st->seq_k = 0;
 	wl_part(wl->region_len, wl->grid, part, nparts, &st->next_seq[0], &len);
+	st->next_seq[0] += wl->seq_start; /* past the region's end: wl_next wraps it to the start */
 	for (unsigned i = 0; i < wl->nspecs; i++) {
 		const struct wl_spec *s = &wl->spec[i];
 

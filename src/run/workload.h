@@ -51,6 +51,7 @@ struct workload {
 	unsigned nspecs;
 	struct wl_spec spec[WL_MAX_SPECS];
 	uint64_t region_off, region_len; /* bytes */
+	uint64_t seq_start; /* the sequential stream starts this far into each worker's part (phase.seq_start) */
 
 	enum wl_dist dist;
 	double dist_arg;  /* zipf theta, pareto h, normal dev % */

@@ -157,6 +157,22 @@ tap.refuses("phase.skip: ", function() iomoon.check { name = "s", engine = "null
   "skip = \"8q\": exit 2 naming phase.skip")
 tap.refuses("phase.mix%[1%]%.skip: .*past 1 EiB", function()
   iomoon.check { name = "s", engine = "null", mix = { { bs = "4k", skip = "-2048p" } } } end, "a step back of 2 EiB: refused")
+-- seq_start (where rw=read:-8k from an offset starts): inside the region, not with verify_only
+local function starts(text) local p = one(text) return { p.seq_start, p.region } end
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=16k\n"), { 40960, { offset = 16384, size = 65536 } },
+  "rw=read:-8k, size=64k, offset=16k: seq_start 40k (fio's first read at 56k)")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=100k\n")[1], 57344,
+  "... offset=100k, past the size: 8k before the region's end")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:-8k\nsize=64k\noffset=64k\n")[1], nil, "... offset=64k, the size: at the offset")
+is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:8k\nsize=64k\noffset=16k\n")[1], nil, "rw=read:8k from an offset: at the offset")
+tap.refuses("phase.seq_start: 65536 bytes is not inside the region", function()
+  iomoon.check { name = "s", engine = "null", region = "64k", bs = "4k", seq_start = "64k" } end,
+  "seq_start = \"64k\" in a 64k region: exit 2 naming phase.seq_start")
+tap.refuses("phase.seq_start: '1q' has an unknown unit", function()
+  iomoon.check { name = "s", engine = "null", bs = "4k", seq_start = "1q" } end, "seq_start = \"1q\": named")
+tap.refuses("phase.seq_start: given with verify_only", function()
+  iomoon.check { name = "s", target = { path = "sv.dat", size = "64k" }, bs = "4k", verify = "crc32c", verify_only = true,
+    seq_start = "4k" } end, "seq_start with verify_only: refused, naming it")
 -- I/O priorities: prio/prioclass the workers' ioprio, cmdprio_* a share of the I/Os
 local pr = load("[p]\nrw=randrw\nioengine=io_uring\nprio=5\ncmdprio_percentage=30,30\ncmdprio_class=2\ncmdprio=3\n")
 is({ pr[1].ioprio, pr[1].cmdprio }, { "be:5", { pct = 30, ioprio = "be:3" } },
@@ -171,6 +187,9 @@ tap.refuses("phase.ioprio: 'top' is not an I/O priority", function()
 local fl = load("[global]\nsize=1m\nfilename=f.dat\ntime_based\nruntime=1\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-6\n")
 is({ #fl, fl[1].streams, fl[1].mix[1].name, fl[1].mix[1].weight, fl[2] == nil and fl[1].mix[2].weight, fl[1].mix[2].skip },
   { 1, nil, "a", 25.0, 75.0, -8192 }, "flow=2 beside flow=-6: one stream, specs a 25 % and b 75 % (its rw=read:-8k kept)")
+local flo = load("[global]\nsize=1m\nfilename=f.dat\noffset=64k\n[a]\nrw=read\nflow=2\n[b]\nrw=read:-8k\nflow=-2\n")
+is({ #flo, flo[1].mix[2].skip, flo[1].mix[2].region.offset, flo[1].seq_start }, { 1, -8192, 65536, nil },
+  "... from offset=64k: one stream still (b's seq_start not kept: a spec's stream starts at its region's start)")
 tap.refuses("flow: job 'b' differs from 'a' in direct", function()
   load("[global]\nsize=1m\nfilename=f.dat\n[a]\nrw=read\nflow=1\n[b]\nrw=read\ndirect=1\nflow=1\n") end,
   "flow jobs that differ in more than rw, bs, size, offset and depth")

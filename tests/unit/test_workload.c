@@ -282,6 +282,40 @@ static void test_skip(void)
 	free(w);
 }
 
+/* seq_start: rw=read:-8k at 4k, size=64k, offset=16k, where fio 3.33's
+ * iolog starts at 56k (40k into the region), not at the offset; past the
+ * region's end it starts at the region's start. */
+static void test_seq_start(void)
+{
+	static const unsigned back_k[] = { 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 72, 68, 64, 60, 56, 52 };
+	struct workload *w = single(DIST_UNIFORM, 0);
+	struct wl_state st;
+	struct wl_op op;
+
+	w->spec[0].random_thr = 0;
+	w->region_off = 16 * 1024;
+	w->region_len = 64 * 1024;
+	w->spec[0].skip = -8192;
+	w->seq_start = 40 * 1024;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0, "64 KiB from 16k, 4k, skip -8k, seq_start 40k prepares");
+	ok(!offsets_differ(w, back_k, sizeof(back_k) / sizeof(back_k[0]), 4096),
+	   "rw=read:-8k from offset=16k: 56k down to 16k, then 72k down: fio's offsets");
+	wl_state_init(w, &st, 1, 0, 1, 2); /* the second of two parts: 32k + 40k, past the region's end */
+	wl_next(w, &st, &op);
+	ok(op.offset == 16 * 1024, "seq_start past the region's end from a worker's part: at the region's start");
+	wl_next(w, &st, &op);
+	ok(op.offset == 72 * 1024, "... then back from its end, as a wrap");
+	w->seq_start = 8 * 1024;
+	wl_state_init(w, &st, 1, 0, 1, 2);
+	wl_next(w, &st, &op);
+	ok(op.offset == (16 + 32 + 8) * 1024, "seq_start 8k, the second of two parts: 8k into that part");
+	w->seq_start = 0;
+	wl_state_init(w, &st, 1, 0, 0, 1);
+	wl_next(w, &st, &op);
+	ok(op.offset == 16 * 1024, "seq_start 0: the region's start, as before");
+	free(w);
+}
+
 /* dist sequence: fio's sequence-distribution.fio, 4k over 48 KiB: the
  * blocks 2, 0, 1 again and again; strided, each pass 3 blocks on. */
 static void test_sequence(void)
@@ -349,6 +383,7 @@ int main(void)
 	}
 	test_parts();
 	test_skip();
+	test_seq_start();
 	test_sequence();
 
 	/* distributions */

@@ -504,13 +504,13 @@ end
 -- past it, not after size= bytes. The I/Os of that pass when fewer than
 -- the bytes' (nil: the bytes end it, or fio's wrap goes where iomoon's
 -- does not: to twice the offset).
-local function skip_pass(spec)
+local function skip_pass(spec, whole)
   local m = spec.mix and #spec.mix == 1 and spec.mix[1]
   local bs = m and (type(m.bs) == "table" and #m.bs == 1 and m.bs[1] or m.bs)
   if not (m and (m.skip or 0) > 0 and (m.random or 0) == 0 and math.type(bs) == "integer" and bs > 0) then return nil end
   local r = spec.region
   local off = type(r) == "table" and r.offset or 0
-  local size = type(r) == "table" and r.size or r
+  local size = type(r) == "table" and (r.size or whole) or r
   if math.type(off) ~= "integer" or math.type(size) ~= "integer" then return nil end
   local real, last, n = off + size, off, 0
   while n * bs < size do
@@ -523,10 +523,30 @@ local function skip_pass(spec)
         pos = 0
       end
     end
-    if pos >= size or pos + off >= real then return n end
+    if pos >= size or pos + off + bs > real then return n end -- fio: an I/O past the file's end ends it
     n, last = n + 1, pos + off + bs
   end
   return nil
+end
+
+-- A sequential job stepping back (rw=read:-8k) from offset=: fio's first
+-- I/O is not at the offset (io_u.c's get_next_seq_offset moves its start
+-- to io_size, taken as a position in the file, then back by the step,
+-- relative to the offset): N - off - step into the region, or, when that
+-- is before its start, N - step (as a later wrap). The seq_start that
+-- starts iomoon's stream there (nil: at the region's start, as fio's with
+-- no offset, or at offset = N). size: the region's bytes (fio's io_size).
+local function back_start(spec, size)
+  local r = spec.region
+  local off = type(r) == "table" and r.offset or 0
+  local step
+  for _, m in ipairs(spec.mix or {}) do
+    if not (m.skip and m.skip < 0 and (m.random or 0) == 0 and (step == nil or step == -m.skip)) then return nil end
+    step = -m.skip
+  end
+  if not step or off == 0 or math.type(size) ~= "integer" or size == off then return nil end
+  local start = size > off and size - off >= step and size - off - step or size - step
+  return start > 0 and start or nil
 end
 
 -- One job as a workload: spec (the fields a stream may give), ph (those
@@ -551,6 +571,11 @@ local function workload(j, ctx, from)
     workers = nfiles
   end
   c.set(spec, "workers", workers, "numjobs")
+  if workers == 1 then
+    local r = spec.region
+    local start = back_start(spec, type(r) == "table" and r.size or nfiles == 1 and per_clone or nil)
+    if start then c.set(spec, "seq_start", start, "rw", "offset", "size") end
+  end
   local tb = c.v("time_based") and job.bool(c.v("time_based"), c.what("time_based"))
   if c.v("runtime") then
     c.set(ph, "duration", job.time_us(c.v("runtime"), 1e6, c.what("runtime")) / 1e6, "runtime", "time_based")
@@ -580,7 +605,7 @@ local function workload(j, ctx, from)
         j.where)
     end
     c.set(spec, "bytes", io * numjobs * options.loops(c), "io_size", "size", "numjobs", "loops")
-    local pass = not c.v("io_size") and skip_pass(spec)
+    local pass = not c.v("io_size") and skip_pass(spec, (workers == 1 and nfiles == 1) and per_clone or nil)
     if pass then pass = pass * options.loops(c) end
     local nios = c.v("number_ios") and job.int(c.v("number_ios"), c.what("number_ios"), 1)
     if nios and not (pass and pass < nios) then
@@ -693,8 +718,10 @@ end
 -- named as its job and on a region of its own (its own sequential stream,
 -- as each job has): butterfly.fio's forward and backward reads interleave.
 -- The jobs must be alike but for their rw, bs, region and quotas; their
--- depths add up.
-local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true }
+-- depths add up. A spec's stream starts at its region's start: a job's
+-- seq_start (rw=read:-8k from an offset) is not kept.
+local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true,
+  seq_start = true }
 -- a and b equal, every field (same compares lists only)
 local function deep(a, b)
   if type(a) ~= "table" or type(b) ~= "table" then return a == b end
