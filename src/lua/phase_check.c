@@ -194,6 +194,10 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 		if (whole_sectors(sp, tg, &so) && sp->region_off % tg->sector)
 			REFUSE("%s.region.offset: %llu is not a multiple of the %u-byte sector of %s (%s)", rs->path,
 			       (unsigned long long)sp->region_off, tg->sector, tg->path, so);
+		if (sp->seq_start && (phase_sliced(sp) || sp->workers > sp->ntargets))
+			REFUSE("%s.seq_start: %u workers share the region of %s, each a part of it, and seq_start is "
+			       "where one worker's stream starts (give one worker per target, or no seq_start)",
+			       rs->path, sp->workers, tg->path);
 		if (sp->seq_start >= len)
 			REFUSE("%s.seq_start: %llu bytes is not inside the region (%llu bytes of %s; give where the "
 			       "sequential stream starts, from 0 to the region's size less one)", rs->path,

@@ -168,6 +168,9 @@ is(starts("[b]\nfilename=b.dat\nbs=4k\nrw=read:8k\nsize=64k\noffset=16k\n")[1], 
 tap.refuses("phase.seq_start: 65536 bytes is not inside the region", function()
   iomoon.check { name = "s", engine = "null", region = "64k", bs = "4k", seq_start = "64k" } end,
   "seq_start = \"64k\" in a 64k region: exit 2 naming phase.seq_start")
+tap.refuses("phase.seq_start: 2 workers share the region", function()
+  iomoon.check { name = "s", engine = "null", region = "64k", bs = "4k", workers = 2, seq_start = "40k" } end,
+  "seq_start with 2 workers on one target: exit 2, their parts are 32k each")
 tap.refuses("phase.seq_start: '1q' has an unknown unit", function()
   iomoon.check { name = "s", engine = "null", bs = "4k", seq_start = "1q" } end, "seq_start = \"1q\": named")
 tap.refuses("phase.seq_start: given with verify_only", function()
