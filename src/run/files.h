@@ -233,6 +233,11 @@ int files_left_fd(const struct files_spec *sp, int fd, int level, struct files_l
  * the tree's, or a leaf's files)? Else it holds only what failures below
  * it, or a stop, left. Its detail for the message into out. */
 int files_left_error(const struct files_spec *sp, int level, const struct files_left *l, char *out, size_t len);
+/* Count rmdir's err at where (a directory of level, not removed) unless
+ * l, what it was found to hold (NULL: not listed), is only what failures
+ * below it or a stop left (files_left_error). */
+void files_rmdir_left(const struct files_spec *sp, struct files_result *res, int level, int err, const char *where,
+		      const struct files_left *l);
 /* Hold directory name of parent, not empty (err) at w's level, for the
  * judge: 0, or -ENOMEM (then count it at once). */
 int files_hold(struct files_worker *w, uint64_t parent, const char *name, int err);

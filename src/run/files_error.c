@@ -217,22 +217,29 @@ static int left_of(struct files_worker *w, const char *rel, struct files_left *l
 	return r;
 }
 
+void files_rmdir_left(const struct files_spec *sp, struct files_result *res, int level, int err, const char *where,
+		      const struct files_left *l)
+{
+	char detail[128];
+	const int listed = l && l->n; /* else gone or emptied since: the plain error */
+
+	if (listed && !files_left_error(sp, level, l, detail, sizeof(detail)))
+		return; /* its children's failures, or a stop, left it: counted there or none */
+	files_error_count(res, FOP_RMDIR, err, where, listed ? detail : NULL);
+}
+
 void files_held_judge(struct files_worker *w)
 {
-	char rel[PATH_MAX], where[PATH_MAX], detail[128];
+	char rel[PATH_MAX], where[PATH_MAX];
 
 	for (unsigned i = 0; i < w->nheld; i++) {
 		const struct files_held *h = &w->held[i];
 		struct files_left l = { .n = 0 };
-		int listed;
 
 		files_key_path(w->sp, h->parent, rel, sizeof(rel));
 		snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s", h->name);
-		listed = left_of(w, rel, &l) == 0 && l.n; /* else gone or emptied since: the plain error */
-		if (listed && !files_left_error(w->sp, w->level, &l, detail, sizeof(detail)))
-			continue; /* its children's failures, or a stop, left it: counted there or none */
 		where_of(w, h->parent, h->name, where, sizeof(where));
-		files_error_count(w->res, FOP_RMDIR, h->err, where, listed ? detail : NULL);
+		files_rmdir_left(w->sp, w->res, w->level, h->err, where, left_of(w, rel, &l) == 0 ? &l : NULL);
 	}
 	w->nheld = 0;
 }

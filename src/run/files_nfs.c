@@ -606,19 +606,16 @@ int files_nfs_left(struct files_worker *w, const char *rel, int level, struct fi
  * the tree's counted in res (a shared one's on rank 0 alone). */
 static void prune_subtree(const struct files_spec *sp, struct conn *c, const char *path, struct files_result *res)
 {
-	char where[PATH_MAX], detail[128];
+	char where[PATH_MAX];
 	struct files_left l = { .n = 0 };
 	int r = n_rmdir(c, path), listed = 0;
 
 	if (r == 0 || r == -ENOENT || (sp->shared && sp->rank > 0))
 		return;
-	if (r == -ENOTEMPTY || r == -EEXIST) {
-		listed = n_left(c, path, sp, 0, &l) == 0 && l.n;
-		if (listed && !files_left_error(sp, 0, &l, detail, sizeof(detail)))
-			return; /* the tree's directories, left by the errors counted in them (or a stop) */
-	}
+	if (r == -ENOTEMPTY || r == -EEXIST)
+		listed = n_left(c, path, sp, 0, &l) == 0;
 	snprintf(where, sizeof(where), "%s/%s", FILES_ROOT, strrchr(path, '/') + 1);
-	files_error_count(res, FOP_RMDIR, -r, where, listed ? detail : NULL);
+	files_rmdir_left(sp, res, 0, -r, where, listed ? &l : NULL);
 }
 
 void files_nfs_prune(const struct files_spec *sp, const char *const *subtrees, unsigned n, struct files_result *res)

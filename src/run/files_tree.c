@@ -249,7 +249,7 @@ int files_skeleton(const struct files_spec *sp, int fd, unsigned first, unsigned
  * the tree's counted in res (a shared one's on rank 0 alone). */
 static void prune_subtree(const struct files_spec *sp, int root, const char *name, struct files_result *res)
 {
-	char where[PATH_MAX], detail[128];
+	char where[PATH_MAX];
 	struct files_left l = { .n = 0 };
 	int e, fd, listed = 0;
 
@@ -258,14 +258,12 @@ static void prune_subtree(const struct files_spec *sp, int root, const char *nam
 	e = errno;
 	if (e == ENOTEMPTY || e == EEXIST) {
 		fd = beneath(root, name, O_RDONLY | O_DIRECTORY);
-		listed = fd >= 0 && files_left_fd(sp, fd, 0, &l) == 0 && l.n;
+		listed = fd >= 0 && files_left_fd(sp, fd, 0, &l) == 0;
 		if (fd >= 0)
 			close(fd);
-		if (listed && !files_left_error(sp, 0, &l, detail, sizeof(detail)))
-			return; /* the tree's directories, left by the errors counted in them (or a stop) */
 	}
 	snprintf(where, sizeof(where), "%s/%s", FILES_ROOT, name);
-	files_error_count(res, FOP_RMDIR, e, where, listed ? detail : NULL);
+	files_rmdir_left(sp, res, 0, e, where, listed ? &l : NULL);
 }
 
 /* After rmdir: the subtrees, then the root when it holds only its marker;
