@@ -230,7 +230,9 @@ else
 	wait "$p1" "$p2" "$p3" "$p4"
 	c=$(cat lrss500ms) d=$(cat lrss4s)
 	n=$(wc -l <l4s.jsonl)
-	[ "$n" -ge 250 ] && [ "$d" -le $((c * 105 / 100)) ]
+	# 400 intervals on a quiet machine; a loaded one may merge some, and
+	# 100 is still twice the short run's 50
+	[ "$n" -ge 100 ] && [ "$d" -le $((c * 105 / 100)) ]
 	ok $? "one phase of $n intervals peaks at $d KiB, of $(wc -l <l500ms.jsonl) at $c KiB (within 5 %)"
 	a=$(cat rss66) b=$(cat rss132)
 	lines=$(grep -c '"phase":"phase 132"' mem132.jsonl 2>/dev/null)
