@@ -3,6 +3,7 @@
 #   make          build ./iomoon
 #   make run      install what is missing, build, run the default suite on ./scratch
 #   make test     install what is missing, build, run the tests (TAP, prove)
+#   make test-busy  the same with a busy loop pinned on each CPU beside it
 #   make bench    side-by-side speed comparison with fio (not part of make test)
 #   make install  PREFIX=/usr/local (and DESTDIR=); make uninstall, the same way
 
@@ -33,7 +34,7 @@ LDLIBS  += $(LUA_LIBS) -luring -laio -lcsv -lblkid -llz4 -lzstd -lz $(NBD_LIBS) 
 DEB_PKGS := liblua5.4-dev liburing-dev libaio-dev libcsv-dev libblkid-dev fio pkg-config python3 time valgrind util-linux \
             pandoc man-db strace e2fsprogs libnbd-dev nbdkit nbdkit-plugin-dev libiscsi-dev libiscsi-bin tgt chromium ioping \
             libopenmpi-dev openmpi-bin liblz4-dev libzstd-dev zlib1g-dev lz4 zstd libnfs-dev libnfs-utils \
-            nfs-ganesha nfs-ganesha-mem rpcbind iproute2 libmicrohttpd-dev prometheus postmark
+            nfs-ganesha nfs-ganesha-mem rpcbind iproute2 libmicrohttpd-dev prometheus postmark stress-ng
 
 # The sources, by layer (doc/design.md, "The source tree"): every C file
 # in a folder of src/ is built; src/lua/ is the binding (the only code that
@@ -49,7 +50,7 @@ CORE_OBJS := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRCS))
 OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/src/%.o,$(BINDING_SRCS)) $(BUILD)/src/main.o
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
-.PHONY: all deps run test test-asan fuzz bench man install uninstall clean
+.PHONY: all deps run test test-busy test-asan fuzz bench man install uninstall clean
 all: iomoon
 
 
@@ -121,6 +122,11 @@ test: PROVE_V = -v
 test: deps
 	$(MAKE) --no-print-directory $(BUILD_JOBS) iomoon $(UNIT_TESTS)
 	@$(RUN_TESTS)
+
+# The suite on a busy machine: a busy loop pinned on each CPU beside it
+# (tests/busy.sh). Checks assert what load cannot move; this is how to see it.
+test-busy: deps
+	tests/busy.sh $(MAKE) --no-print-directory test
 
 # The whole suite again on a build with AddressSanitizer and
 # UndefinedBehaviorSanitizer (any report fails the run). The sanitized binary
