@@ -58,7 +58,10 @@ print(string.format("\ncheckpoint: %d page writes in bursts (p99 %s), %d fsyncs 
   ms(c.lat.p99_ns), c.sync and c.sync.ios or 0, c.sync and c.sync.ios > 0 and ms(c.sync.lat.p99_ns) or "-"))
 -- the day, segment by segment: what the data stream was asked and did
 print("\nsegment  data IOPS asked  done   p99")
-for i, iv in ipairs(d.intervals) do
-  local seg = day.schedule[i]
-  print(string.format("%7d  %15.0f  %5.0f  %s", i, seg and seg.iops or 0, iv.iops, ms(iv.p99_ns)))
+-- (an interval per segment; a loaded machine can end the phase a moment
+-- late, and the interval after the day's last segment is not shown)
+for i, seg in ipairs(day.schedule) do
+  local iv = d.intervals[i]
+  print(string.format("%7d  %15.0f  %5s  %s", i, seg.iops, iv and string.format("%.0f", iv.iops) or "-",
+    iv and iv.ios > 0 and ms(iv.p99_ns) or "-"))
 end
