@@ -21,10 +21,9 @@ for n in $names; do
 	*.sh) (cd "$d" && bash -e "$TMP/examples/$n") >"$d.out" 2>&1 ;;
 	esac
 	rc=$?
-	ok $rc "example $n runs"
-	[ $rc -eq 0 ] || sed 's/^/#   /' "$d.out"
+	ran $rc "$(cat "$d.out")" "example $n runs"
 	shown="$TMP/examples/${n%.*}.shown"
-	if [ -e "$shown" ]; then
+	if [ -e "$shown" ] && [ $rc -eq 0 ]; then
 		why=$(python3 "$T/doc_shown.py" "$shown" "$d.out")
 		ok $? "example $n prints what its page shows (the same lines, measurements aside)${why:+: $why}"
 	fi
