@@ -36,7 +36,7 @@ fi
 # ---- one run, scraped by hand: both forms, the live lines, the textfile
 port=$(free_port)
 "$IOMOON" run --quiet --format none --metrics "127.0.0.1:$port" --live live.jsonl --metrics-file m.prom \
-	"$W" t.dat 2500ms 2000 1s >run.out 2>run.err &
+	"$W" t.dat 2500ms 2000 20s >run.out 2>run.err &
 run_pid=$!
 PIDS="$PIDS $run_pid"
 wait_http "http://127.0.0.1:$port/metrics"; ok $? "the endpoint answers (127.0.0.1:$port)"
@@ -77,6 +77,9 @@ wait_ios=$(for _ in $(seq 60); do grep -q '^ios ' run.out && break; sleep 0.1; d
 final=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^iomoon_ios_total/ { s += $NF } END { print s }')
 [ "${wait_ios:-0}" -gt 0 ] && [ "$final" = "$wait_ios" ]
 ok $? "after the phase the endpoint's sum ($final) is the result's ios (${wait_ios:-none})"
+# it serves 20 s after its phase, so that a loaded machine's scrape finds
+# it still there; done with it, it is stopped (SIGTERM: status 1)
+kill -TERM "$run_pid" 2>/dev/null
 wait "$run_pid"
 got=$(sum_ios live.jsonl 2>/dev/null)
 [ "${wait_ios:-0}" -gt 0 ] && [ "$got" = "$wait_ios" ]; ok $? "the live lines' ios ($got) add up to the phase's"
@@ -123,7 +126,7 @@ else
 	PIDS="$PIDS $mpi_pid"
 fi
 
-ppid_="" # the run prometheus scrapes, still serving 4 s after its phase: waited for below
+ppid_="" # the run prometheus scrapes, still serving 30 s after its phase: stopped once queried
 # ---- prometheus scrapes a running iomoon (started at the top: its scrape
 # manager takes its targets some 5 s after it starts)
 if [ -z "$pport" ]; then
@@ -134,9 +137,9 @@ else
 		curl -s "http://127.0.0.1:$pport/api/v1/targets" | grep -q '"lastScrape":"0001' || break
 		sleep 0.1
 	done
-	# the phase, then 4 s more of serving: the queries run while iomoon
+	# the phase, then 30 s more of serving (stopped once queried): the queries run while iomoon
 	# still serves (once it is gone, prometheus marks its series stale)
-	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 4s >p.out 2>p.err &
+	"$IOMOON" run --quiet --format none --metrics "127.0.0.1:$mport" "$W" t.dat 2s 1000 30s >p.out 2>p.err &
 	ppid_=$!
 	PIDS="$PIDS $ppid_"
 	for _ in $(seq 100); do grep -q '^ios ' p.out && break; sleep 0.1; done
@@ -171,6 +174,7 @@ else
 	PY
 	)
 	is "$bad" "" "every query of the Grafana dashboard runs in prometheus, and every panel finds the run's series"
+	kill -TERM "$ppid_" 2>/dev/null
 fi
 
 # ---- mpirun (started above): rank 0's endpoint scraped while its phase runs
