@@ -123,7 +123,7 @@ if L=$(losetup -f --show "$TMP/back.img" 2>/dev/null); then
 	err=$("$IOMOON" run "$T/lua/44-sync-trim/trim-secure.lua" "$L" 0 2>&1)
 	is $? 2 "trim_secure without trims: exit 2"
 	like "$err" "phase.trim_secure: true, but the mix has no trims \(give trim = N" "says the mix has no trims"
-	losetup -d "$L"
+	losetup -d "$L"; LOOPS="${LOOPS% $L}"
 else
 	for i in 1 2 3 4 5 6; do skip "no loop device here"; done
 	skip "no loop device here"

@@ -22,9 +22,16 @@ umount_wait() {
 		sleep 0.1
 	done
 }
+# ours /dev/loopN: whether that loop device is still over a file of this
+# test's (a test that detached it early leaves its name behind, and another
+# test may have the same number by now: detach only what is ours)
+ours() {
+	case "$(cat "/sys/block/${1##*/}/loop/backing_file" 2>/dev/null)" in "$TMP"/*) return 0 ;; esac
+	return 1
+}
 cleanup() {
 	for m in $MOUNTS; do umount_wait "$m"; done
-	for l in $LOOPS; do losetup -d "$l" 2>/dev/null; done
+	for l in $LOOPS; do ours "$l" && losetup -d "$l" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
