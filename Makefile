@@ -4,7 +4,7 @@
 #   make run      install what is missing, build, run the default suite on ./scratch
 #   make test     install what is missing, build, run the tests (TAP, prove)
 #   make test-busy  the same with a busy loop pinned on each CPU beside it
-#   make bench    side-by-side speed comparison with fio (not part of make test)
+#   make bench    the timing checks, then a side-by-side speed comparison with fio
 #   make install  PREFIX=/usr/local (and DESTDIR=); make uninstall, the same way
 
 PREFIX  ?= /usr/local
@@ -50,7 +50,7 @@ CORE_OBJS := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRCS))
 OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/src/%.o,$(BINDING_SRCS)) $(BUILD)/src/main.o
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
-.PHONY: all deps run test test-busy test-asan fuzz bench man install uninstall clean
+.PHONY: all deps run test test-busy test-asan fuzz bench bench-timing man install uninstall clean
 all: iomoon
 
 
@@ -159,8 +159,17 @@ fuzz: deps
 	cd build-fuzz && ./fuzz_units -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=units- corpus-units
 	cd build-fuzz && IOMOON_LUA_PATH=$(CURDIR)/lua ./fuzz_spec -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=spec- corpus-spec
 
+# The checks that hold a time or a rate to a bound (tests/lib.sh's timed,
+# tests/tap.lua's timed_ok): make test skips them, naming each; here they
+# run, on the machine make bench is run on (a quiet one).
+TIMING_TESTS = $(sort $(TIMED_TESTS) $(shell grep -l '^[[:space:]]*timed ' tests/*.t))
+bench-timing: deps
+	$(MAKE) --no-print-directory $(BUILD_JOBS) iomoon $(UNIT_TESTS)
+	IOMOON_TIMING=1 prove --timer $(TIMING_TESTS)
+
 bench: deps
 	$(MAKE) --no-print-directory iomoon
+	$(MAKE) --no-print-directory bench-timing
 	tests/bench/run
 
 # The man page iomoon(1) is doc/cli.md, shaped by doc/man/man.lua; never

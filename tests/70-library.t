@@ -14,7 +14,17 @@ lua_tap "$T/lua/library.lua" "$T" "$TMP"
 # 0.3 s to be steady on a busy VM)
 "$IOMOON" run --format none "$LUA_DIR/make-target.lua" "$TMP/ex.dat"
 out=$(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/burn-in-plan.lua" "$TMP/ex.dat" 0.3 20 2>&1)
-ok $? "example burn-in-plan runs" || printf '%s\n' "$out" | sed 's/^/#   /'
+rc=$?
+# whether 20 rounds of 0.3 s settle (until_ok) and the soak's p99 stays
+# under half a second is the machine's: on a loaded one the example stops
+# there, rightly; errors, a verify or an exit that disagrees with what it
+# printed fail whatever the load
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -qE "^STOPPED: step '(warm|soak)' (did not meet until_ok|met its fail_when)"; then
+	skip "example burn-in-plan: $(printf '%s\n' "$out" | grep '^STOPPED') (this machine's timing)"
+else
+	[ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -1)" = "burn-in passed" ]
+	ok $? "example burn-in-plan runs" || printf '%s\n' "$out" | sed 's/^/#   /'
+fi
 
 # The postgres checkpoint follows the run's time: over 1 s in 0.1 s
 # intervals, idle for 0.3 s, a burst for 0.2 s, idle, a burst again.

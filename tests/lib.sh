@@ -86,6 +86,13 @@ like() { # like TEXT REGEX DESCRIPTION
 	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; return 1; fi
 }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
+# timed CHECK ARGS... DESCRIPTION: a check that holds a time or a rate to
+# a bound (tests/tap.lua's timed_ok): `make bench` runs it (IOMOON_TIMING=1);
+# `make test`, which a loaded machine runs too, skips it, naming it.
+timed() {
+	if [ "${IOMOON_TIMING:-}" = 1 ]; then "$@"; return; fi
+	skip "timing, held by make bench: ${*: -1}"
+}
 # ran RC OUTPUT DESCRIPTION: a run that exits 0 passes; one that exited 1
 # only because a phase of it completed no I/O in its measured time (a
 # loaded machine can starve a 0.3 s phase; iomoon says so and fails the

@@ -18,6 +18,23 @@ function tap.skip(why)
   print(string.format("ok %d # skip %s", tap.n, why))
 end
 
+-- Checks that hold a time or a rate to a bound (a median lateness, a
+-- rate achieved, a knee found by timing): `make bench` runs them
+-- (IOMOON_TIMING=1); `make test`, which a loaded machine runs too, shows
+-- their figure and skips them. Counts and rules stay with tap.ok.
+tap.timing = os.getenv("IOMOON_TIMING") == "1"
+
+function tap.timed_ok(cond, fmt, ...)
+  if tap.timing then return tap.ok(cond, fmt, ...) end
+  tap.skip("timing, held by make bench: " .. string.format(fmt, ...))
+  return true
+end
+
+function tap.timed_near(got, want, tol, fmt, ...)
+  return tap.timed_ok(math.abs(got - want) <= tol, "%s (got %.6g, want %.6g +- %.3g)", string.format(fmt, ...),
+    got, want, tol)
+end
+
 local INPUT_MT = debug.getregistry()["iomoon.input_error"]
 
 -- Expect fn to raise an input error (that class, not any error) whose text

@@ -153,36 +153,36 @@ local base = { target = t, engine = "sim", sim_latency = "50us", qd = 8, bs = "4
 local function run(...) return iomoon.run(think.apply(base, ...)) end
 do
   local r = run(think.rate(2000), { duration = "1s" })
-  tap.near(r.iops, 2000, 40, "think.rate(2000)")
+  tap.timed_near(r.iops, 2000, 40, "think.rate(2000)")
   r = run(think.poisson(2000), { duration = "1s", trace = 5000 })
-  tap.near(r.iops, 2000, 120, "think.poisson(2000)")
+  tap.timed_near(r.iops, 2000, 120, "think.poisson(2000)")
   r = run(think.step { { 0.5, 1000 }, { 0.5, 3000 } })
-  tap.ok(math.abs(r.intervals[1].iops - 1000) < 60 and math.abs(r.intervals[2].iops - 3000) < 150,
+  tap.timed_ok(math.abs(r.intervals[1].iops - 1000) < 60 and math.abs(r.intervals[2].iops - 3000) < 150,
     "think.step: %.0f then %.0f IOPS (1000, 3000)", r.intervals[1].iops, r.intervals[2].iops)
   r = run(think.on_off { on = 0.5, off = 0.5, iops = 2000, duration = 2 })
   local iv = r.intervals
-  tap.ok(#iv == 4 and iv[1].iops > 1900 and iv[2].iops < 20 and iv[3].iops > 1900 and iv[4].iops < 20,
+  tap.timed_ok(#iv == 4 and iv[1].iops > 1900 and iv[2].iops < 20 and iv[3].iops > 1900 and iv[4].iops < 20,
     "think.on_off: 2000, 0, 2000, 0 IOPS (%.0f, %.0f, %.0f, %.0f)", iv[1].iops, iv[2] and iv[2].iops or -1,
     iv[3] and iv[3].iops or -1, iv[4] and iv[4].iops or -1)
   r = run(think.ramp { from = 1000, to = 4000, steps = 4, duration = 2 })
   iv = r.intervals
-  tap.ok(#iv == 4 and math.abs(iv[1].iops - 1000) < 60 and math.abs(iv[4].iops - 4000) < 200 and iv[2].iops < iv[3].iops,
+  tap.timed_ok(#iv == 4 and math.abs(iv[1].iops - 1000) < 60 and math.abs(iv[4].iops - 4000) < 200 and iv[2].iops < iv[3].iops,
     "think.ramp 1000 -> 4000 in 4 steps: %.0f ... %.0f IOPS", iv[1].iops, iv[#iv].iops)
   local d = think.diurnal { trough = 500, peak = 4500, period = 2, steps = 4 }
   r = run(d)
   iv = r.intervals
-  tap.ok(#iv == 4 and iv[1].iops < iv[2].iops and iv[2].iops > iv[4].iops and math.abs(iv[2].iops - d.schedule[2].iops) < 200,
+  tap.timed_ok(#iv == 4 and iv[1].iops < iv[2].iops and iv[2].iops > iv[4].iops and math.abs(iv[2].iops - d.schedule[2].iops) < 200,
     "think.diurnal: low, high, high, low (%.0f %.0f %.0f %.0f)", iv[1].iops, iv[2].iops, iv[3].iops, iv[4].iops)
   local w = iomoon.csv.writer(dir .. "/profile.csv")
   w:row { "seconds", "iops" }; w:row { 0.5, 1500 }; w:row { 0.5, 500 }
   w:close()
   r = run(think.from_csv(dir .. "/profile.csv"))
-  tap.ok(math.abs(r.intervals[1].iops - 1500) < 80 and math.abs(r.intervals[2].iops - 500) < 40,
+  tap.timed_ok(math.abs(r.intervals[1].iops - 1500) < 80 and math.abs(r.intervals[2].iops - 500) < 40,
     "think.from_csv: 1500 then 500 IOPS (%.0f, %.0f)", r.intervals[1].iops, r.intervals[2].iops)
   tap.refuses("think.from_csv: .* needs columns 'seconds' and 'rate'", function()
     return think.from_csv(dir .. "/profile.csv", { iops_col = "rate" }) end, "a profile without its column")
   r = run(think.burst(5, "10ms"), { duration = "0.5s" })
-  tap.ok(r.ios >= 200 and r.ios <= 250, "think.burst(5, 10ms) for 0.5 s: %d I/Os (about 245)", r.ios)
+  tap.timed_ok(r.ios >= 200 and r.ios <= 250, "think.burst(5, 10ms) for 0.5 s: %d I/Os (about 245)", r.ios)
 end
 
 -- steady state (SNIA PTS): synthetic series
@@ -200,7 +200,7 @@ do
   -- a steady device: paced at 2000 IOPS, which sim keeps whatever else
   -- the machine does (a closed loop's rate on a shared VM is not steady)
   local s = plan.until_steady { phase = think.apply(base, think.rate(2000), { duration = "0.2s" }), max_rounds = 8 }
-  tap.ok(s.steady and s.rounds == 5, "until_steady on a steady device: steady after 5 rounds (%d)", s.rounds or -1)
+  tap.timed_ok(s.steady and s.rounds == 5, "until_steady on a steady device: steady after 5 rounds (%d)", s.rounds or -1)
   -- a figure that climbs every round is never steady
   local climbing = 0
   s = plan.until_steady { phase = think.apply(base, { duration = "0.1s" }), max_rounds = 3, window = 3,
@@ -248,9 +248,12 @@ end
 do
   local r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "1ms", qd = 4, bs = "4k", duration = "0.4s" },
     bound = "5ms", from = 500, confirm = 3 }
-  tap.ok(r.iops and r.iops <= 4100, "find_max on the sim: %s IOPS in %d probes (at most the knee's 4000 + 2.5 %%)",
-    tostring(r.iops), #r.probes)
-  tap.ok(r.result and r.result.lat.p99_ns <= 5e6, "find_max's result meets the bound")
+  -- nil only when the first rate failed the bound (a loaded machine's sim
+  -- can miss 5 ms even at 500 IOPS); how high it climbs is timing
+  tap.ok(r.iops and r.iops <= 4100 or r.iops == nil and not r.probes[1].ok,
+    "find_max on the sim: %s IOPS in %d probes (at most the knee's 4000 + 2.5 %%)", tostring(r.iops), #r.probes)
+  tap.ok(r.iops == nil or r.result.lat.p99_ns <= 5e6, "find_max's result meets the bound")
+  tap.timed_ok(r.iops and r.iops >= 2000, "find_max on the sim climbs toward the knee: %s IOPS", tostring(r.iops))
   r = plan.find_max { phase = { target = t, engine = "sim", sim_latency = "10ms", qd = 1, bs = "4k", duration = "0.3s" },
     bound = "5ms", from = 10 }
   tap.ok(r.iops == nil and #r.probes == 2, "find_max: nil when even the first rate breaks the bound (confirmed by a second probe)")
@@ -268,7 +271,8 @@ do
     -- How near the ceiling the search ends is the host's business (the
     -- sim spins: a loaded VM ended one at 2730 of 4000); that it climbs to
     -- a knee is the model device's test above, which load cannot move.
-    tap.ok(r.iops and r.iops <= c[3] and r.iops <= r.asked_iops and worst >= 0.98,
+    tap.ok(r.iops and r.iops <= c[3] and r.iops <= r.asked_iops and worst >= 0.98
+      or r.iops == nil and not r.probes[1].ok,
       "find_max on qd %d x %s (ceiling %d IOPS, %s probes): %s IOPS achieved, asked %s; every good probe achieved >= 98 %% (%.3f)",
       c[1], c[2], c[3], c[4], tostring(r.iops), tostring(r.asked_iops), worst)
   end

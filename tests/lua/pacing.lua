@@ -89,15 +89,15 @@ do
   tap.ok(early >= 0 and disorder == 0,
     "poisson: no I/O issued before its intended start (earliest %d ns after), in intended order (%d not)",
     early, disorder)
-  tap.ok(quantile(late, 0.5) <= ON_TIME, "poisson: median lateness %.1f us (at most 100 us; p90 %.1f us)",
+  tap.timed_ok(quantile(late, 0.5) <= ON_TIME, "poisson: median lateness %.1f us (at most 100 us; p90 %.1f us)",
     quantile(late, 0.5) / 1e3, quantile(late, 0.9) / 1e3)
   -- gaps between consecutive submissions that were both on time
   local g = {}
   for i = 2, #su do
     if su[i] - st[i] <= ON_TIME and su[i - 1] - st[i - 1] <= ON_TIME then g[#g + 1] = su[i] - su[i - 1] end
   end
-  tap.ok(#g >= 1000, "poisson: %d of %d gaps between I/Os issued on time (at least 1000)", #g, #su - 1)
-  tap.near(cv(g), 1.0, 0.15, "poisson: coefficient of variation of the actual gaps")
+  tap.timed_ok(#g >= 1000, "poisson: %d of %d gaps between I/Os issued on time (at least 1000)", #g, #su - 1)
+  tap.timed_near(cv(g), 1.0, 0.15, "poisson: coefficient of variation of the actual gaps")
   _, mean_i = cv(gaps(st))
   tap.near(mean_i, 500000, 25000, "poisson: the intended mean gap is 0.5 ms")
 end
@@ -112,10 +112,10 @@ do
   tap.ok(early >= 0 and disorder == 0,
     "fixed: no I/O issued before its intended start (earliest %d ns after), in intended order (%d not)",
     early, disorder)
-  tap.ok(quantile(late, 0.5) <= ON_TIME, "fixed: median lateness %.1f us (at most 100 us; p90 %.1f us)",
+  tap.timed_ok(quantile(late, 0.5) <= ON_TIME, "fixed: median lateness %.1f us (at most 100 us; p90 %.1f us)",
     quantile(late, 0.5) / 1e3, quantile(late, 0.9) / 1e3)
   local g = sorted(gaps(su))
-  tap.near(quantile(g, 0.5), 1000000, 20000, "fixed: the median gap between actual submissions is 1 ms")
+  tap.timed_near(quantile(g, 0.5), 1000000, 20000, "fixed: the median gap between actual submissions is 1 ms")
 end
 
 -- IOMeter burst: groups of 10 I/Os, then an idle gap of at least the
@@ -137,7 +137,7 @@ do
   end
   tap.ok(#s >= 300 and missing == 0, "burst=10: every 10th of %d submissions is followed by the delay (%d not)",
     #s, missing)
-  tap.ok(extra <= #s // 100, "burst=10: %d idle gaps inside a group (at most %d, from the VM's stalls)", extra,
+  tap.timed_ok(extra <= #s // 100, "burst=10: %d idle gaps inside a group (at most %d, from the VM's stalls)", extra,
     #s // 100)
   tap.ok(short_gap >= 20e6, "bursts separated by at least the 20 ms delay (shortest %.2f ms)", short_gap / 1e6)
 end
@@ -162,22 +162,22 @@ do
   tap.ok(w[1] >= 10e6, "think 10 ms at qd 1: every submission at least 10 ms after the last completion (shortest %.3f ms)",
     w[1] / 1e6)
   -- the wait is the think time plus this VM's wake-up lag (about 0.1 ms when quiet, more when busy)
-  tap.ok(quantile(w, 0.5) <= 10.5e6, "think 10 ms: median wait %.3f ms (at most 10.5 ms)", quantile(w, 0.5) / 1e6)
-  tap.ok(r.ios >= 70 and r.ios <= 100, "think 10 ms for 1 s: %d I/Os (70 to 100)", r.ios)
+  tap.timed_ok(quantile(w, 0.5) <= 10.5e6, "think 10 ms: median wait %.3f ms (at most 10.5 ms)", quantile(w, 0.5) / 1e6)
+  tap.timed_ok(r.ios >= 70 and r.ios <= 100, "think 10 ms for 1 s: %d I/Os (70 to 100)", r.ios)
 end
 r = sim { qd = 1, think = { exponential = "2ms" }, duration = "1s", trace = 1000 }
 do
   local w = think_waits(r.trace)
   -- exponential with mean 2 ms: median 2 ms * ln 2 = 1.386 ms
-  tap.near(quantile(w, 0.5), 1.386e6, 0.3e6, "exponential think, mean 2 ms: the median wait")
-  tap.ok(r.ios > 300 and r.ios < 520, "exponential think, mean 2 ms, for 1 s: %d I/Os (about 470)", r.ios)
+  tap.timed_near(quantile(w, 0.5), 1.386e6, 0.3e6, "exponential think, mean 2 ms: the median wait")
+  tap.timed_ok(r.ios > 300 and r.ios < 520, "exponential think, mean 2 ms, for 1 s: %d I/Os (about 470)", r.ios)
 end
 
 -- schedule: 1 s at 500 IOPS, then 1 s at 2000; the phase lasts the schedule
 r = sim { qd = 8, schedule = { { duration = "1s", iops = 500 }, { duration = "1s", iops = 2000 } } }
 tap.near(r.seconds, 2, 0.01, "a schedule sets the phase's duration")
-tap.near(r.intervals[1].iops, 500, 50, "schedule segment 1 runs at 500 IOPS")
-tap.near(r.intervals[2].iops, 2000, 200, "schedule segment 2 runs at 2000 IOPS")
+tap.timed_near(r.intervals[1].iops, 500, 50, "schedule segment 1 runs at 500 IOPS")
+tap.timed_near(r.intervals[2].iops, 2000, 200, "schedule segment 2 runs at 2000 IOPS")
 
 -- coordinated omission: asked for more than the device gives, latency
 -- measured from the intended start grows; the service time does not
@@ -198,7 +198,7 @@ do
     "overload: from submit_ns to completion is the service time (median against svc.p50_ns)")
 end
 r = sim { qd = 8, rate = 200, duration = "1s" }
-tap.ok(r.lat.p50_ns <= r.svc.p50_ns + ON_TIME,
+tap.timed_ok(r.lat.p50_ns <= r.svc.p50_ns + ON_TIME,
   "light load: latency p50 %.3f ms within 0.1 ms of the service time's %.3f ms", r.lat.p50_ns / 1e6,
   r.svc.p50_ns / 1e6)
 
