@@ -39,6 +39,9 @@
 #include "core/clock.h"
 #include "core/stop.h"
 
+/* This worker's ring had what was in flight cancelled after a stop. */
+static _Thread_local int cancelled;
+
 enum step { S_META, S_RENAME1, S_RENAME2, S_OPEN, S_IO, S_FSYNC, S_CLOSE };
 
 /* Most writes one chain carries; a larger file's rest goes step by step. */
@@ -259,6 +262,8 @@ static int chain_done(struct files_worker *w, struct io_uring *ring, struct uslo
 	s->pending--;
 	if (res == -ECANCELED) {
 		s->close_lost |= st == S_CLOSE;
+		if (cancelled && !s->err && st != S_CLOSE)
+			s->err = ECANCELED; /* cut by the stop (wait_some), not by a step before */
 	} else if (res < 0) {
 		if (!s->err)
 			s->err = -res;
@@ -381,6 +386,7 @@ static void wait_some(const struct files_worker *w, struct io_uring *ring, uint6
 	sqe = io_uring_get_sqe(ring);
 	if (sqe) {
 		io_uring_prep_cancel(sqe, NULL, IORING_ASYNC_CANCEL_ANY);
+		cancelled = 1;
 		io_uring_sqe_set_data(sqe, NULL);
 		io_uring_submit(ring);
 	}
@@ -422,6 +428,7 @@ int files_uring_loop(struct files_worker *w)
 		return rc;
 	}
 	w->slots = slot;
+	cancelled = 0;
 	w->direct_ok = link && files_uring_direct(&ring, qd);
 	for (unsigned i = 0; i < qd; i++)
 		slot[i].buf = w->buf + (uint64_t)i * w->sp->bs;
