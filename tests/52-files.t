@@ -225,7 +225,7 @@ for eng in "engine=psync" "engine=io_uring qd=4"; do
 		ok "$([ -p "$L0/f3" ]; echo $?)" "FIFO, $eng $op: the FIFO is still there"
 	done
 	# a hard link from outside the tree: never written through, nor removed
-	for op in "op=write" "op=append" "ops=create:1,write:1,delete:1 ios=60" "op=delete"; do
+	for op in "op=write" "op=append" "op=rename" "ops=create:1,write:1,delete:1 ios=60" "op=delete"; do
 		fresh; made; echo "precious data" >"$TMP/outside/precious"
 		rm "$L0/f3" && ln "$TMP/outside/precious" "$L0/f3"
 		out=$(timeout -k 1 20 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" $op $five $eng 2>&1)

@@ -231,11 +231,11 @@ int files_tree_ident(int root, struct files_ident *id);
 /* Are the root and its marker (open fds) the running user's? 0: yes (or
  * foreign_ok); 1: no, why says whose; -1: fstat failed, why says why. */
 int files_tree_owned(int root, int marker, int foreign_ok, char *why, size_t len);
-/* May op (write, append, read, open, delete) act on name in dfd? 0, or
+/* May op (write, append, read, open, rename, delete) act on name in dfd? 0, or
  * -errno (EPERM: not iomoon's; ELOOP, EISDIR) with why: a name that is
  * not a regular file is never opened; one iomoon did not make (another
- * owner, more than one link, born before the tree) never written or
- * removed. Nothing checked where w->tree is NULL. */
+ * owner, more than one link, born before the tree) never written,
+ * renamed or removed. Nothing checked where w->tree is NULL. */
 int files_guard(const struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len);
 
 /* --- what an rmdir leaves (files_error.c) --- */

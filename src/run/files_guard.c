@@ -1,6 +1,6 @@
 /* files_guard.c - whose a name in a files phase's tree is (files.h): the
  * tree's owner checked before it is used, and each file checked before a
- * files phase reads, writes or removes it.
+ * files phase opens, writes, renames or removes it.
  *
  * What iomoon made is told without a record per file: the tree's root is
  * iomoon's (its marker, files_tree.c) and the running user's (or the
@@ -11,10 +11,11 @@
  * someone else: a FIFO, a device, a socket or a directory is never opened
  * (nor a symbolic link: ELOOP), and one with another owner, more than one
  * link (a hard link from outside the tree) or born before the tree (moved
- * in) is neither written nor removed; each is an error naming it (EPERM,
- * the reason after the path). The check is one statx of the name before
- * the operation's timed span; the open itself carries O_NONBLOCK and
- * O_NOFOLLOW, so a FIFO swapped in after the check cannot block it.
+ * in) is neither written, renamed nor removed; each is an error naming
+ * it (EPERM, the reason after the path). The check is one statx of the
+ * name before the operation's timed span; the open itself carries
+ * O_NONBLOCK and O_NOFOLLOW, so a FIFO swapped in after the check cannot
+ * block it.
  */
 #include "run/files.h"
 
@@ -64,10 +65,11 @@ static const char *kind(mode_t m)
 	       : S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : "not a file";
 }
 
-/* Does op open the file, write it or remove it? */
+/* Does op open the file, write, rename or remove it? */
 static int guarded(enum files_op op)
 {
-	return op == FOP_WRITE || op == FOP_APPEND || op == FOP_READ || op == FOP_OPEN || op == FOP_DELETE;
+	return op == FOP_WRITE || op == FOP_APPEND || op == FOP_READ || op == FOP_OPEN || op == FOP_RENAME ||
+	       op == FOP_DELETE;
 }
 
 /* Was the file seen in sx made by iomoon in this tree? 0, or why not. */
@@ -103,7 +105,7 @@ int files_guard(const struct files_worker *w, enum files_op op, int dfd, const c
 		return 0; /* the operation meets the same error, its own */
 	if (!S_ISREG(sx.stx_mode)) {
 		snprintf(why, len, "%s, not a regular file: never opened%s", kind(sx.stx_mode),
-			 op == FOP_DELETE ? " nor removed" : "");
+			 op == FOP_DELETE ? " nor removed" : op == FOP_RENAME ? " nor renamed" : "");
 		return S_ISLNK(sx.stx_mode) ? -ELOOP : S_ISDIR(sx.stx_mode) ? -EISDIR : -EPERM;
 	}
 	if (op == FOP_READ || op == FOP_OPEN)
