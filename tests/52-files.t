@@ -206,6 +206,68 @@ rm "$D/iomoon-files/w0/d1"; mkdir "$D/iomoon-files/w0/d1"
 run one.lua "$D" op=delete >/dev/null 2>&1; run one.lua "$D" op=rmdir >/dev/null 2>&1
 is "$(tree_left)" "./keep.txt " "linked: the tree removed after"
 
+# a hostile tree (issue 49): what someone put at one of the tree's names is
+# never opened if it is not a regular file (a FIFO would hang the phase),
+# never written or removed if iomoon did not make it (another owner, a hard
+# link from outside, born before the tree); each an error naming it. Every
+# run bounded by timeout: a hang fails, never hangs the suite.
+five="files.dirs=1 files.files=5"
+made() { rm -rf "$D/iomoon-files"; run one.lua "$D" op=create $five files.size=4k >/dev/null 2>&1; }
+L0="$D/iomoon-files/w0/d0"
+for eng in "engine=psync" "engine=io_uring qd=4"; do
+	for op in read open append write delete; do
+		fresh; made; rm "$L0/f3" && mkfifo "$L0/f3"
+		out=$(timeout -k 1 6 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" op=$op $five duration=2s $eng 2>&1); rc=$?
+		is "$rc" 1 "FIFO at a tree name, $eng $op: the phase ends (exit 1, not killed)"
+		like "$out" "first	$op iomoon-files/w0/d0/f3: Operation not permitted \(a FIFO, not a regular file: never opened" \
+			"FIFO, $eng $op: an error naming it"
+		like "$out" "^$op	4	1" "FIFO, $eng $op: the 4 files done, the FIFO one error"
+		ok "$([ -p "$L0/f3" ]; echo $?)" "FIFO, $eng $op: the FIFO is still there"
+	done
+	# a hard link from outside the tree: never written through, nor removed
+	for op in "op=write" "op=append" "op=rename" "ops=create:1,write:1,delete:1 ios=60" "op=delete"; do
+		fresh; made; echo "precious data" >"$TMP/outside/precious"
+		rm "$L0/f3" && ln "$TMP/outside/precious" "$L0/f3"
+		out=$(timeout -k 1 20 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" $op $five $eng 2>&1)
+		is "$(cat "$TMP/outside/precious") $(stat -c %h "$TMP/outside/precious")" "precious data 2" \
+			"hard link at a tree name, $eng $op: the file outside untouched, its link left"
+		like "$out" "first	[a-z]+ iomoon-files/w0/d0/f3: Operation not permitted \(2 links to it" "hard link, $eng $op: an error naming it"
+	done
+done
+# look-alikes: delete removes only what iomoon made
+fresh; echo old >"$TMP/old"; touch "$TMP/old2"; sleep 0.1
+run one.lua "$D" op=create $five files.files=7 >/dev/null 2>&1
+for f in f0 f1 f2 f3 f4; do rm "$L0/$f"; done
+mv "$TMP/old" "$L0/f0"                                  # born before the tree
+echo theirs >"$L0/f1"; chown 65534 "$L0/f1"             # another owner
+ln "$TMP/old2" "$L0/f2"                                 # a hard link
+mkfifo "$L0/f3"                                         # not a file
+ln -s "$TMP/outside/s" "$L0/f4"                         # a symbolic link
+out=$(timeout -k 1 20 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" op=delete $five files.files=7 2>&1)
+like "$out" "^delete	2	5" "delete over 5 look-alikes and 2 files of iomoon: the 2 removed, the 5 refused"
+is "$(ls "$L0" | tr '\n' ' ')" "f0 f1 f2 f3 f4 " "delete: every look-alike left where it was"
+like "$out" "born before the tree" "delete: a file moved in is not iomoon's (born before the tree)"
+rm -rf "$D/iomoon-files"
+# a tree another user made (in a shared sticky dir) is refused unless the
+# phase says foreign_tree = true
+if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
+	S="$TMP/sticky"; mkdir -m 1777 "$S"; chmod 755 "$TMP"
+	(cd "$S" && setpriv --reuid=65534 --regid=65534 --clear-groups env IOMOON_STATE_DIR="$S" \
+		"$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$S" op=create $five >/dev/null 2>&1)
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "rm $S/iomoon-files/w0/d0/f2 && mkfifo $S/iomoon-files/w0/d0/f2"
+	out=$(timeout -k 1 6 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$S" op=read $five 2>&1); rc=$?
+	is "$rc" 2 "a tree uid 65534 made: refused (exit 2)"
+	like "$out" "iomoon-files: made by uid 65534, not by this user \(uid 0\): give files.foreign_tree = true" \
+		"a foreign tree: the message names its owner and the field"
+	out=$(timeout -k 1 6 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$S" op=read $five duration=2s files.foreign_tree=true 2>&1); rc=$?
+	is "$rc" 1 "files.foreign_tree = true: the tree is used, its FIFO an error (exit 1, no hang)"
+	like "$out" "^read	4	1" "files.foreign_tree = true: 4 files read, the FIFO counted"
+	rm -rf "$S"; chmod 700 "$TMP"
+else
+	skip "no user nobody or setpriv"; skip "-"; skip "-"; skip "-"
+fi
+rm -rf "$D/iomoon-files"
+
 # SIGINT stops a mix within a second
 fresh
 sigint_after 1 run --format none --quiet "$LUA_DIR/one.lua" "$D" "ops=stat:50,read:50" duration=30s

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Signals stop iomoon within a second everywhere, not only inside a phase:
 # in iomoon.sleep, in `iomoon ping`, while a sim device drains a long service
-# time; SIGHUP as SIGTERM; an interrupted suite says how many of its
+# time, in a files phase whose tree holds a FIFO someone keeps open (issue
+# 49); SIGHUP as SIGTERM; an interrupted suite says how many of its
 # phases did not run, and where --output went; a closed stdout (`| head
 # -1`) ends the run cleanly and keeps --output; a second SIGINT still kills
 # at once; and hist:record(v, n) is O(1) in n.
@@ -149,6 +150,33 @@ kill -HUP $pid
 wait $pid
 is $? 0 "nohup: SIGHUP is still ignored (exit 0)"
 is "$(cat nohup.out)" "done, interrupted false" "nohup: the script slept its second and was not interrupted"
+# a FIFO at one of a files tree's names, held open by a writer (so a read
+# of it would wait for ever): a mix of reads over the tree for 30 s stops
+# within a second of SIGINT, SIGTERM or SIGHUP and writes its --output
+mkdir fdir
+"$IOMOON" run --format none --quiet "$LUA_DIR/files.lua" "$TMP/fdir" create
+rm fdir/iomoon-files/w0/d0/f3 && mkfifo fdir/iomoon-files/w0/d0/f3
+exec 7<>fdir/iomoon-files/w0/d0/f3
+for eng in psync io_uring; do
+	for sig in INT TERM HUP; do
+		rm -f fifo.json
+		timeout -k 1 8 "$IOMOON" run --format json --output fifo.json --quiet "$LUA_DIR/files.lua" "$TMP/fdir" read $eng \
+			>/dev/null 2>fifo.err &
+		job=$!
+		sleep 1
+		t0=$(date +%s%N)
+		kill -$sig "$(pgrep -P $job)"
+		wait $job
+		rc=$?
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		is $rc 1 "$eng: SIG$sig in a files phase over a tree with a FIFO: exit 1 (not killed)"
+		fast "$eng: SIG$sig, a FIFO in the tree"
+		like "$(python3 -c 'import json; p=json.load(open("fifo.json"))["phases"][0]; print(p["interrupted"], p["first_error"]["message"])' 2>&1)" \
+			"^True read iomoon-files/w0/d0/f3: Operation not permitted \(a FIFO" "$eng: SIG$sig: --output written, the FIFO an error naming it"
+	done
+done
+exec 7>&-
+rm -rf fdir
 # a script busy in its own Lua loop, which never asks iomoon.interrupted():
 # stopped a second after the signal (a run error, exit 1), report whole
 "$IOMOON" run --format json --output busy.json "$LUA_DIR/spin.lua" 2>busy.err &

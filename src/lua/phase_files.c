@@ -24,7 +24,7 @@
 static const char *const phase_keys[] = { "name", "files", "op", "ops", "engine", "workers", "qd", "duration",
 					  "ios", "fsync", "bs", "direct", "seed", "meta", "interval", NULL };
 static const char *const files_keys[] = { "dir", "dirs", "files", "depth", "width", "size", "shared", "allow_write",
-					  NULL };
+					  "foreign_tree", NULL };
 
 int api_is_files_phase(lua_State *L, int idx)
 {
@@ -159,6 +159,7 @@ static void read_tree(lua_State *L, int p, struct files_spec *sp)
 		api_input_error(L, "phase.files: %llu files per tree; at most 2^40", (unsigned long long)(files_leaves(sp) * sp->files));
 	sp->shared = opt_bool(L, t, "shared", "files.shared", 0);
 	sp->allow_write = opt_bool(L, t, "allow_write", "files.allow_write", 0);
+	sp->foreign_tree = opt_bool(L, t, "foreign_tree", "files.foreign_tree", 0);
 	read_sizes(L, t, sp);
 	lua_pop(L, 1);
 }
@@ -569,6 +570,8 @@ static void push_definition(lua_State *L, const struct files_spec *sp, const cha
 	lua_setfield(L, -2, "size");
 	set_bool(L, "shared", sp->shared);
 	set_bool(L, "allow_write", sp->allow_write);
+	if (sp->foreign_tree)
+		set_bool(L, "foreign_tree", 1);
 	lua_setfield(L, -2, "files");
 	if (sp->mix) {
 		lua_newtable(L);

@@ -304,7 +304,8 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 
 uint64_t files_open_flags(const struct files_spec *sp, enum files_op op)
 {
-	uint64_t d = sp->direct ? O_DIRECT : 0;
+	/* a FIFO put at a name after its check (files_guard) cannot block an open */
+	uint64_t d = (sp->direct ? O_DIRECT : 0) | O_NONBLOCK | O_NOFOLLOW;
 
 	switch (op) {
 	case FOP_CREATE:
@@ -316,7 +317,7 @@ uint64_t files_open_flags(const struct files_spec *sp, enum files_op op)
 	case FOP_READ:
 		return O_RDONLY | d;
 	default:
-		return O_RDONLY;
+		return O_RDONLY | O_NONBLOCK | O_NOFOLLOW;
 	}
 }
 
@@ -416,7 +417,7 @@ static void psync_loop(struct files_worker *w)
 {
 	enum files_op op;
 	uint64_t item, done = 0;
-	char name[40];
+	char name[40], why[160];
 
 	while (files_next(w, &op, &item, &done)) {
 		uint64_t bytes = 0, parent, t0 = clock_ns();
@@ -424,7 +425,7 @@ static void psync_loop(struct files_worker *w)
 		int rc, dfd;
 
 		w->opened = 0;
-
+		why[0] = 0;
 		if (op == FOP_READDIR) {
 			parent = KEY(w->sp->depth, item);
 			snprintf(name, sizeof(name), ".");
@@ -444,8 +445,10 @@ static void psync_loop(struct files_worker *w)
 					rc = mkdirat(dfd, name, 0755) < 0 ? -errno : 0;
 				else if (op == FOP_RMDIR)
 					rc = unlinkat(dfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
-				else
+				else if ((rc = files_guard(w, op, dfd, name, why, sizeof(why))) == 0) {
+					t0 = clock_ns(); /* the check is not the operation's */
 					rc = psync_file_op(w, op, dfd, name, item, &bytes);
+				}
 				files_dir_put(de);
 			}
 		}
@@ -453,7 +456,7 @@ static void psync_loop(struct files_worker *w)
 			files_release(w, op, item);
 			if (op == FOP_CREATE && (w->opened || rc == -EEXIST))
 				files_create_left(w, item);
-			files_error(w, op, parent, name, -rc);
+			files_error_why(w, op, parent, name, -rc, why[0] ? why : NULL);
 			continue;
 		}
 		hist_record(&w->res->op[op].lat, clock_ns() - t0);
@@ -682,6 +685,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	pthread_t *tid = calloc(sp->workers, sizeof(*tid));
 	pthread_barrier_t level;
 	struct files_gate gate = { 0, 0, 0 };
+	struct files_ident tree;
 	struct rusage ru0, ru1;
 	int root = -1, rc = RC_FAIL;
 	uint64_t start_ns = 0;
@@ -696,6 +700,10 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	}
 	rc = sp->nfs ? files_nfs_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, why, why_len)
 		     : files_tree_open(sp, sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE, &root, why, why_len);
+	if (rc == RC_OK && !sp->nfs && files_tree_ident(root, &tree) < 0) {
+		snprintf(why, why_len, "files.dir: %s/%s: %s", sp->dir, FILES_ROOT, strerror(errno));
+		rc = RC_FAIL;
+	}
 	if (rc == RC_OK)
 		rc = workers_setup(sp, w, per, root, names, why, why_len);
 	if (rc != RC_OK) {
@@ -708,6 +716,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 		w[i].gate = &gate;
 		w[i].level_barrier = &level;
 		w[i].start_ns = &start_ns;
+		w[i].tree = sp->nfs ? NULL : &tree;
 	}
 	for (; started < sp->workers; started++)
 		if (pthread_create(&tid[started], NULL, worker_main, &w[started]))

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <linux/openat2.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/hist.h"
 #include "core/rng.h"
@@ -49,6 +50,7 @@ struct files_spec {
 	uint64_t files;         /* per leaf directory */
 	int shared;             /* one subtree for every worker */
 	int allow_write;        /* a tree may be made in a non-empty foreign dir */
+	int foreign_tree;       /* a tree another user made may be used */
 	uint64_t size[FILES_MAX_SIZES];
 	double size_weight[FILES_MAX_SIZES];
 	unsigned nsize;
@@ -138,8 +140,17 @@ struct files_gate {
 	unsigned finished; /* workers done with their loop */
 };
 
+/* The tree's maker, as its root says (files_guard.c). */
+struct files_ident {
+	uid_t uid;
+	int born;               /* the filesystem gives birth times */
+	int64_t born_sec;
+	uint32_t born_nsec;
+};
+
 struct files_worker {
 	const struct files_spec *sp;
+	const struct files_ident *tree; /* NULL: no file checked (over nfs://) */
 	unsigned id;
 	int subtree_fd;           /* the worker's subtree ("w3"), or the shared one */
 	int gone;                 /* rmdir: the subtree is removed already (nothing to do) */
@@ -184,6 +195,9 @@ uint64_t files_item_size(const struct files_spec *sp, unsigned worker, uint64_t 
  * ENOENT of delete and rmdir as missing; rmdir's ENOTEMPTY held to be
  * judged when the level is done (files_held_judge). */
 void files_error(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err);
+/* The same with detail (or NULL) after the system's words in the message. */
+void files_error_why(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err,
+		     const char *detail);
 /* The result whose first_error the workers' errors set (NULL: none). */
 void files_first_error_to(struct files_result *res);
 /* The name of worker id's subtree ("w3", "r1w3", "shared"). */
@@ -209,6 +223,20 @@ uint64_t files_open_flags(const struct files_spec *sp, enum files_op op);
 int files_uring_loop(struct files_worker *w);
 /* "d3/d0/d7" of node key, relative to the subtree ("." for the subtree). */
 void files_key_path(const struct files_spec *sp, uint64_t key, char *out, size_t len);
+
+/* --- whose a name in the tree is (files_guard.c) --- */
+
+/* The owner and birth time of the root open at root: 0 or -errno. */
+int files_tree_ident(int root, struct files_ident *id);
+/* Are the root and its marker (open fds) the running user's? 0: yes (or
+ * foreign_ok); 1: no, why says whose; -1: fstat failed, why says why. */
+int files_tree_owned(int root, int marker, int foreign_ok, char *why, size_t len);
+/* May op (write, append, read, open, rename, delete) act on name in dfd? 0, or
+ * -errno (EPERM: not iomoon's; ELOOP, EISDIR) with why: a name that is
+ * not a regular file is never opened; one iomoon did not make (another
+ * owner, more than one link, born before the tree) never written,
+ * renamed or removed. Nothing checked where w->tree is NULL. */
+int files_guard(const struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len);
 
 /* --- what an rmdir leaves (files_error.c) --- */
 

@@ -81,6 +81,12 @@ static void where_of(const struct files_worker *w, uint64_t parent, const char *
 
 void files_error(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err)
 {
+	files_error_why(w, op, parent, name, err, NULL);
+}
+
+void files_error_why(struct files_worker *w, enum files_op op, uint64_t parent, const char *name, int err,
+		     const char *detail)
+{
 	char where[PATH_MAX];
 
 	if (err == ENOENT && (op == FOP_DELETE || op == FOP_RMDIR)) {
@@ -95,7 +101,7 @@ void files_error(struct files_worker *w, enum files_op op, uint64_t parent, cons
 		return;
 	}
 	where_of(w, parent, name, where, sizeof(where));
-	files_error_count(w->res, op, err, where, NULL);
+	files_error_count(w->res, op, err, where, detail);
 }
 
 /* --- whose a name left in a directory is --- */

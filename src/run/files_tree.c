@@ -40,11 +40,25 @@ static int makes(const struct files_spec *sp)
 	return sp->mix || sp->op == FOP_MKDIR || sp->op == FOP_CREATE;
 }
 
+/* The marker of the root open at fd, opened: a regular file (a FIFO put
+ * there never blocks the open), or -1. */
+static int marker_open(int fd)
+{
+	int m = openat(fd, FILES_MARKER, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (m >= 0 && (fstat(m, &st) < 0 || !S_ISREG(st.st_mode))) {
+		close(m);
+		return -1;
+	}
+	return m;
+}
+
 /* Does the marker in the root open at fd name this root? */
 static int marker_matches(int fd)
 {
 	char want[128], have[128];
-	int m = openat(fd, FILES_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int m = marker_open(fd);
 	ssize_t n;
 
 	if (m < 0)
@@ -55,6 +69,22 @@ static int marker_matches(int fd)
 		return 0;
 	have[n] = 0;
 	return !strcmp(have, want);
+}
+
+/* Is the root open at fd, marked, the running user's (or may another's be
+ * used)? RC_OK, or RC_INPUT with why naming the field. */
+static int tree_owned(const struct files_spec *sp, int fd, char *why, size_t why_len)
+{
+	char whose[256];
+	int m = marker_open(fd), rc;
+
+	rc = m < 0 ? -1 : files_tree_owned(fd, m, sp->foreign_tree, whose, sizeof(whose));
+	if (m >= 0)
+		close(m);
+	if (rc == 0)
+		return RC_OK;
+	snprintf(why, why_len, "files.dir: %s/%s: %s", sp->dir, FILES_ROOT, rc < 0 ? "its marker cannot be read" : whose);
+	return RC_INPUT;
 }
 
 /* The inodes and bytes the phase may make, at most. */
@@ -142,6 +172,8 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len)
 			snprintf(why, why_len, "files.dir: %s/%s was not made by iomoon (no matching %s in it): "
 				 "nothing in it is touched; remove it or give another dir", sp->dir, FILES_ROOT, FILES_MARKER);
 			rc = RC_INPUT;
+		} else {
+			rc = tree_owned(sp, rfd, why, why_len);
 		}
 		close(rfd);
 	} else if (rfd != -ENOENT) {
@@ -196,6 +228,10 @@ int files_tree_open(const struct files_spec *sp, int create, int *root, char *wh
 			 fd < 0 ? strerror(-fd) : "not made by iomoon (its marker does not match)");
 		if (fd >= 0)
 			close(fd);
+		return RC_INPUT;
+	}
+	if (tree_owned(sp, fd, why, why_len) != RC_OK) {
+		close(fd);
 		return RC_INPUT;
 	}
 	*root = fd;

@@ -39,6 +39,9 @@
 #include "core/clock.h"
 #include "core/stop.h"
 
+/* This worker's ring had what was in flight cancelled after a stop. */
+static _Thread_local int cancelled;
+
 enum step { S_META, S_RENAME1, S_RENAME2, S_OPEN, S_IO, S_FSYNC, S_CLOSE };
 
 /* Most writes one chain carries; a larger file's rest goes step by step. */
@@ -259,6 +262,8 @@ static int chain_done(struct files_worker *w, struct io_uring *ring, struct uslo
 	s->pending--;
 	if (res == -ECANCELED) {
 		s->close_lost |= st == S_CLOSE;
+		if (cancelled && !s->err && st != S_CLOSE)
+			s->err = ECANCELED; /* cut by the stop (wait_some), not by a step before */
 	} else if (res < 0) {
 		if (!s->err)
 			s->err = -res;
@@ -300,6 +305,7 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 	const struct files_spec *sp = w->sp;
 	enum files_op op;
 	uint64_t item;
+	char why[160];
 
 	while (files_next(w, &op, &item, done)) {
 		uint64_t t0 = clock_ns(), entries;
@@ -331,6 +337,14 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 			files_error(w, op, s->parent, s->name, -s->dfd);
 			continue;
 		}
+		rc = files_guard(w, op, s->dfd, s->name, why, sizeof(why));
+		if (rc < 0) {
+			files_dir_put(s->de);
+			files_release(w, op, item);
+			files_error_why(w, op, s->parent, s->name, -rc, why);
+			continue;
+		}
+		s->t0 = clock_ns(); /* the check is not the operation's */
 		s->busy = 1;
 		if (op == FOP_CREATE || op == FOP_WRITE)
 			s->size = files_item_size(sp, w->id, item);
@@ -346,6 +360,37 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 		return 1;
 	}
 	return 0;
+}
+
+/* Submit and wait for a completion, 100 ms at a time: once the phase is
+ * stopped (SIGINT, its duration over) what is in flight has 250 ms, then
+ * all of it is cancelled, and again each 250 ms (a read of a FIFO put at a
+ * name after its check would never complete by itself). */
+static void wait_some(const struct files_worker *w, struct io_uring *ring, uint64_t *stopped_ns)
+{
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 100000000 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	uint64_t now;
+
+	if (io_uring_submit_and_wait_timeout(ring, &cqe, 1, &ts, NULL) != -ETIME)
+		return;
+	now = clock_ns();
+	if (!phase_interrupt && !(w->deadline_ns && now >= w->deadline_ns))
+		return;
+	if (!*stopped_ns || now - *stopped_ns < 250000000ull) {
+		if (!*stopped_ns)
+			*stopped_ns = now;
+		return;
+	}
+	sqe = io_uring_get_sqe(ring);
+	if (sqe) {
+		io_uring_prep_cancel(sqe, NULL, IORING_ASYNC_CANCEL_ANY);
+		cancelled = 1;
+		io_uring_sqe_set_data(sqe, NULL);
+		io_uring_submit(ring);
+	}
+	*stopped_ns = now;
 }
 
 /* Can this ring link a file's steps: a sparse table of qd slots (5.19's
@@ -365,7 +410,7 @@ int files_uring_loop(struct files_worker *w)
 	const unsigned qd = w->sp->qd;
 	struct uslot *slot = calloc(qd, sizeof(*slot));
 	struct io_uring ring;
-	uint64_t done = 0;
+	uint64_t done = 0, stopped_ns = 0;
 	unsigned active = 0;
 	int more = 1, rc;
 
@@ -383,6 +428,7 @@ int files_uring_loop(struct files_worker *w)
 		return rc;
 	}
 	w->slots = slot;
+	cancelled = 0;
 	w->direct_ok = link && files_uring_direct(&ring, qd);
 	for (unsigned i = 0; i < qd; i++)
 		slot[i].buf = w->buf + (uint64_t)i * w->sp->bs;
@@ -398,13 +444,15 @@ int files_uring_loop(struct files_worker *w)
 			}
 		if (!active)
 			break;
-		io_uring_submit_and_wait(&ring, 1);
+		wait_some(w, &ring, &stopped_ns);
 		while (io_uring_peek_cqe(&ring, &cqe) == 0) {
 			const uintptr_t data = (uintptr_t)io_uring_cqe_get_data(cqe);
 			struct uslot *s = (struct uslot *)(data & ~(uintptr_t)7);
 			int res = cqe->res;
 
 			io_uring_cqe_seen(&ring, cqe);
+			if (!s)
+				continue; /* a cancel's own */
 			if (!(s->pending ? chain_done(w, &ring, s, (enum step)(data & 7), res) : advance(w, &ring, s, res)))
 				active--;
 		}
