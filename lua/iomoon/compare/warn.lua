@@ -146,7 +146,8 @@ local DEFINES = {
   { "qd", function(r) return opt(r, "qd") end },
   { "workers", function(r) return opt(r, "workers") end },
   { "block size and mix", mix_text },
-  { "engine", function(r) return opt(r, "engine") end },
+  -- an IOMeter results.csv's engine is IOMeter itself: the tool compared, not a setting of the workload
+  { "engine", function(r) local e = opt(r, "engine"); return e ~= "iometer" and e or nil end },
   { "I/O", function(r)
     local d = opt(r, "direct")
     if d == nil then return nil end
