@@ -50,6 +50,10 @@ is "$out" "['qd (1 in A, 4 in B)'] ['qd (8 in A, 4 in B)']" "compare json: defin
 "$IOMOON" suite quick "${SIM[@]}" --qd 4 --buffered --engine null --format json --output c.json
 like "$("$IOMOON" compare b.json c.json 2>/dev/null)" "QD 4: not a like-for-like comparison: the workloads differ in engine \\(sim in A, null in B\\)" \
 	"compare: another engine is another workload"
+"$IOMOON" suite io-analyzer "${SIM[@]}" --format json --output ia.json
+"$IOMOON" suite io-analyzer "${SIM[@]}" --qd 4 --format json --output ib.json
+like "$("$IOMOON" compare ia.json ib.json)" "warning: Exchange 2007=Exchange 2007 \\(--qd 4\\): not a like-for-like comparison: the workloads differ in qd \\(16 in A, 4 in B\\)" \
+	"compare by name: NAME pairs with NAME (--qd 4), and the warning says the qd differs"
 out=$("$IOMOON" compare a.json a.json)
 ok $(printf '%s' "$out" | grep -c 'like-for-like' | grep -qx 0; echo $?) "compare a run with itself: no such warning"
 
