@@ -147,7 +147,7 @@ like "$out" "intervals	[34]	sum=ios" "intervals: 3 (or 4, a last sliver) of a 1.
 # the progress line on a terminal, as a data phase shows it: operations per second
 if command -v script >/dev/null; then
 	out=$(script -qec "$IOMOON run --format none $LUA_DIR/one.lua $D ops=stat:50,read:50 duration=1.2s name=mix" /dev/null | tr '\r' '\n')
-	like "$out" '\[mix\] [0-9.]+/1\.2 s +[1-9][0-9]* IOPS +[0-9.]+ MB/s +\[eta [0-9]+ s\]' "a files phase shows a progress line on a terminal, its operations as IOPS"
+	like "$out" '\[mix\] [0-9.]+/1\.2 s +[1-9][0-9]* IOPS +[0-9.]+ MiB/s +\[eta [0-9]+ s\]' "a files phase shows a progress line on a terminal, its operations as IOPS"
 else
 	skip "no script(1)"
 fi

@@ -5,7 +5,8 @@
 # it, `-->` in a Lua example, or an ```output block after a comment
 # `<!-- output of: COMMAND -->`, COMMAND then run as an example too), what
 # it printed has the shape shown: the same lines, measurements aside
-# (tests/doc_shown.py).
+# (tests/doc_shown.py); an output-of block is the command's whole output,
+# line for line, and on engine sim shows figures the sim can print.
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$TMP/examples"
 names=$(python3 "$T/extract_examples.py" "$TMP/examples" "$ROOT/README.md" "$ROOT"/doc/*.md 2>"$TMP/extract.err")
@@ -24,7 +25,11 @@ for n in $names; do
 	ran $rc "$(cat "$d.out")" "example $n runs"
 	shown="$TMP/examples/${n%.*}.shown"
 	if [ -e "$shown" ] && [ $rc -eq 0 ]; then
-		why=$(python3 "$T/doc_shown.py" "$shown" "$d.out")
+		# an output-of block: the command's whole output; on engine sim, figures the sim prints
+		flags=()
+		[ -e "${shown%.shown}.whole" ] && flags+=(--whole)
+		[ -e "${shown%.shown}.whole" ] && grep -q -- '--engine sim' "$TMP/examples/$n" && flags+=(--sim)
+		why=$(python3 "$T/doc_shown.py" "${flags[@]}" "$shown" "$d.out")
 		ok $? "example $n prints what its page shows (the same lines, measurements aside)${why:+: $why}"
 	fi
 done

@@ -43,7 +43,7 @@ like "$out" 'errors? \(read of 1048576 bytes at offset 5242880: Invalid or incom
 # the progress line, on a terminal
 if command -v script >/dev/null; then
 	out=$(script -qec "$IOMOON suite quick --target $TMP/quick.dat --time 0.6" /dev/null | tr '\r' '\n')
-	like "$out" '\[1/5 4K; 100% Read; 100% random; QD 1\] [0-9.]+/0\.6 s +[0-9]+ IOPS +[0-9.]+ MB/s +\[eta [0-9]+ s\]' "a progress line on a terminal, with the suite's ETA"
+	like "$out" '\[1/5 4K; 100% Read; 100% random; QD 1\] [0-9.]+/0\.6 s +[0-9]+ IOPS +[0-9.]+ MiB/s +\[eta [0-9]+ s\]' "a progress line on a terminal, with the suite's ETA"
 	out=$("$IOMOON" suite quick --target "$TMP/quick.dat" --time 0.6 2>&1 >/dev/null)
 	is "$out" "" "no progress line when stderr is not a terminal"
 else

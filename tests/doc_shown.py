@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""doc_shown.py SHOWN OUTPUT: does OUTPUT (what an example of the docs
-printed) have the shape of SHOWN (what its page shows it printing)?
+"""doc_shown.py [--whole] [--sim] SHOWN OUTPUT: does OUTPUT (what an
+example of the docs printed) have the shape of SHOWN (what its page shows
+it printing)?
 
 The shape of a line: its measurements made N (a number standing alone, or
 after `=`, with its unit if any: `0.052`, `18%`, `time=261.3 us`,
@@ -10,7 +11,14 @@ after `=`, with its unit if any: `0.052`, `18%`, `time=261.3 us`,
 strings of "localtime", "fstype" and "device" made S, runs of blanks made one.
 Every line SHOWN holds must have a line of that shape in OUTPUT, in the same
 order (a page may show part of what an example prints). Exit 0 if so; else
-1, saying which shown line was not found."""
+1, saying which shown line was not found.
+
+--whole (a block labelled `<!-- output of: COMMAND -->`): the block is the
+command's whole output, line for line: the same number of lines, each of
+the same shape (names, columns and rows exact; the measurements aside).
+--sim (COMMAND runs on engine sim, whose every I/O takes sim_latency,
+100 us): the figures shown are ones the sim can print: in a table under
+`Latency ms` and `p99 ms`, none below 0.100 ms (a disk's figures are)."""
 import re
 import sys
 
@@ -32,7 +40,33 @@ def lines(path):
     return [shape(x) for x in open(path, errors="replace").read().split("\n") if x.strip()]
 
 
-shown, got = lines(sys.argv[1]), lines(sys.argv[2])
+args = sys.argv[1:]
+whole, sim = "--whole" in args, "--sim" in args
+args = [a for a in args if a not in ("--whole", "--sim")]
+shown, got = lines(args[0]), lines(args[1])
+if sim:
+    raw = [x for x in open(args[0]).read().split("\n") if x.strip()]
+    for i, head in enumerate(raw):
+        if "Latency ms" not in head:
+            continue
+        # the columns are right-aligned: a row's figure ends where its header does
+        ends = [head.index(c) + len(c) for c in ("Latency ms", "p99 ms") if c in head]
+        for row in raw[i + 1:]:
+            for e in ends:
+                m = re.search(r"(\S+)$", row[:e])
+                if not m or not re.match(r"^[0-9.]+$", m.group(1)):
+                    continue
+                if float(m.group(1)) < 0.1:
+                    print("not a sim figure: %s ms (the sim's I/O takes 0.100 ms): %s" % (m.group(1), row))
+                    sys.exit(1)
+if whole and len(shown) != len(got):
+    print("the block shows %d lines, the command prints %d: show its whole output" % (len(shown), len(got)))
+    sys.exit(1)
+if whole:
+    for want, have in zip(shown, got):
+        if want != have:
+            print("shown: %s; printed: %s" % (want, have))
+            sys.exit(1)
 at = 0
 for want in shown:
     while at < len(got) and got[at] != want:

@@ -11,7 +11,8 @@ example printed):
 - an ```output block right after a comment `<!-- output of: COMMAND -->`:
   the output of COMMAND, which is written as an example of its own (.sh),
   for output shown of a command too slow to run as it is written (`make
-  run`, say).
+  run`, say); the block is its whole output (an empty NAME.whole beside
+  NAME.shown says so: doc_shown.py --whole).
 An ```output block anywhere else is an error: it would be checked against
 nothing."""
 import os
@@ -65,4 +66,6 @@ for path in sys.argv[2:]:
         if shown is not None:
             with open(os.path.join(out, name.rsplit(".", 1)[0] + ".shown"), "w") as f:
                 f.write(shown)
+        if kind == "mark":  # the block is the command's whole output (doc_shown.py --whole)
+            open(os.path.join(out, name.rsplit(".", 1)[0] + ".whole"), "w").close()
         print(name)

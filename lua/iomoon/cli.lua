@@ -445,7 +445,7 @@ local function run_reported(verb, o, body, name_width, targets, check, planned)
   sink.finish(status)
   local stopped = iomoon.interrupted() and stopped_text(sink, planned) or nil
   if status ~= 0 then
-    local text = error_text(err, (verb:find("quick") or verb:find("suite")) and OPTION_OF
+    local text = error_text(err, (verb:find("quick") or verb:find("suite") or verb:find("rerun")) and OPTION_OF
       or verb:find("verify") and VERIFY_OPTION_OF)
     if text ~= "interrupted" or not stopped then io.stderr:write(verb, text, "\n") end
   end
@@ -640,7 +640,7 @@ function cli.suite(args)
   opts.progress = not o.quiet
   opts.verify_state = o["verify-state"]
   local phases
-  return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, s.name_width,
+  return run_reported("iomoon suite: ", o, function() suite.run(s, opts, phases) end, suite.name_width(s, opts),
     { { path = opts.target and opts.target.path }, { path = s.file, input = "the suite file" } },
     function() -- every phase, before the first runs
       local ok, e = pcall(suite.check, s, opts)
@@ -782,14 +782,19 @@ end
 --- iomoon rerun RESULTS.json: the same phases again, from their saved
 -- definitions; every phase is checked before the first runs.
 function cli.rerun(args)
-  local o, rest = parse_options(args, 1, with(OUTPUT_OPTS, {
-    target = "value", size = "value", ["allow-write"] = "flag", force = "flag",
-  }))
+  local o, rest = parse_options(args, 1, with(with(OUTPUT_OPTS, TARGET_OPTS), { ios = "value" }))
   local file = rest[1]
   if not file then input_error("give a results file (iomoon rerun RESULTS.json [--target PATH] [options])") end
   no_stray({ table.unpack(rest, 2) })
+  -- suite's overrides: --time, --ramp, --qd, --workers, --engine, --buffered, --ios
+  local ov = common_overrides(o)
+  ov.ios = number_opt(o, "ios", true)
+  if ov.ios and ov.ios < 1 then input_error("--ios: %d is not a count of I/Os (1 or more)", ov.ios) end
   local doc = saved.load(file)
-  local phases = saved.phases(doc, o)
+  local phases, changes = saved.overridden(saved.phases(doc, o), ov)
+  if #changes > 0 and not o.quiet then
+    io.stderr:write("iomoon rerun: as ", util.shown(file), " ran, but ", table.concat(changes, "; "), "\n")
+  end
   local targets = { { path = file, input = "the results file" } }
   local function add(t) -- a path, an option table, or a list of them
     if type(t) == "string" then targets[#targets + 1] = { path = t }
@@ -807,9 +812,13 @@ function cli.rerun(args)
       written = written or (p.verify == "crc32c" and not p.verify_only)
       if not ok then
         if type(e) == "table" and type(e.msg) == "string" then
-          e.msg = string.format("%s (%s, phase %d of %d: %s)", e.msg, util.shown(file), i, #phases,
-            util.shown(p.name))
+          local where = string.format(" (%s, phase %d of %d: %s)", util.shown(file), i, #phases, util.shown(p.name))
+          e.msg = e.msg .. where
+          if e.what then e.what = e.what .. where end
         end
+        -- a field an override set is named by its option; a saved one by its field
+        local opt = type(e) == "table" and e.field and OPTION_OF[e.field]
+        if opt and o[opt:sub(3)] == nil then e.field = nil end
         error(e, 0)
       end
     end
@@ -956,7 +965,7 @@ function cli.main(args)
   local status, err, rc = protect(h, rest)
   if status ~= 0 then
     -- phase fields are named by the options that set them, where there are such
-    io.stderr:write("iomoon ", cmd, ": ", error_text(err, (cmd == "quick" or cmd == "suite") and OPTION_OF
+    io.stderr:write("iomoon ", cmd, ": ", error_text(err, (cmd == "quick" or cmd == "suite" or cmd == "rerun") and OPTION_OF
       or cmd == "verify" and VERIFY_OPTION_OF), "\n")
     return status
   end

@@ -129,7 +129,7 @@ end
 local function pair_of(ra, rb)
   local p = { name = ra.name == rb.name and ra.name or ra.name .. "=" .. rb.name, name_a = ra.name, name_b = rb.name,
     a = ra, b = rb, metrics = {}, differs = 0, better = 0, worse = 0, marks_a = report_rows.marks(ra),
-    marks_b = report_rows.marks(rb) }
+    marks_b = report_rows.marks(rb), definition_differs = warn.definition_diff(ra, rb) }
   for _, m in ipairs(compare.metrics) do
     local c = compare.metric(m, ra, rb)
     p.metrics[m.key] = c
@@ -150,7 +150,9 @@ end
 --     two names), name_a, name_b, a = result, b = result, metrics = {
 --     [key] = compare.metric(...) }, differs, better, worse = counts,
 --     marks_a, marks_b = what is wrong with each (report.marks:
---     interrupted, FAILED, errors, an unmet rate; empty when nothing is) }
+--     interrupted, FAILED, errors, an unmet rate; empty when nothing is),
+--     definition_differs = what of the workload differs (warn.definition_diff:
+--     "qd (1 in A, 4 in B)"; empty when A and B ran the same) }
 --   only_a, only_b: the names of phases in one run only
 --   warnings: what else differed between the runs (iomoon.compare.warn)
 -- opts (iomoon.compare.pairs.match): pairs = { "A=B", ... } and by =
@@ -337,7 +339,8 @@ function compare.json(doc)
         threshold = v.threshold, change = v.change }
     end
     c.phases[i] = { name = p.name, name_a = p.name_a, name_b = p.name_b, metrics = ms, differs = p.differs,
-      better = p.better, worse = p.worse, marks_a = p.marks_a, marks_b = p.marks_b }
+      better = p.better, worse = p.worse, marks_a = p.marks_a, marks_b = p.marks_b,
+      definition_differs = p.definition_differs }
   end
   return json.encode(c, "  ") .. "\n"
 end

@@ -448,6 +448,14 @@ function html.machine(m, results)
     if d == nil or #rows.target_paths({ r }) == 0 then return nil end
     return d and "O_DIRECT" or "buffered (page cache)"
   end) }
+  -- a phase whose I/O stayed in a part of its target says which part
+  shown[#shown + 1] = { "Test area", tally(results, function(r)
+    local paths, area = rows.target_paths({ r }), rows.area(r)
+    local info = paths[1] and rows.target_info(m, paths[1])
+    if not area or type(opt(info, "size")) ~= "number" then return nil end
+    if area.bytes >= info.size and area.offset == 0 then return nil end
+    return rows.target_text(paths[1], info, area)
+  end) }
   for _, row in ipairs(shown) do
     if row[2] then out[#out + 1] = string.format("<tr><td>%s</td><td>%s</td></tr>", esc(row[1]), esc(row[2])) end
   end

@@ -320,6 +320,22 @@ function pts.plan_text(s, test)
   return table.concat(parts, "; ")
 end
 
+--- What is left of a test after its first precondition pass, which ran
+-- at mib_per_s: the other passes at that rate, then its rounds (the
+-- fewest steady state needs to the most it may take), in one phrase.
+function pts.left_text(s, test, mib_per_s)
+  local t = pts.TESTS[test]
+  local cells = #t.mixes * #t.bs
+  local pre = (pts.SPEC.precondition_passes - 1) * s.area_bytes / (mib_per_s * MiB)
+  local lo = test == "wsat" and 1 or math.min(pts.SPEC.window, s.max_rounds)
+  local lo_s, hi_s = lo * cells * s.round_s, s.max_rounds * cells * s.round_s
+  local rounds = lo_s == hi_s and time_text(hi_s) or string.format("%s to %s", time_text(lo_s), time_text(hi_s))
+  local total = lo_s == hi_s and time_text(pre + hi_s)
+    or string.format("%s to %s", time_text(pre + lo_s), time_text(pre + hi_s))
+  return string.format("left of this test: about %s more preconditioning, then %s of rounds (%s in all%s)",
+    time_text(pre), rounds, total, s.ios and string.format(" at most: each cell also ends after %d I/Os", s.ios) or "")
+end
+
 --- Every phase a suite of these settings may run, checked (iomoon.check:
 -- nothing touched) before the first runs.
 function pts.check(suite_name, opts)
@@ -347,8 +363,10 @@ end
 local function run(p, out)
   if out.progress then
     local m = p.meta.pts
-    iomoon.set_progress(true, m.round == 0 and "" or string.format("round %d/%d, cell %d/%d", m.round, out.max_rounds,
-      out.cell, out.cells), m.round == 0 and 0 or out.left_s)
+    -- the ETA of a round's cell: the rest of the test if it runs to its
+    -- last round (steady state may end it sooner), and the label says so
+    iomoon.set_progress(true, m.round == 0 and "" or string.format("round %d of at most %d, cell %d/%d", m.round,
+      out.max_rounds, out.cell, out.cells), m.round == 0 and 0 or out.left_s)
   end
   local r = iomoon.run(p)
   out.phases = out.phases + 1
@@ -432,10 +450,9 @@ function pts.run_test(s, opts, test)
     for n = 1, pts.SPEC.precondition_passes do
       local r, go = run(mark(pts.precondition_phase(s, opts, test, n)), out)
       if not go then return out end
-      if n == 1 and (r.mb_per_s or 0) > 0 then
-        local rest = (pts.SPEC.precondition_passes - 1) * s.area_bytes / (r.mb_per_s * 1e6)
-        say(s, "%s: precondition pass 1 wrote %s at %.0f MB/s: the rest takes about %s", test,
-          bytes_text(s.area_bytes), r.mb_per_s, time_text(rest))
+      if n == 1 and (r.mib_per_s or 0) > 0 then
+        say(s, "%s: precondition pass 1 of %d wrote %s at %.0f MiB/s; %s", test, pts.SPEC.precondition_passes,
+          bytes_text(s.area_bytes), r.mib_per_s, pts.left_text(s, test, r.mib_per_s))
       end
     end
   end
@@ -444,7 +461,8 @@ function pts.run_test(s, opts, test)
   for round = 1, s.max_rounds do
     local value
     for i, p in ipairs(pts.cells(s, opts, test, round)) do
-      out.cell, out.left_s = i, (out.cells - i) * s.round_s -- the rest of this round
+      -- the rest of this round, and the rounds after it up to the last
+      out.cell, out.left_s = i, ((out.cells - i) + (s.max_rounds - round) * out.cells) * s.round_s
       local r, go = run(mark(p), out)
       if not go then return out end
       local m = p.meta.pts

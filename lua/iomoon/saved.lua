@@ -286,4 +286,52 @@ function saved.phases(doc, o)
   return phases
 end
 
+-- what the overrides of `iomoon rerun` may change, as its message says them
+local OVERRIDDEN = { { "duration", "--time" }, { "ramp", "--ramp" }, { "qd", "--qd" }, { "workers", "--workers" },
+  { "engine", "--engine" }, { "direct", "--buffered" }, { "ios", "--ios" } }
+
+-- a definition's value as the rerun's message shows it
+local function value_text(v)
+  if v == nil then return "none" end
+  if v == true then return "O_DIRECT" elseif v == false then return "buffered" end
+  return visible(tostring(v))
+end
+
+--- The phases of a rerun with the command line's overrides (iomoon.suite's:
+-- time, ramp, qd, workers, engine, direct, ios; suite.apply, names
+-- included) applied, and what they changed, a phrase per option:
+-- "--qd 4: qd 1 -> 4 (phase 1), 32 -> 4 (phases 2, 3)". Nothing given:
+-- the phases as they were, no phrase.
+function saved.overridden(phases, ov)
+  local suite = require "iomoon.suite"
+  local any = false
+  for _, k in ipairs(OVERRIDDEN) do any = any or ov[k[1] == "duration" and "time" or k[1]] ~= nil end
+  if not any then return phases, {} end
+  local out, seen = {}, {}
+  for i, p in ipairs(phases) do
+    out[i] = suite.apply(p, ov)
+    for _, k in ipairs(OVERRIDDEN) do
+      local a, b = p[k[1]], out[i][k[1]]
+      if tostring(a) ~= tostring(b) then
+        local key = k[2] .. "\0" .. value_text(a) .. "\0" .. value_text(b)
+        if not seen[key] then
+          seen[key] = { opt = k[2], field = k[1], from = value_text(a), to = value_text(b), phases = {} }
+          seen[#seen + 1] = seen[key]
+        end
+        table.insert(seen[key].phases, i)
+      end
+    end
+  end
+  local by_opt, order = {}, {}
+  for _, c in ipairs(seen) do
+    if not by_opt[c.opt] then by_opt[c.opt] = {}; order[#order + 1] = c.opt end
+    local ps = c.phases
+    table.insert(by_opt[c.opt], string.format("%s %s -> %s (phase%s %s)", c.field, c.from, c.to,
+      #ps == 1 and "" or "s", table.concat(ps, ", ")))
+  end
+  local changes = {}
+  for _, k in ipairs(order) do changes[#changes + 1] = k .. ": " .. table.concat(by_opt[k], ", ") end
+  return out, changes
+end
+
 return saved

@@ -187,6 +187,58 @@ local function apply_streams(p, opts)
   p.streams = streams
 end
 
+-- The overrides a row's name must show when they changed what the phase
+-- (or the suite's defaults) set: key, the value a phase without it runs
+-- with (none: --engine's auto and --buffered's O_DIRECT default are said
+-- by the line above the table, not a change of the phase's own), and the
+-- override as typed.
+local SHOWN = {
+  { key = "qd", default = 1, text = function(v) return "--qd " .. tostring(v) end },
+  { key = "workers", default = 1, text = function(v) return "--workers " .. tostring(v) end },
+  { key = "engine", text = function(v) return "--engine " .. tostring(v) end },
+  { key = "direct", text = function(v) return v and "--direct" or "--buffered" end },
+}
+
+-- whether field f of a phase (or stream) went from what `before` set to
+-- another value in `after`
+local function changed(before, after, f)
+  local old = before[f.key]
+  if old == nil then old = f.default end
+  return old ~= nil and after[f.key] ~= nil and old ~= after[f.key]
+end
+
+-- whether f changed in the phase or in one of its streams
+local function changed_anywhere(before, after, f)
+  if changed(before, after, f) then return true end
+  local bs = type(before.streams) == "table" and before.streams or {}
+  for i, st in ipairs(type(after.streams) == "table" and after.streams or {}) do
+    if type(st) == "table" and type(bs[i]) == "table" and changed(bs[i], st, f) then return true end
+  end
+  return false
+end
+
+--- The name of phase `after`, which is `before` with the command line's
+-- overrides: a name that states the queue depth ("QD 32", "(QD 1)") gets
+-- the one it ran at; any other override that changed the phase's own
+-- setting is shown after it: "Exchange 2007 (--qd 4)". A name saying
+-- what ran stays as it is.
+function suite.name_of(before, after, opts)
+  local name = after.name
+  if type(name) ~= "string" then return name end
+  local shown = {}
+  for _, f in ipairs(SHOWN) do
+    local v = opts[f.key]
+    if v ~= nil and changed_anywhere(before, after, f) then
+      if f.key == "qd" and type(after.streams) ~= "table" and name:find("QD%s*%d+") then
+        name = name:gsub("QD(%s*)%d+", function(sp) return "QD" .. sp .. tostring(v) end)
+      else
+        shown[#shown + 1] = f.text(v)
+      end
+    end
+  end
+  return #shown > 0 and string.format("%s (%s)", name, table.concat(shown, ", ")) or name
+end
+
 -- A phase or stream that issues as fast as it can: no rate, schedule,
 -- think time or replay holds it (--ios leaves the others to their time:
 -- their pace, not the disk, says how long they take).
@@ -207,10 +259,12 @@ local function apply_files(p, opts)
   p.files = files
   if p.ops and opts.time and not p.ios then p.duration = opts.time end
   if p.ops and opts.ios then p.ios, p.duration = opts.ios, nil end
+  local before = util.copy(p)
   for _, k in ipairs { "qd", "engine", "workers", "direct" } do
     if opts[k] ~= nil then p[k] = opts[k] end
   end
   if opts.qd and opts.qd > 1 and not opts.engine then p.engine = "io_uring" end
+  p.name = suite.name_of(before, p, opts)
   return p
 end
 
@@ -234,6 +288,7 @@ function suite.apply(phase, opts, defaults)
     end
   end
   if opts.ramp then p.ramp = opts.ramp end
+  local before = util.copy(p)
   if opts.qd then p.qd = opts.qd end
   if opts.engine then p.engine = opts.engine end
   if opts.workers then p.workers = opts.workers end
@@ -242,6 +297,7 @@ function suite.apply(phase, opts, defaults)
   -- --verify-state: where every phase that verifies with crc32c keeps its state
   if opts.verify_state and p.verify == "crc32c" then p.verify_state = opts.verify_state end
   apply_streams(p, opts)
+  p.name = suite.name_of(before, p, opts)
   return p
 end
 
@@ -275,6 +331,19 @@ function suite.phases(s, opts)
       .. "of data written with verify = \"crc32c\"; leave --verify-state out)", tostring(rawget(s, "name")))
   end
   return out
+end
+
+--- The table's first column for a suite run with these options: the
+-- suite's name_width, widened to its longest phase name (at most 64), so
+-- that a name the command line's overrides lengthened is not cut.
+function suite.name_width(s, opts)
+  local width = s.name_width or 36
+  if s.check and not s.phases then return width end
+  local ok, list = pcall(suite.phases, s, util.copy(opts))
+  for _, p in ipairs(ok and list or {}) do
+    if type(p.name) == "string" then width = math.max(width, math.min(#p.name, 64)) end
+  end
+  return width
 end
 
 local function seconds(d)

@@ -32,22 +32,24 @@ static int progress_on;
 static char progress_label[64];   /* e.g. "3/18": the phase's place in a suite */
 static double progress_after_s;   /* seconds of the suite after this phase */
 
-/* The live line on a terminal, as fio's status line: phase, time, rates, ETA. */
+/* The live line on a terminal, as fio's status line: phase, time, rates, ETA.
+ * Throughput in MiB/s, the unit of the tables' Avg MiB/s. */
 static void progress_cb(const struct phase_progress *p)
 {
 	char where[160], name[80];
 	double left = (p->total_s > p->elapsed_s ? p->total_s - p->elapsed_s : 0) + progress_after_s;
+	const double mib = p->mb_per_s * 1e6 / 1048576.0;
 
 	snprintf(where, sizeof(where), "%s%s%s", progress_label[0] ? progress_label : "", progress_label[0] ? " " : "",
 		 shown(p->name, name, sizeof(name))); /* one line, no password */
 	if (p->ramping)
 		fprintf(stderr, "\r\033[K[%s] ramp %.1f/%.1f s", where, p->elapsed_s, p->total_s);
 	else if (p->total_s > 0)
-		fprintf(stderr, "\r\033[K[%s] %.1f/%.1f s  %.0f IOPS  %.1f MB/s  [eta %.0f s]", where, p->elapsed_s,
-			p->total_s, p->iops, p->mb_per_s, left);
+		fprintf(stderr, "\r\033[K[%s] %.1f/%.1f s  %.0f IOPS  %.1f MiB/s  [eta %.0f s]", where, p->elapsed_s,
+			p->total_s, p->iops, mib, left);
 	else
-		fprintf(stderr, "\r\033[K[%s] %.1f s  %.0f IOPS  %.1f MB/s  %llu I/Os", where, p->elapsed_s, p->iops,
-			p->mb_per_s, (unsigned long long)p->ios);
+		fprintf(stderr, "\r\033[K[%s] %.1f s  %.0f IOPS  %.1f MiB/s  %llu I/Os", where, p->elapsed_s, p->iops,
+			mib, (unsigned long long)p->ios);
 }
 
 /* The progress callback for a phase started now: NULL unless progress

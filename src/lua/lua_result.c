@@ -231,6 +231,31 @@ static void push_targets(lua_State *L, const struct phase_spec *ph)
 	lua_setfield(L, -2, "target");
 }
 
+/* The test area the I/O stayed in: area_bytes (and area_offset_bytes) of
+ * every target, when the targets of every workload share one (a --size
+ * smaller than an existing file: 64 MiB of it); absent when they differ. */
+static void push_area(lua_State *L, const struct phase_spec *ph)
+{
+	uint64_t len = 0, off = 0;
+
+	for (unsigned k = 0; k < phase_nstreams(ph); k++) {
+		const struct phase_spec *s = phase_stream(ph, k);
+
+		for (unsigned t = 0; t < s->ntargets; t++) {
+			const uint64_t l = phase_region_len(s, t);
+
+			if (len && (l != len || s->region_off != off))
+				return;
+			len = l;
+			off = s->region_off;
+		}
+	}
+	if (!len)
+		return;
+	api_set_int(L, "area_bytes", (lua_Integer)len);
+	api_set_int(L, "area_offset_bytes", (lua_Integer)off);
+}
+
 static void push_setup(lua_State *L, const struct phase_spec *sp, const struct phase_result *r)
 {
 	unsigned qd = sp->qd;
@@ -240,6 +265,7 @@ static void push_setup(lua_State *L, const struct phase_spec *sp, const struct p
 	lua_pushstring(L, sp->name);
 	lua_setfield(L, -2, "name");
 	push_targets(L, sp);
+	push_area(L, sp);
 	lua_pushstring(L, r->engine);
 	lua_setfield(L, -2, "engine");
 	lua_pushstring(L, r->features);

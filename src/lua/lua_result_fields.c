@@ -36,6 +36,8 @@ static const struct result_field result_fields[] = {
 	{ "read", "table", S, "op" },
 	{ "write", "table", S, "op" },
 	{ "target", "any", D, NULL }, /* a path, or a list of paths */
+	{ "area_bytes", "number", O | C | D, NULL },        /* the test area the I/O stayed in, per target */
+	{ "area_offset_bytes", "number", O | C | D, NULL }, /* where it starts */
 	{ "engine_features", "string", D, NULL },
 	{ "direct", "boolean", D, NULL },
 	{ "qd_max", "number", M, NULL },

@@ -2,7 +2,8 @@
 -- of run B (`iomoon compare`, doc/reports.md). First the pairs asked for
 -- by name (`--pair A=B`: a replay against the synthetic workload made from
 -- its trace), then the others by name (the k-th phase of a name in A with
--- the k-th of that name in B) or by position (the k-th phase left in A
+-- the k-th of that name in B; then a name with a suite's overrides shown
+-- after it, "NAME (--qd 4)", with NAME) or by position (the k-th phase left in A
 -- with the k-th left in B).
 
 local errors = require "iomoon.errors"
@@ -78,17 +79,25 @@ local function rest(phases, used)
   return out
 end
 
--- the unpaired phases matched by name: the k-th of a name among A's with
--- the k-th of that name among B's
-local function by_name(pa, pb, used_a, used_b, pair)
+-- a name without the overrides a suite shows after it ("OLTP mix (--qd
+-- 32)": "OLTP mix"; iomoon.suite.name_of)
+local function base_name(name)
+  return (tostring(name):gsub(" %(%-%-[^()]*%)$", ""))
+end
+
+-- the unpaired phases matched by name (key: the name, or what of it is
+-- compared): the k-th of a name among A's with the k-th of that name
+-- among B's
+local function by_name(pa, pb, used_a, used_b, pair, key)
+  key = key or function(n) return n end
   local in_b, taken = {}, {}
   for _, j in ipairs(rest(pb, used_b)) do
-    local l = in_b[pb[j].name] or {}
-    in_b[pb[j].name] = l
+    local l = in_b[key(pb[j].name)] or {}
+    in_b[key(pb[j].name)] = l
     l[#l + 1] = j
   end
   for _, i in ipairs(rest(pa, used_a)) do
-    local name = pa[i].name
+    local name = key(pa[i].name)
     local k = (taken[name] or 0) + 1
     if in_b[name] and in_b[name][k] then
       taken[name] = k
@@ -128,6 +137,9 @@ function pairs_of.match(da, db, opts)
     for k = 1, math.min(#ra, #rb) do pair(ra[k], rb[k]) end
   elseif by == "name" then
     by_name(pa, pb, used_a, used_b, pair)
+    -- then a name with the overrides shown after it pairs with the same name without them
+    -- (an IOMeter run at QD 32 and `iomoon suite X.icf --qd 32`): compare's warnings say what differs
+    by_name(pa, pb, used_a, used_b, pair, base_name)
   else
     errors.input("--pair-by: '%s' is not a way to pair phases (name or position)", visible(by))
   end

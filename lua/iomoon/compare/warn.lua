@@ -1,6 +1,7 @@
 -- iomoon.compare.warn: what differed between two compared runs besides
--- the storage's answer (`iomoon compare`, doc/reports.md): how busy the
--- machines were with other work, their kernel, CPU and cores, and the
+-- the storage's answer (`iomoon compare`, doc/reports.md): the workloads
+-- of paired phases (queue depth, workers, mix, engine, O_DIRECT, test
+-- area, distribution, rate), how busy the machines were with other work, their kernel, CPU and cores, and the
 -- targets (file or device, size, file system, disk) each pair of phases
 -- ran on. Each difference is one line of the comparison's warnings: a
 -- figure that moved may have moved for that.
@@ -114,10 +115,95 @@ local function target_lines(doc, out)
   end
 end
 
+-- A result's mix in words: "4 KiB 100 % read 100 % random", specs
+-- joined by " + " with their weights when there are several.
+local function mix_text(r)
+  local specs = opt(r, "mix")
+  if type(specs) ~= "table" then return nil end
+  local out = {}
+  for i, m in ipairs(specs) do
+    local bs = {}
+    for j, b in ipairs(type(opt(m, "bs")) == "table" and m.bs or {}) do
+      local w = opt(m, "bs_weight_pct")
+      bs[j] = util.ioping_size(b) .. (#m.bs > 1 and type(w) == "table" and string.format(" (%g %%)", w[j] or 0) or "")
+    end
+    out[i] = string.format("%s %g %% read %g %% random%s", table.concat(bs, "/"), opt(m, "read_pct") or 0,
+      opt(m, "random_pct") or 0, #specs > 1 and string.format(" x %g %%", opt(m, "weight_pct") or 0) or "")
+  end
+  return table.concat(out, " + ")
+end
+
+-- The test area a result's I/O stayed in, in words (nil: not said)
+local function area_text(r)
+  local bytes, off = tonumber(opt(r, "area_bytes")), tonumber(opt(r, "area_offset_bytes")) or 0
+  if not bytes then return nil end
+  return util.ioping_size(bytes) .. (off > 0 and " at " .. util.ioping_size(off) or "")
+end
+
+-- What of a phase (or stream) says what ran, compared: the name a
+-- difference is said by, and its value as text (nil: the result does not say).
+local DEFINES = {
+  { "qd", function(r) return opt(r, "qd") end },
+  { "workers", function(r) return opt(r, "workers") end },
+  { "block size and mix", mix_text },
+  -- an IOMeter results.csv's engine is IOMeter itself: the tool compared, not a setting of the workload
+  { "engine", function(r) local e = opt(r, "engine"); return e ~= "iometer" and e or nil end },
+  { "I/O", function(r)
+    local d = opt(r, "direct")
+    if d == nil then return nil end
+    return d and "O_DIRECT" or "buffered"
+  end },
+  { "test area", area_text },
+  { "distribution", function(r) return opt(r, "dist") end },
+  { "rate asked", function(r) local v = opt(r, "rate_asked_iops"); return v and string.format("%g IOPS", v) end },
+}
+
+-- the differences of DEFINES between ra and rb, "qd (1 in A, 4 in B)",
+-- appended to out; prefix names a stream
+local function defines_diff(ra, rb, prefix, out)
+  for _, f in ipairs(DEFINES) do
+    local a, b = f[2](ra), f[2](rb)
+    if a ~= nil and b ~= nil and tostring(a) ~= tostring(b) then
+      out[#out + 1] = string.format("%s%s (%s in A, %s in B)", prefix, f[1], visible(tostring(a)), visible(tostring(b)))
+    end
+  end
+end
+
+--- What differs between the definitions of two paired results, as
+-- phrases: "qd (1 in A, 4 in B)", "stream 'log': workers (1 in A, 2 in
+-- B)"; empty when they ran the same workload.
+function warn.definition_diff(ra, rb)
+  local out = {}
+  defines_diff(ra, rb, "", out)
+  local sa, sb = opt(ra, "streams"), opt(rb, "streams")
+  sa, sb = type(sa) == "table" and sa or {}, type(sb) == "table" and sb or {}
+  if #sa ~= #sb then
+    out[#out + 1] = string.format("streams (%d in A, %d in B)", #sa, #sb)
+  else
+    for i = 1, #sa do
+      defines_diff(sa[i], sb[i], string.format("stream '%s': ", visible(tostring(opt(sa[i], "name") or i))), out)
+    end
+  end
+  return out
+end
+
+-- one line per pair whose definitions differ: what differs, and that
+-- its better or worse is not the storage's alone
+local function definition_lines(doc, out)
+  for _, p in ipairs(doc.phases) do
+    if p.definition_differs and #p.definition_differs > 0 then
+      out[#out + 1] = string.format("%s: not a like-for-like comparison: the workloads differ in %s; its better or "
+        .. "worse is the change of workload as much as of the storage", visible(p.name),
+        table.concat(p.definition_differs, ", "))
+    end
+  end
+end
+
 --- The warnings of a comparison (compare.document's doc, its pairs made):
 -- a list of lines, empty when the runs differ in none of these.
 function warn.lines(doc)
   local out = {}
+  definition_lines(doc, out)
   load_lines(doc, out)
   machine_lines(doc, out)
   target_lines(doc, out)

@@ -435,11 +435,16 @@ end
 --- A target as a phrase: "pg.dat: 256 MiB file on ext4 (/dev/vda)", "/dev/sdb:
 -- 100 GiB block device (/dev/sdb, Samsung SSD)"; only the path when the
 -- machine does not say (a results file without one, a URL).
-function rows.target_text(path, info)
+function rows.target_text(path, info, area)
   local kind = opt(info, "kind")
   if type(info) ~= "table" or kind == "missing" then return visible(path) end
   local words = {}
-  if number(opt(info, "size")) then words[#words + 1] = rows.size(info.size) end
+  local size = number(opt(info, "size")) and info.size
+  if size and area and (area.bytes < size or area.offset > 0) then
+    words[#words + 1] = rows.area_text(area) .. " of a " .. rows.size(size)
+  elseif size then
+    words[#words + 1] = rows.size(size)
+  end
   words[#words + 1] = kind == "block" and "block device" or kind == "network" and "network device"
     or type(kind) == "string" and visible(kind) or nil
   local fs, dev, model = opt(info, "filesystem"), opt(info, "device"), opt(info, "model")
@@ -449,6 +454,35 @@ function rows.target_text(path, info)
   if type(model) == "string" then where[#where + 1] = visible(model) end
   if #where > 0 then words[#words + 1] = "(" .. table.concat(where, ", ") .. ")" end
   return visible(path) .. (#words > 0 and ": " .. table.concat(words, " ") or "")
+end
+
+--- A part of a target as a phrase: "64 MiB", "64 MiB at 512 MiB".
+function rows.area_text(area)
+  return rows.size(area.bytes) .. (area.offset > 0 and " at " .. rows.size(area.offset) or "")
+end
+
+-- a size as a definition gives it ("64m", 67108864), in bytes, or nil
+local function size_bytes(v)
+  if type(v) ~= "number" and type(v) ~= "string" then return nil end
+  local ok, n = pcall(iomoon.size, v)
+  return ok and n or nil
+end
+
+--- The test area a result's I/O stayed in, { bytes, offset }: the
+-- result's area_bytes, or for a file from an iomoon before it, what its
+-- definition asked (a region, or a target size smaller than the file);
+-- nil when neither says.
+function rows.area(r)
+  local bytes = number(opt(r, "area_bytes"))
+  if bytes then return { bytes = bytes, offset = number(opt(r, "area_offset_bytes")) or 0 } end
+  local def = opt(r, "definition")
+  local region = opt(def, "region")
+  if type(region) == "table" then
+    local b = size_bytes(opt(region, "size"))
+    return b and { bytes = b, offset = size_bytes(opt(region, "offset")) or 0 } or nil
+  end
+  local b = size_bytes(region) or size_bytes(opt(opt(def, "target"), "size"))
+  return b and { bytes = b, offset = 0 } or nil
 end
 
 local SETUP_TARGETS = 3 -- a setup line names this many targets, then "and N more"
@@ -472,7 +506,10 @@ function rows.setup(r, machine)
     parts[#parts + 1] = "no target"
   else
     local ts = {}
-    for i = 1, math.min(#paths, SETUP_TARGETS) do ts[i] = rows.target_text(paths[i], rows.target_info(machine, paths[i])) end
+    local area = rows.area(r)
+    for i = 1, math.min(#paths, SETUP_TARGETS) do
+      ts[i] = rows.target_text(paths[i], rows.target_info(machine, paths[i]), area)
+    end
     if #paths > SETUP_TARGETS then ts[#ts + 1] = string.format("and %d more", #paths - SETUP_TARGETS) end
     parts[#parts + 1] = (ranks and "rank 0's test area " or "test area ") .. table.concat(ts, "; ")
   end
