@@ -17,9 +17,16 @@
  */
 #include "run/metrics.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/rc.h"
 
@@ -91,6 +98,96 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	MHD_destroy_response(r);
 	return ret;
 }
+
+/* ---- the listening socket ---- */
+
+static int is_loopback(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+	if (a->sa_family == AF_INET6) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
+/* Split ADDR:PORT ([V6]:PORT; PORT alone or :PORT: 127.0.0.1; localhost:
+ * 127.0.0.1) into host and port. */
+static int split_listen(const char *spec, char *host, size_t hlen, char *port, size_t plen)
+{
+	const char *colon;
+
+	if (spec[0] == '[') {
+		const char *end = strchr(spec, ']');
+
+		if (!end || end[1] != ':' || (size_t)(end - spec) >= hlen)
+			return -1;
+		snprintf(host, hlen, "%.*s", (int)(end - spec - 1), spec + 1);
+		colon = end + 1;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if ((size_t)(colon - spec) >= hlen || memchr(spec, ':', (size_t)(colon - spec)))
+			return -1; /* a bare IPv6 address: give it in brackets */
+		snprintf(host, hlen, "%.*s", (int)(colon - spec), spec);
+	} else {
+		host[0] = 0;
+		colon = spec - 1;
+	}
+	if (!host[0] || !strcmp(host, "localhost"))
+		snprintf(host, hlen, "127.0.0.1");
+	snprintf(port, plen, "%s", colon + 1);
+	if (!port[0] || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
+		return -1;
+	return 0;
+}
+
+/* The listening socket for spec, bound; RC_INPUT with why. */
+int metrics_http_bind(const char *spec, int public_ok, char *addr, size_t addr_len, char *why, size_t why_len)
+{
+	char host[64], port[16], name[NI_MAXHOST], serv[NI_MAXSERV];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	struct sockaddr_storage got;
+	socklen_t glen = sizeof(got);
+	int fd, one = 1, e;
+
+	if (split_listen(spec, host, sizeof(host), port, sizeof(port)) ||
+	    getaddrinfo(host, port, &hints, &ai) || !ai) {
+		snprintf(why, why_len, "listen: '%s' is not ADDR:PORT (say 127.0.0.1:9464, [::1]:9464 or :9464)", spec);
+		if (ai)
+			freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	if (!public_ok && !is_loopback(ai->ai_addr)) {
+		snprintf(why, why_len, "listen: %s is not a local address: the figures would be open to the network "
+			 "(give --metrics-public, or public = true, to mean it)", spec);
+		freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+		e = errno;
+		snprintf(why, why_len, "listen: %s: %s%s", spec, strerror(e),
+			 e == EADDRINUSE    ? " (something listens there already: give another port)"
+			 : e == EADDRNOTAVAIL ? " (not an address of this host)"
+			 : e == EACCES      ? " (a port below 1024 needs privileges)"
+					    : "");
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return RC_INPUT;
+	}
+	freeaddrinfo(ai);
+	if (!getsockname(fd, (struct sockaddr *)&got, &glen) &&
+	    !getnameinfo((struct sockaddr *)&got, glen, name, sizeof(name), serv, sizeof(serv),
+			 NI_NUMERICHOST | NI_NUMERICSERV))
+		snprintf(addr, addr_len, strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, serv);
+	return fd;
+}
+
+/* ---- the server ---- */
 
 int metrics_http_start(int fd, char *why, size_t why_len)
 {
