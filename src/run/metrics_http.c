@@ -7,9 +7,18 @@
  * connection slot, never a worker nor the sampler: each answer is a copy
  * of the text the sampler last published, taken under the publishing
  * lock. A connection may hold CONN_MEMORY bytes (headers included; a
- * request body past it is refused, never buffered), at most CONN_LIMIT
- * connections are open (PER_IP from one address), and an idle one is
+ * request body past it is refused, never buffered), and an idle one is
  * closed after IDLE_S seconds.
+ *
+ * Slots: a client that sends a header line now and then is never idle,
+ * and the library refuses a connection past its limits, so a few such
+ * clients on loopback would keep every scraper out (Prometheus on the
+ * same host comes from 127.0.0.1 too). So the library's limits are wide
+ * (CONN_LIMIT, PER_IP) and iomoon keeps its own: when a connection
+ * arrives and KEEP are open, the oldest is shut down (its request not
+ * begun being answered first), so the newest client, a scraper, is
+ * always served; a request not whole within REQUEST_S seconds is shut
+ * down at the next arrival as well.
  *
  * GET /metrics answers the OpenMetrics text, or Prometheus' 0.0.4 text
  * when the Accept header asks for text/plain and not for OpenMetrics;
@@ -26,19 +35,100 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/rc.h"
 
 #define CONN_MEMORY 16384
-#define CONN_LIMIT 16
-#define PER_IP 8
+#define CONN_LIMIT 64
+#define PER_IP 32
+#define KEEP 16
 #define IDLE_S 10
+#define REQUEST_S 5
 
 #define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
 
 static struct MHD_Daemon *daemon_;
+
+/* The open connections, as the library's thread (the only one to touch
+ * them) saw them arrive. */
+static struct conn {
+	struct MHD_Connection *c;
+	int fd;
+	int answered;  /* a request of it reached on_request */
+	int shut;      /* shut down by iomoon: on its way out */
+	double born_s;
+} conns[CONN_LIMIT + 1];
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void shut(struct conn *k)
+{
+	if (k->fd >= 0)
+		shutdown(k->fd, SHUT_RDWR); /* the library sees the end and closes it */
+	k->shut = 1;
+}
+
+/* A connection arrived as k: shut down those whose request is not whole
+ * after REQUEST_S, then the oldest while more than KEEP are open. */
+static void make_room(struct conn *k)
+{
+	const double now = mono_s();
+	unsigned open = 0;
+
+	for (unsigned i = 0; i <= CONN_LIMIT; i++) {
+		if (conns[i].c && &conns[i] != k && !conns[i].shut && !conns[i].answered &&
+		    now - conns[i].born_s > REQUEST_S)
+			shut(&conns[i]);
+		open += conns[i].c && !conns[i].shut;
+	}
+	while (open > KEEP) {
+		struct conn *old = NULL;
+
+		for (unsigned i = 0; i <= CONN_LIMIT; i++) {
+			struct conn *x = &conns[i];
+
+			if (!x->c || x->shut || x == k)
+				continue;
+			if (!old || (old->answered && !x->answered) ||
+			    (old->answered == x->answered && x->born_s < old->born_s))
+				old = x;
+		}
+		if (!old)
+			break;
+		shut(old);
+		open--;
+	}
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx, enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (*ctx)
+			memset(*ctx, 0, sizeof(struct conn));
+		*ctx = NULL;
+		return;
+	}
+	for (unsigned i = 0; i <= CONN_LIMIT; i++) {
+		if (conns[i].c)
+			continue;
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		conns[i] = (struct conn){ .c = c, .fd = ci ? ci->connect_fd : -1, .born_s = mono_s() };
+		*ctx = &conns[i];
+		make_room(&conns[i]);
+		return;
+	}
+}
 
 /* Does the scraper want OpenMetrics? Yes unless it names text/plain and
  * not application/openmetrics-text (Prometheus names both, with the
@@ -88,6 +178,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "only GET /metrics is served\n");
 	if (strcmp(url, "/metrics"))
 		return answer(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found: only /metrics is served\n");
+	{
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+		if (ci && ci->socket_context)
+			((struct conn *)ci->socket_context)->answered = 1;
+	}
 	om = wants_om(c);
 	metrics_with_text(om, copy_out, &r);
 	if (!r)
@@ -194,7 +290,8 @@ int metrics_http_start(int fd, char *why, size_t why_len)
 	daemon_ = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL, NULL, on_request, NULL,
 				   MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				   MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				   (unsigned)PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_S, MHD_OPTION_END);
+				   (unsigned)PER_IP, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_S,
+				   MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
 	if (!daemon_) {
 		snprintf(why, why_len, "the HTTP server (libmicrohttpd) did not start");
 		return RC_FAIL;
