@@ -365,4 +365,12 @@ refused "a textfile in no folder" "--metrics-file: '$TMP/no/m.prom': directory '
 	--metrics-file "$TMP/no/m.prom"
 refused "a live file in no folder" "--live: '$TMP/no/l.jsonl': directory" --live "$TMP/no/l.jsonl"
 refused "a public address without the flag, from 0.0.0.0" "is not a local address" --metrics 0.0.0.0:9464
+# --live - beside a report that is a document on stdout: the lines would break it
+refused "--live - with --format json on stdout" "^iomoon quick: --live -: standard output carries the json report.*--output FILE" \
+	--live - --format json
+refused "--live - with --format csv on stdout" "^iomoon quick: --live -: standard output carries the csv report" --live - --format csv
+"$IOMOON" quick --engine null --time 1 --live - --format json --output lr.json --quiet >lr.out
+rc=$?
+python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out
+is "$rc:$?" "0:0" "--live - with the json report in --output: both parse"
 done_testing
