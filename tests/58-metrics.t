@@ -373,4 +373,8 @@ refused "--live - with --format csv on stdout" "^iomoon quick: --live -: standar
 rc=$?
 python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out
 is "$rc:$?" "0:0" "--live - with the json report in --output: both parse"
+printf 'local iomoon = require "iomoon"\niomoon.metrics { live = "-" }\niomoon.run { name = "p", engine = "null", duration = "1s", bs = "4k" }\n' >lm.lua
+"$IOMOON" run --format json --quiet lm.lua >lm.out 2>lm.err
+is "$?:$(cat lm.err):$(wc -c <lm.out)" '2:iomoon: metrics.live: "-" is standard output, which carries the json report (give a path):0' \
+	"a script's iomoon.metrics{live = \"-\"} beside the json report on stdout: exit 2, nothing on stdout"
 done_testing

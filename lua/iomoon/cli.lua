@@ -334,12 +334,20 @@ local function make_sink(o, name_width, targets)
     end
     io.stdout:flush()
   end
-  -- with a data format on stdout, a script's print() must not corrupt it
+  -- with a data format on stdout, a script's print() must not corrupt it,
+  -- nor its iomoon.metrics{live = "-"}
   if fmt ~= "table" and fmt ~= "none" and not file then
     _G.print = function(...)
       local parts = {}
       for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
       io.stderr:write(table.concat(parts, "\t"), "\n")
+    end
+    local metrics = iomoon.metrics
+    iomoon.metrics = function(t)
+      if type(t) == "table" and t.live == "-" then
+        input_error("metrics.live: \"-\" is standard output, which carries the %s report (give a path)", fmt)
+      end
+      return metrics(t)
     end
   end
   return sink
