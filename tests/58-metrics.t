@@ -4,8 +4,10 @@
 # and promtool accepts, and whose sums agree with the run's result;
 # --live writes JSON lines that add up to the phase; --metrics-file is
 # always whole while it is rewritten; counters grow across phases of one
-# name; memory stays flat over many phases; bad input is refused before
-# anything runs. Servers listen on 127.0.0.1 only and die with the test.
+# name; memory stays flat over many phases; a password in a name is left
+# out and a name that is not UTF-8 keeps the text valid; clients holding
+# connections keep no scraper out; bad input is refused before anything
+# runs. Servers listen on 127.0.0.1 only and die with the test.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
 "$IOMOON" quick --target t.dat --size 1m --ios 1 --engine null --quiet --format none
@@ -258,6 +260,94 @@ if [ -n "$mpi_ok" ]; then
 	is "$live_all" "$all" "mpirun -n 2: the merged intervals' live lines add up to the cluster's I/Os"
 fi
 
+# ---- names that quote a URL with a password, or are not UTF-8: the
+# password is left out of every label, line and the textfile (as from the
+# report), and promtool accepts the text whatever the bytes
+PW='Zq9-s3cret-Pw'
+U="iscsi://alice%$PW@127.0.0.1:9/iqn.2026-11.org.example:chap/1"
+cat >names.lua <<'LUA'
+local iomoon = require "iomoon"
+local U = ...
+iomoon.run { name = "job for " .. U, engine = "null", duration = "3s", interval = "250ms",
+	streams = { { name = "s " .. U, bs = "4k" }, { name = "pw=Zq9-s3cret-Pw", bs = "4k" },
+		{ name = "bad\255byte Gr\246\223e", bs = "8k" } } }
+LUA
+port=$(free_port)
+"$IOMOON" run --quiet --format json --output names.json --metrics "127.0.0.1:$port" --metrics-file names.prom \
+	--live names.jsonl names.lua "$U" >names.out 2>names.err &
+names_pid=$!
+PIDS="$PIDS $names_pid"
+wait_http "http://127.0.0.1:$port/metrics"
+for _ in $(seq 60); do grep -q 'stream=.*byte' names.prom 2>/dev/null && break; sleep 0.1; done
+curl -s -H 'Accept: text/plain' -o names.txt "http://127.0.0.1:$port/metrics"
+curl -s -o names.om "http://127.0.0.1:$port/metrics"
+out=$(promtool check metrics <names.txt 2>&1); ok $? "a stream name that is not UTF-8: promtool accepts the scrape"
+[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+like "$(cat names.txt)" $'stream="bad\xef\xbf\xbdbyte Gr\xef\xbf\xbd\xef\xbf\xbde"' "... each byte that is not UTF-8 is U+FFFD in the label"
+wait "$names_pid"
+is "$?" 0 "the run with such names: exit 0"
+out=$(promtool check metrics <names.prom 2>&1); ok $? "... promtool accepts the textfile too"
+[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' names.jsonl; ok $? "... and every --live line parses"
+is "$(grep -l -- "$PW" names.txt names.om names.prom names.jsonl names.json names.out names.err | tr '\n' ' ')" "" \
+	"a password in a phase or stream name: on neither form of the endpoint, the textfile, --live nor the report"
+like "$(cat names.txt)" 'phase="job for iscsi://alice@127.0.0.1:9/[^"]*",stream="s iscsi://alice@127.0.0.1:9/' \
+	"... the names read as the report shows them"
+like "$(cat names.txt)" 'stream="pw="' "... a password given on the command line is left out wherever it stands"
+
+# ---- clients that hold connections: 24 (8 each from 127.0.0.1, .2 and .3)
+# that send a header line every 0.5 s and never end their request; a
+# scrape from 127.0.0.1 beside them every 0.5 s is answered, each within 2 s
+cat >slow.py <<'PY'
+import socket, sys, time
+port, dur = int(sys.argv[1]), float(sys.argv[2])
+socks = []
+for i in range(24):
+    s = socket.socket(); s.settimeout(2)
+    try:
+        s.bind(('127.0.0.%d' % (1 + i // 8), 0)); s.connect(('127.0.0.1', port))
+        s.sendall(b'GET /metrics HTTP/1.1\r\n'); socks.append(s)
+    except OSError:
+        pass
+def scrape():
+    t = time.time()
+    try:
+        c = socket.create_connection(('127.0.0.1', port), timeout=2)
+        c.settimeout(max(0.1, 2 - (time.time() - t)))
+        c.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+        data = b''
+        while True:
+            b = c.recv(65536)
+            if not b: break
+            data += b
+        c.close()
+        ok = data.startswith(b'HTTP/1.1 200') and data.rstrip().endswith(b'# EOF')
+        return time.time() - t if ok and time.time() - t <= 2 else None
+    except OSError:
+        return None
+n = answered = k = 0
+t0 = time.time()
+while time.time() - t0 < dur:
+    time.sleep(0.5)
+    for s in socks:
+        try: s.sendall(b'X-%d: y\r\n' % k)
+        except OSError: pass
+    k += 1
+    n += 1
+    answered += scrape() is not None
+print(len(socks), n, answered)
+PY
+port=$(free_port)
+"$IOMOON" quick --engine null --time 10 --metrics "127.0.0.1:$port" --quiet --format none >slow.out 2>slow.err &
+slow_pid=$!
+PIDS="$PIDS $slow_pid"
+wait_http "http://127.0.0.1:$port/metrics"
+read -r nconn nscrape nanswered <<<"$(timeout 60 python3 slow.py "$port" 6)"
+[ "${nconn:-0}" -eq 24 ] && [ "${nscrape:-0}" -ge 3 ] && [ "$nanswered" = "$nscrape" ]
+ok $? "24 slow clients hold connections: every scrape beside them answered within 2 s (${nanswered:-0} of ${nscrape:-0}; ${nconn:-0} connected)"
+wait "$slow_pid"
+is "$?" 0 "... and the run went on (exit 0)"
+
 # ---- bad input: exit 2, the message names the option, nothing created
 refused() { # refused WHAT REGEX ARGS...
 	local what=$1 re=$2
@@ -281,4 +371,16 @@ refused "a textfile in no folder" "--metrics-file: '$TMP/no/m.prom': directory '
 	--metrics-file "$TMP/no/m.prom"
 refused "a live file in no folder" "--live: '$TMP/no/l.jsonl': directory" --live "$TMP/no/l.jsonl"
 refused "a public address without the flag, from 0.0.0.0" "is not a local address" --metrics 0.0.0.0:9464
+# --live - beside a report that is a document on stdout: the lines would break it
+refused "--live - with --format json on stdout" "^iomoon quick: --live -: standard output carries the json report.*--output FILE" \
+	--live - --format json
+refused "--live - with --format csv on stdout" "^iomoon quick: --live -: standard output carries the csv report" --live - --format csv
+"$IOMOON" quick --engine null --time 1 --live - --format json --output lr.json --quiet >lr.out
+rc=$?
+python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out
+is "$rc:$?" "0:0" "--live - with the json report in --output: both parse"
+printf 'local iomoon = require "iomoon"\niomoon.metrics { live = "-" }\niomoon.run { name = "p", engine = "null", duration = "1s", bs = "4k" }\n' >lm.lua
+"$IOMOON" run --format json --quiet lm.lua >lm.out 2>lm.err
+is "$?:$(cat lm.err):$(wc -c <lm.out)" '2:iomoon: metrics.live: "-" is standard output, which carries the json report (give a path):0' \
+	"a script's iomoon.metrics{live = \"-\"} beside the json report on stdout: exit 2, nothing on stdout"
 done_testing

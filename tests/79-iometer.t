@@ -202,4 +202,30 @@ is "$?:$(python3 -c 'import json; print(json.load(open("sp.json"))["phases"][0][
 sed -i 's/^\tNUMBER_OF_CPUS$/\tmany/' spawn.icf
 err=$("$IOMOON" suite spawn.icf --target sp.dat --size 4m 2>&1)
 like "$?:$err" "^2:.*Default Disk Workers to Spawn: 'many' is not a number of workers or NUMBER_OF_CPUS" "... 'many': exit 2"
+# text written on Windows: CP1252 bytes (an access specification "Größe",
+# f6 df) read as CP1252, a UTF-16 file (with its byte order mark) as
+# UTF-16: each converts to the same UTF-8 suite, and its run's 0.0.4
+# metrics text is valid (promtool)
+mkdir cp u8 u16
+sed $'s/\tFile Server,DISK/\tFile Server Gr\xf6\xdfe,DISK/' "$D/cycling.icf" >cp/g.icf
+sed 's/\tFile Server,DISK/\tFile Server Größe,DISK/' "$D/cycling.icf" >u8/g.icf
+python3 -c 'import sys; open(sys.argv[2], "wb").write(b"\xff\xfe" + open(sys.argv[1], "rb").read().decode().encode("utf-16-le"))' u8/g.icf u16/g.icf
+for c in cp u8 u16; do (cd $c && "$IOMOON" convert g.icf >g.lua; echo $? >rc); done
+like "$(cat cp/rc):$(grep -m1 'Gr.*e (QD 1)' cp/g.lua)" '^0:.*name = "File Server Größe \(QD 1\)"' "a CP1252 .icf: its names read as CP1252 (Größe)"
+is "$(cat u16/rc):$(cmp cp/g.lua u8/g.lua && cmp u16/g.lua u8/g.lua && echo same)" "0:same" "... the CP1252, UTF-8 and UTF-16 files convert alike"
+if command -v promtool >/dev/null; then
+	"$IOMOON" suite cp/g.icf --target cp.dat --size 4m --time 0.1 --metrics-file cp.prom --quiet --format none
+	out=$(promtool check metrics <cp.prom 2>&1); ok $? "... its run's metrics text: promtool accepts it"
+	[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+else
+	skip "promtool missing"
+fi
+# a results.csv with one long line (a MANAGER row 2000 times: 910 KB) reads
+# in linear time: well within 30 s (it took minutes: quadratic)
+python3 -c 'import sys; l = open(sys.argv[1]).read().split("\n"); l.insert(48, l[47] * 2000); open("long.csv", "w").write("\n".join(l))' \
+	"$D/results.csv"
+t0=$(secs)
+timeout -s KILL 60 "$IOMOON" report long.csv --format json >long.json
+rc=$? took=$(since "$t0")
+is "$rc:$(awk -v t="$took" 'BEGIN { print (t < 30) }')" "0:1" "a results.csv line of 910 KB: read in ${took} s (< 30 s; linear)"
 done_testing

@@ -5,7 +5,8 @@
 # 49); SIGHUP as SIGTERM; an interrupted suite says how many of its
 # phases did not run, and where --output went; a closed stdout (`| head
 # -1`) ends the run cleanly and keeps --output; a second SIGINT still kills
-# at once; and hist:record(v, n) is O(1) in n.
+# at once; hist:record(v, n) is O(1) in n; and `iomoon report` reading a
+# long results.csv stops as interrupted.
 #
 # Each case starts iomoon in the background, signals it after a short delay
 # and measures signal -> exit with date +%s%N. The bound is 1.5 s, not the
@@ -185,4 +186,17 @@ is $rc 1 "SIGINT in a busy Lua loop: exit 1"
 ok $([ "$ms" -lt 2500 ] && echo 0 || echo 1) "stopped ${ms} ms after the signal (a second's grace, < 2500)"
 like "$(cat busy.err)" "interrupted: the script did not stop within a second" "says why"
 is "$(python3 -c 'import json; print(len(json.load(open("busy.json"))["phases"]))')" 1 "--output holds the phase that ran"
+
+# iomoon report on a long IOMeter results.csv (60000 rows: seconds of
+# reading, in the library's own code): SIGTERM and SIGINT end the reading
+# as an interrupt (exit 1), where they were ignored (then exit 0)
+python3 -c 'import sys; l = open(sys.argv[1]).read().split("\n"); l[48:48] = [l[47]] * 60000; open("many.csv", "w").write("\n".join(l))' \
+	"$T/iometer/results.csv"
+for sig in TERM INT; do
+	"$IOMOON" report many.csv --format json >many.out 2>many.err &
+	stop_after 0.5 $sig $!
+	is "$rc" 1 "SIG$sig while report reads a long results.csv: exit 1 (interrupted)"
+	fast "SIG$sig in report's reading"
+	like "$(cat many.err)" "^iomoon report: interrupted while reading the results.csv" "... says so"
+done
 done_testing

@@ -4,8 +4,9 @@
 # a URI's user:password, the scheme in lower, upper and mixed case, and a
 # query's target_password=), prints it neither on stdout nor on stderr nor
 # in --output files; an upper-case scheme is a URL, not a path; names that
-# quote a URL lose its password in the progress line and in every report
-# format; report, compare, rerun and convert leave it out of what they read;
+# quote a URL lose its password in the progress line, in every report
+# format and in the live outputs (--metrics-file, --live); report,
+# compare, rerun and convert leave it out of what they read;
 # and a live NBD export (nbdkit) writes every report without it.
 . "$(dirname "$0")/lib.sh"
 cd "$TMP" || exit 1
@@ -89,6 +90,11 @@ for f in table csv json analyzer markdown html fio-json; do
 	is "$?:$(shows out/name.$f out/name.$f.err)" "0:" "a name quoting a URL: --format $f without the password"
 done
 grep -q 'to iscsi://alice@h/' out/name.json; ok $? "... the name is kept, without it"
+# the live outputs (--metrics-file, mode 0644; --live) carry the name as the report does
+"$IOMOON" quick --engine sim --time 1.2 --quiet --name "$NAME" --format none --metrics-file out/name.prom \
+	--live out/name.jsonl 2>out/name.live.err
+is "$?:$(shows out/name.prom out/name.jsonl out/name.live.err)" "0:" "a name quoting a URL: --metrics-file and --live without the password"
+grep -q 'phase="to iscsi://alice@h/' out/name.prom; ok $? "... the label keeps the name, without it"
 
 # ---- report, compare, rerun: a file that holds a password does not show it ----
 python3 - "$PW" <<'PY'

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Bad input at volume: 240 generated phase tables and 100 command lines,
 each with at least one wrong field or option (wrong types, huge, negative,
-NaN, missing, absurd combinations). Every one must exit 2 with exactly one
+NaN, missing, absurd combinations), fio options given without the value they
+need, and IOMeter results.csv sheets with a column missing or a line longer
+than any IOMeter writes. Every one must exit 2 with exactly one
 line on stderr, print nothing on stdout, never crash or hang, and leave the
 target directory as it was. Deterministic (seeded); the failing case is
 printed in full."""
@@ -189,6 +191,63 @@ for i in range(100):
     if not good:
         failed += 1
         print("#   iomoon " + " ".join(repr(a) for a in argv))
+# fio options that need a value, given bare (in a job file and on the
+# command line) or empty: exit 2 naming the option and its line, no traceback
+BARE = ["bs", "rw", "filename", "directory", "ioengine", "name", "random_distribution", "rate", "rate_iops",
+        "rate_min", "rate_iops_min", "bsrange", "bssplit", "blockalign", "percentage_random", "uri"]
+NEWFILE = os.path.join(targets, "f.dat")
+
+
+def named(argv, want):
+    """run_case, and the one line names want"""
+    good, why = run_case(argv)
+    if not good:
+        return good, why
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    if want not in p.stderr.decode("utf-8", "replace"):
+        good, why = False, "the message does not name %r: %r" % (want, p.stderr[-300:])
+    return good, why
+
+
+def case(desc, good, why, shown):
+    global n, failed
+    n += 1
+    print("%sok %d - %s: exit 2, one line naming it, nothing written%s" % ("" if good else "not ", n, desc,
+          "" if good else " (%s)" % why))
+    if not good:
+        failed += 1
+        print("#   " + shown)
+
+
+for o in BARE:
+    job = os.path.join(scripts, "bare_%s.fio" % o)
+    with open(job, "w") as f:
+        f.write("[j]\nrw=randrw\nfilename=%s\nsize=1m\n%s\n" % (NEWFILE, o))
+    for verb in ("convert", "fio"):
+        good, why = named([IOMOON, verb, job], "bare_%s.fio:5: %s: needs a value" % (o, o))
+        case("fio option %s without a value (iomoon %s)" % (o, verb), good, why, open(job).read())
+for argv, want in (([IOMOON, "fio", "--name=j", "--filename=" + NEWFILE, "--size=1m", "--rw", "--bs"], "--rw: needs a value"),
+                   ([IOMOON, "fio", "--name=j", "--filename=" + NEWFILE, "--size=1m", "--rw=read", "--bs="], "--bs: needs a value"),
+                   ([IOMOON, "fio", "--name=j", "--filename=" + NEWFILE, "--size=1m", "--rw=read", "--bs", "--runtime=1"],
+                    "--bs: needs a value")):
+    good, why = named(argv, want)
+    case("fio command line " + " ".join(argv[2:]), good, why, " ".join(argv))
+
+# IOMeter's results.csv: a column missing; a line longer than any IOMeter writes
+with open(os.path.join(ROOT, "tests", "iometer", "results.csv")) as f:
+    sheet = f.read()
+rc = os.path.join(scripts, "rc.csv")
+with open(rc, "w") as f:
+    f.write(sheet.replace("Target Name,Access Specification Name,", "Target Name,"))
+good, why = named([IOMOON, "report", rc], "rc.csv:14: no 'Access Specification Name' column")
+case("results.csv without the Access Specification Name column", good, why, "iomoon report rc.csv")
+lines = sheet.split("\n")
+lines.insert(48, lines[47] * 2500)  # 1.1 MB: past the 1 MiB bound
+long_csv = os.path.join(scripts, "long.csv")
+with open(long_csv, "w") as f:
+    f.write("\n".join(lines))
+good, why = named([IOMOON, "report", long_csv], "long.csv:49: a line of 1137500 bytes")
+case("results.csv with a 1.1 MB line", good, why, "iomoon report long.csv")
 print("1..%d" % n)
 shutil.rmtree(tmp)
 sys.exit(1 if failed else 0)

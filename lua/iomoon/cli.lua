@@ -285,6 +285,10 @@ local function make_sink(o, name_width, targets)
   if not FORMATS[fmt] then
     input_error("--format: '%s' is not a format (%s or none)", fmt, table.concat(report.formats, ", "))
   end
+  if o.live == "-" and fmt ~= "table" and fmt ~= "none" and (not o.output or o.output == "-") then
+    input_error("--live -: standard output carries the %s report, which the live lines would break; "
+      .. "give --live a file, or the report --output FILE (or --format none)", fmt)
+  end
   local sink = { format = fmt, results = {}, count = 0, failed = false }
   local out = o.output and outfile.check_output(o.output, targets or {}) or nil
   if out == "-" then out = nil end -- standard output, written as without --output
@@ -330,12 +334,20 @@ local function make_sink(o, name_width, targets)
     end
     io.stdout:flush()
   end
-  -- with a data format on stdout, a script's print() must not corrupt it
+  -- with a data format on stdout, a script's print() must not corrupt it,
+  -- nor its iomoon.metrics{live = "-"}
   if fmt ~= "table" and fmt ~= "none" and not file then
     _G.print = function(...)
       local parts = {}
       for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
       io.stderr:write(table.concat(parts, "\t"), "\n")
+    end
+    local metrics = iomoon.metrics
+    iomoon.metrics = function(t)
+      if type(t) == "table" and t.live == "-" then
+        input_error("metrics.live: \"-\" is standard output, which carries the %s report (give a path)", fmt)
+      end
+      return metrics(t)
     end
   end
   return sink

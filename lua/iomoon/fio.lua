@@ -50,11 +50,13 @@ function fio.cli_sections(opts)
   for _, o in ipairs(opts) do
     local key = job.canonical(o.key)
     if key == "name" then
+      job.check_value({ key = key, given = "--" .. o.key, value = o.value, where = "command line" })
       cur = { name = o.value or "", line = 0, where = "command line: --" .. o.key, opts = {} }
       sections[#sections + 1] = cur
     end
     cur.opts[#cur.opts + 1] = { key = key, given = "--" .. o.key, value = o.value, line = 0,
       where = "command line" }
+    job.check_value(cur.opts[#cur.opts])
   end
   return sections
 end

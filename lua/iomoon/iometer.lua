@@ -32,10 +32,49 @@ local function starts(s, prefix) return s:sub(1, #prefix):lower() == prefix:lowe
 
 local function same(a, b) return a:lower() == b:lower() end
 
+-- CP1252's 0x80-0x9f (0xa0-0xff are Latin-1's, U+00A0-U+00FF); the five
+-- bytes it leaves undefined are U+FFFD.
+local cp1252_c1 = {
+  0x20ac, 0xfffd, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0xfffd,
+  0x017d, 0xfffd, 0xfffd, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a,
+  0x0153, 0xfffd, 0x017e, 0x0178,
+}
+
+local function utf16(text, little)
+  local out, i = {}, 1
+  while i + 1 <= #text do
+    local a, b = text:byte(i, i + 1)
+    local u = little and a + b * 256 or a * 256 + b
+    i = i + 2
+    if u >= 0xd800 and u <= 0xdbff and i + 1 <= #text then -- a surrogate pair
+      local c, d = text:byte(i, i + 1)
+      local lo = little and c + d * 256 or c * 256 + d
+      if lo >= 0xdc00 and lo <= 0xdfff then u, i = 0x10000 + (u - 0xd800) * 0x400 + (lo - 0xdc00), i + 2 end
+    end
+    out[#out + 1] = utf8.char((u >= 0xd800 and u <= 0xdfff) and 0xfffd or u)
+  end
+  return table.concat(out)
+end
+
+--- An IOMeter file's text (an .icf, a results.csv) as UTF-8: as its byte
+-- order mark says (UTF-8, UTF-16), as it is when it is UTF-8, else as
+-- CP1252, the code page IOMeter on Windows writes in (a manager's name
+-- "Größe" is the bytes f6 df there).
+function iometer.text(text)
+  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4)
+  elseif text:sub(1, 2) == "\255\254" then return utf16(text:sub(3), true)
+  elseif text:sub(1, 2) == "\254\255" then return utf16(text:sub(3), false) end
+  if utf8.len(text) then return text end
+  return (text:gsub("[\128-\255]", function(c)
+    local b = c:byte()
+    return utf8.char(b < 0xa0 and cp1252_c1[b - 0x7f] or b)
+  end))
+end
+
 -- A reader over the lines of a file, with IOMeter's GetPair.
 local function reader(text, path)
   local r = { lines = {}, i = 1, path = path }
-  text = text:gsub("^\239\187\191", "") -- a UTF-8 byte order mark (Windows editors write one)
+  text = iometer.text(text)
   for l in (text .. "\n"):gmatch("([^\n]*)\n") do r.lines[#r.lines + 1] = trim((l:gsub("\r$", ""))) end
   function r.fail(line, fmt, ...)
     input_error("%s:%d: " .. fmt, shown(path), line, ...)
@@ -318,7 +357,7 @@ end
 
 --- An IOMeter results.csv read as a saved run (iomoon.saved.load's shape).
 function iometer.load_results(path, text)
-  return results.load(path, text)
+  return results.load(path, text and iometer.text(text))
 end
 
 return iometer

@@ -7,20 +7,19 @@
  * under pub_lock; the sampler holds that lock only to swap two pointers.
  * The text is rendered into buffers that are reused (double-buffered per
  * form), so a day of intervals allocates nothing once they are big enough.
+ * Every name a series shows (phase, stream, host, engine, target) is
+ * stored as the report shows it, a URL's password left out (redact.h), so
+ * the labels, the textfile and the JSON lines never carry one.
  */
 #include "run/metrics.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,7 +47,7 @@ struct series {
 	int rank;                 /* a rank label; -1: none */
 	int remote;               /* another rank's (I/Os and bytes only) */
 	char host[128];           /* its host label; "": this process's */
-	char labels[1024];        /* phase="..",stream="..",host=".." as rendered (each escaped twice at most) */
+	char labels[1600];        /* phase="..",stream="..",host=".." as rendered (a byte: 3 at most) */
 	size_t labels_len;
 	/* counted by earlier phases of the same name, and by this one */
 	uint64_t base_ios[OP_NDATA], base_bytes[OP_NDATA], base_err[OP_NDATA], base_le[OP_NDATA][METRICS_NLE];
@@ -128,20 +127,25 @@ static void buf_put(struct buf *b, const char *s, size_t n)
 	}
 }
 
-/* A label value as both text forms quote it: \\, \" and \n escaped. */
+/* A label value as both text forms quote it: \\, \" and \n escaped, and a
+ * byte that is not UTF-8 as U+FFFD (both forms are UTF-8: one label value
+ * that is not would make the whole scrape unparsable). */
 static void add_label(struct buf *b, const char *name, const char *v)
 {
+	const unsigned char *s = (const unsigned char *)v;
+
 	buf_put(b, name, strlen(name));
 	buf_put(b, "=\"", 2);
-	while (*v) {
-		size_t n = strcspn(v, "\\\"\n");
+	while (*s) {
+		const size_t n = shown_utf8_len(s);
 
-		buf_put(b, v, n);
-		v += n;
-		if (!*v)
-			break;
-		buf_put(b, *v == '\n' ? "\\n" : *v == '"' ? "\\\"" : "\\\\", 2);
-		v++;
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			buf_put(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
+		else if (n)
+			buf_put(b, (const char *)s, n);
+		else
+			buf_put(b, "\xef\xbf\xbd", 3);
+		s += n ? n : 1;
 	}
 	buf_put(b, "\"", 1);
 }
@@ -427,10 +431,16 @@ void metrics_with_text(int om, void (*fn)(const char *text, size_t len, void *ar
 
 /* ---- series ---- */
 
+/* The series of unit u (its names as shown: a password left out, as in
+ * the report), found or made; NULL when every slot holds a running one. */
 static struct series *find_series(const struct metrics_unit *u)
 {
 	struct series *free_slot = NULL, *oldest = NULL;
+	char phase[sizeof(free_slot->phase)], stream[sizeof(free_slot->stream)], host[sizeof(free_slot->host)];
 
+	redact_copy(u->phase, phase, sizeof(phase));
+	redact_copy(u->stream ? u->stream : "", stream, sizeof(stream));
+	redact_copy(u->host ? u->host : "", host, sizeof(host));
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		struct series *s = &m.s[i];
 
@@ -439,9 +449,8 @@ static struct series *find_series(const struct metrics_unit *u)
 				free_slot = s;
 			continue;
 		}
-		if (!strcmp(s->phase, u->phase) && s->has_stream == (u->stream != NULL) && s->merged == u->merged &&
-		    s->rank == u->rank && !strcmp(s->host, u->host ? u->host : "") &&
-		    (!u->stream || !strcmp(s->stream, u->stream)))
+		if (!strcmp(s->phase, phase) && s->has_stream == (u->stream != NULL) && s->merged == u->merged &&
+		    s->rank == u->rank && !strcmp(s->host, host) && !strcmp(s->stream, stream))
 			return s;
 		if (!s->running && (!oldest || s->seq < oldest->seq))
 			oldest = s;
@@ -450,13 +459,13 @@ static struct series *find_series(const struct metrics_unit *u)
 		free_slot = oldest;
 	if (free_slot) {
 		memset(free_slot, 0, sizeof(*free_slot));
-		snprintf(free_slot->phase, sizeof(free_slot->phase), "%s", u->phase);
-		snprintf(free_slot->stream, sizeof(free_slot->stream), "%s", u->stream ? u->stream : "");
+		memcpy(free_slot->phase, phase, sizeof(phase));
+		memcpy(free_slot->stream, stream, sizeof(stream));
+		memcpy(free_slot->host, host, sizeof(host));
 		free_slot->has_stream = u->stream != NULL;
 		free_slot->merged = u->merged;
 		free_slot->rank = u->rank;
 		free_slot->remote = u->remote;
-		snprintf(free_slot->host, sizeof(free_slot->host), "%s", u->host ? u->host : "");
 	}
 	return free_slot;
 }
@@ -472,8 +481,8 @@ int metrics_phase_begin(const struct metrics_unit *u, unsigned n, int *ids)
 		s->used = s->running = 1;
 		s->seq = ++m.seq;
 		make_labels(s);
-		snprintf(s->engine, sizeof(s->engine), "%s", u[i].engine);
-		snprintf(s->target, sizeof(s->target), "%s", u[i].target);
+		redact_copy(u[i].engine, s->engine, sizeof(s->engine));
+		redact_copy(u[i].target, s->target, sizeof(s->target));
 		for (int op = 0; op < OP_NDATA; op++) {
 			s->ios[op] = s->bytes[op] = s->err[op] = 0;
 			memset(s->le[op], 0, sizeof(s->le[op]));
@@ -597,92 +606,6 @@ void metrics_phase_end(const int *ids, unsigned n)
 
 /* ---- start and stop ---- */
 
-static int is_loopback(const struct sockaddr *a)
-{
-	if (a->sa_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
-	if (a->sa_family == AF_INET6) {
-		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
-
-		return IN6_IS_ADDR_LOOPBACK(x) || (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127);
-	}
-	return 0;
-}
-
-/* Split ADDR:PORT ([V6]:PORT; PORT alone or :PORT: 127.0.0.1; localhost:
- * 127.0.0.1) into host and port. */
-static int split_listen(const char *spec, char *host, size_t hlen, char *port, size_t plen)
-{
-	const char *colon;
-
-	if (spec[0] == '[') {
-		const char *end = strchr(spec, ']');
-
-		if (!end || end[1] != ':' || (size_t)(end - spec) >= hlen)
-			return -1;
-		snprintf(host, hlen, "%.*s", (int)(end - spec - 1), spec + 1);
-		colon = end + 1;
-	} else if ((colon = strrchr(spec, ':'))) {
-		if ((size_t)(colon - spec) >= hlen || memchr(spec, ':', (size_t)(colon - spec)))
-			return -1; /* a bare IPv6 address: give it in brackets */
-		snprintf(host, hlen, "%.*s", (int)(colon - spec), spec);
-	} else {
-		host[0] = 0;
-		colon = spec - 1;
-	}
-	if (!host[0] || !strcmp(host, "localhost"))
-		snprintf(host, hlen, "127.0.0.1");
-	snprintf(port, plen, "%s", colon + 1);
-	if (!port[0] || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 || atoi(port) > 65535)
-		return -1;
-	return 0;
-}
-
-/* The listening socket for spec, bound; RC_INPUT with why. */
-static int bind_listen(const char *spec, int public_ok, char *why, size_t why_len)
-{
-	char host[64], port[16], name[NI_MAXHOST], serv[NI_MAXSERV];
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
-	struct addrinfo *ai = NULL;
-	struct sockaddr_storage got;
-	socklen_t glen = sizeof(got);
-	int fd, one = 1, e;
-
-	if (split_listen(spec, host, sizeof(host), port, sizeof(port)) ||
-	    getaddrinfo(host, port, &hints, &ai) || !ai) {
-		snprintf(why, why_len, "listen: '%s' is not ADDR:PORT (say 127.0.0.1:9464, [::1]:9464 or :9464)", spec);
-		if (ai)
-			freeaddrinfo(ai);
-		return RC_INPUT;
-	}
-	if (!public_ok && !is_loopback(ai->ai_addr)) {
-		snprintf(why, why_len, "listen: %s is not a local address: the figures would be open to the network "
-			 "(give --metrics-public, or public = true, to mean it)", spec);
-		freeaddrinfo(ai);
-		return RC_INPUT;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
-		e = errno;
-		snprintf(why, why_len, "listen: %s: %s%s", spec, strerror(e),
-			 e == EADDRINUSE    ? " (something listens there already: give another port)"
-			 : e == EADDRNOTAVAIL ? " (not an address of this host)"
-			 : e == EACCES      ? " (a port below 1024 needs privileges)"
-					    : "");
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		return RC_INPUT;
-	}
-	freeaddrinfo(ai);
-	if (!getsockname(fd, (struct sockaddr *)&got, &glen) &&
-	    !getnameinfo((struct sockaddr *)&got, glen, name, sizeof(name), serv, sizeof(serv),
-			 NI_NUMERICHOST | NI_NUMERICSERV))
-		snprintf(m.addr, sizeof(m.addr), strchr(name, ':') ? "[%s]:%s" : "%s:%s", name, serv);
-	return fd;
-}
-
 /* Can the textfile be written (its temporary file made beside it)? */
 static int check_file(const char *path, char *why, size_t why_len)
 {
@@ -722,7 +645,7 @@ int metrics_start(const struct metrics_config *c, char *why, size_t why_len)
 		snprintf(why, why_len, "already exporting (once per run)");
 		return RC_INPUT;
 	}
-	if (c->listen && (fd = bind_listen(c->listen, c->public_ok, why, why_len)) < 0)
+	if (c->listen && (fd = metrics_http_bind(c->listen, c->public_ok, m.addr, sizeof(m.addr), why, why_len)) < 0)
 		return fd;
 	if (c->file && (rc = check_file(c->file, why, why_len)) != RC_OK)
 		goto fail;
@@ -750,7 +673,7 @@ int metrics_start(const struct metrics_config *c, char *why, size_t why_len)
 			k++;
 		m.le_of[i] = (uint8_t)k;
 	}
-	snprintf(m.host, sizeof(m.host), "%s", c->host ? c->host : "localhost");
+	redact_copy(c->host ? c->host : "localhost", m.host, sizeof(m.host));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	m.start_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	m.on = 1;

@@ -85,7 +85,10 @@ void metrics_phase_end(const int *ids, unsigned n);
  * text; fn called with it under the publishing lock (HTTP thread). */
 void metrics_with_text(int om, void (*fn)(const char *text, size_t len, void *arg), void *arg);
 
-/* metrics_http.c: the server on a bound, listening socket. */
+/* metrics_http.c: the listening socket for spec (ADDR:PORT), bound, its
+ * address as bound in addr; RC_INPUT (negative) with why. Then the server
+ * on it. */
+int metrics_http_bind(const char *spec, int public_ok, char *addr, size_t addr_len, char *why, size_t why_len);
 int metrics_http_start(int fd, char *why, size_t why_len);
 void metrics_http_stop(void);
 

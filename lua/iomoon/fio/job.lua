@@ -44,6 +44,34 @@ job.FLAGS = {
   scramble_buffers = true, dedupe_global = true,
 }
 
+-- the other options iomoon reads that are booleans: given bare, they are 1
+-- (fio's own rule: only a flag or a boolean may stand without a value)
+local BOOLEANS = {
+  buffered = true, create_on_open = true, direct = true, do_verify = true, end_fsync = true, exitall = true,
+  hipri = true, randrepeat = true, sqthread_poll = true, sync = true, unlink = true, verify_fatal = true,
+  readonly = true, fill_device = true, verify_only = true,
+}
+
+-- what a value looks like, for the message when one is missing
+local EXAMPLE = { bs = "4k", rw = "randread", filename = "a.dat", directory = "/mnt/test", ioengine = "libaio",
+  name = "job1", random_distribution = "zipf:1.2", rate = "10m", rate_iops = "1000", rate_min = "5m",
+  rate_iops_min = "500", bsrange = "4k-64k", bssplit = "4k/50:64k/50", blockalign = "4k", percentage_random = "50",
+  uri = "nbd://host/export", size = "1g", iodepth = "32", runtime = "60", numjobs = "4", offset = "0" }
+
+--- Check that fio option opt ({key, given, value, where}) has the value
+-- it needs: one that iomoon reads and that is no flag or boolean, given
+-- bare or empty, is an input error naming the option and where
+-- ("b.fio:5: bs: needs a value (bs=4k)"), as fio's "requires an argument".
+function job.check_value(opt)
+  local kind = job.OPTIONS[opt.key]
+  if job.FLAGS[opt.key] or BOOLEANS[opt.key] or opt.key == "description" then return end
+  if kind ~= "map" and type(kind) ~= "function" then return end
+  if opt.value == nil or opt.value:match("^%s*$") then
+    local given = opt.given or opt.key
+    input_error("%s: %s: needs a value (%s=%s)", opt.where, given, given, EXAMPLE[opt.key] or "VALUE")
+  end
+end
+
 --- The canonical name of fio option k.
 function job.canonical(k)
   k = k:lower()
@@ -103,6 +131,7 @@ function job.parse(text, src, env, machine)
         if not cur then input_error("%s: '%s' comes before any [section] (fio needs [global] or [job])", where, k) end
         if v then v = job.substitute(v, where, env, machine) end
         cur.opts[#cur.opts + 1] = { key = job.canonical(k), given = k, value = v, line = n, where = where }
+        job.check_value(cur.opts[#cur.opts])
       end
     end
   end

@@ -10,7 +10,12 @@
 -- MANAGER, PROCESSOR, WORKER and target rows. Columns are found by their
 -- names, so the layouts of 2006 ("MBps"), 2008 ("MBps (Binary)", "MBps
 -- (Decimal)") and 1.1 ("MiBps (Binary)") all read. Times are in ms.
+--
+-- Reading takes time linear in the text (a row with thousands of fields
+-- too), a line longer than MAX_LINE (none IOMeter writes comes near) is
+-- an input error, and a stop signal ends the reading as interrupted.
 
+local iomoon = require "iomoon"
 local errors = require "iomoon.errors"
 local util = require "iomoon.util"
 local plan = require "iomoon.iometer.plan"
@@ -56,9 +61,10 @@ local BIN_EDGES_US = { 0, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 15e3, 20e3, 30
 local function row_of(header, l)
   local f = split(l)
   local extra = #f - #header
-  if extra > 0 then
-    f[3] = table.concat(f, ",", 3, 3 + extra)
-    for _ = 1, extra do table.remove(f, 4) end
+  if extra > 0 then -- rebuilt, not table.remove()d field by field: that is quadratic
+    local g = { f[1], f[2], table.concat(f, ",", 3, 3 + extra) }
+    for k = 4 + extra, #f do g[#g + 1] = f[k] end
+    f = g
   end
   local r = { fields = #f, columns = #header }
   for i, h in ipairs(header) do r[h] = f[i] or "" end
@@ -166,12 +172,33 @@ function results.result(r, name, cpus)
   return res, pct ~= nil
 end
 
+-- The longest line read: IOMeter's longest rows (a target's name and 60
+-- figures, the latency bins) are well under 4 KiB.
+local MAX_LINE = 1 << 20
+
+-- Every 256th call: a stop signal ends the reading (exit 1, interrupted).
+local ticks = 0
+local function check_stop()
+  ticks = ticks + 1
+  if ticks % 256 == 0 and iomoon.interrupted() then errors.run("interrupted while reading the results.csv") end
+end
+
+-- The columns a sheet must have: the row's kind, the target's name, the test's
+local NEEDED = { "Target Type", "Target Name", "Access Specification Name" }
+
 -- The tests of the sheet: { header info, tests = { {rows...}, ... } }.
 local function scan(text, fail)
   local lines = {}
-  for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = trim((l:gsub("\r$", ""))) end
+  for l in (text .. "\n"):gmatch("([^\n]*)\n") do
+    if #l > MAX_LINE then
+      fail(#lines + 1, "a line of %d bytes (a results.csv line is at most %d: IOMeter's are under 4 KiB)", #l, MAX_LINE)
+    end
+    check_stop()
+    lines[#lines + 1] = trim((l:gsub("\r$", "")))
+  end
   local info, tests, i = {}, {}, 1
   while i <= #lines do
+    check_stop()
     local l = lines[i]
     local low = l:lower()
     if low:find("^'test type,test description") then
@@ -186,12 +213,18 @@ local function scan(text, fail)
         fail(i + 1, "expected the 'Target Type,Target Name,... column names after 'Results")
       end
       header = split(header:sub(2))
+      for _, need in ipairs(NEEDED) do
+        local found = false
+        for _, h in ipairs(header) do found = found or h == need end
+        if not found then fail(i + 1, "no '%s' column in the column names after 'Results", need) end
+      end
       for k, h in ipairs(header) do
         if h == "Segments Retransmitted/Second" and #header >= k + #BIN_EDGES_US then header.bins_at = k end
       end
       local rows = {}
       i = i + 2
       while i <= #lines and lines[i]:sub(1, 1) ~= "'" do
+        check_stop()
         if lines[i] ~= "" then
           rows[#rows + 1] = row_of(header, lines[i])
           rows[#rows].line, rows[#rows].fail = i, fail
