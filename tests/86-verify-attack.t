@@ -85,4 +85,22 @@ if command -v mkfs.ext4 >/dev/null && truncate -s 64m fs.img && mkfs.ext4 -q -F 
 else
 	skip "no mkfs.ext4 or loop device here"
 fi
+# F4: after a crash, a unit whose sectors carry a generation never issued
+# or bytes no write put there is corrupt, not torn (before: torn, exit 0)
+crash_json() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(*[c[k] for k in sys.argv[2:]])' "$@"; }
+run "$LUA_DIR/durable-write.lua" c.dat; cp c.dat c.old; run "$LUA_DIR/durable-write.lua" c.dat
+"$IOMOON" verify c.dat --after-crash --quiet --format none; is $? 0 "after a clean write: verify --after-crash exit 0"
+python3 "$LUA_DIR/tear.py" c.dat 10 futuregen && python3 "$LUA_DIR/tear.py" c.dat 30 hugegen &&
+	python3 "$LUA_DIR/tear.py" c.dat 50 forged
+"$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
+is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 0 0" \
+	"sectors tagged g+1 or 2^63 over scribbled bytes, or g+1000 with a matching crc: 3 corrupt, 0 torn, exit 1"
+is "$(python3 -c 'import json,sys; print(*json.load(open(sys.argv[1]))["phases"][0]["crash"]["offsets"]["corrupt"])' t.json)" \
+	"40960 122880 204800" "  the corrupt units named by offset"
+"$IOMOON" verify c.dat --quiet --format none; is $? 1 "  plain verify agrees: exit 1"
+rec=$(ls "$IOMOON_STATE_DIR"/file-*-"$(stat -c %i c.dat)".iomoon-durable)
+python3 "$LUA_DIR/tear.py" c.dat 70 torn c.old "$rec"
+"$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
+is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 1 0" "a genuine tear (half a later write over an older, both intact): torn"
+"$IOMOON" verify c.dat --after-crash --atomic --quiet --format none; is $? 1 "  and with --atomic it fails"
 done_testing

@@ -17,7 +17,10 @@
 #include "verify/genmap.h"
 #include "verify/verify.h"
 
-#define REC_MAGIC "IOMVDR01"
+#define REC_MAGIC "IOMVDR02"
+/* a record of an iomoon whose sectors had no crc32c of their own (verify.h):
+ * its torn units cannot be told from corrupt ones */
+#define REC_MAGIC_OLD "IOMVDR01"
 #define REC_HDR 4096u
 
 const char *const crash_class_names[CRASH_NCLASS] = { "durable_ok", "lost_durable", "unflushed_kept",
@@ -94,9 +97,16 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 		struct rec_hdr h;
 
 		if (!write) {
-			snprintf(why, why_len, "the durability record %s is of another write of the target (a later phase "
-				 "wrote it without a durability point, or in other units): nothing to judge a crash by",
-				 shown(path, p, sizeof(p)));
+			char magic[8] = { 0 };
+
+			if (pread(fd, magic, 8, 0) == 8 && !memcmp(magic, REC_MAGIC_OLD, 8))
+				snprintf(why, why_len, "the durability record %s was made by an earlier iomoon, whose "
+					 "sectors carry no checksum of their own: judge the crash with that version",
+					 shown(path, p, sizeof(p)));
+			else
+				snprintf(why, why_len, "the durability record %s is of another write of the target (a later "
+					 "phase wrote it without a durability point, or in other units): nothing to judge a "
+					 "crash by", shown(path, p, sizeof(p)));
 			close(fd);
 			free(path);
 			return RC_INPUT;
@@ -184,7 +194,8 @@ int crash_rec_sync(struct crash_rec *c)
 }
 
 /* Sector k of unit u at offset at: the generation it holds (0: blank), or
- * -1 when it holds what no write of ours produced there. */
+ * -1 when it holds what no write of ours produced there: its header or
+ * tag is not this offset's, or its bytes fail its own crc32c (verify.h). */
 static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_t at, uint64_t fill_key, uint32_t tid,
 		      uint64_t *gen)
 {
@@ -195,7 +206,8 @@ static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_
 		struct verify_hdr h;
 
 		memcpy(&h, s, sizeof(h));
-		if (h.magic == VERIFY_MAGIC && h.offset == at && h.unit_sectors == unit / 512 && (!tid || h.seed == tid)) {
+		if (h.magic == VERIFY_MAGIC && h.offset == at && h.unit_sectors == unit / 512 && (!tid || h.seed == tid) &&
+		    verify_sector_ok(s, 0)) {
 			*gen = h.generation;
 			return 0;
 		}
@@ -203,7 +215,7 @@ static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_
 		uint64_t tag[2];
 
 		memcpy(tag, s, sizeof(tag));
-		if (tag[1] == ((at + 512u * k) ^ VERIFY_TAG_KEY)) {
+		if (tag[1] == ((at + 512u * k) ^ VERIFY_TAG_KEY) && verify_sector_ok(s, k)) {
 			*gen = tag[0];
 			return 0;
 		}
@@ -242,7 +254,7 @@ int crash_judge(const unsigned char *u, uint32_t unit, uint64_t at, uint64_t fil
 		*lo = g < *lo ? g : *lo;
 		*hi = g > *hi ? g : *hi;
 	}
-	if (*lo == *hi)
-		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails */
+	if (*lo == *hi || *hi > w)
+		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails; or a generation never issued here */
 	return d && *lo < d ? CRASH_LOST_DURABLE : CRASH_TORN;
 }
