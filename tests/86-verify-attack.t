@@ -103,4 +103,39 @@ python3 "$LUA_DIR/tear.py" c.dat 70 torn c.old "$rec"
 "$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
 is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 1 0" "a genuine tear (half a later write over an older, both intact): torn"
 "$IOMOON" verify c.dat --after-crash --atomic --quiet --format none; is $? 1 "  and with --atomic it fails"
+# F9: another device at the device number a state was made on is refused,
+# naming both (before: 3986 lost durable writes, "the storage lied")
+# reattach FILE: FILE attached at $L again, once the detach is done (udev
+# may hold the device a moment); 1 if another took the number meanwhile
+reattach() {
+	losetup -d "$L" || return 1
+	for _ in $(seq 50); do
+		losetup "$L" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if truncate -s 64m lA.img lB.img && L=$(losetup -f --show lA.img 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	run "$LUA_DIR/dev-write.lua" "$L"
+	"$IOMOON" verify "$L" --after-crash --quiet --format none; is $? 0 "a loop device written with verification: verify --after-crash exit 0"
+	if reattach lB.img; then
+		out=$("$IOMOON" verify "$L" --after-crash --quiet --format none 2>&1)
+		is $? 2 "a blank file attached at that loop device instead: verify --after-crash exit 2"
+		like "$out" "is not the device its verification state was made on: the state .*blockdev-.* is of loop device over $TMP/lA\.img \(inode $(stat -c %i lA.img) on .*\), this is loop device over $TMP/lB\.img" \
+			"  naming both devices"
+		out=$("$IOMOON" verify "$L" --quiet --format none 2>&1)
+		is $? 2 "  plain verify: exit 2 too"
+		# the list beside the default state that names another directory is
+		# not inherited by the next device at the number either
+		reattach lA.img && run "$LUA_DIR/dev-write.lua" "$L" "$TMP/va" && reattach lB.img &&
+			run "$LUA_DIR/dev-write.lua" "$L" && reattach lA.img
+		"$IOMOON" verify "$L" --after-crash --verify-state "$TMP/va" --quiet --format none
+		is $? 0 "A written with --verify-state DIR, then B at its number with the default: A still verifies with DIR (exit 0)"
+	else
+		skip "loop device $L taken by another while detached"
+	fi
+else
+	skip "no loop device here"
+fi
 done_testing

@@ -19,6 +19,7 @@
 
 #include "io/target.h"
 #include "verify/crash.h"
+#include "verify/devid.h"
 #include "verify/state_dirs.h"
 #include "verify/verify.h"
 
@@ -54,7 +55,7 @@ static int identify(const struct target *t, struct gen_map *m)
 	if (S_ISBLK(sx.stx_mode)) {
 		m->dev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
 		m->ino = 0;
-		m->btime_ns = 0;
+		m->btime_ns = devid_of(sx.stx_rdev_major, sx.stx_rdev_minor, m->devid, sizeof(m->devid));
 	} else {
 		m->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 		m->ino = sx.stx_ino;
@@ -117,6 +118,10 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	id.btime_ns = h.btime_ns;
 	id.dev = h.dev;
 	rc = RC_OK;
+	if (h.dev == m->dev && h.ino == m->ino && !same_file(m, &id)) {
+		m->other = 1; /* a number or inode reused: refused to a phase that only reads */
+		m->other_btime = h.btime_ns;
+	}
 	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
 		goto out; /* another file or device: stale (a resized file keeps its units) */
 	m->next_gen = h.next_gen;
@@ -181,6 +186,7 @@ static struct gen_map *map_new(const struct target *t, const struct gen_map *id,
 	m->dev = id->dev;
 	m->ino = id->ino;
 	m->btime_ns = id->btime_ns;
+	memcpy(m->devid, id->devid, sizeof(m->devid));
 	m->size = t->size;
 	m->unit = unit;
 	m->n = n;
@@ -292,6 +298,31 @@ static void map_restart(struct gen_map *m)
 	__atomic_store_n(&m->written, 0, __ATOMIC_RELAXED);
 }
 
+/* The state at the name of m's target is of another device or file
+ * (load): RC_REFUSED, naming both. */
+static int refuse_other(const struct target *t, const struct gen_map *m, char *why, size_t why_len)
+{
+	char was[192] = "", p[256], q[256];
+
+	if (!m->ino) {
+		sdir_side_read(m->state, ".iomoon-device", was, sizeof(was));
+		snprintf(why, why_len, "phase.verify: target %s is not the device its verification state was made on: "
+			 "the state %s is of %s, this is %s (device names and numbers move between boots, and a loop "
+			 "device is whatever file was attached last: verify the device it was written on, by a name "
+			 "that stays, /dev/disk/by-id/...; a verified write of this one makes its own state)",
+			 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
+			 was[0] ? was : "a device of another identity", m->devid[0] ? m->devid : "one with no identity");
+		return RC_REFUSED;
+	}
+	snprintf(why, why_len, "phase.verify: target %s is not the file its verification state was made on: the "
+		 "state %s is of a file born at %llu.%09llu on that inode, this one was born at %llu.%09llu (the file "
+		 "was deleted and made again; a verified write of this one makes its own state)",
+		 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
+		 (unsigned long long)(m->other_btime / 1000000000ull), (unsigned long long)(m->other_btime % 1000000000ull),
+		 (unsigned long long)(m->btime_ns / 1000000000ull), (unsigned long long)(m->btime_ns % 1000000000ull));
+	return RC_REFUSED;
+}
+
 /* Refuse a phase that reads a stale or shrunk map without writing:
  * RC_REFUSED, why the whole message. */
 static int refuse_reads(const struct target *t, const struct gen_map *m, int mode, char *why, size_t why_len)
@@ -300,6 +331,8 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 
 	if (!m || (mode & (GENMAP_WRITES | GENMAP_PLANNED)) || !(mode & GENMAP_READS))
 		return RC_OK;
+	if (m->other)
+		return refuse_other(t, m, why, why_len);
 	if (m->stale) {
 		snprintf(why, why_len, "phase.verify: target %s was written since the last verified write this state "
 			 "knows of (without verification, or by a run keeping its state in another directory: "
@@ -475,6 +508,8 @@ static int write_state(struct gen_map *m, int empty, char *why, size_t why_len)
 	}
 	if (rc != RC_OK)
 		snprintf(why, why_len, "verification state: %s (a later process cannot verify this phase's writes)", no);
+	else if (!m->ino && m->devid[0])
+		sdir_side_write(m->state, ".iomoon-device", m->devid); /* to name it if another device comes */
 	return rc == RC_OK ? RC_OK : RC_FAIL;
 }
 
@@ -519,6 +554,24 @@ static int state_of(const struct gen_map *id, const char *state, struct state_hd
 	return ok && same_file(id, &of);
 }
 
+/* Is the state at path, stale or not, of another device or file than id
+ * (a number or inode reused)? */
+static int state_other(const struct gen_map *id, const char *state)
+{
+	struct state_hdr h;
+	struct gen_map of = { 0 };
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8);
+	close(fd);
+	of.dev = h.dev;
+	of.ino = h.ino;
+	of.btime_ns = h.btime_ns;
+	return ok && !same_file(id, &of);
+}
+
 /* Mark the state at path (of id, with m's next generation if m) stale,
  * if it is one of id's; its durability record goes (what it said was
  * durable holds no more). */
@@ -527,7 +580,8 @@ static int mark_stale(const struct target *t, struct gen_map *id, const struct g
 {
 	struct state_hdr h;
 
-	crash_rec_remove(path);
+	if (!state_other(id, path))
+		crash_rec_remove(path); /* (a state of another device or file at that name keeps its own) */
 	if (!state_of(id, path, &h) || (!id->ino && h.size != t->size))
 		return RC_OK;
 	id->state = (char *)path;

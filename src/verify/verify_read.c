@@ -18,7 +18,7 @@ void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t u
 	v->gens = m->gens;
 	v->ngens = m->n;
 	v->tid = m->tid;
-	v->fill_key = fill_key(m->dev, m->ino, m->btime_ns);
+	v->fill_key = fill_key(m->dev, m->ino, m->ino ? m->btime_ns : 0); /* a device's: by number (devid.h) */
 }
 
 void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int atomic)
