@@ -95,7 +95,7 @@ python3 "$LUA_DIR/tear.py" c.dat 10 futuregen && python3 "$LUA_DIR/tear.py" c.da
 "$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
 is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 0 0" \
 	"sectors tagged g+1 or 2^63 over scribbled bytes, or g+1000 with a matching crc: 3 corrupt, 0 torn, exit 1"
-is "$(python3 -c 'import json,sys; print(*json.load(open(sys.argv[1]))["phases"][0]["crash"]["offsets"]["corrupt"])' t.json)" \
+is "$(python3 -c 'import json,sys; print(*sorted(json.load(open(sys.argv[1]))["phases"][0]["crash"]["offsets"]["corrupt"]))' t.json)" \
 	"40960 122880 204800" "  the corrupt units named by offset"
 "$IOMOON" verify c.dat --quiet --format none; is $? 1 "  plain verify agrees: exit 1"
 rec=$(ls "$IOMOON_STATE_DIR"/file-*-"$(stat -c %i c.dat)".iomoon-durable)
@@ -138,4 +138,16 @@ if truncate -s 64m lA.img lB.img && L=$(losetup -f --show lA.img 2>/dev/null); t
 else
 	skip "no loop device here"
 fi
+# F11: iomoon verify with no state where it looks refuses (before: exit 0,
+# every unit a lost write passed by its header alone)
+w r.dat; cp r.dat r.old; w r.dat; cp r.old r.dat
+"$IOMOON" verify r.dat --quiet --format none; is $? 1 "an older copy put back: iomoon verify exit 1"
+out=$(IOMOON_STATE_DIR="$TMP/elsewhere" "$IOMOON" verify r.dat --quiet --format none 2>&1)
+is $? 2 "the same with IOMOON_STATE_DIR where no state is: exit 2, not a pass"
+like "$out" "^iomoon verify: no verification state: r\.dat has none in $TMP/elsewhere to verify it against" "  naming where it looked"
+ok "$([ ! -e "$TMP/elsewhere" ]; echo $?)" "  and making nothing there"
+IOMOON_STATE_DIR="$TMP/elsewhere" "$IOMOON" verify r.dat --no-state --output ns.txt >/dev/null
+is $? 0 "--no-state: the headers alone, as asked: exit 0 (a lost write is not found that way)"
+like "$(cat ns.txt)" "no state says what was written" "  and the row says so"
+out=$("$IOMOON" verify r.dat --no-state --after-crash 2>&1); is $? 2 "--no-state with --after-crash: exit 2"
 done_testing
