@@ -150,4 +150,17 @@ IOMOON_STATE_DIR="$TMP/elsewhere" "$IOMOON" verify r.dat --no-state --output ns.
 is $? 0 "--no-state: the headers alone, as asked: exit 0 (a lost write is not found that way)"
 like "$(cat ns.txt)" "no state says what was written" "  and the row says so"
 out=$("$IOMOON" verify r.dat --no-state --after-crash 2>&1); is $? 2 "--no-state with --after-crash: exit 2"
+# F12: a file that lost its tail in the crash is judged: the units past
+# its end lost (before: exit 2, "restore its size, or delete the state")
+run "$LUA_DIR/durable-write.lua" cut.dat; truncate -s 2m cut.dat
+out=$("$IOMOON" verify cut.dat --after-crash --quiet --format json --output cut.json 2>&1); rc=$?
+is "$rc $(crash_json cut.json lost_durable unflushed_lost | awk '{ print $1 + $2, ($1 > 400) }')" "1 512 1" \
+	"a 4 MiB file cut to 2 MiB: the 512 units past its end lost (durable ones lost_durable), exit 1"
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; c=p["crash"]; print(c["durable_ok"] + c["unflushed_kept"], p["errors"] == c["lost_durable"], p["errors_by_errno"].get("lost_durable") == c["lost_durable"])' cut.json)" \
+	"512 True True" "  the 512 units there judged as before; one lost_durable error per unit lost"
+like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases"][0]["first_errors"][0]["message"])' cut.json 2>/dev/null)" \
+	"lies past the end of the target, cut short to 2097152 bytes" "  the error says where the unit went"
+out=$("$IOMOON" verify cut.dat --quiet --format none 2>&1); rc=$?
+is "$rc" 2 "plain verify of the cut file: still exit 2 (it has no record to judge by)"
+like "$out" "after a crash that cut it short, judge it with iomoon verify --after-crash .*keep it" "  and points to --after-crash, not to deleting the state"
 done_testing

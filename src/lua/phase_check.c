@@ -481,7 +481,7 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
 		if (rs->wl.spec[i].read_thr) {
 			probe = sp->after_crash ? UINT64_MAX : sp->region_off; /* after_crash: the state, or nothing */
-			mode |= GENMAP_READS | (rs->state_planned ? GENMAP_PLANNED : 0);
+			mode |= GENMAP_READS | (rs->state_planned ? GENMAP_PLANNED : 0) | (sp->after_crash ? GENMAP_CRASH : 0);
 		}
 	if ((mode & GENMAP_WRITES) && genmap_dir_check(sp->verify_state, 1, why, why_len))
 		return RC_INPUT;

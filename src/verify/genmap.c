@@ -143,6 +143,27 @@ out:
 	return rc;
 }
 
+/* The units of the state of id in dir, when it is one of id's in units
+ * of unit and not stale; 0 if not. */
+static uint64_t state_units(const struct gen_map *id, const char *dir, uint32_t unit)
+{
+	struct state_hdr h;
+	struct gen_map of = { 0 };
+	char *st = sdir_state_path(id, dir);
+	int fd = st ? open(st, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1, ok;
+
+	free(st);
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8) &&
+	     !(h.flags & STATE_STALE) && h.unit == unit && h.n <= MAP_MAX_BYTES / 8;
+	close(fd);
+	of.dev = h.dev;
+	of.ino = h.ino;
+	of.btime_ns = h.btime_ns;
+	return ok && same_file(id, &of) ? h.n : 0;
+}
+
 /* The unit size of t's state file, 0 when there is none to go by. */
 static uint32_t state_unit(const char *state)
 {
@@ -171,11 +192,12 @@ static void map_free(struct gen_map *m)
 }
 
 /* A new map of t in units of unit, its state in dir (NULL: the default),
- * loaded from it unless fresh. */
+ * loaded from it unless fresh; of min_n units at least (an after_crash
+ * pass on a target cut short keeps every unit its state knows). */
 static struct gen_map *map_new(const struct target *t, const struct gen_map *id, const char *dir, uint32_t unit,
-			       int fresh, char *why, size_t why_len)
+			       int fresh, uint64_t min_n, char *why, size_t why_len)
 {
-	uint64_t n = t->size / unit + 1;
+	uint64_t n = t->size / unit + 1 > min_n ? t->size / unit + 1 : min_n;
 	struct gen_map *m = calloc(1, sizeof(*m) + n * sizeof(uint64_t));
 
 	if (!m) {
@@ -340,9 +362,11 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 			 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)));
 		return RC_REFUSED;
 	}
-	if (m->shrunk) {
+	if (m->shrunk && !(mode & GENMAP_CRASH)) {
 		snprintf(why, why_len, "phase.verify: target %s is smaller than what was written with "
-			 "verification (%llu bytes now): restore its size, or delete the state %s",
+			 "verification (%llu bytes now): restore its size, or, after a crash that cut it short, judge "
+			 "it with iomoon verify --after-crash (after_crash = true), which counts the units past its end "
+			 "lost (the state %s says what was written there: keep it)",
 			 shown(t->path, p, sizeof(p)), (unsigned long long)t->size, shown(m->state, q, sizeof(q)));
 		return RC_REFUSED;
 	}
@@ -424,7 +448,8 @@ static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int 
 	if (!m) {
 		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
 			return RC_OK; /* too large to keep: lost writes go undetected */
-		m = map_new(t, &id, dir, *unit, fresh, why, why_len);
+		m = map_new(t, &id, dir, *unit, fresh, (mode & GENMAP_CRASH) && !fresh ? state_units(&id, dir, *unit) : 0,
+			    why, why_len);
 		if (!m)
 			return RC_FAIL;
 		map_insert(pp, m);

@@ -79,6 +79,10 @@ static inline int genmap_known(const struct gen_map *m)
  * writes the target with verification: a stale or shrunk state is not
  * refused yet (that phase makes it anew; the run attaches again) */
 #define GENMAP_PLANNED 4
+/* (with GENMAP_READS) an after_crash pass: a target smaller than what was
+ * written is judged, not refused: the map keeps the state's units past
+ * its end, whose writes the crash lost (crash.h) */
+#define GENMAP_CRASH 8
 
 /* Attach t to the map of its file or device, loading the state file (in
  * dir, phase.verify_state; NULL: the default) if this process has no map

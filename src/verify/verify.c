@@ -111,7 +111,8 @@ int verify_check_id(const void *buf, uint32_t len, uint64_t offset, uint32_t fro
 void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io_offset, uint64_t unit_offset,
 		    uint64_t expected, uint64_t found)
 {
-	int n = snprintf(buf, len, "read of %u bytes at offset %llu: ", io_len, (unsigned long long)io_offset);
+	int n = err == VERR_LOST_CUT ? 0 /* nothing was read there */
+		: snprintf(buf, len, "read of %u bytes at offset %llu: ", io_len, (unsigned long long)io_offset);
 	unsigned long long u = unit_offset, e = expected, f = found;
 
 	if (n < 0 || (size_t)n >= len)
@@ -152,6 +153,10 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 		snprintf(buf, len, "lost durable write: the unit at %llu holds generation %llu, but generation %llu was "
 			 "written there and made durable by a completed flush (0: no data of this target)", u, f, e);
 		break;
+	case VERR_LOST_CUT:
+		snprintf(buf, len, "lost durable write: the unit at %llu lies past the end of the target, cut short to %llu "
+			 "bytes, but generation %llu was written there and made durable by a completed flush", u, f, e);
+		break;
 	case VERR_TORN:
 		snprintf(buf, len, "torn: the unit at %llu holds sectors of two writes (generations %llu and %llu), and "
 			 "atomic = true", u, f, e);
@@ -171,7 +176,8 @@ const char *verify_err_name(int err)
 	case VERR_FOREIGN: return "foreign";
 	case VERR_UNEXPECTED:
 	case VERR_UNEXPECTED_HDR: return "unexpected";
-	case VERR_LOST_DURABLE: return "lost_durable";
+	case VERR_LOST_DURABLE:
+	case VERR_LOST_CUT: return "lost_durable";
 	case VERR_TORN: return "torn";
 	default: return NULL;
 	}

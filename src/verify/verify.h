@@ -56,6 +56,9 @@
  * unit holds sectors of two writes (an error only with atomic = true) */
 #define VERR_LOST_DURABLE 100008
 #define VERR_TORN 100009
+/* after_crash: a unit made durable lies past the end of a target cut
+ * short (named lost_durable too) */
+#define VERR_LOST_CUT 100010
 
 struct verify_hdr {
 	uint32_t magic;
