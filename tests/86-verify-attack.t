@@ -163,4 +163,8 @@ like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases"
 out=$("$IOMOON" verify cut.dat --quiet --format none 2>&1); rc=$?
 is "$rc" 2 "plain verify of the cut file: still exit 2 (it has no record to judge by)"
 like "$out" "after a crash that cut it short, judge it with iomoon verify --after-crash .*keep it" "  and points to --after-crash, not to deleting the state"
+run "$LUA_DIR/durable-write.lua" grow.dat; truncate -s 8m grow.dat
+"$IOMOON" verify grow.dat --after-crash --quiet --format json --output grow.json
+is "$? $(crash_json grow.json lost_durable corrupt) $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["phases"][0]["verify"]; print(v["units_skipped"])' grow.json)" \
+	"0 0 0 1024" "a file grown to twice its size since: judged, the new half blank and never written, exit 0 (before: exit 2, another write)"
 done_testing

@@ -192,7 +192,8 @@ static void crash_cut(struct worker *w, uint64_t now)
 	if (!v->after_crash || w->part + 1 != w->nparts || w->spec->region_len)
 		return;
 	for (uint64_t i = (size + v->unit - 1) / v->unit; i < v->ngens; i++) {
-		const uint64_t d = v->durable[i], wr = v->gens[i] > v->issued[i] ? v->gens[i] : v->issued[i];
+		const uint64_t d = i < v->ncrash ? v->durable[i] : 0, is = i < v->ncrash ? v->issued[i] : 0,
+			       wr = v->gens[i] > is ? v->gens[i] : is;
 
 		if (!d && !wr)
 			continue; /* never written */

@@ -56,21 +56,27 @@ static void hdr_of(const struct gen_map *m, struct rec_hdr *h)
 	h->btime_ns = m->btime_ns;
 }
 
-/* Is the record open at fd one of m's (its target, id, unit and units)? */
-static int rec_matches(int fd, const struct gen_map *m)
+/* Is the record open at fd one of m's (its target, id, unit and units)?
+ * With fewer: of fewer units too (the file grew since); *n its units. */
+static int rec_matches(int fd, const struct gen_map *m, int fewer, uint64_t *n)
 {
 	struct rec_hdr h, want;
 	struct stat st;
 
 	hdr_of(m, &want);
-	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == REC_HDR + 16 * m->n &&
-	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(&h, &want, sizeof(h));
+	if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	if (fewer && h.n && h.n < m->n)
+		want.n = h.n;
+	*n = want.n;
+	return (uint64_t)st.st_size == REC_HDR + 16 * want.n && !memcmp(&h, &want, sizeof(h));
 }
 
 int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 {
 	struct crash_rec *c;
 	char *path, p[256];
+	uint64_t n = m->n;
 	int fd;
 
 	if (m->crash && (m->crash->writable || !write))
@@ -93,7 +99,7 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 		free(path);
 		return RC_FAIL;
 	}
-	if (!rec_matches(fd, m)) {
+	if (!rec_matches(fd, m, !write, &n)) {
 		struct rec_hdr h;
 
 		if (!write) {
@@ -129,8 +135,8 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 	}
 	c->fd = fd;
 	c->writable = write;
-	c->n = m->n;
-	c->len = REC_HDR + 16 * m->n;
+	c->n = write ? m->n : n; /* an after_crash pass: the record's (a file grown since has more units) */
+	c->len = REC_HDR + 16 * c->n;
 	c->map = mmap(NULL, c->len, write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
 	if (c->map == MAP_FAILED) {
 		snprintf(why, why_len, "durability record %s: mmap: %s", shown(path, p, sizeof(p)), strerror(errno));
@@ -140,7 +146,7 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 		return RC_FAIL;
 	}
 	c->durable = (uint64_t *)((char *)c->map + REC_HDR);
-	c->issued = c->durable + m->n;
+	c->issued = c->durable + c->n;
 	m->crash = c;
 	free(path);
 	return RC_OK;
@@ -163,13 +169,13 @@ void crash_rec_close(struct gen_map *m)
 uint64_t crash_rec_high(const struct gen_map *m)
 {
 	char *path = rec_path(m->state);
-	uint64_t high = 0, *g;
+	uint64_t high = 0, *g, n;
 	int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
 
 	free(path);
 	if (fd < 0)
 		return 0;
-	if (rec_matches(fd, m) && (g = malloc(16 * m->n + 1))) {
+	if (rec_matches(fd, m, 0, &n) && (g = malloc(16 * m->n + 1))) {
 		if (pread(fd, g, 16 * m->n, REC_HDR) == (ssize_t)(16 * m->n))
 			for (uint64_t i = 0; i < 2 * m->n; i++)
 				high = g[i] > high ? g[i] : high;
