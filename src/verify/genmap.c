@@ -533,7 +533,9 @@ static int write_state(struct gen_map *m, int empty, char *why, size_t why_len)
 	}
 	if (rc != RC_OK)
 		snprintf(why, why_len, "verification state: %s (a later process cannot verify this phase's writes)", no);
-	else if (!m->ino && m->devid[0])
+	else
+		m->other = 0; /* the state at its name is its own now */
+	if (rc == RC_OK && !m->ino && m->devid[0])
 		sdir_side_write(m->state, ".iomoon-device", m->devid); /* to name it if another device comes */
 	return rc == RC_OK ? RC_OK : RC_FAIL;
 }
