@@ -462,9 +462,10 @@ static int no_state(struct run_state *rs, const struct target *t, char *why, siz
 	char dir[4096];
 
 	REFUSE("%s.need_state: %s has none in %s to verify it against: every unit would pass that holds an intact "
-	       "header, a lost write too (give the verify_state or IOMOON_STATE_DIR the writing run had; root's "
-	       "default is /var/lib/iomoon, another user's ~/.local/state/iomoon; or check the headers alone, which "
-	       "finds damaged and misplaced units but no lost write: need_state = false, iomoon verify --no-state)",
+	       "header, a lost write too (give the directory the writing run kept it in: --verify-state DIR, "
+	       "verify_state or IOMOON_STATE_DIR; root's default is /var/lib/iomoon, another user's "
+	       "~/.local/state/iomoon; or check the headers alone, which finds damaged and misplaced units but no lost "
+	       "write: iomoon verify --no-state, need_state = false)",
 	       rs->path, t->path, genmap_dir(rs->sp.verify_state, dir, sizeof(dir)));
 }
 
