@@ -167,4 +167,9 @@ run "$LUA_DIR/durable-write.lua" grow.dat; truncate -s 8m grow.dat
 "$IOMOON" verify grow.dat --after-crash --quiet --format json --output grow.json
 is "$? $(crash_json grow.json lost_durable corrupt) $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["phases"][0]["verify"]; print(v["units_skipped"])' grow.json)" \
 	"0 0 0 1024" "a file grown to twice its size since: judged, the new half blank and never written, exit 0 (before: exit 2, another write)"
+run "$LUA_DIR/durable-write.lua" z.dat; dd if=/dev/zero of=z.dat bs=1M count=4 conv=notrunc status=none
+out=$("$IOMOON" verify z.dat --after-crash --quiet 2>&1)
+is $? 1 "a file zeroed after its durable write: exit 1"
+like "$out" "not one unit holds a write of this target: if it is not the device or file the state was made on" \
+	"  and the verdict says that not one unit holds its data, so it may be another device"
 done_testing
