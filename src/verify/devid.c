@@ -1,5 +1,8 @@
 /* devid.c - what a block device is, from sysfs (devid.h). */
 #include "verify/devid.h"
+#include "core/shown.h"
+#include "verify/genmap.h"
+#include "verify/state_dirs.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -90,4 +93,26 @@ uint64_t devid_of(unsigned maj, unsigned min, char *desc, size_t len)
 	}
 	h = fnv(0xcbf29ce484222325ull, desc, strlen(desc));
 	return h + !h;
+}
+
+void devid_refusal(const char *path, const struct gen_map *m, char *why, size_t why_len)
+{
+	char was[192] = "", p[256], q[256];
+
+	if (!m->ino) {
+		sdir_side_read(m->state, ".iomoon-device", was, sizeof(was));
+		snprintf(why, why_len, "phase.verify: target %s is not the device its verification state was made on: "
+			 "the state %s is of %s, this is %s (device names and numbers move between boots, and a loop "
+			 "device is whatever file was attached last: verify the device it was written on, by a name "
+			 "that stays, /dev/disk/by-id/...; a verified write of this one makes its own state)",
+			 shown(path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
+			 was[0] ? was : "a device of another identity", m->devid[0] ? m->devid : "one with no identity");
+		return;
+	}
+	snprintf(why, why_len, "phase.verify: target %s is not the file its verification state was made on: the "
+		 "state %s is of a file born at %llu.%09llu on that inode, this one was born at %llu.%09llu (the file "
+		 "was deleted and made again; a verified write of this one makes its own state)",
+		 shown(path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
+		 (unsigned long long)(m->other_btime / 1000000000ull), (unsigned long long)(m->other_btime % 1000000000ull),
+		 (unsigned long long)(m->btime_ns / 1000000000ull), (unsigned long long)(m->btime_ns % 1000000000ull));
 }

@@ -24,4 +24,9 @@
  * the kernel gives none. */
 uint64_t devid_of(unsigned maj, unsigned min, char *desc, size_t len);
 
+struct gen_map;
+/* The state at the name of m's target (path) is of another device, or
+ * of another file on its inode (m->other): why, naming both. */
+void devid_refusal(const char *path, const struct gen_map *m, char *why, size_t why_len);
+
 #endif

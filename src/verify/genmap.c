@@ -320,31 +320,6 @@ static void map_restart(struct gen_map *m)
 	__atomic_store_n(&m->written, 0, __ATOMIC_RELAXED);
 }
 
-/* The state at the name of m's target is of another device or file
- * (load): RC_REFUSED, naming both. */
-static int refuse_other(const struct target *t, const struct gen_map *m, char *why, size_t why_len)
-{
-	char was[192] = "", p[256], q[256];
-
-	if (!m->ino) {
-		sdir_side_read(m->state, ".iomoon-device", was, sizeof(was));
-		snprintf(why, why_len, "phase.verify: target %s is not the device its verification state was made on: "
-			 "the state %s is of %s, this is %s (device names and numbers move between boots, and a loop "
-			 "device is whatever file was attached last: verify the device it was written on, by a name "
-			 "that stays, /dev/disk/by-id/...; a verified write of this one makes its own state)",
-			 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
-			 was[0] ? was : "a device of another identity", m->devid[0] ? m->devid : "one with no identity");
-		return RC_REFUSED;
-	}
-	snprintf(why, why_len, "phase.verify: target %s is not the file its verification state was made on: the "
-		 "state %s is of a file born at %llu.%09llu on that inode, this one was born at %llu.%09llu (the file "
-		 "was deleted and made again; a verified write of this one makes its own state)",
-		 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)),
-		 (unsigned long long)(m->other_btime / 1000000000ull), (unsigned long long)(m->other_btime % 1000000000ull),
-		 (unsigned long long)(m->btime_ns / 1000000000ull), (unsigned long long)(m->btime_ns % 1000000000ull));
-	return RC_REFUSED;
-}
-
 /* Refuse a phase that reads a stale or shrunk map without writing:
  * RC_REFUSED, why the whole message. */
 static int refuse_reads(const struct target *t, const struct gen_map *m, int mode, char *why, size_t why_len)
@@ -353,8 +328,10 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 
 	if (!m || (mode & (GENMAP_WRITES | GENMAP_PLANNED)) || !(mode & GENMAP_READS))
 		return RC_OK;
-	if (m->other)
-		return refuse_other(t, m, why, why_len);
+	if (m->other) {
+		devid_refusal(t->path, m, why, why_len);
+		return RC_REFUSED;
+	}
 	if (m->stale) {
 		snprintf(why, why_len, "phase.verify: target %s was written since the last verified write this state "
 			 "knows of (without verification, or by a run keeping its state in another directory: "
