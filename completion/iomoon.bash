@@ -40,7 +40,7 @@ _iomoon_opts() {
 	rerun) echo "$_iomoon_output_opts $_iomoon_target_opts" ;;
 	quick) echo "$_iomoon_output_opts $_iomoon_target_opts $_iomoon_quick_opts" ;;
 	ping) echo "$_iomoon_ping_opts" ;;
-	verify) echo "$_iomoon_output_opts --after-crash --atomic --bs --qd --workers --engine --buffered --name --verify-state" ;;
+	verify) echo "$_iomoon_output_opts --after-crash --atomic --bs --qd --workers --engine --buffered --name --verify-state --no-state" ;;
 	esac
 }
 

@@ -85,4 +85,91 @@ if command -v mkfs.ext4 >/dev/null && truncate -s 64m fs.img && mkfs.ext4 -q -F 
 else
 	skip "no mkfs.ext4 or loop device here"
 fi
+# F4: after a crash, a unit whose sectors carry a generation never issued
+# or bytes no write put there is corrupt, not torn (before: torn, exit 0)
+crash_json() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["phases"][0]["crash"]; print(*[c[k] for k in sys.argv[2:]])' "$@"; }
+run "$LUA_DIR/durable-write.lua" c.dat; cp c.dat c.old; run "$LUA_DIR/durable-write.lua" c.dat
+"$IOMOON" verify c.dat --after-crash --quiet --format none; is $? 0 "after a clean write: verify --after-crash exit 0"
+python3 "$LUA_DIR/tear.py" c.dat 10 futuregen && python3 "$LUA_DIR/tear.py" c.dat 30 hugegen &&
+	python3 "$LUA_DIR/tear.py" c.dat 50 forged
+"$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
+is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 0 0" \
+	"sectors tagged g+1 or 2^63 over scribbled bytes, or g+1000 with a matching crc: 3 corrupt, 0 torn, exit 1"
+is "$(python3 -c 'import json,sys; print(*sorted(json.load(open(sys.argv[1]))["phases"][0]["crash"]["offsets"]["corrupt"]))' t.json)" \
+	"40960 122880 204800" "  the corrupt units named by offset"
+"$IOMOON" verify c.dat --quiet --format none; is $? 1 "  plain verify agrees: exit 1"
+rec=$(ls "$IOMOON_STATE_DIR"/file-*-"$(stat -c %i c.dat)".iomoon-durable)
+python3 "$LUA_DIR/tear.py" c.dat 70 torn c.old "$rec"
+"$IOMOON" verify c.dat --after-crash --quiet --format json --output t.json; rc=$?
+is "$rc $(crash_json t.json corrupt torn lost_durable)" "1 3 1 0" "a genuine tear (half a later write over an older, both intact): torn"
+"$IOMOON" verify c.dat --after-crash --atomic --quiet --format none; is $? 1 "  and with --atomic it fails"
+# F9: another device at the device number a state was made on is refused,
+# naming both (before: 3986 lost durable writes, "the storage lied")
+# reattach FILE: FILE attached at $L again, once the detach is done (udev
+# may hold the device a moment); 1 if another took the number meanwhile
+reattach() {
+	losetup -d "$L" || return 1
+	for _ in $(seq 50); do
+		losetup "$L" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if truncate -s 64m lA.img lB.img && L=$(losetup -f --show lA.img 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	run "$LUA_DIR/dev-write.lua" "$L"
+	"$IOMOON" verify "$L" --after-crash --quiet --format none; is $? 0 "a loop device written with verification: verify --after-crash exit 0"
+	if reattach lB.img; then
+		out=$("$IOMOON" verify "$L" --after-crash --quiet --format none 2>&1)
+		is $? 2 "a blank file attached at that loop device instead: verify --after-crash exit 2"
+		like "$out" "is not the device its verification state was made on: the state .*blockdev-.* is of loop device over $TMP/lA\.img \(inode $(stat -c %i lA.img) on .*\), this is loop device over $TMP/lB\.img" \
+			"  naming both devices"
+		out=$("$IOMOON" verify "$L" --quiet --format none 2>&1)
+		is $? 2 "  plain verify: exit 2 too"
+		# the list beside the default state that names another directory is
+		# not inherited by the next device at the number either
+		reattach lA.img && run "$LUA_DIR/dev-write.lua" "$L" "$TMP/va" && reattach lB.img &&
+			run "$LUA_DIR/dev-write.lua" "$L" && reattach lA.img
+		"$IOMOON" verify "$L" --after-crash --verify-state "$TMP/va" --quiet --format none
+		is $? 0 "A written with --verify-state DIR, then B at its number with the default: A still verifies with DIR (exit 0)"
+	else
+		skip "loop device $L taken by another while detached"
+	fi
+else
+	skip "no loop device here"
+fi
+# F11: iomoon verify with no state where it looks refuses (before: exit 0,
+# every unit a lost write passed by its header alone)
+w r.dat; cp r.dat r.old; w r.dat; cp r.old r.dat
+"$IOMOON" verify r.dat --quiet --format none; is $? 1 "an older copy put back: iomoon verify exit 1"
+out=$(IOMOON_STATE_DIR="$TMP/elsewhere" "$IOMOON" verify r.dat --quiet --format none 2>&1)
+is $? 2 "the same with IOMOON_STATE_DIR where no state is: exit 2, not a pass"
+like "$out" "^iomoon verify: no verification state: r\.dat has none in $TMP/elsewhere to verify it against" "  naming where it looked"
+ok "$([ ! -e "$TMP/elsewhere" ]; echo $?)" "  and making nothing there"
+IOMOON_STATE_DIR="$TMP/elsewhere" "$IOMOON" verify r.dat --no-state --output ns.txt >/dev/null
+is $? 0 "--no-state: the headers alone, as asked: exit 0 (a lost write is not found that way)"
+like "$(cat ns.txt)" "no state says what was written" "  and the row says so"
+out=$("$IOMOON" verify r.dat --no-state --after-crash 2>&1); is $? 2 "--no-state with --after-crash: exit 2"
+# F12: a file that lost its tail in the crash is judged: the units past
+# its end lost (before: exit 2, "restore its size, or delete the state")
+run "$LUA_DIR/durable-write.lua" cut.dat; truncate -s 2m cut.dat
+out=$("$IOMOON" verify cut.dat --after-crash --quiet --format json --output cut.json 2>&1); rc=$?
+is "$rc $(crash_json cut.json lost_durable unflushed_lost | awk '{ print $1 + $2, ($1 > 400) }')" "1 512 1" \
+	"a 4 MiB file cut to 2 MiB: the 512 units past its end lost (durable ones lost_durable), exit 1"
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; c=p["crash"]; print(c["durable_ok"] + c["unflushed_kept"], p["errors"] == c["lost_durable"], p["errors_by_errno"].get("lost_durable") == c["lost_durable"])' cut.json)" \
+	"512 True True" "  the 512 units there judged as before; one lost_durable error per unit lost"
+like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases"][0]["first_errors"][0]["message"])' cut.json 2>/dev/null)" \
+	"lies past the end of the target, cut short to 2097152 bytes" "  the error says where the unit went"
+out=$("$IOMOON" verify cut.dat --quiet --format none 2>&1); rc=$?
+is "$rc" 2 "plain verify of the cut file: still exit 2 (it has no record to judge by)"
+like "$out" "after a crash that cut it short, judge it with iomoon verify --after-crash .*keep it" "  and points to --after-crash, not to deleting the state"
+run "$LUA_DIR/durable-write.lua" grow.dat; truncate -s 8m grow.dat
+"$IOMOON" verify grow.dat --after-crash --quiet --format json --output grow.json
+is "$? $(crash_json grow.json lost_durable corrupt) $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["phases"][0]["verify"]; print(v["units_skipped"])' grow.json)" \
+	"0 0 0 1024" "a file grown to twice its size since: judged, the new half blank and never written, exit 0 (before: exit 2, another write)"
+run "$LUA_DIR/durable-write.lua" z.dat; dd if=/dev/zero of=z.dat bs=1M count=4 conv=notrunc status=none
+out=$("$IOMOON" verify z.dat --after-crash --quiet 2>&1)
+is $? 1 "a file zeroed after its durable write: exit 1"
+like "$out" "not one unit holds a write of this target: if it is not the device or file the state was made on" \
+	"  and the verdict says that not one unit holds its data, so it may be another device"
 done_testing

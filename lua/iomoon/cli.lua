@@ -48,9 +48,10 @@ usage: iomoon COMMAND [options]
   iomoon rerun RESULTS.json [--target PATH] [options]   the same phases again, from their definitions
   iomoon replay TRACE --target PATH [--speed X] [--no-stall] [options]   play a recorded trace back
   iomoon trace profile TRACE [--trace-format F] [--device D]   what a trace does, summed up
-  iomoon verify TARGET [--after-crash] [--atomic] [--verify-state DIR]   every unit read back against
-                                              its crc32c state; after a power cut, classed against
-                                              what was made durable (exit 1: a unit lost or damaged)
+  iomoon verify TARGET [--after-crash] [--atomic] [--verify-state DIR] [--no-state]
+                                              every unit read back against its crc32c state (exit 2:
+                                              none found); after a power cut, classed against what
+                                              was made durable (exit 1: a unit lost or damaged)
   iomoon fio JOB.fio | --name=N --filename=F --rw=... [--skip-unsupported]   a fio job file or command line
   iomoon suite FILE.icf --target PATH         an IOMeter configuration file, as it is
   iomoon convert FILE.icf|JOB.fio             the equivalent Lua suite or plan, on stdout
@@ -390,7 +391,7 @@ local OPTION_OF = {
 -- an argument, not --target)
 local VERIFY_OPTION_OF = {
   ["phase.bs"] = "--bs", ["phase.qd"] = "--qd", ["phase.workers"] = "--workers", ["phase.engine"] = "--engine",
-  ["phase.verify_state"] = "--verify-state",
+  ["phase.verify_state"] = "--verify-state", ["phase.need_state"] = "no verification state",
 }
 
 local function common_overrides(o)
@@ -578,21 +579,27 @@ end
 -- iomoon verify TARGET [--after-crash [--atomic]]: read every unit of the
 -- target back against its verification state (verify_only); after a
 -- crash, each unit classed against what the writing phase made durable
--- (after_crash: result.crash). Exit 1 when a unit fails.
+-- (after_crash: result.crash). Exit 1 when a unit fails; 2 when no state
+-- is found (need_state), unless --no-state asks for the headers alone.
 function cli.verify(args)
   local o, rest = parse_options(args, 1, with(OUTPUT_OPTS, {
     ["after-crash"] = "flag", atomic = "flag", bs = "value", qd = "value", workers = "value", engine = "value",
-    buffered = "flag", name = "value", ["verify-state"] = "value",
+    buffered = "flag", name = "value", ["verify-state"] = "value", ["no-state"] = "flag",
   }))
   if not rest[1] then input_error("give the target to verify: a file, block device or URL (iomoon verify TARGET)") end
   no_stray({ table.unpack(rest, 2) })
   if o.atomic and not o["after-crash"] then input_error("--atomic: only with --after-crash (a torn unit fails it)") end
+  if o["no-state"] and (o["after-crash"] or o["verify-state"]) then
+    input_error("--no-state: checks the headers alone, without a state: not with --%s (which needs one)",
+      o["after-crash"] and "after-crash" or "verify-state")
+  end
   local ov = common_overrides(o)
   local phase = {
     name = o.name or (o["after-crash"] and "after the crash" or "verify"),
     target = { path = rest[1] }, bs = o.bs or "4k", verify = "crc32c", verify_only = true,
     after_crash = o["after-crash"] or nil, atomic = o.atomic or nil, qd = ov.qd or 16, workers = ov.workers,
     engine = ov.engine, direct = ov.direct, on_error = "continue", verify_state = o["verify-state"],
+    need_state = not o["no-state"] and not o["after-crash"] or nil,
   }
   return run_reported("iomoon verify: ", o, function() iomoon.run(phase) end, nil, { { path = rest[1] } },
     function() iomoon.check(phase) end)

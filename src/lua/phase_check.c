@@ -349,6 +349,9 @@ static int check_verify_only(struct run_state *rs, char *why, size_t why_len)
 		REFUSE("%s.verify_state: given, but the phase neither verifies with crc32c nor writes (the directory "
 		       "holds the state of data written with verify = \"crc32c\": give verify = \"crc32c\", or leave "
 		       "verify_state out)", rs->path);
+	if (sp->need_state && (!rs->verify_only || sp->verify != VERIFY_CRC))
+		REFUSE("%s.need_state: true, but the phase is not a verify_only pass with verify = \"crc32c\" (only "
+		       "that reads against a state)", rs->path);
 	if (sp->after_crash && sp->verify != VERIFY_CRC)
 		REFUSE("%s.after_crash: needs verify = \"crc32c\" (only crc32c knows what was written and made durable)",
 		       rs->path);
@@ -452,6 +455,20 @@ static int crash_record(struct run_state *rs, struct target *t, char *why, size_
 	return rc;
 }
 
+/* need_state: a verify_only pass found no state of t to verify it
+ * against: RC_INPUT naming where it looked. */
+static int no_state(struct run_state *rs, const struct target *t, char *why, size_t why_len)
+{
+	char dir[4096];
+
+	REFUSE("%s.need_state: %s has none in %s to verify it against: every unit would pass that holds an intact "
+	       "header, a lost write too (give the directory the writing run kept it in: --verify-state DIR, "
+	       "verify_state or IOMOON_STATE_DIR; root's default is /var/lib/iomoon, another user's "
+	       "~/.local/state/iomoon; or check the headers alone, which finds damaged and misplaced units but no lost "
+	       "write: iomoon verify --no-state, need_state = false)",
+	       rs->path, t->path, genmap_dir(rs->sp.verify_state, dir, sizeof(dir)));
+}
+
 /* Each existing target's generation map (a file this phase creates gets
  * its map in the workers): the unit of data already written with
  * verification is the phase's, when its sizes allow. Last of the checks:
@@ -465,7 +482,7 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 	for (unsigned i = 0; i < rs->wl.nspecs; i++)
 		if (rs->wl.spec[i].read_thr) {
 			probe = sp->after_crash ? UINT64_MAX : sp->region_off; /* after_crash: the state, or nothing */
-			mode |= GENMAP_READS | (rs->state_planned ? GENMAP_PLANNED : 0);
+			mode |= GENMAP_READS | (rs->state_planned ? GENMAP_PLANNED : 0) | (sp->after_crash ? GENMAP_CRASH : 0);
 		}
 	if ((mode & GENMAP_WRITES) && genmap_dir_check(sp->verify_state, 1, why, why_len))
 		return RC_INPUT;
@@ -496,6 +513,9 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 			if (pass && sp->after_crash && !rs->state_planned &&
 			    (rc = crash_record(rs, sp->targets[t], why, why_len)))
 				return rc;
+			if (pass && sp->need_state && rs->verify_only && !rs->state_planned && sp->targets[t]->gmap &&
+			    !genmap_known(sp->targets[t]->gmap))
+				return no_state(rs, sp->targets[t], why, why_len);
 			if (pass && sp->read_once && (at = phase_tail_written(sp, t, &tail)))
 				REFUSE("%s.bs: %llu leaves the last %llu bytes of %s unread, written at %llu (give a bs that "
 				       "divides the region)", rs->path, (unsigned long long)wl_min_bs(&rs->wl),

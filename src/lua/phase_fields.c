@@ -106,6 +106,7 @@ static const struct phase_field fields[] = {
 	{ .name = "verify_only", .kind = FK_BOOL, AT(verify_only) },
 	{ .name = "after_crash", .kind = FK_BOOL, AT(sp.after_crash) },
 	{ .name = "atomic", .kind = FK_BOOL, AT(sp.atomic) },
+	{ .name = "need_state", .kind = FK_BOOL, AT(sp.need_state) },
 	{ .name = "trim_secure", .kind = FK_BOOL, AT(sp.trim_secure) },
 	READER("verify_state", read_verify_state, PHASE_ONLY),
 	{ .name = "skip_unwritten", .kind = FK_BOOL, AT(sp.skip_unwritten), .dflt = (uint64_t)-1 }, /* -1: by the mix */

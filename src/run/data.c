@@ -153,6 +153,8 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 		const uint32_t vu = sp->verify_unit < g->chunk ? sp->verify_unit : g->chunk;
 
 		lit -= (double)(g->chunk / vu - 1) * VERIFY_HDR + (double)(g->chunk / vu) * (vu / 512 - 1) * 16;
+		if (vu > 512) /* and each sector's own crc32c (verify.h) */
+			lit -= (double)(g->chunk / vu) * (vu / 512) * 4;
 	}
 	if (lit < 16)
 		lit = 16;

@@ -123,6 +123,9 @@ struct phase_spec {
 	/* after_crash: a verify_only pass classes every unit against the
 	 * durability record (verify/crash.h); atomic: a torn unit fails it */
 	int after_crash, atomic;
+	/* need_state: a verify_only pass with no state of its target (none
+	 * found where it looked) is refused, not checked by headers alone */
+	int need_state;
 	int trim_secure;          /* trims by BLKSECDISCARD (a block device that does it) */
 	/* crc32c: the directory of the targets' verification state (and its
 	 * lock and durability record), NULL for the default (genmap.h) */

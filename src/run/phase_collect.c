@@ -218,6 +218,13 @@ static void note_crash(struct phase_result *res, const struct phase_spec *sp)
 		 (unsigned long long)bad, bad == 1 ? "unit does" : "units do", (unsigned long long)c->n[CRASH_LOST_DURABLE],
 		 (unsigned long long)c->n[CRASH_TORN], (unsigned long long)c->n[CRASH_CORRUPT],
 		 (unsigned long long)c->n[CRASH_MISDIRECTED], (unsigned long long)c->n[CRASH_FOREIGN]);
+	if (c->n[CRASH_LOST_DURABLE] && !c->n[CRASH_DURABLE_OK] && !c->n[CRASH_UNFLUSHED_KEPT] && !c->n[CRASH_TORN]) {
+		size_t n = strlen(res->error);
+
+		snprintf(res->error + n, sizeof(res->error) - n, "; not one unit holds a write of this target: if it is "
+			 "not the device or file the state was made on (a device with no identity in sysfs is known by "
+			 "its number), the verdict is not the storage's");
+	}
 }
 
 /* After the join: the workers' counters merged, the first engine failure,

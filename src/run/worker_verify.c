@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "verify/genmap.h"
 #include "verify/verify.h"
 #include "verify/verify_read.h"
@@ -179,6 +180,30 @@ int worker_verify_setup(struct worker *w)
 	return 0;
 }
 
+/* An after_crash pass over a target cut short (a file that lost its
+ * tail): the units past its end, whose writes the crash lost, classed
+ * from the record by the worker with the last part of the region (which
+ * runs to the end). */
+static void crash_cut(struct worker *w, uint64_t now)
+{
+	const struct verify_view *v = &w->vv;
+	const uint64_t size = w->target->size;
+
+	if (!v->after_crash || w->part + 1 != w->nparts || w->spec->region_len)
+		return;
+	for (uint64_t i = (size + v->unit - 1) / v->unit; i < v->ngens; i++) {
+		const uint64_t d = i < v->ncrash ? v->durable[i] : 0, is = i < v->ncrash ? v->issued[i] : 0,
+			       wr = v->gens[i] > is ? v->gens[i] : is;
+
+		if (!d && !wr)
+			continue; /* never written */
+		w->c.verify.units_checked++;
+		crash_count(&w->c.verify.crash, d ? CRASH_LOST_DURABLE : CRASH_UNFLUSHED_LOST, i * v->unit);
+		if (d)
+			counters_verify_error(&w->c, VERR_LOST_CUT, i * v->unit, 0, i * v->unit, d, size, now);
+	}
+}
+
 /* The last worker of a phase out saves the maps its writes changed. */
 void worker_verify_finish(struct worker *w)
 {
@@ -187,6 +212,7 @@ void worker_verify_finish(struct worker *w)
 
 	if (w->ct && w->ct->since)
 		crash_rec_sync(w->ct->rec);
+	crash_cut(w, clock_ns());
 	if (__atomic_add_fetch(&sh->exiting, 1, __ATOMIC_ACQ_REL) != ph->workers)
 		return;
 	for (unsigned i = 0; i < phase_nstreams(ph); i++) {

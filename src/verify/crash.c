@@ -17,7 +17,10 @@
 #include "verify/genmap.h"
 #include "verify/verify.h"
 
-#define REC_MAGIC "IOMVDR01"
+#define REC_MAGIC "IOMVDR02"
+/* a record of an iomoon whose sectors had no crc32c of their own (verify.h):
+ * its torn units cannot be told from corrupt ones */
+#define REC_MAGIC_OLD "IOMVDR01"
 #define REC_HDR 4096u
 
 const char *const crash_class_names[CRASH_NCLASS] = { "durable_ok", "lost_durable", "unflushed_kept",
@@ -53,21 +56,27 @@ static void hdr_of(const struct gen_map *m, struct rec_hdr *h)
 	h->btime_ns = m->btime_ns;
 }
 
-/* Is the record open at fd one of m's (its target, id, unit and units)? */
-static int rec_matches(int fd, const struct gen_map *m)
+/* Is the record open at fd one of m's (its target, id, unit and units)?
+ * With fewer: of fewer units too (the file grew since); *n its units. */
+static int rec_matches(int fd, const struct gen_map *m, int fewer, uint64_t *n)
 {
 	struct rec_hdr h, want;
 	struct stat st;
 
 	hdr_of(m, &want);
-	return fstat(fd, &st) == 0 && (uint64_t)st.st_size == REC_HDR + 16 * m->n &&
-	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(&h, &want, sizeof(h));
+	if (fstat(fd, &st) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return 0;
+	if (fewer && h.n && h.n < m->n)
+		want.n = h.n;
+	*n = want.n;
+	return (uint64_t)st.st_size == REC_HDR + 16 * want.n && !memcmp(&h, &want, sizeof(h));
 }
 
 int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 {
 	struct crash_rec *c;
 	char *path, p[256];
+	uint64_t n = m->n;
 	int fd;
 
 	if (m->crash && (m->crash->writable || !write))
@@ -90,13 +99,20 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 		free(path);
 		return RC_FAIL;
 	}
-	if (!rec_matches(fd, m)) {
+	if (!rec_matches(fd, m, !write, &n)) {
 		struct rec_hdr h;
 
 		if (!write) {
-			snprintf(why, why_len, "the durability record %s is of another write of the target (a later phase "
-				 "wrote it without a durability point, or in other units): nothing to judge a crash by",
-				 shown(path, p, sizeof(p)));
+			char magic[8] = { 0 };
+
+			if (pread(fd, magic, 8, 0) == 8 && !memcmp(magic, REC_MAGIC_OLD, 8))
+				snprintf(why, why_len, "the durability record %s was made by an earlier iomoon, whose "
+					 "sectors carry no checksum of their own: judge the crash with that version",
+					 shown(path, p, sizeof(p)));
+			else
+				snprintf(why, why_len, "the durability record %s is of another write of the target (a later "
+					 "phase wrote it without a durability point, or in other units): nothing to judge a "
+					 "crash by", shown(path, p, sizeof(p)));
 			close(fd);
 			free(path);
 			return RC_INPUT;
@@ -119,8 +135,8 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 	}
 	c->fd = fd;
 	c->writable = write;
-	c->n = m->n;
-	c->len = REC_HDR + 16 * m->n;
+	c->n = write ? m->n : n; /* an after_crash pass: the record's (a file grown since has more units) */
+	c->len = REC_HDR + 16 * c->n;
 	c->map = mmap(NULL, c->len, write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
 	if (c->map == MAP_FAILED) {
 		snprintf(why, why_len, "durability record %s: mmap: %s", shown(path, p, sizeof(p)), strerror(errno));
@@ -130,7 +146,7 @@ int crash_rec_open(struct gen_map *m, int write, char *why, size_t why_len)
 		return RC_FAIL;
 	}
 	c->durable = (uint64_t *)((char *)c->map + REC_HDR);
-	c->issued = c->durable + m->n;
+	c->issued = c->durable + c->n;
 	m->crash = c;
 	free(path);
 	return RC_OK;
@@ -153,13 +169,13 @@ void crash_rec_close(struct gen_map *m)
 uint64_t crash_rec_high(const struct gen_map *m)
 {
 	char *path = rec_path(m->state);
-	uint64_t high = 0, *g;
+	uint64_t high = 0, *g, n;
 	int fd = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
 
 	free(path);
 	if (fd < 0)
 		return 0;
-	if (rec_matches(fd, m) && (g = malloc(16 * m->n + 1))) {
+	if (rec_matches(fd, m, 0, &n) && (g = malloc(16 * m->n + 1))) {
 		if (pread(fd, g, 16 * m->n, REC_HDR) == (ssize_t)(16 * m->n))
 			for (uint64_t i = 0; i < 2 * m->n; i++)
 				high = g[i] > high ? g[i] : high;
@@ -184,7 +200,8 @@ int crash_rec_sync(struct crash_rec *c)
 }
 
 /* Sector k of unit u at offset at: the generation it holds (0: blank), or
- * -1 when it holds what no write of ours produced there. */
+ * -1 when it holds what no write of ours produced there: its header or
+ * tag is not this offset's, or its bytes fail its own crc32c (verify.h). */
 static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_t at, uint64_t fill_key, uint32_t tid,
 		      uint64_t *gen)
 {
@@ -195,7 +212,8 @@ static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_
 		struct verify_hdr h;
 
 		memcpy(&h, s, sizeof(h));
-		if (h.magic == VERIFY_MAGIC && h.offset == at && h.unit_sectors == unit / 512 && (!tid || h.seed == tid)) {
+		if (h.magic == VERIFY_MAGIC && h.offset == at && h.unit_sectors == unit / 512 && (!tid || h.seed == tid) &&
+		    verify_sector_ok(s, 0)) {
 			*gen = h.generation;
 			return 0;
 		}
@@ -203,7 +221,7 @@ static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_
 		uint64_t tag[2];
 
 		memcpy(tag, s, sizeof(tag));
-		if (tag[1] == ((at + 512u * k) ^ VERIFY_TAG_KEY)) {
+		if (tag[1] == ((at + 512u * k) ^ VERIFY_TAG_KEY) && verify_sector_ok(s, k)) {
 			*gen = tag[0];
 			return 0;
 		}
@@ -242,7 +260,7 @@ int crash_judge(const unsigned char *u, uint32_t unit, uint64_t at, uint64_t fil
 		*lo = g < *lo ? g : *lo;
 		*hi = g > *hi ? g : *hi;
 	}
-	if (*lo == *hi)
-		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails */
+	if (*lo == *hi || *hi > w)
+		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails; or a generation never issued here */
 	return d && *lo < d ? CRASH_LOST_DURABLE : CRASH_TORN;
 }

@@ -26,8 +26,11 @@
  *   unflushed_kept  D = 0, and it holds a write of ours (one no flush
  *                   covered: the storage was free to lose it)
  *   unflushed_lost  D = 0, W > 0, and it holds no data (blank)
- *   torn            sectors of two writes (each sector's tag, verify.h)
- *   corrupt         a header or sector no write of ours produced
+ *   torn            sectors of two writes (each sector's tag, verify.h),
+ *                   every one intact (its own crc32c) and of a
+ *                   generation issued there (at most W)
+ *   corrupt         a header or sector no write of ours produced, or a
+ *                   sector of a generation above W
  *   misdirected     an intact unit written for another offset
  *   foreign         an intact unit written for another target
  * A unit neither durable nor written (D = W = 0) and blank is never
@@ -84,12 +87,20 @@ uint64_t crash_rec_high(const struct gen_map *m);
  * verification: it holds no more). */
 void crash_rec_remove(const char *state);
 
-/* Issue of a write: its generation, unit by unit. */
+/* Issue of a write: its generation, unit by unit (never lowered: two
+ * workers' writes of one unit may store theirs out of order). */
 static inline void crash_issue(struct crash_rec *c, uint64_t off, uint32_t len, uint32_t unit, uint64_t gen)
 {
-	for (uint64_t o = 0; o < len; o += unit)
-		if ((off + o) / unit < c->n)
-			__atomic_store_n(&c->issued[(off + o) / unit], gen, __ATOMIC_RELAXED);
+	for (uint64_t o = 0; o < len; o += unit) {
+		uint64_t i = (off + o) / unit, was;
+
+		if (i >= c->n)
+			continue;
+		was = __atomic_load_n(&c->issued[i], __ATOMIC_RELAXED);
+		while (was < gen && !__atomic_compare_exchange_n(&c->issued[i], &was, gen, 1, __ATOMIC_RELAXED,
+								 __ATOMIC_RELAXED))
+			;
+	}
 }
 
 /* A write made durable: its units hold at least gen. */

@@ -19,6 +19,7 @@
 
 #include "io/target.h"
 #include "verify/crash.h"
+#include "verify/devid.h"
 #include "verify/state_dirs.h"
 #include "verify/verify.h"
 
@@ -54,7 +55,7 @@ static int identify(const struct target *t, struct gen_map *m)
 	if (S_ISBLK(sx.stx_mode)) {
 		m->dev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
 		m->ino = 0;
-		m->btime_ns = 0;
+		m->btime_ns = devid_of(sx.stx_rdev_major, sx.stx_rdev_minor, m->devid, sizeof(m->devid));
 	} else {
 		m->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 		m->ino = sx.stx_ino;
@@ -117,6 +118,10 @@ static int load(struct gen_map *m, char *why, size_t why_len)
 	id.btime_ns = h.btime_ns;
 	id.dev = h.dev;
 	rc = RC_OK;
+	if (h.dev == m->dev && h.ino == m->ino && !same_file(m, &id)) {
+		m->other = 1; /* a number or inode reused: refused to a phase that only reads */
+		m->other_btime = h.btime_ns;
+	}
 	if (!same_file(m, &id) || h.unit != m->unit || (!m->ino && h.size != m->size))
 		goto out; /* another file or device: stale (a resized file keeps its units) */
 	m->next_gen = h.next_gen;
@@ -136,6 +141,27 @@ out:
 	free(g);
 	close(fd);
 	return rc;
+}
+
+/* The units of the state of id in dir, when it is one of id's in units
+ * of unit and not stale; 0 if not. */
+static uint64_t state_units(const struct gen_map *id, const char *dir, uint32_t unit)
+{
+	struct state_hdr h;
+	struct gen_map of = { 0 };
+	char *st = sdir_state_path(id, dir);
+	int fd = st ? open(st, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1, ok;
+
+	free(st);
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8) &&
+	     !(h.flags & STATE_STALE) && h.unit == unit && h.n <= MAP_MAX_BYTES / 8;
+	close(fd);
+	of.dev = h.dev;
+	of.ino = h.ino;
+	of.btime_ns = h.btime_ns;
+	return ok && same_file(id, &of) ? h.n : 0;
 }
 
 /* The unit size of t's state file, 0 when there is none to go by. */
@@ -166,11 +192,12 @@ static void map_free(struct gen_map *m)
 }
 
 /* A new map of t in units of unit, its state in dir (NULL: the default),
- * loaded from it unless fresh. */
+ * loaded from it unless fresh; of min_n units at least (an after_crash
+ * pass on a target cut short keeps every unit its state knows). */
 static struct gen_map *map_new(const struct target *t, const struct gen_map *id, const char *dir, uint32_t unit,
-			       int fresh, char *why, size_t why_len)
+			       int fresh, uint64_t min_n, char *why, size_t why_len)
 {
-	uint64_t n = t->size / unit + 1;
+	uint64_t n = t->size / unit + 1 > min_n ? t->size / unit + 1 : min_n;
 	struct gen_map *m = calloc(1, sizeof(*m) + n * sizeof(uint64_t));
 
 	if (!m) {
@@ -181,6 +208,7 @@ static struct gen_map *map_new(const struct target *t, const struct gen_map *id,
 	m->dev = id->dev;
 	m->ino = id->ino;
 	m->btime_ns = id->btime_ns;
+	memcpy(m->devid, id->devid, sizeof(m->devid));
 	m->size = t->size;
 	m->unit = unit;
 	m->n = n;
@@ -300,6 +328,10 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 
 	if (!m || (mode & (GENMAP_WRITES | GENMAP_PLANNED)) || !(mode & GENMAP_READS))
 		return RC_OK;
+	if (m->other) {
+		devid_refusal(t->path, m, why, why_len);
+		return RC_REFUSED;
+	}
 	if (m->stale) {
 		snprintf(why, why_len, "phase.verify: target %s was written since the last verified write this state "
 			 "knows of (without verification, or by a run keeping its state in another directory: "
@@ -307,9 +339,11 @@ static int refuse_reads(const struct target *t, const struct gen_map *m, int mod
 			 shown(t->path, p, sizeof(p)), shown(m->state, q, sizeof(q)));
 		return RC_REFUSED;
 	}
-	if (m->shrunk) {
+	if (m->shrunk && !(mode & GENMAP_CRASH)) {
 		snprintf(why, why_len, "phase.verify: target %s is smaller than what was written with "
-			 "verification (%llu bytes now): restore its size, or delete the state %s",
+			 "verification (%llu bytes now): restore its size, or, after a crash that cut it short, judge "
+			 "it with iomoon verify --after-crash (after_crash = true), which counts the units past its end "
+			 "lost (the state %s says what was written there: keep it)",
 			 shown(t->path, p, sizeof(p)), (unsigned long long)t->size, shown(m->state, q, sizeof(q)));
 		return RC_REFUSED;
 	}
@@ -391,7 +425,8 @@ static int attach_locked(struct target *t, const char *dir, uint32_t *unit, int 
 	if (!m) {
 		if ((t->size / *unit + 1) * sizeof(uint64_t) > MAP_MAX_BYTES)
 			return RC_OK; /* too large to keep: lost writes go undetected */
-		m = map_new(t, &id, dir, *unit, fresh, why, why_len);
+		m = map_new(t, &id, dir, *unit, fresh, (mode & GENMAP_CRASH) && !fresh ? state_units(&id, dir, *unit) : 0,
+			    why, why_len);
 		if (!m)
 			return RC_FAIL;
 		map_insert(pp, m);
@@ -475,6 +510,10 @@ static int write_state(struct gen_map *m, int empty, char *why, size_t why_len)
 	}
 	if (rc != RC_OK)
 		snprintf(why, why_len, "verification state: %s (a later process cannot verify this phase's writes)", no);
+	else
+		m->other = 0; /* the state at its name is its own now */
+	if (rc == RC_OK && !m->ino && m->devid[0])
+		sdir_side_write(m->state, ".iomoon-device", m->devid); /* to name it if another device comes */
 	return rc == RC_OK ? RC_OK : RC_FAIL;
 }
 
@@ -519,6 +558,24 @@ static int state_of(const struct gen_map *id, const char *state, struct state_hd
 	return ok && same_file(id, &of);
 }
 
+/* Is the state at path, stale or not, of another device or file than id
+ * (a number or inode reused)? */
+static int state_other(const struct gen_map *id, const char *state)
+{
+	struct state_hdr h;
+	struct gen_map of = { 0 };
+	int fd = open(state, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, STATE_MAGIC, 8);
+	close(fd);
+	of.dev = h.dev;
+	of.ino = h.ino;
+	of.btime_ns = h.btime_ns;
+	return ok && !same_file(id, &of);
+}
+
 /* Mark the state at path (of id, with m's next generation if m) stale,
  * if it is one of id's; its durability record goes (what it said was
  * durable holds no more). */
@@ -527,7 +584,8 @@ static int mark_stale(const struct target *t, struct gen_map *id, const struct g
 {
 	struct state_hdr h;
 
-	crash_rec_remove(path);
+	if (!state_other(id, path))
+		crash_rec_remove(path); /* (a state of another device or file at that name keeps its own) */
 	if (!state_of(id, path, &h) || (!id->ino && h.size != t->size))
 		return RC_OK;
 	id->state = (char *)path;

@@ -14,7 +14,10 @@
  * nothing was written (genmap_claim). Every state lives
  * in the state directory, named for the identity it is of, never for a
  * path: file-MAJ-MIN-INO.iomoon-verify (birth time checked on load),
- * blockdev-MAJ-MIN.iomoon-verify. The directory: the phase's verify_state
+ * blockdev-MAJ-MIN.iomoon-verify (the device's identity, devid.h, checked
+ * on load, and kept in words beside it: .iomoon-device). A phase that
+ * only reads a target whose state is of another file or device at that
+ * name is refused, naming both. The directory: the phase's verify_state
  * (dir below), else the one this run keeps the target's map in, else
  * $IOMOON_STATE_DIR, else /var/lib/iomoon for root, else
  * $XDG_STATE_HOME/iomoon or ~/.local/state/iomoon. A run keeps one
@@ -37,7 +40,12 @@ struct crash_rec;
 
 struct gen_map {
 	struct gen_map *next;
-	uint64_t dev, ino, btime_ns;  /* identity (btime 0: not known) */
+	uint64_t dev, ino, btime_ns;  /* identity (btime 0: not known; of a
+				       * block device: devid.h's digest) */
+	char devid[192];              /* a block device's identity in words (devid.h) */
+	int other;                    /* the state at its name is of another
+				       * device or file (a number or inode reused) */
+	uint64_t other_btime;         /* that one's btime_ns */
 	uint64_t size;                /* the target's size when made */
 	uint32_t unit;                /* bytes per unit */
 	int loaded;                   /* read from a state file */
@@ -71,6 +79,10 @@ static inline int genmap_known(const struct gen_map *m)
  * writes the target with verification: a stale or shrunk state is not
  * refused yet (that phase makes it anew; the run attaches again) */
 #define GENMAP_PLANNED 4
+/* (with GENMAP_READS) an after_crash pass: a target smaller than what was
+ * written is judged, not refused: the map keeps the state's units past
+ * its end, whose writes the crash lost (crash.h) */
+#define GENMAP_CRASH 8
 
 /* Attach t to the map of its file or device, loading the state file (in
  * dir, phase.verify_state; NULL: the default) if this process has no map

@@ -96,6 +96,47 @@ void sdir_make_parents(const char *path)
 	free(d);
 }
 
+/* The file beside state `state` with ext for .iomoon-verify. */
+static char *side_path(const char *state, const char *ext)
+{
+	size_t n = strlen(state), k = strlen(".iomoon-verify");
+	char *p = NULL;
+
+	if (n < k || asprintf(&p, "%.*s%s", (int)(n - k), state, ext) < 0)
+		return NULL;
+	return p;
+}
+
+void sdir_side_write(const char *state, const char *ext, const char *text)
+{
+	char *path = side_path(state, ext), no[WHY_LEN];
+	struct outfile o;
+
+	if (path && outfile_begin(&o, path, no, sizeof(no)) == RC_OK) {
+		o.mode = 0644;
+		if (outfile_write(&o, text, strlen(text), no, sizeof(no)) == RC_OK &&
+		    outfile_write(&o, "\n", 1, no, sizeof(no)) == RC_OK)
+			outfile_commit(&o, no, sizeof(no));
+		else
+			outfile_abort(&o);
+	}
+	free(path);
+}
+
+int sdir_side_read(const char *state, const char *ext, char *buf, size_t len)
+{
+	char *path = side_path(state, ext);
+	FILE *f = path ? fopen(path, "re") : NULL;
+	int ok = f && fgets(buf, (int)len, f);
+
+	free(path);
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok && buf[0];
+}
+
 /* ---- the other directories that hold a state of a target ---- */
 
 static char *dirs_path(const struct gen_map *id)
@@ -124,7 +165,14 @@ unsigned sdir_list_read(const struct gen_map *id, char *dirs[SDIR_LIST_MAX])
 	if (!f)
 		return 0;
 	while (n < SDIR_LIST_MAX && fgets(line, sizeof(line), f)) {
+		unsigned long long of;
+
 		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "id %llx", &of) == 1 && of && id->btime_ns && of != id->btime_ns) {
+			sdir_list_free(dirs, n); /* a list of another device or file at this name: not this one's */
+			n = 0;
+			break;
+		}
 		if (line[0] == '/' && (dirs[n] = strdup(line)))
 			n++;
 	}
@@ -160,7 +208,12 @@ void sdir_list_add(const struct gen_map *id, const char *dir)
 		if (outfile_begin(&o, path, no, sizeof(no)) == RC_OK) {
 			int rc = RC_OK;
 
+			char idl[32];
+
 			o.mode = 0644;
+			snprintf(idl, sizeof(idl), "id %016llx\n", (unsigned long long)id->btime_ns); /* whose list */
+			if (id->btime_ns)
+				rc = outfile_write(&o, idl, strlen(idl), no, sizeof(no));
 			for (unsigned i = n >= SDIR_LIST_MAX ? 1 : 0; i < n && rc == RC_OK; i++) /* the oldest goes */
 				if (!access(dirs[i], F_OK)) /* a directory gone is no more listed */
 					rc = outfile_write(&o, dirs[i], strlen(dirs[i]), no, sizeof(no)) ||

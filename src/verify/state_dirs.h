@@ -34,7 +34,14 @@ int sdir_same(const char *a, const char *b);
 char *sdir_state_path(const struct gen_map *m, const char *dir);
 /* mkdir -p of the directory holding path (errors show at the open). */
 void sdir_make_parents(const char *path);
-/* The other directories listed for id, malloc'd, into dirs; how many. */
+/* The little text file beside state `state` (ext for .iomoon-verify:
+ * ".iomoon-device", a block device's identity in words) written with
+ * text (best effort), or read into buf (1 when it holds something). */
+void sdir_side_write(const char *state, const char *ext, const char *text);
+int sdir_side_read(const char *state, const char *ext, char *buf, size_t len);
+/* The other directories listed for id, malloc'd, into dirs; how many
+ * (none when the list is of another device or file at that name: its
+ * first line, "id HEX", is the identity it is of, devid.h). */
 unsigned sdir_list_read(const struct gen_map *id, char *dirs[SDIR_LIST_MAX]);
 void sdir_list_free(char *dirs[], unsigned n);
 /* List dir (a state of id is made there) beside the default directory's

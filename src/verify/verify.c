@@ -5,6 +5,28 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The crc32c of sector k of a unit: its bytes with its own crc field
+ * (and, in the first, the unit's crc) taken as 0. */
+static uint32_t sector_crc(const unsigned char *s, uint32_t k)
+{
+	unsigned char head[VERIFY_SCRC_FIRST + 4];
+	uint32_t at = k ? VERIFY_SCRC_TAGGED : VERIFY_SCRC_FIRST;
+
+	memcpy(head, s, at + 4);
+	memset(head + at, 0, 4);
+	if (!k)
+		memset(head + offsetof(struct verify_hdr, crc), 0, sizeof(uint32_t));
+	return crc32c(crc32c(0, head, at + 4), s + at + 4, 512 - at - 4);
+}
+
+int verify_sector_ok(const unsigned char *s, uint32_t k)
+{
+	uint32_t c;
+
+	memcpy(&c, s + (k ? VERIFY_SCRC_TAGGED : VERIFY_SCRC_FIRST), sizeof(c));
+	return c == sector_crc(s, k);
+}
+
 void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
 		  uint16_t worker)
 {
@@ -18,6 +40,11 @@ void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint6
 			const uint64_t tag[2] = { gen, (offset + o + k) ^ VERIFY_TAG_KEY };
 
 			memcpy(u + k, tag, sizeof(tag));
+		}
+		for (uint32_t k = 0; unit > 512 && k < unit / 512; k++) { /* each sector's own crc (verify.h) */
+			uint32_t c = sector_crc(u + 512u * k, k);
+
+			memcpy(u + 512u * k + (k ? VERIFY_SCRC_TAGGED : VERIFY_SCRC_FIRST), &c, sizeof(c));
 		}
 		h.crc = crc32c(0, u, unit);
 		memcpy(u + offsetof(struct verify_hdr, crc), &h.crc, sizeof(h.crc));
@@ -84,7 +111,8 @@ int verify_check_id(const void *buf, uint32_t len, uint64_t offset, uint32_t fro
 void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io_offset, uint64_t unit_offset,
 		    uint64_t expected, uint64_t found)
 {
-	int n = snprintf(buf, len, "read of %u bytes at offset %llu: ", io_len, (unsigned long long)io_offset);
+	int n = err == VERR_LOST_CUT ? 0 /* nothing was read there */
+		: snprintf(buf, len, "read of %u bytes at offset %llu: ", io_len, (unsigned long long)io_offset);
 	unsigned long long u = unit_offset, e = expected, f = found;
 
 	if (n < 0 || (size_t)n >= len)
@@ -125,6 +153,10 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 		snprintf(buf, len, "lost durable write: the unit at %llu holds generation %llu, but generation %llu was "
 			 "written there and made durable by a completed flush (0: no data of this target)", u, f, e);
 		break;
+	case VERR_LOST_CUT:
+		snprintf(buf, len, "lost durable write: the unit at %llu lies past the end of the target, cut short to %llu "
+			 "bytes, but generation %llu was written there and made durable by a completed flush", u, f, e);
+		break;
 	case VERR_TORN:
 		snprintf(buf, len, "torn: the unit at %llu holds sectors of two writes (generations %llu and %llu), and "
 			 "atomic = true", u, f, e);
@@ -144,7 +176,8 @@ const char *verify_err_name(int err)
 	case VERR_FOREIGN: return "foreign";
 	case VERR_UNEXPECTED:
 	case VERR_UNEXPECTED_HDR: return "unexpected";
-	case VERR_LOST_DURABLE: return "lost_durable";
+	case VERR_LOST_DURABLE:
+	case VERR_LOST_CUT: return "lost_durable";
 	case VERR_TORN: return "torn";
 	default: return NULL;
 	}

@@ -18,7 +18,11 @@
  * Every 512-byte sector of a unit after its first starts with a tag: the
  * write's generation and the sector's own offset (xor VERIFY_TAG_KEY), so
  * that a unit whose sectors come from two writes (a write torn by a power
- * cut) can be told from a corrupt one (crash.h).
+ * cut) can be told from a corrupt one (crash.h). Each sector of a unit of
+ * more than one also carries a crc32c of its own (after the header in the
+ * first, after the tag in the others; the field and the header's crc
+ * taken as 0): a sector whose tag is intact but whose bytes are not the
+ * ones its write put there is corrupt, not half of a tear.
  */
 #ifndef IOMOON_VERIFY_H
 #define IOMOON_VERIFY_H
@@ -31,6 +35,10 @@
 #define VERIFY_MAGIC 0x564d4f49u /* "IOMV" */
 #define VERIFY_HDR 32u
 #define VERIFY_TAG_KEY 0x7461675f766d6f69ull /* "iomv_tag" */
+/* where a sector's own crc32c lies: in the first sector, after the
+ * header; in the others, after the tag (units of more than one sector) */
+#define VERIFY_SCRC_FIRST VERIFY_HDR
+#define VERIFY_SCRC_TAGGED 16u
 
 /* pseudo-errnos for verification failures, counted like errnos */
 #define VERR_CORRUPT 100001
@@ -48,6 +56,9 @@
  * unit holds sectors of two writes (an error only with atomic = true) */
 #define VERR_LOST_DURABLE 100008
 #define VERR_TORN 100009
+/* after_crash: a unit made durable lies past the end of a target cut
+ * short (named lost_durable too) */
+#define VERR_LOST_CUT 100010
 
 struct verify_hdr {
 	uint32_t magic;
@@ -78,6 +89,10 @@ int verify_check(const void *buf, uint32_t len, uint64_t offset, uint32_t from, 
 int verify_check_id(const void *buf, uint32_t len, uint64_t offset, uint32_t from, uint32_t unit,
 		    const uint64_t *gens, uint64_t ngens, int strict, uint32_t tid, uint64_t *bad_offset,
 		    uint64_t *expected, uint64_t *found);
+
+/* Does sector k of a unit (512 bytes at s) hold the bytes its write put
+ * there: its own crc32c (verify.h) matches? */
+int verify_sector_ok(const unsigned char *s, uint32_t k);
 
 /* A verification failure as a sentence: what was read, which unit, what
  * was expected and what was found. */

@@ -18,13 +18,14 @@ void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t u
 	v->gens = m->gens;
 	v->ngens = m->n;
 	v->tid = m->tid;
-	v->fill_key = fill_key(m->dev, m->ino, m->btime_ns);
+	v->fill_key = fill_key(m->dev, m->ino, m->ino ? m->btime_ns : 0); /* a device's: by number (devid.h) */
 }
 
 void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int atomic)
 {
-	if (!v->gens || c->n != v->ngens)
+	if (!v->gens || c->n > v->ngens)
 		return;
+	v->ncrash = c->n; /* fewer than the map's when the file grew since the crash */
 	v->durable = c->durable;
 	v->issued = c->issued;
 	v->after_crash = 1;
@@ -39,8 +40,8 @@ static int never_written(const struct verify_view *v, const unsigned char *u, ui
 static int crash_unit(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t idx,
 		      struct verify_counts *vc, uint64_t *expected, uint64_t *found)
 {
-	const uint64_t d = idx < v->ngens ? v->durable[idx] : 0, a = idx < v->ngens ? v->gens[idx] : 0,
-		       i = idx < v->ngens ? v->issued[idx] : 0, w = a > i ? a : i;
+	const uint64_t d = idx < v->ncrash ? v->durable[idx] : 0, a = idx < v->ngens ? v->gens[idx] : 0,
+		       i = idx < v->ncrash ? v->issued[idx] : 0, w = a > i ? a : i;
 	uint64_t lo, hi;
 	int cls;
 

@@ -34,6 +34,7 @@ struct verify_view {
 	int skip_unwritten;   /* phase.skip_unwritten */
 	/* after_crash (crash.h): every unit classed against the record */
 	const uint64_t *durable, *issued;
+	uint64_t ncrash;      /* their units (at most ngens) */
 	int after_crash, atomic;
 };
 

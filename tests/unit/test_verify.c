@@ -63,9 +63,36 @@ static void test_check(void)
 	ok(e == VERR_MISDIRECTED && want == 0 && got == 4 * 4096, "a unit read at another offset: misdirected");
 }
 
+/* each sector's own crc32c (verify.h): intact sectors pass, a changed
+ * byte anywhere in one, its tag included, fails that sector alone */
+static void test_sectors(void)
+{
+	static unsigned char u[4096];
+	int all = 1, one = 1;
+
+	memset(u, 0x5a, sizeof(u));
+	verify_stamp(u, sizeof(u), 8192, 4096, 3, 1, 0);
+	for (uint32_t k = 0; k < 8; k++)
+		all = all && verify_sector_ok(u + 512 * k, k);
+	ok(all, "every sector of a stamped unit holds its own crc32c");
+	u[5 * 512 + 300] ^= 0x10;
+	for (uint32_t k = 0; k < 8; k++)
+		one = one && verify_sector_ok(u + 512 * k, k) == (k != 5);
+	ok(one, "a flipped bit in sector 5's bytes fails sector 5 alone");
+	u[5 * 512 + 300] ^= 0x10;
+	u[6 * 512] ^= 1; /* its tag's generation */
+	ok(!verify_sector_ok(u + 6 * 512, 6), "a changed generation in a sector's tag fails it");
+	u[6 * 512] ^= 1;
+	u[4] ^= 1; /* the unit's crc: not part of the first sector's own */
+	ok(verify_sector_ok(u, 0), "the first sector's crc32c leaves the unit's crc out");
+	u[40] ^= 1;
+	ok(!verify_sector_ok(u, 0), "but covers the rest of the header sector");
+}
+
 int main(void)
 {
 	test_crc();
 	test_check();
+	test_sectors();
 	return tap_done();
 }
