@@ -309,6 +309,11 @@ local function make_sink(o, name_width, targets)
           write = { bytes = util.opt(util.opt(r, "write"), "bytes") }, trim = { bytes = util.opt(util.opt(r, "trim"), "bytes") } }
       end
     end
+    -- a pass/fail suite's phase (meta.verdict): kept for its verdict and the exit status
+    if util.opt(util.opt(r, "meta"), "verdict") ~= nil then
+      sink.judged = sink.judged or {}
+      sink.judged[#sink.judged + 1] = slim(r)
+    end
     if keep then
       local c = slim(r, fmt == "fio-json+" or fmt == "fio-terse")
       if file then file:add(c) else sink.results[#sink.results + 1] = c end
@@ -328,6 +333,10 @@ local function make_sink(o, name_width, targets)
     elseif sink.pts then
       io.stdout:write(report.pts_of(sink.pts).text(sink.pts))
     end
+    -- the verdict (iomoon.report.verdict): after the table; a FAIL is exit status 1
+    local v = sink.judged and report.verdict(sink.judged)
+    if v and rows then io.stdout:write(require("iomoon.report.verdict").text(sink.judged)) end
+    if v and not v.pass then sink.failed = true end
     io.stdout:flush()
   end
   -- with a data format on stdout, a script's print() must not corrupt it

@@ -37,6 +37,10 @@ local function pts_of(results)
 end
 report.pts_of = pts_of
 
+-- a pass/fail suite's verdict (iomoon.report.verdict): its section in each format
+local verdict = require "iomoon.report.verdict"
+report.verdict = verdict.of
+
 local opt, whole, fig, number, all_rows = util.opt, util.whole, rows.fig, rows.number, rows.all
 
 --- s as one line of text may show it (util.shown, the library's one
@@ -613,6 +617,8 @@ function report.csv_string(results)
   local p = pts_of(results)
   local rows = p and p.csv_rows(results)
   if rows then s = s .. "\r\n" .. iomoon.csv.format(rows) end -- the PTS window table, after an empty line
+  local v = verdict.csv_rows(results)
+  if v then s = s .. "\r\n" .. iomoon.csv.format(v) end -- the verdict, after an empty line
   return s
 end
 
@@ -728,6 +734,7 @@ function report.markdown(results, machine)
   end
   local p = pts_of(results)
   return md_setups(results, machine) .. table.concat(out, "\n") .. "\n" .. (p and p.markdown(results) or "")
+    .. verdict.markdown(results)
 end
 
 --- The JSON document: {"iomoon": VERSION, "phases": [...]}. A phase with
@@ -769,7 +776,7 @@ function report.json_document(results, machine, version, command)
   if command == nil then command = report.command end
   local p = pts_of(results)
   return json.encode({ iomoon = version or iomoon.version, command = command or nil, machine = machine or nil,
-    phases = phases, pts = p and p.json(results) or nil }, "  ") .. "\n"
+    phases = phases, pts = p and p.json(results) or nil, verdict = verdict.json(results) }, "  ") .. "\n"
 end
 
 local function table_string(rs, machine)
@@ -780,7 +787,7 @@ local function table_string(rs, machine)
   tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
   local p = pts_of(rs)
-  return table.concat(buf) .. (p and p.text(rs) or "")
+  return table.concat(buf) .. (p and p.text(rs) or "") .. verdict.text(rs)
 end
 
 local renderers = {
