@@ -350,7 +350,7 @@ report.csv_columns = {
   -- warning every format gives a "tool" row (report.tool_mark)
   { "Bottleneck", function(r) local b = opt(r, "bottleneck"); return type(b) == "string" and b or "" end },
   { "In Flight (mean)", function(r) local m = number(opt(opt(r, "inflight"), "mean")); return m and string.format("%.2f", m) or "" end },
-  { "Warning", function(r) return rows.tool_mark(r) or "" end },
+  { "Warning", function(r) return rows.no_io_mark(r) or rows.tool_mark(r) or "" end },
 }
 
 -- a cell a spreadsheet would run as a formula gets a leading '
@@ -747,10 +747,12 @@ local function with_rate_met(r)
   local met = type(r) == "table" and report.rate_met(r)
   local cut = type(r) == "table" and report.replay_cut(r) or nil
   local streams = opt(r, "streams")
-  if met == nil and cut == nil and streams == nil then return r end
+  local no_io = type(r) == "table" and rows.no_io_mark(r) or nil
+  if met == nil and cut == nil and streams == nil and no_io == nil then return r end
   local c = {}
   for k, v in pairs(r) do c[k] = v end
   if met ~= nil then c.rate_met = met end
+  c.no_io = no_io -- the mark of a result that measured no I/O (report.marks)
   c.replay_cut = cut
   if streams then
     c.streams = {}

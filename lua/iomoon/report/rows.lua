@@ -78,6 +78,14 @@ function rows.replay_cut(r)
     count("missed_ios"), count("cut_ios"))
 end
 
+--- The mark of a result (a phase, a stream, a host) that measured no I/O
+-- and did not fail for it, else nil: its latency and rates read 0, which
+-- are no measurement (a knee or a bound must never take them).
+function rows.no_io_mark(r)
+  if type(r) ~= "table" or rawget(r, "failed") or number(opt(r, "ios")) ~= 0 then return nil end
+  return "no I/O measured: these figures are not measurements (a longer time, or a rate that brings an I/O)"
+end
+
 --- The warning of a result whose figures the host set, not the device
 -- (result.bottleneck "tool"), else nil: how many I/Os were in flight (at
 -- the device, where the kernel's witness says, else in the engine) of
@@ -141,6 +149,7 @@ function rows.marks(r)
   local m = {}
   if r.interrupted then m[#m + 1] = "interrupted" end
   if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
+  m[#m + 1] = rows.no_io_mark(r)
   if (r.errors or 0) > 0 then
     local first = opt(r, "first_error")
     -- a host's row has no first error of its own: the count alone
