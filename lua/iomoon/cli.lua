@@ -335,7 +335,7 @@ local function make_sink(o, name_width, targets)
     end
     -- the verdict (iomoon.report.verdict): after the table; a FAIL is exit status 1
     local v = sink.judged and report.verdict(sink.judged)
-    if v and rows then io.stdout:write(require("iomoon.report.verdict").text(sink.judged)) end
+    if v and rows then io.stdout:write(report.verdict_text(sink.judged)) end
     if v and not v.pass then sink.failed = true end
     io.stdout:flush()
   end

@@ -39,7 +39,7 @@ report.pts_of = pts_of
 
 -- a pass/fail suite's verdict (iomoon.report.verdict): its section in each format
 local verdict = require "iomoon.report.verdict"
-report.verdict = verdict.of
+report.verdict, report.verdict_text = verdict.of, verdict.text
 
 local opt, whole, fig, number, all_rows = util.opt, util.whole, rows.fig, rows.number, rows.all
 
@@ -379,6 +379,10 @@ report.csv_op_columns = {
   { "p99 Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
   { "Maximum Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
+  -- each write with its own sync: the two as one (result.commit), a database's commit
+  { "Commit IOps", op_cell("commit", function(o) return string.format("%.2f", o.iops) end) },
+  { "Average Commit Response Time (ms)", op_cell("commit", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "p99 Commit Response Time (ms)", op_cell("commit", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
 }
 
 --- The columns a CSV report gains, last, when one of its rows is a files

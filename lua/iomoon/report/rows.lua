@@ -252,6 +252,10 @@ local OPEN_SYNC = { dsync = "O_DSYNC", sync = "O_SYNC" }
 -- the op tables rows.ops shows: sync, trim, and a row's writes when its
 -- target was opened O_DSYNC or O_SYNC (each write is then its commit)
 local function op_of(r, kind)
+  if kind == "commit" then
+    local call = opt(opt(r, "sync"), "call")
+    return opt(r, kind), "commit: write + " .. (type(call) == "string" and call ~= "mixed" and visible(call) or "sync")
+  end
   if kind ~= "write" then return opt(r, kind) end
   local w, how = opt(r, "write"), OPEN_SYNC[opt(r, "open_sync")]
   if how and (number(opt(w, "ios")) or 0) > 0 then return w, "writes with " .. how end
@@ -290,10 +294,15 @@ end
 -- for a row without them. `errors`: their count; `result` reads as a
 -- row's result for rows.columns (mean and p99 latency, IOPS, MiB/s but a
 -- sync's; no CPU: "-"), `text` says the rest, "max 91.713 ms, 1233 syncs"
--- (and its errors).
+-- (and its errors). A row whose every write is followed by its own sync
+-- adds its commit latency (result.commit: the write and its sync as one, a
+-- database's wait): kind "commit", label "commit: write + fdatasync".
+-- A phase's total with streams shows none: its streams' rows show each once.
 function rows.ops(r)
   local out = {}
-  for _, kind in ipairs { "write", "sync", "trim" } do
+  local streams = opt(r, "streams")
+  if type(streams) == "table" and #streams > 0 then return file_op_rows(r, out) end
+  for _, kind in ipairs { "write", "sync", "commit", "trim" } do
     local o, label = op_of(r, kind)
     if type(o) == "table" and type(opt(o, "lat")) == "table" then
       local n, errs = number(opt(o, "ios")) or 0, number(opt(o, "errors")) or 0
@@ -302,7 +311,7 @@ function rows.ops(r)
       if errs > 0 then text = text .. string.format(", %s error%s", whole(errs), errs == 1 and "" or "s") end
       out[#out + 1] = { kind = kind, label = label or kind == "sync" and sync_label(o) or "trims", text = text, errors = errs,
         result = { lat = o.lat, iops = number(opt(o, "iops")), cpu = {},
-          mib_per_s = kind ~= "sync" and number(opt(o, "mib_per_s")) or nil } }
+          mib_per_s = (kind == "write" or kind == "trim") and number(opt(o, "mib_per_s")) or nil } }
     end
   end
   return file_op_rows(r, out) -- a files phase: a row per operation (result.ops)
