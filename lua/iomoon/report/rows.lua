@@ -182,6 +182,8 @@ function rows.verify_text(r)
   local function n(k) return number(opt(v, k)) or 0 end
   local function units(k, what) return string.format("%s %s", whole(n(k)), what) end
   local unit = n("unit_bytes")
+  local crash = rows.crash_text(r)
+  if crash then return rows.crash_verify_text(v, n, units, unit) .. "; " .. crash end
   local parts = { string.format("verified %s unit%s%s", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
     unit > 0 and " of " .. size_text(unit) or "") }
   local e = number(opt(v, "written_end_bytes"))
@@ -199,6 +201,27 @@ function rows.verify_text(r)
   end
   local crash = rows.crash_text(r)
   return table.concat(parts, ", ") .. (crash and "; " .. crash or "")
+end
+
+-- What an after_crash pass checked, one message (the classes follow it):
+-- "checked 8192 units of 4 KiB against the durability record (each unit's
+-- last write issued and made durable)", the blank units never written, and,
+-- where the state's map of written units was not saved (its run was killed
+-- or lost its power: the map is saved when a run ends), that the record
+-- alone said what was written.
+function rows.crash_verify_text(v, n, units, unit)
+  local parts = { string.format("checked %s unit%s%s against the durability record (each unit's last write issued "
+    .. "and made durable)", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
+    unit > 0 and " of " .. size_text(unit) or "") }
+  if n("units_unwritten") > 0 then parts[#parts + 1] = units("units_unwritten", "never written (blank)") end
+  if n("units_unexpected") > 0 then parts[#parts + 1] = units("units_unexpected", "never written but not blank (unexpected)") end
+  local e = number(opt(v, "written_end_bytes"))
+  if not e or e == 0 then
+    parts[#parts + 1] = "the state's map of written units was not saved (its run did not end): the record alone said what was written"
+  else
+    parts[#parts + 1] = "written area ends at " .. size_text(e)
+  end
+  return table.concat(parts, ", ")
 end
 
 -- the classes of result.crash, in order, as the report says them
