@@ -196,7 +196,7 @@ function plan.find_max(t)
     local r = iomoon.run(p)
     local lat = percentile_ns(r, pct)
     local why
-    if (r.ios or 0) == 0 and r.errors == 0 then why = "no I/O measured" -- a latency of 0 is no figure under the bound
+    if rawget(r, "ios") == 0 and r.errors == 0 then why = "no I/O measured" -- a latency of 0 is no figure under the bound
     elseif r.errors > 0 or r.failed then why = "errors"
     elseif lat > bound then why = "latency over the bound"
     elseif r.iops < 0.99 * iops and not short_by_inflight(r, iops) then why = "achieved under 99 % of the rate"
