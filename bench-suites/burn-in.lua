@@ -10,7 +10,9 @@
 --
 -- A bad unit is an error named for what it is (corrupt, misdirected: data
 -- written for another offset, lost_write: an older generation than the
--- last write there), with its offset, and the suite exits 1. --time sets
+-- last write there), with its offset, and the suite exits 1. The verdict
+-- (iomoon.report.verdict) says PASS only with zero errors in every phase
+-- and a final verify that checked every unit of the area; else FAIL, exit 1. --time sets
 -- the random phases' length (default 60 s); the fill, verify and rewrite
 -- passes always cover the whole area. Two passes.
 
@@ -20,6 +22,7 @@ return {
   source = "the burn-in practice of the field: write everything, read everything back, under load",
   size = "1g",
   name_width = 26,
+  verdict = "burn-in",
   defaults = { qd = 8 },
   phases = function(opts)
     local passes = 2

@@ -13,6 +13,10 @@
 --
 -- One target: the databases are the first 90 % of the test area, the log
 -- the last 10 %.
+--
+-- The verdict is Jetstress's (iomoon.report.verdict, doc/suites.md): PASS
+-- when the database's reads average under 20 ms and the log's writes under
+-- 10 ms, with no I/O error; else FAIL, and the suite exits 1.
 local iomoon = require "iomoon"
 local suite = require "iomoon.suite"
 
@@ -22,6 +26,7 @@ return {
   source = "Jetstress tuning goals (read:write 3:2-2:1, db:log 8:1-12:1, 6-8 KB log writes), 32 KB ESE pages",
   size = "4g",
   name_width = 30,
+  verdict = "jetstress",
   defaults = { duration = "60s" },
   phases = function(opts)
     local bytes = opts.area_bytes or iomoon.size("4g")

@@ -28,6 +28,20 @@ out=$(run_lua sync-streams "$TMP/mx.dat")
 is "$out" "$(printf 'mixed\t0\t112\tmixed\tfdatasync\t100\tdsync\tfsync\t12\tnone')" \
 	"streams: fdatasync = 1 (100 syncs, O_DSYNC) and fsync = 8 (12 syncs); the phase says mixed and sums them"
 
+# commit latency: each write followed by its own sync (fdatasync = 1) is one
+# commit, timed from the write's start to its sync's completion; counts and
+# bounds only (sim: a write and a sync each take at least 1 ms, so a commit 2)
+for a in "sim 1 1ms" "io_uring 1" "libaio 1"; do
+	set -- $a
+	out=$(run_lua commit "$1" "$TMP/cm-$1.dat" "$2" ${3:-})
+	is "$out" "$(printf '60\ttrue\ttrue\ttrue\ttrue')" "$1: fdatasync = 1: 60 commits, one per write and sync, at least the write plus the sync"
+done
+is "$(run_lua commit sim "$TMP/cm4.dat" 4 1ms)" "$(printf 'nil\t14')" "fdatasync = 4: no commit figure (a sync is not each write's)"
+# the table: the commit under its stream, each sync row once (not again under the phase's total)
+out=$("$IOMOON" run "$LUA_DIR/sync-streams.lua" "$TMP/mx3.dat")
+is "$(grep -c 'after every' <<<"$out") $(grep -c 'fsync and fdatasync' <<<"$out") $(grep -c '^  commit: write + fdatasync .* 100 commits$' <<<"$out")" "2 0 1" \
+	"table: a sync row per stream, none repeated under the total; the commit row under its stream"
+
 # a phase's fsync is each stream's default: a stream gives its own (fdatasync
 # replaces it), and one that never writes has none
 out=$(run_lua sync-inherited)

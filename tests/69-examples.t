@@ -15,6 +15,32 @@ for e in custom-workload app-mix qd-sweep markdown-report; do
 	out=$(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/$e.lua" "$TMP/ex.dat" 0.3 2>&1); rc=$?
 	ran $rc "$out" "example $e runs"
 done
+# a sweep whose phase measured no I/O (1 us: no disk completes a read in
+# it) has no knee: a latency of 0 is no figure under the bound
+out=$(cd "$TMP" && "$IOMOON" run --quiet --format none "$ROOT/examples/qd-sweep.lua" "$TMP/ex.dat" 1us 2>&1)
+like "$out" '^no knee: QD 1 measured no I/O' "qd-sweep: a phase without I/O is never the knee"
+# find_max that finds nothing says why: a probe without I/O (sim, 1 s per
+# I/O, 0.1 s probes) fails as such, and a bound even \`from\` breaks
+cat >"$TMP/fm.lua" <<'EOF2'
+local plan = require "iomoon.plan"
+local function fm(lat, dur) return plan.find_max { phase = { engine = "sim", sim_latency = lat, qd = 4, bs = "4k", duration = dur }, bound = "5ms", from = 1000 } end
+local r = fm("1s", "0.1s")
+print(r.iops, r.probes[1].why, r.why)
+r = fm("20ms", "0.3s")
+print(r.iops, r.probes[1].why, r.why)
+EOF2
+out=$("$IOMOON" run --quiet --format none "$TMP/fm.lua" 2>&1)
+is "$out" "nil	no I/O measured	even from = 1000 IOPS failed (no I/O measured): give the phase a longer duration
+nil	latency over the bound	even from = 1000 IOPS failed (latency over the bound): try a lower from" "find_max that finds nothing says why"
+# a stream that measured no I/O is marked in every format (its 0 ms is no figure)
+cat >"$TMP/noio.lua" <<'EOF2'
+local iomoon = require "iomoon"
+iomoon.run { engine = "sim", duration = "0.2s", streams = { { name = "busy", bs = "4k" }, { name = "idle", bs = "4k", rate = { iops = 1 } } } }
+EOF2
+for f in table csv markdown json html; do
+	"$IOMOON" run --quiet --format $f --output "$TMP/noio.$f" "$TMP/noio.lua" >/dev/null 2>&1
+	ok $([ "$(grep -c 'no I/O measured: these figures are not measurements' "$TMP/noio.$f")" -ge 1 ]; echo $?) "a stream without I/O is marked ($f)"
+done
 like "$(cat "$TMP/report.md")" '\| RealLife-60%Rand-65%Read \| [0-9]+ \|' "the Markdown report example writes its table"
 # ---- application models (issue 11): suites of streams ----
 # Each runs end to end on a small file; every stream did I/O of the kind
@@ -70,7 +96,7 @@ elif name == "boot-storm":
 PY
 	ok $? "suite $s: every stream did its kind of I/O (streams, sizes, read share, syncs)"
 	out=$("$IOMOON" suite $s --target "$F" --time 0.2 --ramp 0 --quiet)
-	rows=$(printf '%s\n' "$out" | grep -v '^engine \|^  ' | sed -n '2,$p' | cut -c1-30 | sed 's/ *$//' | tr '\n' ',')
+	rows=$(printf '%s\n' "$out" | sed '/^$/,$d' | grep -v '^engine \|^  ' | sed -n '2,$p' | cut -c1-30 | sed 's/ *$//' | tr '\n' ',')
 	want=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['phases'][0]; print(''.join(p['name'] + ' / ' + s['name'] + ',' for s in p['streams']) + p['name'] + ',')" "$TMP/$s.json")
 	is "$rows" "$want" "suite $s: the table has a row per stream, then the phase's total"
 done

@@ -22,15 +22,17 @@ p = json.load(open(sys.argv[1]))["phases"]
 def ms(ns): return "%.3f" % (ns / 1e6)
 s = p[0]["sync"]
 print("  fdatasync after every write|%s|%.0f|-|-|%s|max %s ms, 200 syncs" % (ms(s["lat"]["mean_ns"]), s["iops"], ms(s["lat"]["p99_ns"]), ms(s["lat"]["max_ns"])))
+c = p[0]["commit"] # each write and its own fdatasync as one: the commit
+print("  commit: write + fdatasync|%s|%.0f|-|-|%s|max %s ms, 200 commits" % (ms(c["lat"]["mean_ns"]), c["iops"], ms(c["lat"]["p99_ns"]), ms(c["lat"]["max_ns"])))
 t = p[1]["trim"]
 print("  trims|%s|%.0f|%.2f|-|%s|max %s ms, %d trims" % (ms(t["lat"]["mean_ns"]), t["iops"], t["mib_per_s"], ms(t["lat"]["p99_ns"]), ms(t["lat"]["max_ns"]), t["ios"]))
 PY
 got=$(awk 'substr($0, 1, 2) == "  " && !/O_DSYNC/ { n = substr($0, 1, 36); sub(/ +$/, "", n); rest = substr($0, 37); split(rest, f, "  +");
 	printf "%s|%s|%s|%s|%s|%s|%s\n", n, f[2], f[3], f[4], f[5], f[6], f[7] }' d.table)
-is "$got" "$(cat want.table)" "table: the WAL's fdatasync and the trims, each a row under its phase: mean, IOPS, (trim MiB/s), p99, max and count"
+is "$got" "$(cat want.table)" "table: the WAL's fdatasync, its commit (write + fdatasync) and the trims, each a row under its phase: mean, IOPS, (trim MiB/s), p99, max and count"
 is "$(grep '^Test name' d.table | sed -E 's/ +$//' | wc -c)" "$(grep '^  fdatasync' d.table | sed -E 's/  max .*//' | wc -c)" \
 	"table: the sync row ends its p99 where the header ends (aligned)"
-is "$(grep -v '^engine ' d.table | sed -E 's/^(.{36}).*/\1/; s/ +$//' | tr '\n' '|')" "Test name|wal|  fdatasync after every write|trim|  trims|plain|log|  writes with O_DSYNC|" \
+is "$(grep -v '^engine ' d.table | sed -E 's/^(.{36}).*/\1/; s/ +$//' | tr '\n' '|')" "Test name|wal|  fdatasync after every write|  commit: write + fdatasync|trim|  trims|plain|log|  writes with O_DSYNC|" \
 	"table: a row each, the sync and trim rows right under theirs, none for the plain phase"
 md=$("$IOMOON" report d.json --format markdown)
 like "$md" '\| wal: fdatasync after every write \| [0-9]+ \| - \| [0-9.]+ \| [0-9.]+ \| - \| 0 \| max [0-9.]+ ms, 200 syncs \|' \
@@ -102,8 +104,8 @@ ok $? "json: a replay's every interval has its lag p99 and max (0 without stalls
 where=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["machine"]["targets"][0]; print(" on %s" % t["filesystem"] + (" (%s)" % t["device"] if "device" in t else ""))' d.json)
 is "$(sed -n 1p d.table)" "engine psync, O_DIRECT, test area $TMP/d.dat: 4 MiB file$where" \
 	"table: the line above the header says the engine, O_DIRECT and the test area (size, kind, file system, device)"
-is "$(grep -n '^engine ' d.table | cut -d: -f1 | tr '\n' ' ')" "1 7 9 " "table: a setup line again where the engine changes (sim: no target), and back"
-like "$(sed -n 7p d.table)" '^engine sim, no target$' "table: a phase on sim says it has no target (and no O_DIRECT)"
+is "$(grep -n '^engine ' d.table | cut -d: -f1 | tr '\n' ' ')" "1 8 10 " "table: a setup line again where the engine changes (sim: no target), and back"
+like "$(sed -n 8p d.table)" '^engine sim, no target$' "table: a phase on sim says it has no target (and no O_DIRECT)"
 python3 - d.json nomachine.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); d.pop("machine"); json.dump(d, open(sys.argv[2], "w"))

@@ -194,6 +194,10 @@ is "$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[0]; 
 out=$("$IOMOON" verify "$TMP/local.img" --after-crash --quiet)
 like "$out" "after the crash: [0-9]+ durable, 0 lost durable, [0-9]+ unflushed kept, [0-4] unflushed lost, 0 torn, 0 corrupt" \
 	"the table says the classes"
+like "$out" "checked [0-9]+ units of 4 KiB against the durability record \(each unit's last write issued and made durable\), the state's map of written units was not saved \(its run did not end\): the record alone said what was written; after the crash: " \
+	"a killed writer's check says once what it checked: every unit against the durability record"
+ok "$(grep -qE 'nothing written with verification|skipped as never written' <<<"$out"; [ $? -ne 0 ]; echo $?)" \
+	"... not 'nothing written with verification' beside the durable units"
 "$IOMOON" suite power-cut --target "$TMP/pc.dat" --size 4m --time 5 --ios 512 --quiet --format json >pc.json
 is "$?" 0 "suite power-cut, run whole without a cut: exit 0"
 is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"]; print(len(p), p[1]["crash"]["lost_durable"], p[1]["crash"]["durable_ok"] + p[1]["crash"]["unflushed_kept"] > 0)' pc.json)" \

@@ -248,6 +248,36 @@ with open(long_csv, "w") as f:
     f.write("\n".join(lines))
 good, why = named([IOMOON, "report", long_csv], "long.csv:49: a line of 1137500 bytes")
 case("results.csv with a 1.1 MB line", good, why, "iomoon report long.csv")
+# the traps of a share and of fio's names, each case fixed: exit 2, one line
+# that says what was meant, nothing created (the target is a new file)
+TRAPS = [
+    (["quick", "--target", NEW, "--size", "16m", "--read", "0.7"], "--read: 0.7 means 0.7 %, not 70 %", "did you mean 70?"),
+    (["quick", "--target", NEW, "--size", "16m", "--random", "0.5"], "--random: 0.5 means 0.5 %, not 50 %", "did you mean 50?"),
+    ('read = 0.7', "phase.read: 0.7 means 0.7 %, not 70 %", "did you mean 70?"),
+    ('random = 0.25', "phase.random: 0.25 means 0.25 %, not 25 %", "did you mean 25?"),
+    ('iodepth = 8', "phase: unknown field 'iodepth', fio's name", "did you mean qd?"),
+    ('numjobs = 2', "phase: unknown field 'numjobs', fio's name", "did you mean workers?"),
+    ('rw = "randrw"', "phase: unknown field 'rw', fio's name", "did you mean read and random"),
+    ('runtime = 5', "phase: unknown field 'runtime', fio's name", "did you mean duration?"),
+    ('blocksize = "8k"', "phase: unknown field 'blocksize', fio's name", "did you mean bs?"),
+]
+for i, (trap, says, means) in enumerate(TRAPS):
+    if isinstance(trap, list):
+        argv, shown = [IOMOON] + trap, "iomoon " + " ".join(trap)
+    else:
+        path = os.path.join(scripts, "trap%02d.lua" % i)
+        with open(path, "w") as f:
+            f.write('require("iomoon").run { target = { path = "%s", size = "16m" }, bs = "4k", duration = "0.1s", %s }\n'
+                    % (NEW, trap))
+        argv, shown = [IOMOON, "run", "--quiet", path], trap
+    good, why = run_case(argv)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if good and not (says in p.stderr and means in p.stderr):
+        good, why = False, "stderr: %r" % p.stderr
+    n += 1
+    print("%sok %d - %s: refused, saying what was meant%s" % ("" if good else "not ", n, shown,
+          "" if good else " (%s)" % why))
+    failed += not good
 print("1..%d" % n)
 shutil.rmtree(tmp)
 sys.exit(1 if failed else 0)

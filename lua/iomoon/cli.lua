@@ -83,7 +83,8 @@ options (suite only):
   --verify-state DIR   where the phases that verify with crc32c keep their state (suite, verify)
   --manager NAME       an .icf's manager whose workers run here (several: one per rank under mpirun)
 options (quick only):
-  --bs SIZE (4k)  --read PCT (100)  --random PCT (100)  --rate IOPS
+  --bs SIZE (4k)  --read PCT (100)  --random PCT (100: quick is random; a Lua phase's random is 0)
+  --rate IOPS  (a PCT between 0 and 1 is refused as a fraction: 0.7% is 0.7 %)
   --ios N  --dist DIST  --seed N  --name NAME  --batch N|auto (I/Os per submission at most)
   fio's spellings: --rw read|write|randread|randwrite|rw|randrw  --iodepth N (--qd)
   --numjobs N (--workers)  --runtime DUR (--time)  --ioengine NAME (--engine; sync is psync)
@@ -314,6 +315,11 @@ local function make_sink(o, name_width, targets)
           write = { bytes = util.opt(util.opt(r, "write"), "bytes") }, trim = { bytes = util.opt(util.opt(r, "trim"), "bytes") } }
       end
     end
+    -- a pass/fail suite's phase (meta.verdict): kept for its verdict and the exit status
+    if util.opt(util.opt(r, "meta"), "verdict") ~= nil then
+      sink.judged = sink.judged or {}
+      sink.judged[#sink.judged + 1] = slim(r)
+    end
     if keep then
       local c = slim(r, fmt == "fio-json+" or fmt == "fio-terse")
       if file then file:add(c) else sink.results[#sink.results + 1] = c end
@@ -333,6 +339,10 @@ local function make_sink(o, name_width, targets)
     elseif sink.pts then
       io.stdout:write(report.pts_of(sink.pts).text(sink.pts))
     end
+    -- the verdict (iomoon.report.verdict): after the table; a FAIL is exit status 1
+    local v = sink.judged and report.verdict(sink.judged)
+    if v and rows then io.stdout:write(report.verdict_text(sink.judged)) end
+    if v and not v.pass then sink.failed = true end
     io.stdout:flush()
   end
   -- with a data format on stdout, a script's print() must not corrupt it,
@@ -481,15 +491,23 @@ end
 -- a percentage option: a number, with or without one "%" ("70%" is 70);
 -- anything else is bad input naming the option and the value as typed
 -- (its range is the core's to check)
+-- A number between 0 and 1 without its "%" is refused as the fraction it
+-- looks like (--read 0.7 would be 0.7 % reads); "0.7%" is 0.7 %.
 local function pct_opt(o, name)
   local v = o[name]
   if v == nil then return nil end
-  local n = tonumber(type(v) == "string" and v:match("^(.-)%s*%%$") or v)
+  local pct = type(v) == "string" and v:match("^(.-)%s*%%$")
+  local n = tonumber(pct or v)
   if not util.finite(n) then
     input_error("--%s: '%s' is not a percentage (give a number from 0 to 100, as 70 or 70%%)", name, v)
   end
+  if n > 0 and n < 1 and not pct then
+    input_error("--%s: %s means %g %%, not %g %% (a percentage from 0 to 100, not a fraction): did you mean %g? "
+      .. "(a share under 1 %% is written %g%%)", name, v, n, n * 100, n * 100, n)
+  end
   return n
 end
+
 
 -- fio's spellings of quick's options, and the option each is (--rw is
 -- --read and --random: fio_rw)
@@ -563,7 +581,7 @@ function cli.quick(args)
   local ov = common_overrides(o)
   local phase = {
     target = t, region = not t and o.size or nil, bs = o.bs or "4k",
-    read = read, random = random,
+    read = util.share(read), random = util.share(random), -- under 1 %: "0.7%"
     qd = ov.qd or 1, workers = ov.workers, engine = ov.engine, direct = ov.direct,
     duration = o.time, ramp = o.ramp, -- nothing given: the core's default (10 s)
     ios = number_opt(o, "ios", true), dist = o.dist, seed = number_opt(o, "seed", true),
@@ -571,7 +589,7 @@ function cli.quick(args)
   }
   if o.rate then phase.rate = { iops = number_opt(o, "rate") } end
   phase.name = o.name or string.format("%s; %g%% Read; %g%% random; QD %d",
-    tostring(phase.bs):upper(), phase.read, phase.random, phase.qd)
+    tostring(phase.bs):upper(), read, random, phase.qd)
   return run_reported("iomoon quick: ", o, function() iomoon.run(phase) end, nil, { { path = t and t.path } },
     function() iomoon.check(phase) end)
 end

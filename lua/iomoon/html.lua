@@ -12,6 +12,7 @@
 local iomoon = require "iomoon"
 local json = require "iomoon.json"
 local rows = require "iomoon.report.rows"
+local verdict = require "iomoon.report.verdict"
 local util = require "iomoon.util"
 local assets = require "iomoon.html.assets"
 
@@ -645,7 +646,8 @@ function html.render(results, machine, version, command)
       version ~= iomoon.version and " (shown by iomoon " .. esc(iomoon.version) .. ")" or "",
       html.measured(results), counts(results)),
     type(command) == "string" and '<p class="note" id="command">command: <code>' .. esc(command) .. "</code></p>\n" or "",
-    html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n' }
+    html.cluster_note(results), '<div id="status" data-charts="0" data-errors="0"></div>\n',
+    verdict.html(results, esc) }
   -- a SNIA PTS run's pages (iomoon.html.pts, loaded only for one) come
   -- first: its summary table holds hundreds of cells
   for _, r in ipairs(results) do

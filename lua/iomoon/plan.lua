@@ -157,7 +157,9 @@ end
 -- result=, probes={ {iops=, ok=, why=, lat_ns=, achieved_iops=}, ... }}:
 -- iops is the achieved rate of the best good probe (never more than the
 -- device did), asked_iops the rate it was asked; both nil when even `from`
--- fails.
+-- fails, and then `why` says so ("even from = 1000 IOPS failed (latency
+-- over the bound): try a lower from"). A probe that measured no I/O is a
+-- failed probe ("no I/O measured"), never a rate under the bound.
 function plan.find_max(t)
   errors.check_fields(t, "find_max", { phase = "table", bound = { "string", "number" }, percentile = "number",
     from = "number", max = "number", tolerance = "number", arrival = "string", confirm = "number" })
@@ -194,7 +196,8 @@ function plan.find_max(t)
     local r = iomoon.run(p)
     local lat = percentile_ns(r, pct)
     local why
-    if r.errors > 0 or r.failed then why = "errors"
+    if rawget(r, "ios") == 0 and r.errors == 0 then why = "no I/O measured" -- a latency of 0 is no figure under the bound
+    elseif r.errors > 0 or r.failed then why = "errors"
     elseif lat > bound then why = "latency over the bound"
     elseif r.iops < 0.99 * iops and not short_by_inflight(r, iops) then why = "achieved under 99 % of the rate"
     elseif latency_grows(r) then why = "latency grows (a backlog)" end
@@ -218,7 +221,13 @@ function plan.find_max(t)
     lo_rate, out.result = rate, r
     rate = rate * 2
   end
-  if not lo_rate then return out end
+  if not lo_rate then
+    local first = out.probes[1]
+    local advice = { errors = "see the probe's errors", ["no I/O measured"] = "give the phase a longer duration" }
+    out.why = first and string.format("even from = %.0f IOPS failed (%s): %s", first.iops, first.why,
+      advice[first.why] or "try a lower from") or "no probe ran"
+    return out
+  end
   hi_rate = hi_rate or max
   while (hi_rate - lo_rate) / lo_rate > tol do
     local mid = (lo_rate + hi_rate) / 2

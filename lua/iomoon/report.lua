@@ -37,6 +37,10 @@ local function pts_of(results)
 end
 report.pts_of = pts_of
 
+-- a pass/fail suite's verdict (iomoon.report.verdict): its section in each format
+local verdict = require "iomoon.report.verdict"
+report.verdict, report.verdict_text = verdict.of, verdict.text
+
 local opt, whole, fig, number, all_rows = util.opt, util.whole, rows.fig, rows.number, rows.all
 
 --- s as one line of text may show it (util.shown, the library's one
@@ -346,7 +350,7 @@ report.csv_columns = {
   -- warning every format gives a "tool" row (report.tool_mark)
   { "Bottleneck", function(r) local b = opt(r, "bottleneck"); return type(b) == "string" and b or "" end },
   { "In Flight (mean)", function(r) local m = number(opt(opt(r, "inflight"), "mean")); return m and string.format("%.2f", m) or "" end },
-  { "Warning", function(r) return rows.tool_mark(r) or "" end },
+  { "Warning", function(r) return rows.no_io_mark(r) or rows.tool_mark(r) or "" end },
 }
 
 -- a cell a spreadsheet would run as a formula gets a leading '
@@ -375,6 +379,10 @@ report.csv_op_columns = {
   { "p99 Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
   { "Maximum Sync Response Time (ms)", op_cell("sync", function(o) return string.format("%.4f", ms(o.lat.max_ns)) end) },
   { "Sync Errors", op_cell("sync", function(o) return o.errors end) },
+  -- each write with its own sync: the two as one (result.commit), a database's commit
+  { "Commit IOps", op_cell("commit", function(o) return string.format("%.2f", o.iops) end) },
+  { "Average Commit Response Time (ms)", op_cell("commit", function(o) return string.format("%.4f", ms(o.lat.mean_ns)) end) },
+  { "p99 Commit Response Time (ms)", op_cell("commit", function(o) return string.format("%.4f", ms(o.lat.p99_ns)) end) },
 }
 
 --- The columns a CSV report gains, last, when one of its rows is a files
@@ -613,6 +621,8 @@ function report.csv_string(results)
   local p = pts_of(results)
   local rows = p and p.csv_rows(results)
   if rows then s = s .. "\r\n" .. iomoon.csv.format(rows) end -- the PTS window table, after an empty line
+  local v = verdict.csv_rows(results)
+  if v then s = s .. "\r\n" .. iomoon.csv.format(v) end -- the verdict, after an empty line
   return s
 end
 
@@ -728,6 +738,7 @@ function report.markdown(results, machine)
   end
   local p = pts_of(results)
   return md_setups(results, machine) .. table.concat(out, "\n") .. "\n" .. (p and p.markdown(results) or "")
+    .. verdict.markdown(results)
 end
 
 --- The JSON document: {"iomoon": VERSION, "phases": [...]}. A phase with
@@ -740,10 +751,12 @@ local function with_rate_met(r)
   local met = type(r) == "table" and report.rate_met(r)
   local cut = type(r) == "table" and report.replay_cut(r) or nil
   local streams = opt(r, "streams")
-  if met == nil and cut == nil and streams == nil then return r end
+  local no_io = type(r) == "table" and rows.no_io_mark(r) or nil
+  if met == nil and cut == nil and streams == nil and no_io == nil then return r end
   local c = {}
   for k, v in pairs(r) do c[k] = v end
   if met ~= nil then c.rate_met = met end
+  c.no_io = no_io -- the mark of a result that measured no I/O (report.marks)
   c.replay_cut = cut
   if streams then
     c.streams = {}
@@ -769,7 +782,7 @@ function report.json_document(results, machine, version, command)
   if command == nil then command = report.command end
   local p = pts_of(results)
   return json.encode({ iomoon = version or iomoon.version, command = command or nil, machine = machine or nil,
-    phases = phases, pts = p and p.json(results) or nil }, "  ") .. "\n"
+    phases = phases, pts = p and p.json(results) or nil, verdict = verdict.json(results) }, "  ") .. "\n"
 end
 
 local function table_string(rs, machine)
@@ -780,7 +793,7 @@ local function table_string(rs, machine)
   tw:header(rs[1])
   for _, r in ipairs(rs) do tw:row(r) end
   local p = pts_of(rs)
-  return table.concat(buf) .. (p and p.text(rs) or "")
+  return table.concat(buf) .. (p and p.text(rs) or "") .. verdict.text(rs)
 end
 
 local renderers = {

@@ -7,6 +7,7 @@
 --     source = "where the numbers come from",
 --     size = "8g",                       -- test area when the target is created
 --     defaults = { qd = 16, duration = "30s" },   -- every phase starts from these
+--     verdict = "jetstress",             -- a pass/fail rule (iomoon.report.verdict)
 --     phases = { phase, ... },           -- or function(opts) return { phase, ... } end
 --   }
 -- A plan that decides as it goes (iomoon.pts: rounds until steady state)
@@ -121,7 +122,7 @@ end
 
 -- The fields a suite table may have.
 local SUITE_FIELDS = { name = "string", description = "string", source = "string", size = { "string", "number" },
-  defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string",
+  defaults = "table", phases = { "table", "function" }, name_width = "number", file = "string", verdict = "string",
   options = "table", check = "function", run = "function" }
 
 --- Load a suite by name or path; raises an input error listing the ready ones.
@@ -324,6 +325,8 @@ function suite.phases(s, opts)
   local out, verifies = {}, false
   for i, p in ipairs(list) do
     out[i] = suite.apply(p, opts, s.defaults)
+    -- a pass/fail suite: every phase names its rule (iomoon.report.verdict)
+    if s.verdict then out[i].meta = util.merge(out[i].meta or {}, { verdict = s.verdict }) end
     verifies = verifies or out[i].verify == "crc32c"
   end
   if opts.verify_state and not verifies then

@@ -63,7 +63,7 @@ local function mix_of(p)
     if n > 0 and bs then
       local s = { bs = bs, read = op == "read" and 100 or 0, random = 100 - (p[op .. "_seq_pct"] or 0) }
       if op == "trim" then s.trim = 100 end
-      s.random = math.max(0, math.min(100, s.random))
+      s.random = util.share(math.max(0, math.min(100, s.random)))
       specs[#specs + 1] = s
       counts[#counts + 1] = n
     end
@@ -138,8 +138,9 @@ end
 -- IOMeter-style spec fields of a group of I/Os: its read and trim shares.
 local function shares(s, spec)
   local n = (s.reads or 0) + (s.writes or 0) + (s.trims or 0)
-  spec.read = n > 0 and 100 * s.reads / n or 0
-  if (s.trims or 0) > 0 then spec.trim = math.min(100 - spec.read, 100 * s.trims / n) end
+  local read = n > 0 and 100 * s.reads / n or 0
+  if (s.trims or 0) > 0 then spec.trim = util.share(math.min(100 - read, 100 * s.trims / n)) end
+  spec.read = util.share(read) -- under 1 %: "0.3%" (a plain 0.3 is refused as a fraction)
   return spec
 end
 

@@ -46,6 +46,14 @@ function util.is_url(s) return type(s) == "string" and s:match("^%a[%w+.-]*://")
 
 --- n as a whole number: "%d" for an integer or an integral float, else
 -- "%.0f" (a count read back from a file may be a huge float).
+--- A share in percent as a phase takes it: a computed share between 0
+-- and 1 (a trace's 0.3 % reads) as the string "0.3%", which the core
+-- takes as 0.3 % (a plain 0.3 is refused as a fraction); others as they are.
+function util.share(n)
+  if type(n) == "number" and n > 0 and n < 1 then return string.format("%.6g%%", n) end
+  return n
+end
+
 function util.whole(n)
   local i = math.tointeger(n)
   return i and string.format("%d", i) or string.format("%.0f", n)

@@ -13,6 +13,7 @@ void counters_init(struct counters *c)
 		hist_init(&c->op[i].lat);
 		hist_init(&c->op[i].svc);
 	}
+	hist_init(&c->commit);
 }
 
 /* Does error a come before b? In time, then by rank (ranks merge their
@@ -49,6 +50,7 @@ void counters_merge(struct counters *dst, const struct counters *src)
 		dst->op[i].bytes += src->op[i].bytes;
 		dst->op[i].errors += src->op[i].errors;
 	}
+	hist_merge(&dst->commit, &src->commit);
 	for (int i = 0; i < STATS_MAX_ERRNO && src->errno_count[i].n; i++) {
 		int j;
 

@@ -91,6 +91,8 @@ struct data_counts {
 
 struct counters {
 	struct op_stats op[OP_NTYPES]; /* OP_READ, OP_WRITE, OP_TRIM, OP_SYNC */
+	struct hist commit;     /* each write followed by its own sync (fsync/fdatasync every write): from the
+				 * write's start (its intended start when paced) to its sync's completion */
 	struct err_count errno_count[STATS_MAX_ERRNO];
 	struct first_error first_errors[STATS_FIRST_ERRORS];
 	unsigned nfirst;

@@ -23,6 +23,7 @@ struct io_slot {
 	void *buf;
 	uint64_t intended_ns; /* open loop: when this I/O was meant to start */
 	uint64_t submit_ns;
+	uint64_t commit_ns;   /* a write followed by its own sync: when the write started (commit latency) */
 	int64_t res;          /* bytes done, or -errno */
 	uint64_t gen;         /* crc32c verification: this write's generation */
 	unsigned index;       /* position in the worker's slot array */

@@ -233,6 +233,31 @@ double api_check_pct(lua_State *L, int idx, const char *field)
 	return n;
 }
 
+/* A share of the I/Os in percent (read, trim, random): as api_check_pct,
+ * but a number between 0 and 1 is refused as the fraction it looks like
+ * (read = 0.7 would be 0.7 % reads: a write storm); a share under 1 % is
+ * a string with its sign, "0.7%". */
+double api_check_share(lua_State *L, int idx, const char *field)
+{
+	if (lua_type(L, idx) == LUA_TSTRING) {
+		const char *s = lua_tostring(L, idx);
+		char *end;
+		double n = strtod(s, &end);
+
+		if (end != s && end[0] == '%' && !end[1]) {
+			if (!(n >= 0 && n <= 100))
+				api_input_error(L, "%s: %s is outside 0..100 (a percentage)", field, s);
+			return n;
+		}
+	}
+	double n = api_check_pct(L, idx, field);
+
+	if (n > 0 && n < 1)
+		api_input_error(L, "%s: %g means %g %%, not %g %% (a percentage from 0 to 100, not a fraction): did you "
+				"mean %g? (a share under 1 %% is written as a string, \"%g%%\")", field, n, n, n * 100, n * 100, n);
+	return n;
+}
+
 lua_Integer api_check_int(lua_State *L, int idx, const char *field, lua_Integer lo, lua_Integer hi)
 {
 	int isint;

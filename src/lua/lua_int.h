@@ -31,6 +31,9 @@ int api_pcall_why(lua_State *L, lua_CFunction fn, int narg, char *why, size_t wh
 uint64_t api_check_size(lua_State *L, int idx, const char *field);
 uint64_t api_check_duration(lua_State *L, int idx, const char *field);
 double api_check_pct(lua_State *L, int idx, const char *field);
+/* A share of the I/Os (read, trim, random) in percent: 0..100, a number
+ * between 0 and 1 refused (a fraction, or a share under 1 % written "0.7%"). */
+double api_check_share(lua_State *L, int idx, const char *field);
 /* A number, or a string holding only one, at idx into *n: 1; another type:
  * 0; a string holding anything else: an input error naming `what`. */
 int api_number(lua_State *L, int idx, const char *field, const char *what, lua_Number *n);

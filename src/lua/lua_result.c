@@ -315,6 +315,14 @@ static void push_measures(lua_State *L, const struct run_state *rs, const struct
 	}
 	push_lat(L, all, 1);
 	lua_setfield(L, -2, "lat");
+	if (c->commit.count) { /* each write with its own sync: the commit, both as one figure */
+		lua_createtable(L, 0, 3);
+		api_set_int(L, "ios", c->commit.count);
+		api_set_num(L, "iops", r->seconds > 0 ? (double)c->commit.count / r->seconds : 0);
+		push_lat(L, &c->commit, 0);
+		lua_setfield(L, -2, "lat");
+		lua_setfield(L, -2, "commit");
+	}
 	if (!paced)
 		return;
 	hist_merge(&svc_all, &c->op[OP_WRITE].svc);

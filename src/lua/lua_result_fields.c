@@ -59,6 +59,7 @@ static const struct result_field result_fields[] = {
 	{ "trim", "table", O, "op" },
 	{ "sync", "table", O, "op" },
 	{ "svc", "table", O, "op_lat" },
+	{ "commit", "table", O, "commit" }, /* each write followed by its own sync: the two as one */
 	{ "rate_iops", "number", O | D, NULL },
 	{ "rate_asked_iops", "number", O | D, NULL },
 	{ "rate_arrival", "string", O | D, NULL },
@@ -159,6 +160,14 @@ static const struct result_field op_fields[] = {
 	{ "how", "string", O, NULL },    /* trim: "engine" or "syscall" */
 	{ "call", "string", O, NULL },   /* sync: fsync or fdatasync */
 	{ "every", "number", O, NULL },  /* sync: every how many writes */
+	{ NULL, NULL, 0, NULL },
+};
+
+/* result.commit: a write and its own sync, timed together */
+static const struct result_field commit_fields[] = {
+	{ "ios", "number", C, NULL },
+	{ "iops", "number", M, NULL },
+	{ "lat", "table", 0, "op_lat" },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -377,6 +386,7 @@ static const struct result_table tables[] = {
 	{ "interval", interval_fields }, { "first_error", first_error_fields }, { "stopped", stopped_fields }, { "verify", verify_fields },
 	{ "data", data_fields },
 	{ "crash", crash_fields },
+	{ "commit", commit_fields },
 	{ "trace", trace_fields },     { "sizes", sizes_fields },     { "spec", spec_fields },
 	{ "replay", replay_fields },   { "cluster", cluster_fields }, { "host", host_fields },
 	{ "inflight", inflight_fields }, { "device", device_fields },

@@ -228,6 +228,33 @@ static const char *const *field_names(int stream)
 	return names[stream];
 }
 
+/* fio's names of a phase's fields (a job file's habits): each refused
+ * naming iomoon's field, which edit distance alone would not find. */
+static const struct {
+	const char *fio, *ours;
+} fio_names[] = {
+	{ "iodepth", "qd" },
+	{ "numjobs", "workers" },
+	{ "rw", "read and random (fio's rw=randrw, rwmixread=70 is read = 70, random = 100)" },
+	{ "readwrite", "read and random (fio's rw=randrw, rwmixread=70 is read = 70, random = 100)" },
+	{ "rwmixread", "read (the percentage of reads)" },
+	{ "runtime", "duration" },
+	{ "blocksize", "bs" },
+	{ "ioengine", "engine" },
+	{ "ramp_time", "ramp" },
+	{ "number_ios", "ios" },
+};
+
+static void refuse_fio_names(lua_State *L, int idx, const char *what)
+{
+	for (unsigned i = 0; i < sizeof(fio_names) / sizeof(fio_names[0]); i++) {
+		if (lua_getfield(L, idx, fio_names[i].fio) != LUA_TNIL)
+			api_input_error(L, "%s: unknown field '%s', fio's name: did you mean %s? (doc/lua-api.md, \"Phases\"; "
+					"iomoon fio runs a job file as it is)", what, fio_names[i].fio, fio_names[i].ours);
+		lua_pop(L, 1);
+	}
+}
+
 /* Which fields the table at idx gives (rs->given), and the keys it has
  * that are no field (an input error, with the nearest field's name). */
 static void find_given(lua_State *L, int idx, struct run_state *rs, int stream)
@@ -241,6 +268,7 @@ static void find_given(lua_State *L, int idx, struct run_state *rs, int stream)
 					"stream)", rs->path, fields[i].name, fields[i].name);
 		lua_pop(L, 1);
 	}
+	refuse_fio_names(L, idx, rs->path);
 	api_check_keys(L, idx, rs->path, field_names(stream));
 	for (unsigned i = 0; i < NFIELDS; i++) {
 		if (lua_getfield(L, idx, fields[i].name) != LUA_TNIL)

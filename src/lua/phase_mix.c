@@ -152,11 +152,11 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	s->read_thr = WL_ONE;
 	snprintf(f, sizeof(f), "%sread", prefix);
 	if (lua_getfield(L, t, "read") != LUA_TNIL)
-		s->read_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
+		s->read_thr = (uint64_t)(api_check_share(L, -1, f) / 100.0 * (double)WL_ONE);
 	s->trim_thr = 0;
 	snprintf(f, sizeof(f), "%strim", prefix);
 	if (lua_getfield(L, t, "trim") != LUA_TNIL) {
-		double trim = api_check_pct(L, -1, f), read = (double)s->read_thr / (double)WL_ONE * 100.0;
+		double trim = api_check_share(L, -1, f), read = (double)s->read_thr / (double)WL_ONE * 100.0;
 
 		if (read + trim > 100.0 + 1e-9)
 			api_input_error(L, "%s: %g %% with %g %% reads is over 100 %% (reads, trims and writes share 100)",
@@ -167,7 +167,7 @@ static void read_spec(lua_State *L, int t, struct wl_spec *s, double *weight, co
 	}
 	snprintf(f, sizeof(f), "%srandom", prefix);
 	if (lua_getfield(L, t, "random") != LUA_TNIL)
-		s->random_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
+		s->random_thr = (uint64_t)(api_check_share(L, -1, f) / 100.0 * (double)WL_ONE);
 	snprintf(f, sizeof(f), "%salign", prefix);
 	if (lua_getfield(L, t, "align") != LUA_TNIL && !(s->align = api_check_size(L, -1, f)))
 		api_input_error(L, "%s: 0 bytes (an alignment must be above zero)", f);

@@ -65,7 +65,7 @@ void read_cmdprio(lua_State *L, int v, struct run_state *rs, const char *field)
 	snprintf(f, sizeof(f), "%s.pct", field);
 	if (lua_getfield(L, v, "pct") == LUA_TNIL)
 		api_input_error(L, "%s: missing (the share of I/Os with the priority, in %%)", f);
-	rs->wl.prio_thr = (uint64_t)(api_check_pct(L, -1, f) / 100.0 * (double)WL_ONE);
+	rs->wl.prio_thr = (uint64_t)(api_check_share(L, -1, f) / 100.0 * (double)WL_ONE);
 	lua_pop(L, 1);
 	snprintf(f, sizeof(f), "%s.ioprio", field);
 	lua_getfield(L, v, "ioprio");

@@ -288,9 +288,13 @@ static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
 	}
 	if (l->sync_every && s->op.op == OP_SYNC) {
 		l->n_ios -= counting && s->res == 0;
+		/* a commit: the write and its own sync, as a database waits for both */
+		if (counting && s->res == 0 && l->sync_every == 1 && s->commit_ns)
+			hist_record(&w->c.commit, l->now - s->commit_ns);
 	} else if (l->sync_every && s->op.op == OP_WRITE && s->res == (int64_t)s->op.len &&
 		   ++l->since[s->index] == l->sync_every) {
 		l->since[s->index] = 0;
+		s->commit_ns = from; /* the write's start, for its commit latency */
 		s->op = (struct wl_op){ .op = OP_SYNC }; /* the slot's next I/O, before anything else */
 		l->syncq[l->nsyncq++] = s;
 		return 1;

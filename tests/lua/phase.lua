@@ -202,7 +202,7 @@ refuses('phase.qd: "16x" is not a number %(a whole number from 1 to 4096; a stri
 refuses('phase.rate: "1000/s" is not a number %(a rate: I/Os per second for the whole phase, as 1000 or "1000"; a string must hold only the number, no unit%)',
   { target = spec, bs = "4k", rate = "1000/s" }, "rate '1000/s'")
 refuses('phase.rate.iops: "1k" is not a number %(a rate', { target = spec, bs = "4k", rate = { iops = "1k" } }, "rate.iops '1k'")
-refuses('phase.read: "70%%" is not a number %(a percentage', { target = spec, bs = "4k", read = "70%" }, "read '70%'")
+refuses('phase.read: "70 pct" is not a number %(a percentage', { target = spec, bs = "4k", read = "70 pct" }, "read '70 pct'")
 refuses('phase.batch: "two" is not a number %(a batch', { target = spec, bs = "4k", qd = 4, batch = "two" }, "batch 'two'")
 refuses('phase.schedule%[1%].iops: "5/s" is not a number', { target = spec, bs = "4k", schedule = { { duration = 1, iops = "5/s" } } }, "schedule iops '5/s'")
 refuses("phase.qd: a boolean is not a whole number", { target = spec, bs = "4k", qd = true }, "qd true")
@@ -213,7 +213,28 @@ refuses("phase.mix%[2%]: unknown field 'blocksize'", { target = spec, mix = { { 
 refuses("phase.mix%[1%].bs: weights sum to 60 %%", { target = spec, mix = { { bs = { { "4k", 30 }, { "8k", 30 } } } } }, "bs weights 60")
 refuses("phase.bs: given with phase.mix", { target = spec, bs = "4k", mix = { { bs = "4k" } } }, "bs with mix")
 refuses("phase.mix: missing", { target = spec }, "no mix and no bs")
-refuses("phase: unknown field 'iodepth'", { target = spec, bs = "4k", iodepth = 32 }, "fio's name for qd")
+refuses("phase: unknown field 'iodepth', fio's name: did you mean qd%?", { target = spec, bs = "4k", iodepth = 32 }, "fio's name for qd")
+-- fio's names of fields: refused naming iomoon's (edit distance alone finds none of them)
+for fio, ours in pairs { numjobs = "workers", rw = "read and random", runtime = "duration", blocksize = "bs",
+    rwmixread = "read", ioengine = "engine" } do
+  refuses("phase: unknown field '" .. fio .. "', fio's name: did you mean " .. ours, { target = spec, bs = "4k", [fio] = 1 },
+    "fio's name " .. fio)
+end
+refuses("phase.streams%[1%]: unknown field 'iodepth', fio's name: did you mean qd%?",
+  { target = spec, duration = "1s", streams = { { bs = "4k", iodepth = 2 } } }, "fio's name in a stream")
+-- a share between 0 and 1 is the fraction it looks like: refused, asking for the percentage
+refuses("phase.read: 0.7 means 0.7 %%, not 70 %% %(a percentage from 0 to 100, not a fraction%): did you mean 70%? "
+  .. '%(a share under 1 %% is written as a string, "0.7%%"%)', { target = spec, bs = "4k", read = 0.7 }, "read 0.7")
+refuses("phase.random: 0.5 means 0.5 %%, not 50 %%.*did you mean 50%?", { target = spec, bs = "4k", random = 0.5 }, "random 0.5")
+refuses("phase.trim: 0.25 means 0.25 %%, not 25 %%.*did you mean 25%?", { target = spec, bs = "4k", read = 0, trim = 0.25 }, "trim 0.25")
+refuses("phase.mix%[1%].read: 0.7 means 0.7 %%.*did you mean 70%?", { target = spec, mix = { { bs = "4k", read = 0.7 } } }, "mix read 0.7")
+refuses('phase.read: 0.7 means 0.7 %%', { target = spec, bs = "4k", read = "0.7" }, "read '0.7'")
+do -- and written with its sign, a share under 1 % (or any) is taken as it says
+  local r = iomoon.run { engine = "null", bs = "4k", read = "0.5%", random = "100%", ios = 20000 }
+  tap.ok(r.read.ios > 0 and r.read.ios < 400, "read = \"0.5%%\": 0.5 %% reads (%d of 20000)", r.read.ios)
+  r = iomoon.run { engine = "null", bs = "4k", read = 1, ios = 100 }
+  tap.ok(r.errors == 0, "read = 1 is 1 %% (not refused)")
+end
 refuses("phase.engine: 'spdk' is not an engine", { target = spec, bs = "4k", engine = "spdk" }, "unknown engine")
 refuses("phase.region: offset 0 %+ size 33554432 runs past the end", { target = spec, bs = "4k", region = "32m" }, "region past the end")
 refuses("phase.region.offset: 100 is not a multiple of the 512%-byte sector", { target = spec, bs = "4k", region = { offset = 100 } }, "unaligned region")

@@ -325,7 +325,7 @@ local function pacing_of(c, spec, numjobs, share, kb)
         c.what(key), c.v(key))
     end
     if limited > 1 then -- each direction at its own rate: the mix's shares are the rates'
-      local function pct(d) return per[d] * 100 / total end
+      local function pct(d) return util.share(per[d] * 100 / total) end
       if #spec.mix == 1 then
         spec.mix[1].read = pct(1)
         spec.mix[1].trim = share[3] > 0 and pct(3) or nil

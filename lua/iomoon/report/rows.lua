@@ -78,6 +78,14 @@ function rows.replay_cut(r)
     count("missed_ios"), count("cut_ios"))
 end
 
+--- The mark of a result (a phase, a stream, a host) that measured no I/O
+-- and did not fail for it, else nil: its latency and rates read 0, which
+-- are no measurement (a knee or a bound must never take them).
+function rows.no_io_mark(r)
+  if type(r) ~= "table" or rawget(r, "failed") or number(opt(r, "ios")) ~= 0 then return nil end
+  return "no I/O measured: these figures are not measurements (a longer time, or a rate that brings an I/O)"
+end
+
 --- The warning of a result whose figures the host set, not the device
 -- (result.bottleneck "tool"), else nil: how many I/Os were in flight (at
 -- the device, where the kernel's witness says, else in the engine) of
@@ -141,6 +149,7 @@ function rows.marks(r)
   local m = {}
   if r.interrupted then m[#m + 1] = "interrupted" end
   if r.failed then m[#m + 1] = "FAILED: " .. visible(opt(r, "error") or "") end
+  m[#m + 1] = rows.no_io_mark(r)
   if (r.errors or 0) > 0 then
     local first = opt(r, "first_error")
     -- a host's row has no first error of its own: the count alone
@@ -173,6 +182,8 @@ function rows.verify_text(r)
   local function n(k) return number(opt(v, k)) or 0 end
   local function units(k, what) return string.format("%s %s", whole(n(k)), what) end
   local unit = n("unit_bytes")
+  local crash = rows.crash_text(r)
+  if crash then return rows.crash_verify_text(v, n, units, unit) .. "; " .. crash end
   local parts = { string.format("verified %s unit%s%s", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
     unit > 0 and " of " .. size_text(unit) or "") }
   local e = number(opt(v, "written_end_bytes"))
@@ -190,6 +201,27 @@ function rows.verify_text(r)
   end
   local crash = rows.crash_text(r)
   return table.concat(parts, ", ") .. (crash and "; " .. crash or "")
+end
+
+-- What an after_crash pass checked, one message (the classes follow it):
+-- "checked 8192 units of 4 KiB against the durability record (each unit's
+-- last write issued and made durable)", the blank units never written, and,
+-- where the state's map of written units was not saved (its run was killed
+-- or lost its power: the map is saved when a run ends), that the record
+-- alone said what was written.
+function rows.crash_verify_text(v, n, units, unit)
+  local parts = { string.format("checked %s unit%s%s against the durability record (each unit's last write issued "
+    .. "and made durable)", whole(n("units_checked")), n("units_checked") == 1 and "" or "s",
+    unit > 0 and " of " .. size_text(unit) or "") }
+  if n("units_unwritten") > 0 then parts[#parts + 1] = units("units_unwritten", "never written (blank)") end
+  if n("units_unexpected") > 0 then parts[#parts + 1] = units("units_unexpected", "never written but not blank (unexpected)") end
+  local e = number(opt(v, "written_end_bytes"))
+  if not e or e == 0 then
+    parts[#parts + 1] = "the state's map of written units was not saved (its run did not end): the record alone said what was written"
+  else
+    parts[#parts + 1] = "written area ends at " .. size_text(e)
+  end
+  return table.concat(parts, ", ")
 end
 
 -- the classes of result.crash, in order, as the report says them
@@ -243,6 +275,10 @@ local OPEN_SYNC = { dsync = "O_DSYNC", sync = "O_SYNC" }
 -- the op tables rows.ops shows: sync, trim, and a row's writes when its
 -- target was opened O_DSYNC or O_SYNC (each write is then its commit)
 local function op_of(r, kind)
+  if kind == "commit" then
+    local call = opt(opt(r, "sync"), "call")
+    return opt(r, kind), "commit: write + " .. (type(call) == "string" and call ~= "mixed" and visible(call) or "sync")
+  end
   if kind ~= "write" then return opt(r, kind) end
   local w, how = opt(r, "write"), OPEN_SYNC[opt(r, "open_sync")]
   if how and (number(opt(w, "ios")) or 0) > 0 then return w, "writes with " .. how end
@@ -281,10 +317,15 @@ end
 -- for a row without them. `errors`: their count; `result` reads as a
 -- row's result for rows.columns (mean and p99 latency, IOPS, MiB/s but a
 -- sync's; no CPU: "-"), `text` says the rest, "max 91.713 ms, 1233 syncs"
--- (and its errors).
+-- (and its errors). A row whose every write is followed by its own sync
+-- adds its commit latency (result.commit: the write and its sync as one, a
+-- database's wait): kind "commit", label "commit: write + fdatasync".
+-- A phase's total with streams shows none: its streams' rows show each once.
 function rows.ops(r)
   local out = {}
-  for _, kind in ipairs { "write", "sync", "trim" } do
+  local streams = opt(r, "streams")
+  if type(streams) == "table" and #streams > 0 then return file_op_rows(r, out) end
+  for _, kind in ipairs { "write", "sync", "commit", "trim" } do
     local o, label = op_of(r, kind)
     if type(o) == "table" and type(opt(o, "lat")) == "table" then
       local n, errs = number(opt(o, "ios")) or 0, number(opt(o, "errors")) or 0
@@ -293,7 +334,7 @@ function rows.ops(r)
       if errs > 0 then text = text .. string.format(", %s error%s", whole(errs), errs == 1 and "" or "s") end
       out[#out + 1] = { kind = kind, label = label or kind == "sync" and sync_label(o) or "trims", text = text, errors = errs,
         result = { lat = o.lat, iops = number(opt(o, "iops")), cpu = {},
-          mib_per_s = kind ~= "sync" and number(opt(o, "mib_per_s")) or nil } }
+          mib_per_s = (kind == "write" or kind == "trim") and number(opt(o, "mib_per_s")) or nil } }
     end
   end
   return file_op_rows(r, out) -- a files phase: a row per operation (result.ops)
