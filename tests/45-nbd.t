@@ -256,8 +256,11 @@ fi
 # Unix socket and TCP ----
 big_check() { # NAME URL LOG
 	local out
-	# the trial's phase (issue 48): its end left writes half sent
-	"$IOMOON" quick --target "$2" --allow-write --bs 1m --qd 8 --read 0 --random 0 --time 1 --quiet --format none
+	# the trial's phase (issue 48), three times: its end left writes half
+	# sent (nbdkit's "Bad message" after 2 of 3 such runs, before)
+	for _ in 1 2 3; do
+		"$IOMOON" quick --target "$2" --allow-write --bs 1m --qd 8 --read 0 --random 0 --time 1 --quiet --format none
+	done
 	IOMOON_STATE_DIR="$TMP/$1-state" "$IOMOON" run --format json --quiet "$LUA_DIR/big.lua" "$2" >"$1.json" 2>"$1.err"
 	is $? 0 "$1: large crc32c writes and their read-back through nbd: exit 0"
 	out=$(python3 -c 'import json,sys; ps=json.load(open(sys.argv[1]))["phases"]
@@ -267,12 +270,20 @@ print(" ".join("%s=%d" % (p["name"].replace(" ", "_"), p["ios"]) for p in ps[1:5
 		"  every counted phase finished within its 20 s cap; no error; all 16384 units whole"
 	is "$(grep -ci 'error' "$3")" 0 "  nbdkit logged no error (before: NBD_CMD_WRITE: Bad message)"
 }
-rm -f "$TMP/bigu.sock" "$TMP/bigu.pid"
-nbdkit --unix "$TMP/bigu.sock" --pidfile "$TMP/bigu.pid" --log=stderr memory 64M 2>"$TMP/bigu.log"
-for _ in $(seq 50); do [ -s "$TMP/bigu.pid" ] && break; sleep 0.1; done
-PIDS="$PIDS $(cat "$TMP/bigu.pid")"
+# serve_fg NAME WHERE...: nbdkit in the foreground (a daemon's log does not
+# reach the file) on a memory export, its log in $TMP/NAME.log, its pid kept
+serve_fg() {
+	local name=$1
+	shift
+	rm -f "$TMP/$name.pid"
+	nbdkit -f --pidfile "$TMP/$name.pid" --log=stderr "$@" memory 64M 2>"$TMP/$name.log" &
+	for _ in $(seq 50); do [ -s "$TMP/$name.pid" ] && break; sleep 0.1; done
+	[ -s "$TMP/$name.pid" ] && PIDS="$PIDS $(cat "$TMP/$name.pid")"
+}
+serve_fg bigu --unix "$TMP/bigu.sock"
 big_check bigu "$(url bigu)" "$TMP/bigu.log"
-if serve_tcp bigt memory 64M; then
+port=$((20000 + RANDOM % 20000))
+if serve_fg bigt --port "$port" --ipaddr 127.0.0.1; then
 	big_check bigt "nbd://127.0.0.1:$port/" "$TMP/bigt.log"
 else
 	for _ in 1 2 3; do skip "nbdkit on 127.0.0.1 would not start"; done
