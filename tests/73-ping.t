@@ -213,4 +213,38 @@ cmp -s "$F" "$TMP/p.dat"; ok $? "the file read is unchanged"
 is "$(dd if="$TMP/new.dat" bs=4096 skip=1 count=1 status=none | md5sum)" "$(python3 -c "import sys; sys.stdout.write('ab' * 2048)" | md5sum)" "probe:write put its bytes at its offset"
 is "$(dd if="$TMP/new.dat" bs=4096 count=1 status=none | tr -d '\0' | wc -c)" 0 "and nothing before it"
 
+# ---- ping -R (issue 48): each request is one 4 KiB read of the device,
+# as ioping's, with the kernel's counts of a loop device as the witness
+# (ext4 on it, the working set a directory there; iomoon's set-up reads the
+# file's first MiB once, for signatures). Before, the buffered
+# probe read ahead after each drop: 10 to 19 KiB of device reads per 4
+# KiB request, and -R's average was 2.5x ioping's ----
+if L=$(losetup -f --show "$(truncate -s 160m "$TMP/pr.img"; echo "$TMP/pr.img")" 2>/dev/null); then
+	LOOPS="$LOOPS $L"
+	mkdir -p "$TMP/prm"
+	if mkfs.ext4 -q -F "$L" 2>/dev/null && mount "$L" "$TMP/prm" 2>/dev/null; then
+		MOUNTS="$MOUNTS $TMP/prm"
+		# kernel_per_request TOOL...: TOOL -R -w 1 -B on the mount; "requests reads KiB"
+		kernel_per_request() {
+			local s0 s1 n
+			s0=$(cat "/sys/block/$(basename "$L")/stat")
+			n=$("$@" -R -w 1 -B "$TMP/prm" | awk '{ print $1 }')
+			s1=$(cat "/sys/block/$(basename "$L")/stat")
+			echo "$n $(echo "$s0 $s1" | awk '{ print $18 - $1, ($20 - $3) / 2 }')"
+		}
+		for tool in iomoon ioping; do
+			if [ $tool = iomoon ]; then read -r n r kib <<<"$(kernel_per_request "$IOMOON" ping)"
+			else read -r n r kib <<<"$(kernel_per_request ioping)"; fi
+			ok "$(awk -v n="$n" -v r="$r" -v k="$kib" 'BEGIN { exit !(n > 100 && r >= 0.9 * n && k <= 4.2 * n + 2048) }' && echo 0 || echo 1)" \
+				"ping -R ($tool): $n requests, the device read $r times, $kib KiB: one read of 4 KiB each (no readahead; 2 MiB of set-up allowed)"
+		done
+		umount_wait "$TMP/prm"
+		MOUNTS=""
+	else
+		skip "cannot make or mount ext4 on a loop device here"; skip "cannot make or mount ext4 on a loop device here"
+	fi
+else
+	skip "no loop device here"; skip "no loop device here"
+fi
+
 done_testing

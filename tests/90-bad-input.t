@@ -45,6 +45,7 @@ BAD = {
     "region": ['"1t"', '{offset = "100"}', "{size = 0}", '{offset = "15m", size = "2m"}', '"0"', '{offset = -1}',
                '{bogus = 1}'],
     "seq_start": ['"1t"', '"16m"', "-1", '"1q"', "{}", "true"],
+    "random_map": ['"yes"', "1", "{}"],
     "duration": ["0", "-1", '"5 parsecs"', '"abc"', "1e300", "{}"],
     "ramp": ["-2", '"soon"'],
     "ios": ["0", "-5", "1.5", '"many"'],

@@ -215,6 +215,39 @@ static int check_geometry(const struct run_state *rs, char *why, size_t why_len)
 	return RC_OK;
 }
 
+/* The largest random map of one worker (workload.h), in bytes. */
+#define RANDOM_MAP_MAX (1ull << 30)
+
+/* phase.random_map: on a uniform draw over the phase's region (fio keeps
+ * none for a skewed distribution), of a size a worker can hold. */
+static int check_random_map(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+	uint64_t grid = UINT64_MAX;
+
+	if (!rs->wl.random_map)
+		return RC_OK;
+	if (rs->wl.dist != DIST_UNIFORM)
+		REFUSE("%s.random_map: given with a dist other than uniform (the map draws every block once per pass; a "
+		       "skewed distribution draws some far more often, and fio keeps no map for one either): give one or "
+		       "the other", rs->path);
+	for (unsigned i = 0; i < rs->wl.nspecs; i++) {
+		if (rs->wl.spec[i].region_len)
+			REFUSE("%s.random_map: spec %u has a region of its own (the map covers the phase's region): give "
+			       "the phase a random map only with specs on its region", rs->path, i + 1);
+		if (rs->wl.spec[i].align < grid)
+			grid = rs->wl.spec[i].align;
+	}
+	for (unsigned t = 0; t < sp->ntargets; t++)
+		if (phase_region_len(sp, t) / grid / 8 > RANDOM_MAP_MAX)
+			REFUSE("%s.random_map: %llu blocks of %llu bytes on %s need a map of %llu MiB per worker (at most "
+			       "%llu): give a larger align or a smaller region", rs->path,
+			       (unsigned long long)(phase_region_len(sp, t) / grid), (unsigned long long)grid,
+			       sp->targets[t]->path, (unsigned long long)(phase_region_len(sp, t) / grid / 8 >> 20),
+			       RANDOM_MAP_MAX >> 20);
+	return RC_OK;
+}
+
 /* Workers (one per target by default, at least that), the byte quota,
  * every zone of a zoned distribution on every target, and the 10 s a
  * phase lasts when nothing else ends it. */
@@ -530,7 +563,7 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 
 /* The fields a replay takes from its trace, and those it has no use for. */
 static const char *const not_with_replay[] = { "bs", "read", "trim", "random", "align", "skip", "mix", "dist", "rate",
-					       "schedule", "think", "verify_only", NULL };
+					       "schedule", "think", "verify_only", "random_map", NULL };
 
 /* phase.replay: no field the trace replaces, no ramp (a replay is
  * measured from its first record), no verification; the trace checked
@@ -635,6 +668,7 @@ int phase_check_workload(struct run_state *rs, int *four_k, char *why, size_t wh
 	CHECK(check_geometry(rs, why, why_len));
 	CHECK(check_replay(rs, why, why_len));
 	CHECK(check_window(rs, why, why_len));
+	CHECK(check_random_map(rs, why, why_len));
 	CHECK(check_durability(rs, why, why_len));
 	CHECK(check_verify_only(rs, why, why_len));
 	CHECK(check_verify_twice(rs, why, why_len));

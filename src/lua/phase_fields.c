@@ -82,6 +82,7 @@ static const struct phase_field fields[] = {
 	READER("mix", read_mix, .group = G_MIX),
 	READER("region", read_region, .group = G_REGION),
 	{ .name = "seq_start", .kind = FK_SIZE, AT(sp.seq_start), .group = G_REGION },
+	{ .name = "random_map", .kind = FK_BOOL, AT(wl.random_map), .dflt = 0 },
 	{ .name = "ramp", .kind = FK_DURATION, AT(sp.ramp_ns), PHASE_ONLY },
 	{ .name = "duration", .kind = FK_DURATION, AT(sp.duration_ns), .lo = 1,
 	  .hint = "give a duration above zero, e.g. \"10s\"", PHASE_ONLY },

@@ -68,6 +68,7 @@ static void free_workers(struct worker *w, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		free(w[i].slots);
 		free(w[i].bufs);
+		free(w[i].rmap);
 		free(w[i].trace);
 		free(w[i].specs);
 		free(w[i].replay);
@@ -140,6 +141,11 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	for (unsigned j = 0; j < sp->qd; j++) {
 		wk->slots[j].index = j;
 		wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;
+	}
+	if (wl_map_words(wk->wl) && !(wk->rmap = malloc(wl_map_words(wk->wl) * sizeof(uint64_t)))) {
+		snprintf(why, why_len, "out of memory for the random map of worker %u (%zu bytes)", i,
+			 wl_map_words(wk->wl) * sizeof(uint64_t));
+		return RC_FAIL;
 	}
 	/* quotas split evenly, the remainder to the first workers */
 	wk->ios_quota = sp->ios ? sp->ios / sp->workers + (i < sp->ios % sp->workers) : UINT64_MAX;

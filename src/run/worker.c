@@ -681,6 +681,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->burst_left = l->pace->burst;
 	l->held = NULL;
 	wl_state_init(w->wl, l->st, sp->seed, w->id, w->part, w->nparts);
+	wl_map_attach(w->wl, l->st, w->rmap);
 	rng_seed(l->prng, sp->seed ^ 0x5851f42d4c957f2dull, w->id + 1);
 	for (unsigned i = 0; i < l->qd; i++) {
 		l->freeq[i] = &w->slots[l->qd - 1 - i];

@@ -47,6 +47,7 @@ struct worker {
 	char features[64];     /* engine.features, kept past the engine's exit */
 	struct io_slot *slots;
 	void *bufs;
+	uint64_t *rmap;            /* its random map (phase.random_map; workload.h), or NULL */
 	size_t buf_len;
 	struct counters c;
 	struct data_gen data;      /* what its writes carry (data.h) */

@@ -18,11 +18,18 @@
  * I/O, or back: forward past the region's end it wraps to the start; back
  * before the start it goes on from the region's end, as fio's does (its
  * first I/O after the wrap is skip bytes before the end).
+ *
+ * The random map (phase.random_map, fio's default without norandommap): a
+ * worker's random offsets each take a grid cell not yet taken in this pass
+ * over the region (a taken one moves on to the next free cell, as fio's
+ * axmap_next_free), and an I/O is cut short where the run of free cells
+ * ends (fio's mark_random_map), so that each cell is done once per pass.
  */
 #include "run/workload.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 uint64_t wl_max_bs(const struct workload *wl)
 {
@@ -164,6 +171,8 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 
 	rng_seed(&st->rng, seed, worker + 1);
 	st->seq_k = 0;
+	st->map = st->map_full = NULL; /* wl_map_attach gives it one */
+	st->map_used = 0;
 	wl_part(wl->region_len, wl->grid, part, nparts, &st->next_seq[0], &len);
 	st->next_seq[0] += wl->seq_start; /* past the region's end: wl_next wraps it to the start */
 	for (unsigned i = 0; i < wl->nspecs; i++) {
@@ -173,6 +182,105 @@ void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed
 		if (s->region_len)
 			wl_part(s->region_len, s->align, part, nparts, &st->next_seq[i + 1], &len);
 	}
+}
+
+/* ---- the random map: bit c of map[] is cell c; bit w of map_full[] is
+ * word w of map[] full. Bits past the last cell are set at a clear, as
+ * taken, and never counted in map_used. ---- */
+
+static inline uint64_t map_nwords(const struct workload *wl)
+{
+	return (wl->ncells + 63) / 64;
+}
+
+size_t wl_map_words(const struct workload *wl)
+{
+	const uint64_t n = map_nwords(wl);
+	int random = 0;
+
+	for (unsigned i = 0; i < wl->nspecs; i++)
+		random |= wl->spec[i].random_thr > 0;
+	return wl->random_map && random ? (size_t)(n + (n + 63) / 64) : 0;
+}
+
+static void map_clear(const struct workload *wl, struct wl_state *st)
+{
+	const uint64_t n = map_nwords(wl), tail = wl->ncells % 64;
+
+	memset(st->map, 0, (n + (n + 63) / 64) * sizeof(uint64_t));
+	if (tail)
+		st->map[n - 1] = ~0ull << tail;
+	st->map_used = 0;
+}
+
+void wl_map_attach(const struct workload *wl, struct wl_state *st, uint64_t *mem)
+{
+	st->map = mem;
+	st->map_full = mem ? mem + map_nwords(wl) : NULL;
+	if (mem)
+		map_clear(wl, st);
+}
+
+/* The first word at or after w (wrapping) whose map_full bit is clear:
+ * the summary word of w from w on, the others, then that one below w. */
+static uint64_t map_word_free(const struct workload *wl, const struct wl_state *st, uint64_t w)
+{
+	const uint64_t n = map_nwords(wl), nf = (n + 63) / 64;
+
+	for (uint64_t k = 0; k <= nf; k++) {
+		const uint64_t fw = (w / 64 + k) % nf;
+		uint64_t bits = ~st->map_full[fw];
+
+		if (k == 0)
+			bits &= ~0ull << (w % 64);
+		if (fw == nf - 1 && n % 64)
+			bits &= (1ull << (n % 64)) - 1; /* no word of the map there */
+		if (bits)
+			return fw * 64 + (uint64_t)__builtin_ctzll(bits);
+	}
+	return 0; /* not reached: a full map is cleared when it fills */
+}
+
+/* The first free cell at or after c, wrapping past the last. */
+static uint64_t map_next_free(const struct workload *wl, const struct wl_state *st, uint64_t c)
+{
+	uint64_t w = c / 64, bits = ~st->map[w] & (~0ull << (c % 64));
+
+	if (bits)
+		return w * 64 + (uint64_t)__builtin_ctzll(bits);
+	w = map_word_free(wl, st, w + 1 < map_nwords(wl) ? w + 1 : 0);
+	return w * 64 + (uint64_t)__builtin_ctzll(~st->map[w]);
+}
+
+/* Take up to n free cells from c on (c is free); how many were taken. */
+static uint64_t map_take(const struct workload *wl, struct wl_state *st, uint64_t c, uint64_t n)
+{
+	uint64_t k = 0;
+
+	while (k < n && c + k < wl->ncells && !(st->map[(c + k) / 64] >> ((c + k) % 64) & 1)) {
+		const uint64_t w = (c + k) / 64;
+
+		st->map[w] |= 1ull << ((c + k) % 64);
+		if (st->map[w] == ~0ull)
+			st->map_full[w / 64] |= 1ull << (w % 64);
+		k++;
+	}
+	st->map_used += k;
+	return k;
+}
+
+/* A random I/O of bs bytes on the map: its offset (region-relative) and
+ * its length, bs or less where the free run ends. */
+static uint64_t map_random(const struct workload *wl, struct wl_state *st, uint64_t *bs)
+{
+	const uint64_t c = map_next_free(wl, st, rng_below(&st->rng, wl->ncells));
+	const uint64_t want = (*bs + wl->grid - 1) / wl->grid, got = map_take(wl, st, c, want);
+
+	if (got * wl->grid < *bs)
+		*bs = got * wl->grid;
+	if (st->map_used >= wl->ncells) /* the pass is done: the next starts */
+		map_clear(wl, st);
+	return c * wl->grid;
 }
 
 /* A popularity rank (0 = hottest) to a grid cell, bijectively. */
@@ -274,7 +382,9 @@ void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op)
 	if (s->random_thr && (s->random_thr >= WL_ONE || (rng_next(&st->rng) >> 32) < s->random_thr)) {
 		uint64_t last = (rlen - bs) / s->align; /* highest block that fits */
 
-		if (wl->dist == DIST_UNIFORM || s->region_len) {
+		if (st->map) { /* phase_check: uniform, on the phase's region */
+			off = map_random(wl, st, &bs);
+		} else if (wl->dist == DIST_UNIFORM || s->region_len) {
 			off = rng_below(&st->rng, last + 1) * s->align;
 		} else if (wl->dist == DIST_SEQUENCE) { /* fio's sequence:I,J,K: the blocks given, in turn */
 			const uint64_t k = st->seq_k++;

@@ -65,6 +65,7 @@ struct workload {
 	 * I/Os take in turn; seq_stride: each pass seq_n blocks further on */
 	unsigned seq_n, seq_stride;
 	uint64_t seq_idx[WL_MAX_SEQ];
+	int random_map;    /* phase.random_map: fio's random map (wl_map_*), per worker */
 	uint64_t prio_thr; /* share of I/Os with an I/O priority of their own, 2^32 scale (0: none) */
 	uint16_t prio;     /* that priority (op.prio) */
 };
@@ -76,6 +77,12 @@ struct wl_state {
 	 * spec i when it has a region of its own */
 	uint64_t next_seq[WL_MAX_SPECS + 1];
 	uint64_t seq_k; /* DIST_SEQUENCE: the random I/Os made so far */
+	/* phase.random_map: a bit per grid cell of the region, set once a
+	 * random I/O covered it (fio's random map), and a bit per word of it
+	 * set when that word is full; NULL without. Cleared when every cell
+	 * is set: a new pass over the region */
+	uint64_t *map, *map_full;
+	uint64_t map_used;
 };
 
 /* Compute derived tables (grid, zipf constants). 0, or -1 with why. */
@@ -91,6 +98,10 @@ void wl_part(uint64_t len, uint64_t grain, unsigned part, unsigned nparts, uint6
 void wl_state_init(const struct workload *wl, struct wl_state *st, uint64_t seed, unsigned worker, unsigned part,
 		   unsigned nparts);
 void wl_next(const struct workload *wl, struct wl_state *st, struct wl_op *op);
+/* The 64-bit words a worker's random map needs (both levels), 0 without
+ * one; wl_map_attach gives st that memory (allocated at setup), cleared. */
+size_t wl_map_words(const struct workload *wl);
+void wl_map_attach(const struct workload *wl, struct wl_state *st, uint64_t *mem);
 uint64_t wl_max_bs(const struct workload *wl);
 uint64_t wl_min_bs(const struct workload *wl);
 /* Does some spec trim? Does some spec write data (not only read or trim)? */

@@ -77,12 +77,13 @@ is(ps[1], { name = "seqread", target = { path = "a.dat", size = 8388608 }, engin
   bytes = 8388608 }, "seqread: rw=read bs=64k iodepth=16 iodepth_batch_submit=4, size from [global]: bytes")
 is(ps[2], { name = "mixed", target = { path = "a.dat", size = 8388608 }, engine = "libaio", direct = true,
   workers = 2, qd = 1, mix = { { bs = 4096, read = 100, random = 100, weight = 70 },
-    { bs = 16384, read = 0, random = 100, weight = 30 } }, region = 8388608, duration = 2, ramp = 0.5 },
+    { bs = 16384, read = 0, random = 100, weight = 30 } }, region = 8388608, duration = 2, ramp = 0.5,
+  random_map = true },
   "mixed: randrw 70 % reads, bs=4k,16k a spec per direction, numjobs=2 workers, time_based: no quota")
 is(ps[3], { name = "split", target = { { path = "b.dat", size = 5242880 }, { path = "c.dat", size = 5242880 } },
   engine = "io_uring", direct = false, workers = 2, qd = 1,
   mix = { { bs = { { 4096, 50 }, { 65536, 30 }, { 131072, 20 } }, read = 0, random = 80, align = 4096 } },
-  region = { offset = 1048576, size = 4194304 }, bytes = 4194304, ios = 100 },
+  region = { offset = 1048576, size = 4194304 }, bytes = 4194304, ios = 100, random_map = true },
   "split: bssplit with a share left open, two files share size=8m, offset, io_size, number_ios, buffered=1")
 is(ps[4], { name = "paced", target = { path = "sub/d.dat", size = 8388608 }, engine = "psync", direct = true,
   workers = 1, qd = 1, mix = { { bs = { 4096, 8192, 12288, 16384 }, read = 100, random = 100 } },
@@ -178,7 +179,8 @@ for _, a in ipairs(seed) do
 end
 local cl = fio.load({ { sections = fio.cli_sections(opts), name = "command line" } }, {})
 is(cl[1], { name = "test", target = { path = "test", size = 2147483648 }, engine = "libaio", direct = true, workers = 1,
-  qd = 128, batch = 1, mix = { { bs = 4096, read = 0, random = 100 } }, region = 2147483648, bytes = 2147483648 },
+  qd = 128, batch = 1, mix = { { bs = 4096, read = 0, random = 100 } }, region = 2147483648, bytes = 2147483648,
+  random_map = true },
   "seed 001's command line: a 2 GiB file created, 4k random writes at depth 128 until 2 GiB are done")
 local jf = fio.phases("[global]\nrandrepeat=1\nioengine=libaio\ndirect=1\ngtod_reduce=1\n[test]\nfilename=test\n"
   .. "bs=4k\niodepth=128\nsize=2G\nreadwrite=randwrite\n", "seed.fio")

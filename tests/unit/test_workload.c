@@ -334,6 +334,56 @@ static void test_sequence(void)
 	free(w);
 }
 
+/* phase.random_map: over cells that are no multiple of 64 (a tail word)
+ * and 4k/64k writes, each pass covers every cell exactly once (the 64k
+ * cut where the free cells end), three passes in a row (the map cleared
+ * between), and a pass's bytes are the region's. */
+static void test_random_map(void)
+{
+	struct workload *w = calloc(1, sizeof(*w));
+	const uint64_t cells = 64 * 70 + 13;
+	unsigned char *seen = calloc(cells, 1);
+	uint64_t *mem;
+	struct wl_state st;
+	int twice = 0, bad = 0, passes = 0, ios = 0, cut = 0;
+
+	w->nspecs = 1;
+	w->spec[0] = (struct wl_spec){ .cum = WL_ONE, .read_thr = 0, .random_thr = WL_ONE, .align = 4096, .nbs = 2 };
+	w->spec[0].bs[0] = (struct wl_bs){ 4096, WL_ONE / 2 };
+	w->spec[0].bs[1] = (struct wl_bs){ 65536, WL_ONE };
+	w->region_off = MB;
+	w->region_len = cells * 4096;
+	w->random_map = 1;
+	ok(wl_prepare(w, (char[128]){ 0 }, 128) == 0 && wl_map_words(w) == 71 + 2, "random map over 4493 cells: 73 words");
+	mem = malloc(wl_map_words(w) * sizeof(*mem));
+	wl_state_init(w, &st, 7, 0, 0, 1);
+	wl_map_attach(w, &st, mem);
+	while (passes < 3) {
+		struct wl_op o;
+		uint64_t bytes = 0, c;
+
+		memset(seen, 0, cells);
+		for (c = 0; bytes < w->region_len; bytes += o.len, ios++) {
+			wl_next(w, &st, &o);
+			bad += o.offset < w->region_off || o.offset + o.len > w->region_off + w->region_len || o.len % 4096 ||
+			       !o.len;
+			cut += o.len != 4096 && o.len != 65536;
+			for (c = (o.offset - w->region_off) / 4096; c < (o.offset - w->region_off + o.len) / 4096; c++)
+				twice += seen[c]++ > 0;
+		}
+		for (c = 0; c < cells; c++)
+			bad += seen[c] != 1;
+		bad += bytes != w->region_len;
+		passes++;
+	}
+	ok(!bad && !twice, "random map: 3 passes, each over every cell once (%d I/Os, %d cut short; %d bad, %d twice)", ios,
+	   cut, bad, twice);
+	ok(cut > 0, "random map: some 64k I/Os were cut at a done cell (%d)", cut);
+	free(mem);
+	free(seen);
+	free(w);
+}
+
 int main(void)
 {
 	struct workload *wl = mixed();
@@ -385,6 +435,7 @@ int main(void)
 	test_skip();
 	test_seq_start();
 	test_sequence();
+	test_random_map();
 
 	/* distributions */
 	{

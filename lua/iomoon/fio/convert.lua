@@ -8,7 +8,7 @@ local convert = {}
 -- the fields of a phase in the order a reader wants them
 local ORDER = { "name", "target", "path", "size", "allow_write", "force", "engine", "direct", "workers", "qd",
   "batch", "mix", "bs", "read", "trim", "random", "align", "weight", "region", "offset", "bytes", "ios",
-  "duration", "ramp", "rate", "iops", "arrival", "think", "burst", "delay", "dist", "seed", "fsync", "fdatasync",
+  "duration", "ramp", "rate", "iops", "arrival", "think", "burst", "delay", "dist", "random_map", "seed", "fsync", "fdatasync",
   "verify", "verify_only", "meta", "streams" }
 local RANK = {}
 for i, k in ipairs(ORDER) do RANK[k] = i end

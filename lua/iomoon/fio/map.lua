@@ -36,7 +36,8 @@ map.ENGINES, map.RW = ENGINES, RW -- read by `iomoon quick`'s fio spellings (cli
 
 -- the comment of a field no option set: fio's default
 local DEFAULT_NOTE = { engine = "fio's default ioengine=psync", direct = "fio's default: buffered (direct=0)",
-  batch = "fio's default iodepth_batch_submit=1" }
+  batch = "fio's default iodepth_batch_submit=1",
+  random_map = "fio's default random map (no norandommap): each block once per pass, I/Os cut at the map's holes" }
 
 -- A mapping context: the job's options, and where each field came from.
 local function ctx_of(j, from)
@@ -385,6 +386,21 @@ local function dist_of(c, spec)
   c.set(spec, "dist", d, "random_distribution")
 end
 
+-- fio's random map, its default for random I/O without norandommap: each
+-- block once per pass over the file, an I/O cut short where the blocks
+-- after its offset were done already (so bssplit's large sizes come out
+-- smaller). fio keeps none for a skewed random_distribution.
+local function random_map_of(c, spec)
+  local off = c.v("norandommap") and job.bool(c.v("norandommap"), c.what("norandommap"))
+  if off or spec.dist or spec.replay then return end
+  local random = false
+  for _, s in ipairs(spec.mix or {}) do
+    if s.region then return end
+    random = random or (s.random or 0) > 0
+  end
+  if random then c.set(spec, "random_map", true) end
+end
+
 -- The engine, depth, batch and direct of a job.
 local function engine_of(c, spec, ph)
   local e = (c.v("ioengine") or "psync"):lower()
@@ -616,6 +632,7 @@ local function workload(j, ctx, from)
   end
   pacing_of(c, spec, numjobs, share, kb)
   dist_of(c, spec)
+  random_map_of(c, spec)
   if c.v("randseed") then
     c.set(ph, "seed", job.int(c.v("randseed"), c.what("randseed"), 0), "randseed")
   elseif c.v("randrepeat") ~= nil and not job.bool(c.v("randrepeat"), c.what("randrepeat")) then
@@ -719,9 +736,10 @@ end
 -- as each job has): butterfly.fio's forward and backward reads interleave.
 -- The jobs must be alike but for their rw, bs, region and quotas; their
 -- depths add up. A spec's stream starts at its region's start: a job's
--- seq_start (rw=read:-8k from an offset) is not kept.
+-- seq_start (rw=read:-8k from an offset) is not kept, nor a random map (each
+-- spec has a region of its own, which fio's map of the file is not).
 local FLOW_OWN = { name = true, mix = true, region = true, bytes = true, ios = true, qd = true, batch = true,
-  seq_start = true }
+  seq_start = true, random_map = true }
 -- a and b equal, every field (same compares lists only)
 local function deep(a, b)
   if type(a) ~= "table" or type(b) ~= "table" then return a == b end
