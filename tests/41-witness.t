@@ -17,6 +17,21 @@ print(i["allowed"], i["max"], i["mean"] >= 15.5, abs(little - i["mean"]) / i["me
       "# mean %.2f, iops x mean latency %.2f" % (i["mean"], little))' >out
 is "$(cut -d'#' -f1 out)" "16 16 True True device " "sim at QD 16, 1 ms: 16 allowed, at least 15.5 in flight, Little's law within 5 %, device ($(cut -d'#' -f2 out))"
 
+# Little's law on a file: an I/O is in flight from its submission to its
+# completion, as its latency counts it. One I/O per submission (--batch 1)
+# at QD 32, so that the clock moves between the submissions of a turn; a
+# quota with no ramp, so that every I/O of the measured time is counted
+# whole on both sides, and the law holds whatever the load (within 1 %)
+little() { # FILE LABEL: IOPS x mean latency against inflight.mean
+	J "$1" '
+p = d["phases"][0]; i = p["inflight"]; little = p["iops"] * p["lat"]["mean_ns"] / 1e9
+print(abs(little - i["mean"]) <= 0.01 * i["mean"], i["mean"] <= i["allowed"],
+      "# IOPS x mean latency %.3f, inflight.mean %.3f of %d" % (little, i["mean"], i["allowed"]))' >out
+	is "$(cut -d'#' -f1 out)" "True True " "$2: Little's law, IOPS x mean latency = inflight.mean within 1 % ($(cut -d'#' -f2 out))"
+}
+"$IOMOON" quick --target "$F" --size 16m --bs 4k --random 100 --qd 32 --batch 1 --ramp 0 --ios 20000 --format json --quiet >little.json
+little little.json "a file at QD 32, one I/O a submission"
+
 # paced below what the device does: rate
 J sim.json 'p = d["phases"][1]; print(p["bottleneck"], p["inflight"]["mean"] < 0.9 * 16, "# %.2f in flight" % p["inflight"]["mean"])' >out
 is "$(cut -d'#' -f1 out)" "rate True " "sim paced at 2000 IOPS: about 2 of 16 in flight, rate ($(cut -d'#' -f2 out))"
@@ -61,6 +76,13 @@ fi
 if L=$(losetup -f --show "$(truncate -s 64m "$TMP/loop.img"; echo "$TMP/loop.img")" 2>/dev/null); then
 	LOOPS="$LOOPS $L"
 	udevadm settle 2>/dev/null
+	"$IOMOON" quick --target "$L" --bs 4k --random 100 --qd 32 --batch 1 --ramp 0 --ios 20000 --format json --quiet >little.json
+	little little.json "a loop device at QD 32"
+	# the kernel's witness: the loop device holds each I/O for a part of
+	# iomoon's time (its time in queue over its elapsed time, from /sys)
+	J little.json 'p = d["phases"][0]; v = p["device"]
+print(v["others"], 0 < v["inflight_mean"] <= 1.05 * p["inflight"]["mean"], "# %.2f at the device, %.2f in iomoon" % (v["inflight_mean"], p["inflight"]["mean"]))' >out
+	is "$(cut -d'#' -f1 out)" "False True " "  the device's own in-flight count is at most iomoon's ($(cut -d'#' -f2 out))"
 	"$IOMOON" quick --target "$L" --qd 4 --ios 3000 --format json --quiet >loop.json
 	J loop.json '
 p = d["phases"][0]; v = p["device"]
