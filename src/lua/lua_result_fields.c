@@ -166,6 +166,10 @@ static const struct result_field cpu_fields[] = {
 	{ "sys_s", "number", S | M, NULL },
 	{ "other_pct", "number", M, NULL }, /* the CPUs busy with other work than iomoon's */
 	{ "worker_max_pct", "number", O | M, NULL }, /* the busiest worker thread's CPU over its loop's time */
+	{ "user_pct", "number", O | M, NULL },       /* the machine's CPUs in user mode (util_pct = user + sys) */
+	{ "sys_pct", "number", O | M, NULL },        /* ... in the kernel */
+	{ "self_pct", "number", O | M, NULL },       /* iomoon's own CPU, as a share of the machine's CPUs */
+	{ "wait_pct", "number", O | M, NULL },       /* the longest a worker waited for a CPU, of its loop's time */
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -92,14 +92,15 @@ void witness_end(struct witness *w, struct phase_result *out)
 	out->has_device = d->seconds > 0;
 }
 
-const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, int host_served,
-			     double inflight_mean, double allowed, double cpu_busiest)
+const char *phase_bottleneck(const struct bottleneck_in *in)
 {
-	if (instant_engine)
+	if (in->instant_engine)
 		return "tool";
-	if (held_by_design && inflight_mean < 0.9 * allowed)
+	if (in->held_by_design && in->inflight_mean < 0.9 * in->allowed)
 		return "rate";
-	if (host_served)
+	if (in->host_served)
 		return "tool";
-	return !spinning_engine && cpu_busiest >= BUSY_SHARE ? "tool" : "device";
+	if (in->cpu_waited >= HOST_WAIT && in->other_pct >= HOST_OTHER_PCT)
+		return "host";
+	return !in->spinning_engine && in->cpu_busiest + in->cpu_waited >= BUSY_SHARE ? "tool" : "device";
 }

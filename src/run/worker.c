@@ -749,7 +749,7 @@ void *worker_main(void *arg)
 	struct batch_auto au;
 	struct replay_cursor rc;
 	struct loop l;
-	uint64_t cpu0;
+	uint64_t cpu0, wait0;
 
 	if (worker_ready(w) == 0 && (!w->spec->start_delay_ns || start_delay(w) == 0)) {
 		l.freeq = freeq;
@@ -764,12 +764,17 @@ void *worker_main(void *arg)
 		l.rc = &rc;
 		loop_init(&l, w);
 		cpu0 = thread_cpu_ns();
+		wait0 = thread_wait_ns();
 		run(&l);
 		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		data_finish(&w->data, &w->c.data);
-		if (l.now > l.if_start)
-			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);
+		if (l.now > l.if_start) {
+			const double wall = (double)(clock_ns() - l.if_start);
+
+			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / wall;
+			w->c.cpu_waited = (double)(thread_wait_ns() - wait0) / wall;
+		}
 		if (l.rp)
 			replay_end(&l);
 	}

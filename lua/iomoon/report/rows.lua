@@ -78,22 +78,31 @@ function rows.replay_cut(r)
     count("missed_ios"), count("cut_ios"))
 end
 
---- The warning of a result whose figures the host set, not the device
--- (result.bottleneck "tool"), else nil: how many I/Os were in flight (at
--- the device, where the kernel's witness says, else in the engine) of
--- those allowed.
+--- The warning of a result whose figures the host or iomoon set, not the
+-- device (result.bottleneck "tool" or "host"), else nil: what held the
+-- CPU, by its witnesses (result.cpu), and what to do.
 function rows.tool_mark(r)
-  if opt(r, "bottleneck") ~= "tool" then return nil end
+  local b = opt(r, "bottleneck")
+  if b ~= "tool" and b ~= "host" then return nil end
   if opt(r, "engine") == "null" then return "engine null: iomoon's own speed, not a device's" end
-  local inflight, dev, n = opt(r, "inflight"), opt(r, "device"), nil
-  -- the device's count where it saw this run's I/O and no one else's
-  local seen = (rows.number(opt(dev, "reads")) or 0) + (rows.number(opt(dev, "writes")) or 0)
-  if dev and opt(dev, "others") == false and seen >= 0.5 * (rows.number(opt(r, "ios")) or math.huge) then
-    n = rows.number(opt(dev, "inflight_mean"))
+  local cpu, dev = opt(r, "cpu"), opt(r, "device")
+  local busy, wait = rows.number(opt(cpu, "worker_max_pct")), rows.number(opt(cpu, "wait_pct")) or 0
+  local other = rows.number(opt(cpu, "other_pct"))
+  if b == "host" then
+    return string.format("other processes held the CPU: iomoon's workers waited for one %.0f %% of their time, "
+      .. "other work kept %s of the machine's CPUs busy: the figures are partly the host's; run again on a quiet host",
+      wait, other and string.format("%.0f %%", other) or "?")
   end
-  n = n or rows.number(opt(inflight, "mean")) or 0
-  return string.format("the host's CPU, not the device, set these figures: %.1f of %s I/Os in flight", n,
-    whole(rows.number(opt(inflight, "allowed")) or 0))
+  -- the host's memory: no device under the target, or one that moved under a tenth of the bytes
+  local moved = rows.number(opt(dev, "bytes"))
+  if (busy or 0) + wait < 85 and (dev == nil or (moved and moved < 0.1 * (rows.number(opt(r, "bytes")) or 0))) then
+    return "the host's memory (the page cache, tmpfs) served these I/Os, not the device: "
+      .. "use direct I/O, or a test area larger than the RAM"
+  end
+  return string.format("iomoon's own CPU set these figures, not the device: its busiest worker was on a CPU %s "
+    .. "of its time (iomoon %s of the machine); use more workers, a larger batch or a faster CPU",
+    busy and string.format("%.0f %%", busy) or "?",
+    rows.number(opt(cpu, "self_pct")) and string.format("%.0f %%", cpu.self_pct) or "?")
 end
 
 --- How faithful a replay was (result.replay), as one line, or nil for a
