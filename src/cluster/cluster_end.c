@@ -255,6 +255,9 @@ static void own_figures(const struct phase_spec *sp, const struct phase_result *
 	me->user_s = res->cpu.user_s;
 	me->sys_s = res->cpu.sys_s;
 	me->other_pct = res->cpu.other_pct;
+	me->user_pct = res->cpu.user_pct;
+	me->sys_pct = res->cpu.sys_pct;
+	me->self_pct = res->cpu.self_pct;
 	me->started_ns = res->started_ns;
 	me->inflight_mean = res->seconds > 0 ? (double)res->total.inflight_ns / (res->seconds * 1e9) : 0;
 	me->has_device = res->has_device;

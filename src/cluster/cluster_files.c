@@ -164,6 +164,9 @@ static void own_row(const struct files_spec *sp, const struct files_result *r, s
 	me->h.sys_s = r->sys_s;
 	me->h.util_pct = r->cpu.util_pct; /* its machine's CPUs busy, as a phase's */
 	me->h.other_pct = r->cpu.other_pct;
+	me->h.user_pct = r->cpu.user_pct;
+	me->h.sys_pct = r->cpu.sys_pct;
+	me->h.self_pct = r->cpu.self_pct;
 	me->h.started_ns = r->started_ns;
 	me->first_errno = r->first_errno;
 	memcpy(me->first_error, r->first_error, sizeof(me->first_error));

@@ -364,6 +364,9 @@ static const struct result_field host_fields[] = {
 	{ "util_pct", "number", M, NULL },
 	{ "user_s", "number", M, NULL },
 	{ "sys_s", "number", M, NULL },
+	{ "user_pct", "number", O | M, NULL }, /* as result.cpu's, of its machine */
+	{ "sys_pct", "number", O | M, NULL },
+	{ "self_pct", "number", O | M, NULL },
 	{ "errors", "number", C, NULL },
 	{ "inflight_mean", "number", O | M, NULL },
 	{ "device", "table", O, "device" },

@@ -100,7 +100,9 @@ const char *phase_bottleneck(const struct bottleneck_in *in)
 		return "rate";
 	if (in->host_served)
 		return "tool";
+	if (in->spinning_engine) /* on a CPU or waiting for one, it spins: its figures are simulated */
+		return "device";
 	if (in->cpu_waited >= HOST_WAIT && in->other_pct >= HOST_OTHER_PCT)
 		return "host";
-	return !in->spinning_engine && in->cpu_busiest + in->cpu_waited >= BUSY_SHARE ? "tool" : "device";
+	return in->cpu_busiest + in->cpu_waited >= BUSY_SHARE ? "tool" : "device";
 }

@@ -33,7 +33,7 @@ void witness_end(struct witness *w, struct phase_result *out);
 /* What phase_bottleneck weighs. */
 struct bottleneck_in {
 	int instant_engine;   /* the engine completes at once (null) */
-	int spinning_engine;  /* its waits spin (sim): its CPU share tells nothing */
+	int spinning_engine;  /* its waits spin (sim): its CPU share and waits tell nothing */
 	int held_by_design;   /* a rate, schedule, think time, bursts or a replay's times */
 	int host_served;      /* the host's memory served the I/O: tmpfs, the page cache */
 	double inflight_mean, allowed;
@@ -51,8 +51,9 @@ struct bottleneck_in {
  * machine's CPUs or more (others took the CPU: the figures are partly the
  * host's); "tool" when a worker was on a CPU or waiting for one (its own
  * process's threads holding them) BUSY_SHARE of its loop's time or more
- * (iomoon's CPU, not the device, paced the I/O; not asked of an engine
- * whose waits spin); else "device". */
+ * (iomoon's CPU, not the device, paced the I/O); else "device". An
+ * engine whose waits spin (sim, a simulated device: its last 75 us) is on
+ * a CPU or waiting for one whoever else runs: neither is asked of it. */
 #define BUSY_SHARE 0.85
 #define HOST_WAIT 0.10
 #define HOST_OTHER_PCT 10.0

@@ -89,9 +89,8 @@ function rows.tool_mark(r)
   local busy, wait = rows.number(opt(cpu, "worker_max_pct")), rows.number(opt(cpu, "wait_pct")) or 0
   local other = rows.number(opt(cpu, "other_pct"))
   if b == "host" then
-    return string.format("other processes held the CPU: iomoon's workers waited for one %.0f %% of their time, "
-      .. "other work kept %s of the machine's CPUs busy: the figures are partly the host's; run again on a quiet host",
-      wait, other and string.format("%.0f %%", other) or "?")
+    return string.format("host busy: other processes held %s of the CPU, iomoon's workers waited for one %.0f %% "
+      .. "of their time: run again on a quiet host", other and string.format("%.0f %%", other) or "?", wait)
   end
   -- the host's memory: no device under the target, or one that moved under a tenth of the bytes
   local moved = rows.number(opt(dev, "bytes"))
@@ -99,8 +98,8 @@ function rows.tool_mark(r)
     return "the host's memory (the page cache, tmpfs) served these I/Os, not the device: "
       .. "use direct I/O, or a test area larger than the RAM"
   end
-  return string.format("iomoon's own CPU set these figures, not the device: its busiest worker was on a CPU %s "
-    .. "of its time (iomoon %s of the machine); use more workers, a larger batch or a faster CPU",
+  return string.format("iomoon's CPU, not the device, set these figures: its busiest worker was on a CPU %s "
+    .. "of its time (iomoon %s of the machine): use more workers or a larger batch",
     busy and string.format("%.0f %%", busy) or "?",
     rows.number(opt(cpu, "self_pct")) and string.format("%.0f %%", cpu.self_pct) or "?")
 end
@@ -233,6 +232,8 @@ rows.columns = {
   { "Avg MiB/s", 10, function(r) return fig("%.2f", r.mib_per_s) end },
   { "cpu load", 8, function(r) return fig("%.0f%%", r.cpu.util_pct) end },
   { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
+  -- beside the machine's CPUs (cpu load), iomoon's own share of them
+  { "iomoon cpu", 10, function(r) return fig("%.0f%%", opt(opt(r, "cpu"), "self_pct")) end },
 }
 
 -- what a row's syncs are: "fdatasync after every write", "fsync after
@@ -335,7 +336,8 @@ function rows.host_result(h, name)
     error = err ~= nil and tostring(err) or nil,
     lat = { mean_ns = number(opt(h, "mean_ns")), p50_ns = number(opt(h, "p50_ns")), p99_ns = number(opt(h, "p99_ns")),
       max_ns = number(opt(h, "max_ns")) },
-    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
+    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")),
+      user_pct = number(opt(h, "user_pct")), sys_pct = number(opt(h, "sys_pct")), self_pct = number(opt(h, "self_pct")) },
   }, HOST)
 end
 
