@@ -136,6 +136,12 @@ if L=$(losetup -f --show "$(truncate -s 64m "$TMP/loop.img"; echo "$TMP/loop.img
 	J little.json 'p = d["phases"][0]; v = p["device"]
 print(v["others"], 0 < v["inflight_mean"] <= 1.05 * p["inflight"]["mean"], "# %.2f at the device, %.2f in iomoon" % (v["inflight_mean"], p["inflight"]["mean"]))' >out
 	is "$(cut -d'#' -f1 out)" "False True " "  the device's own in-flight count is at most iomoon's ($(cut -d'#' -f2 out))"
+	# a QD 1 read of it: its node is on devtmpfs, which says tmpfs, yet the
+	# device served it: device (host on a busy machine), never tool ("0.7 of
+	# 1 I/Os in flight" was an in-memory verdict on a block device)
+	"$IOMOON" quick --target "$L" --bs 4k --random 100 --qd 1 --time 0.5s --format json --quiet >qd1.json
+	J qd1.json 'p = d["phases"][0]; print(p["bottleneck"], "# %.2f of 1 in flight, %.2f at the device" % (p["inflight"]["mean"], p["device"]["inflight_mean"]))' >out
+	is "$(cut -d'#' -f1 out)" "$(busy qd1.json 0) " "a loop device at QD 1: $(busy qd1.json 0), not tool ($(cut -d'#' -f2 out)$(busy qd1.json 0 why))"
 	"$IOMOON" quick --target "$L" --qd 4 --ios 3000 --format json --quiet >loop.json
 	J loop.json '
 p = d["phases"][0]; v = p["device"]

@@ -31,12 +31,14 @@ static int add_device(struct witness *w, const struct target *t)
 	return 0;
 }
 
-/* Is t a file in memory (tmpfs, ramfs)? */
+/* Is t a file in memory (tmpfs, ramfs)? A block device is not, though
+ * its node's /dev is devtmpfs (which says TMPFS_MAGIC). */
 static int in_memory(const struct target *t)
 {
 	struct statfs fs;
 
-	return t->path && statfs(t->path, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+	return t->path && t->kind != TARGET_BLOCK && statfs(t->path, &fs) == 0 &&
+	       (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
 void witness_setup(struct witness *w, const struct phase_spec *sp)
