@@ -51,6 +51,16 @@ PY
 ok $? "every phase has meta.pts {test, round, bs, read, precondition}; the departures are listed; the purge discarded the area; the window table has 56 cells"
 
 # the window table in every format, from the saved JSON
+# who set the figures: on a file, the device, or the host when a phase's
+# own witnesses say others held the CPU; never iomoon (a busy machine made
+# 338 of 339 rows "the host's CPU, not the device, set these figures")
+python3 -c '
+import collections, json, sys
+ph = json.load(open(sys.argv[1]))["phases"]
+bad = [(p["name"], p["bottleneck"], p["cpu"]) for p in ph if p["bottleneck"] not in ("device", "host") or
+       (p["bottleneck"] == "host" and p["cpu"]["wait_pct"] < 10)]
+print(bad[:3] or "none", "#", dict(collections.Counter(p["bottleneck"] for p in ph)))' iops.json >out
+is "$(cut -d'#' -f1 out)" "none " "iops: every phase's figures set by the device, or by the host where its workers waited for a CPU ($(cut -d'#' -f2 out))"
 out=$("$IOMOON" report iops.json)
 like "$out" "SNIA PTS IOPS \(PTS-E, threads 1 x QD 4\): steady state" "table: the PTS verdict"
 like "$out" "measurement window \(IOPS, mean of rounds [0-9]+ to [0-9]+\):

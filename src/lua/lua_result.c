@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/hist.h"
 #include "core/rc.h"
@@ -409,7 +410,8 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
 					  .host_served = r->in_memory || cached, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = r->total.cpu_waited,
-					  .other_pct = r->cpu.other_pct };
+					  .other_pct = r->cpu.other_pct, .workers = phase_workers(rs),
+					  .cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN) };
 
 	lua_createtable(L, 0, 3);
 	api_set_num(L, "mean", mean);

@@ -13,15 +13,22 @@
 
 /* phase_bottleneck of: instant engine, spinning engine, held by design,
  * host served, in flight, allowed, on a CPU, waiting for one, others' % */
-static const char *verdict(int instant, int spinning, int held, int served, double mean, double allowed,
-			   double busy, double waited, double other)
+static const char *verdict_of(int instant, int spinning, int held, int served, double mean, double allowed,
+			      double busy, double waited, double other, unsigned workers, unsigned cpus)
 {
 	const struct bottleneck_in in = { .instant_engine = instant, .spinning_engine = spinning,
 					  .held_by_design = held, .host_served = served, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = waited,
-					  .other_pct = other };
+					  .other_pct = other, .workers = workers, .cpus = cpus };
 
 	return phase_bottleneck(&in);
+}
+
+/* ... with 4 workers on 4 CPUs: as many as could hold every CPU */
+static const char *verdict(int instant, int spinning, int held, int served, double mean, double allowed,
+			   double busy, double waited, double other)
+{
+	return verdict_of(instant, spinning, held, served, mean, allowed, busy, waited, other, 4, 4);
 }
 
 static void bottlenecks(void)
@@ -44,6 +51,10 @@ static void bottlenecks(void)
 	ok(!strcmp(verdict(0, 0, 0, 0, 31, 32, 0.4, 0.5, 9.9), "tool"),
 	   "on a CPU 40 %% and waiting 50 %% with others at 9.9 %%: iomoon's own threads held the CPUs: tool");
 	ok(!strcmp(verdict(0, 0, 0, 0, 0.7, 1, 0.4, 0.05, 0), "device"), "QD 1 with 0.7 in flight, a CPU 45 %% busy: device");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 2), "host"),
+	   "one worker on 2 CPUs waiting 74 %% in a 4 ms phase (others' share unseen in 10 ms ticks): host, not tool");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 2, 2), "tool"),
+	   "two workers on 2 CPUs waiting 74 %%, no other work seen: iomoon's own threads: tool");
 }
 
 static void counts(void)
