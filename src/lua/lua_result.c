@@ -410,7 +410,8 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
 					  .host_served = r->in_memory || cached, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = r->total.cpu_waited,
-					  .other_pct = r->cpu.other_pct, .workers = phase_workers(rs),
+					  .other_pct = r->cpu.other_pct, .others_unseen = r->seconds < PROC_SHARE_MIN_S,
+					  .workers = phase_workers(rs),
 					  .cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN) };
 
 	lua_createtable(L, 0, 3);

@@ -40,6 +40,7 @@ struct bottleneck_in {
 	double cpu_busiest;   /* the largest share of its loop's time a worker was on a CPU */
 	double cpu_waited;    /* ... a worker was runnable, waiting for a CPU (schedstat's run delay) */
 	double other_pct;     /* the machine's CPUs busy with other work than iomoon's, % */
+	int others_unseen;    /* the measured time too short for the machine's 10 ms ticks: other_pct tells nothing */
 	unsigned workers, cpus; /* the phase's worker threads; the machine's CPUs online */
 };
 
@@ -49,10 +50,10 @@ struct bottleneck_in {
  * them back by design; "tool" when the host's memory served the I/O
  * (host_served); "host" when a worker waited for a CPU HOST_WAIT of its
  * loop's time or more while other work held HOST_OTHER_PCT % of the
- * machine's CPUs or more, or while the workers were fewer than the CPUs
- * (they could not have held them all themselves; a phase shorter than the
- * machine's 10 ms ticks sees no other work): others took the CPU, the
- * figures are partly the host's; "tool" when a worker was on a CPU or waiting for one (its own
+ * machine's CPUs or more, or, in a phase too short for the machine's
+ * ticks to see other work, while the workers were fewer than the CPUs
+ * (they could not have held them all themselves): others took the CPU,
+ * the figures are partly the host's; "tool" when a worker was on a CPU or waiting for one (its own
  * process's threads holding them) BUSY_SHARE of its loop's time or more
  * (iomoon's CPU, not the device, paced the I/O); else "device". An
  * engine whose waits spin (sim, a simulated device: its last 75 us) is on

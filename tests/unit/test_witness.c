@@ -14,12 +14,12 @@
 /* phase_bottleneck of: instant engine, spinning engine, held by design,
  * host served, in flight, allowed, on a CPU, waiting for one, others' % */
 static const char *verdict_of(int instant, int spinning, int held, int served, double mean, double allowed,
-			      double busy, double waited, double other, unsigned workers, unsigned cpus)
+			      double busy, double waited, double other, int unseen, unsigned workers, unsigned cpus)
 {
 	const struct bottleneck_in in = { .instant_engine = instant, .spinning_engine = spinning,
 					  .held_by_design = held, .host_served = served, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = waited,
-					  .other_pct = other, .workers = workers, .cpus = cpus };
+					  .other_pct = other, .others_unseen = unseen, .workers = workers, .cpus = cpus };
 
 	return phase_bottleneck(&in);
 }
@@ -28,7 +28,7 @@ static const char *verdict_of(int instant, int spinning, int held, int served, d
 static const char *verdict(int instant, int spinning, int held, int served, double mean, double allowed,
 			   double busy, double waited, double other)
 {
-	return verdict_of(instant, spinning, held, served, mean, allowed, busy, waited, other, 4, 4);
+	return verdict_of(instant, spinning, held, served, mean, allowed, busy, waited, other, 0, 4, 4);
 }
 
 static void bottlenecks(void)
@@ -51,10 +51,12 @@ static void bottlenecks(void)
 	ok(!strcmp(verdict(0, 0, 0, 0, 31, 32, 0.4, 0.5, 9.9), "tool"),
 	   "on a CPU 40 %% and waiting 50 %% with others at 9.9 %%: iomoon's own threads held the CPUs: tool");
 	ok(!strcmp(verdict(0, 0, 0, 0, 0.7, 1, 0.4, 0.05, 0), "device"), "QD 1 with 0.7 in flight, a CPU 45 %% busy: device");
-	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 2), "host"),
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 1, 2), "host"),
 	   "one worker on 2 CPUs waiting 74 %% in a 4 ms phase (others' share unseen in 10 ms ticks): host, not tool");
-	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 2, 2), "tool"),
-	   "two workers on 2 CPUs waiting 74 %%, no other work seen: iomoon's own threads: tool");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 2, 2), "tool"),
+	   "two workers on 2 CPUs waiting 74 %%, others unseen: iomoon's own threads may hold them: tool");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 0, 1, 2), "tool"),
+	   "one worker on 2 CPUs waiting 74 %% over a long phase with no other work: iomoon's own (io-wq): tool");
 }
 
 static void counts(void)
