@@ -7,6 +7,16 @@
 cd "$TMP" || exit 1
 F="$TMP/w.dat"
 J() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2])' "$@"; }
+# The verdict a phase of a quiet machine gets, "device", unless its own
+# witnesses say the machine was busy (a worker waited for a CPU 10 % of
+# its time while other work held 10 % of the machine's): then "host".
+# busy FILE PHASE [why]: the verdict, or with why the reason it is host.
+busy() {
+	J "$1" '
+c = d["phases"][int(sys.argv[3])]["cpu"]; host = c["wait_pct"] >= 10 and c["other_pct"] >= 10
+if len(sys.argv) > 4: print("; the machine was busy: waited %.0f %%, others %.0f %%" % (c["wait_pct"], c["other_pct"]) if host else "")
+else: print("host" if host else "device")' "$2" ${3+"$3"}
+}
 
 # sim: QD 16 at 1 ms keeps 16 in flight; Little's law on its own figures
 "$IOMOON" run --format json --quiet "$T/lua/41-witness/sim.lua" "$F" >sim.json
@@ -15,7 +25,54 @@ p = d["phases"][0]; i = p["inflight"]
 little = p["iops"] * p["lat"]["mean_ns"] / 1e9
 print(i["allowed"], i["max"], i["mean"] >= 15.5, abs(little - i["mean"]) / i["mean"] < 0.05, p["bottleneck"],
       "# mean %.2f, iops x mean latency %.2f" % (i["mean"], little))' >out
-is "$(cut -d'#' -f1 out)" "16 16 True True device " "sim at QD 16, 1 ms: 16 allowed, at least 15.5 in flight, Little's law within 5 %, device ($(cut -d'#' -f2 out))"
+is "$(cut -d'#' -f1 out)" "16 16 True True device " "sim at QD 16, 1 ms: 16 allowed, at least 15.5 in flight, Little's law within 5 %, device, busy machine or not ($(cut -d'#' -f2 out))"
+
+# Little's law on a file: an I/O is in flight from its submission to its
+# completion, as its latency counts it. One I/O per submission (--batch 1)
+# at QD 32, so that the clock moves between the submissions of a turn; a
+# quota with no ramp, so that every I/O of the measured time is counted
+# whole on both sides, and the law holds whatever the load (within 1 %)
+little() { # FILE LABEL: IOPS x mean latency against inflight.mean
+	J "$1" '
+p = d["phases"][0]; i = p["inflight"]; little = p["iops"] * p["lat"]["mean_ns"] / 1e9
+print(abs(little - i["mean"]) <= 0.01 * i["mean"], i["mean"] <= i["allowed"],
+      "# IOPS x mean latency %.3f, inflight.mean %.3f of %d" % (little, i["mean"], i["allowed"]))' >out
+	is "$(cut -d'#' -f1 out)" "True True " "$2: Little's law, IOPS x mean latency = inflight.mean within 1 % ($(cut -d'#' -f2 out))"
+}
+"$IOMOON" quick --target "$F" --size 16m --bs 4k --random 100 --qd 32 --batch 1 --ramp 0 --ios 20000 --format json --quiet >little.json
+little little.json "a file at QD 32, one I/O a submission"
+
+# Who set a file's figures: the device on a quiet machine, the host on a
+# busy one (by the result's own witnesses, said in the name); never iomoon
+# (its workers are not on a CPU 85 % of their time at QD 8, nor at QD 1
+# with under one I/O in flight: a wait is not a busy CPU)
+for qd in 8 1; do
+	"$IOMOON" quick --target "$F" --bs 4k --random 100 --qd $qd --time 0.5s --format json --quiet >v$qd.json
+	J v$qd.json 'p = d["phases"][0]; print(p["bottleneck"], "# %.2f of %d in flight" % (p["inflight"]["mean"], p["inflight"]["allowed"]))' >out
+	is "$(cut -d'#' -f1 out)" "$(busy v$qd.json 0) " "a file at QD $qd: $(busy v$qd.json 0) ($(cut -d'#' -f2 out)$(busy v$qd.json 0 why))"
+done
+
+# A busy loop pinned on every CPU, iomoon a little less favoured (nice 5):
+# its workers wait for a CPU others hold: host, with its witnesses (the
+# workers' run delay from /proc/thread-self/schedstat, the machine's
+# other work), and every report says what to do
+SPIN=""
+stop_spin() { for p in $SPIN; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; SPIN=""; }
+trap 'stop_spin; cleanup' EXIT
+trap 'exit 143' TERM INT HUP
+for c in $(seq 0 $(($(nproc) - 1))); do
+	taskset -c "$c" sh -c 'while :; do :; done' &
+	SPIN="$SPIN $!"
+done
+nice -n 5 "$IOMOON" quick --target "$F" --bs 4k --random 100 --qd 8 --time 1s --format json --quiet >spin.json
+stop_spin
+J spin.json '
+p = d["phases"][0]; c = p["cpu"]
+print(p["bottleneck"], c["wait_pct"] >= 10, c["other_pct"] >= 10, "# waited %.0f %%, others %.0f %% of the machine, iomoon %.1f %%" % (
+      c["wait_pct"], c["other_pct"], c["self_pct"]))' >out
+is "$(cut -d'#' -f1 out)" "host True True " "a file with a busy loop on every CPU: host ($(cut -d'#' -f2 out))"
+"$IOMOON" report spin.json --format table | grep -q "host busy: other processes held .* of the CPU, iomoon's workers waited for one .*: run again on a quiet host"
+ok $? "  the table says others held the CPU, and to run again on a quiet host"
 
 # paced below what the device does: rate
 J sim.json 'p = d["phases"][1]; print(p["bottleneck"], p["inflight"]["mean"] < 0.9 * 16, "# %.2f in flight" % p["inflight"]["mean"])' >out
@@ -31,12 +88,23 @@ done
 "$IOMOON" report null.json --format csv | python3 -c 'import csv,sys; r=list(csv.DictReader(sys.stdin))[0]; print(r["Bottleneck"], float(r["In Flight (mean)"]) > 0, r["Warning"])' >out
 is "$(cat out)" "tool True engine null: iomoon's own speed, not a device's" "  report --format csv: Bottleneck, In Flight (mean) and Warning columns"
 "$IOMOON" report sim.json --format table | grep -q "set these figures\|iomoon's own speed"; is $? 1 "  the sim run's table says nothing of it"
-# a result that says "tool" on a real engine: the warning names the I/Os in flight
+# a result that says "tool" on a real engine: the warning names iomoon's
+# CPU, not the I/Os in flight (16 of 16 reads as a saturated device)
 J null.json '
 p = d["phases"][0]; p["engine"] = "io_uring"; p["inflight"]["mean"] = 5.25
-json.dump(d, open("tool.json", "w"))'
-like "$("$IOMOON" report tool.json --format table)" "the host's CPU, not the device, set these figures: 5\\.2 of 8 I/Os in flight" \
-	"a tool row on io_uring: N of M I/Os in flight"
+p["cpu"].update(worker_max_pct = 93.4, wait_pct = 2, self_pct = 48.2, other_pct = 3)
+json.dump(d, open("tool.json", "w"))
+p["bottleneck"] = "host"; p["cpu"].update(worker_max_pct = 40, wait_pct = 35.2, other_pct = 61.7)
+json.dump(d, open("host.json", "w"))'
+"$IOMOON" report tool.json --format table >out
+like "$(cat out)" "iomoon's CPU, not the device, set these figures: its busiest worker was on a CPU 93 % of its time \\(iomoon 48 % of the machine\\): use more workers" \
+	"a tool row on io_uring: iomoon's own CPU, by its witnesses, and what to do"
+grep -q "I/Os in flight" out; is $? 1 "  not the I/Os in flight"
+for f in table csv markdown html; do
+	"$IOMOON" report host.json --format $f >host.$f
+	grep -q "host busy: other processes held 62 % of the CPU, iomoon's workers waited for one 35 % of their time: run again on a quiet host" host.$f
+	ok $? "a host row: report --format $f says who held the CPU and what to do"
+done
 
 # a file on a block device: the kernel's counts of it, beside iomoon's
 dev=$(python3 -c 'import os,sys; s=os.stat(sys.argv[1]); print(os.path.basename(os.readlink("/sys/dev/block/%d:%d" % (os.major(s.st_dev), os.minor(s.st_dev)))) if os.major(s.st_dev) else "")' "$TMP" 2>/dev/null)
@@ -61,6 +129,19 @@ fi
 if L=$(losetup -f --show "$(truncate -s 64m "$TMP/loop.img"; echo "$TMP/loop.img")" 2>/dev/null); then
 	LOOPS="$LOOPS $L"
 	udevadm settle 2>/dev/null
+	"$IOMOON" quick --target "$L" --bs 4k --random 100 --qd 32 --batch 1 --ramp 0 --ios 20000 --format json --quiet >little.json
+	little little.json "a loop device at QD 32"
+	# the kernel's witness: the loop device holds each I/O for a part of
+	# iomoon's time (its time in queue over its elapsed time, from /sys)
+	J little.json 'p = d["phases"][0]; v = p["device"]
+print(v["others"], 0 < v["inflight_mean"] <= 1.05 * p["inflight"]["mean"], "# %.2f at the device, %.2f in iomoon" % (v["inflight_mean"], p["inflight"]["mean"]))' >out
+	is "$(cut -d'#' -f1 out)" "False True " "  the device's own in-flight count is at most iomoon's ($(cut -d'#' -f2 out))"
+	# a QD 1 read of it: its node is on devtmpfs, which says tmpfs, yet the
+	# device served it: device (host on a busy machine), never tool ("0.7 of
+	# 1 I/Os in flight" was an in-memory verdict on a block device)
+	"$IOMOON" quick --target "$L" --bs 4k --random 100 --qd 1 --time 0.5s --format json --quiet >qd1.json
+	J qd1.json 'p = d["phases"][0]; print(p["bottleneck"], "# %.2f of 1 in flight, %.2f at the device" % (p["inflight"]["mean"], p["device"]["inflight_mean"]))' >out
+	is "$(cut -d'#' -f1 out)" "$(busy qd1.json 0) " "a loop device at QD 1: $(busy qd1.json 0), not tool ($(cut -d'#' -f2 out)$(busy qd1.json 0 why))"
 	"$IOMOON" quick --target "$L" --qd 4 --ios 3000 --format json --quiet >loop.json
 	J loop.json '
 p = d["phases"][0]; v = p["device"]

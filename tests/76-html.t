@@ -80,7 +80,7 @@ grep -Eq '<tr class="bad"><td class="n"><a href="#phase-4">nothing</a>.*>FAILED:
 ok $? "errors: the phase that completed no I/O marked FAILED"
 grep -Eq '<tr class="intr"><td class="n"><a href="#phase-1">long</a>.*>interrupted</td>' intr.html
 ok $? "interrupted: the phase's row marked interrupted"
-grep -Eq '<tr class="op sync"><td class="n"><a href="#phase-1">db / wal: fdatasync after every write</a></td><td>[0-9.]+</td><td>[0-9]+</td><td>-</td><td>-</td><td>[0-9.]+</td><td class="st">max [0-9.]+ ms, [0-9]+ syncs</td>' durable.html
+grep -Eq '<tr class="op sync"><td class="n"><a href="#phase-1">db / wal: fdatasync after every write</a></td><td>[0-9.]+</td><td>[0-9]+</td><td>-</td><td>-</td><td>[0-9.]+</td><td>-</td><td class="st">max [0-9.]+ ms, [0-9]+ syncs</td>' durable.html
 ok $? "durable: the summary has the WAL's fdatasync row (mean, rate, p99; max and count) under its stream"
 grep -Eq '<a href="#phase-2">replayed</a>.*<td class="replay">[0-9.]+ %</td><td class="replay">[0-9.]+</td><td class="n replay">600 of 600 \(missed 0, cut 0\)</td>' durable.html
 ok $? "durable: the summary says how faithful the replay was (on time, lag p99 ms, records replayed)"

@@ -40,7 +40,7 @@ one host" "table: streams, then one row per host, then the total; a phase on one
 like "$out" $'randread / rank 0 \\(node-a\\) +0\\.125 +32020 +125\\.08 +100% +0\\.143\n' "table: node-a's row reads node-a's mean, IOPS, MiB/s, cpu and p99"
 like "$out" $'randread / rank 1 \\(node-b\\) +0\\.136 +29346 +114\\.63 +100% +0\\.217\n' "table: node-b's row reads node-b's figures"
 like "$out" $'\nrandread +0\\.130 +61366 +239\\.71 +100% +0\\.179\n' "table: the total row is the cluster's merged figures"
-like "$out" 'two streams / rank 1 \(node-b\) +0\.350 +7037 +489\.71 +60% +1\.500  interrupted; FAILED: target refused: /mnt/san/node-b\.dat; 2 errors' \
+like "$out" 'two streams / rank 1 \(node-b\) +0\.350 +7037 +489\.71 +60% +1\.500 +-  interrupted; FAILED: target refused: /mnt/san/node-b\.dat; 2 errors' \
 	"table: a failed host's row says interrupted, FAILED with its error, and its 2 errors"
 like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +0\\.900\n' "table: a host row of a phase with streams: the host's figures, no mark"
 
@@ -49,9 +49,18 @@ like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +
 is "$(head -1 c.csv | tr -d '\r' | awk -F'","' '{print $(NF-3) "|" $(NF-2) "|" $(NF-1) "|" $NF}')" 'Phase Name|Stream|Host|Rank"' \
 	"csv: Host and Rank are the last columns, after the stream columns"
 is "$(csv_cells c.csv 'randread / rank 0 (node-a)' IOps 'MBps (Binary)' 'MBps (Decimal)' 'Average Response Time (ms)' 'Maximum Response Time (ms)' 'p50 Response Time (ms)' 'p99 Response Time (ms)' '% CPU Utilization' '% User Time' 'Measured Time (s)' Errors Failed Host Rank)" \
-	$'32020.00\t125.08\t131.15\t0.1249\t13.4187\t0.1001\t0.1428\t100.00\t81.51\t2.000\t0\tno\tnode-a\t0' "csv: node-a's row: its IOPS, MiB/s, MB/s, mean, max, p50, p99, cpu, user time, seconds, errors; Host node-a, Rank 0"
+	$'32020.00\t125.08\t131.15\t0.1249\t13.4187\t0.1001\t0.1428\t100.00\t\t2.000\t0\tno\tnode-a\t0' "csv: node-a's row: its IOPS, MiB/s, MB/s, mean, max, p50, p99, cpu, seconds, errors; Host node-a, Rank 0; no user time (the file has none of the machine's)"
 is "$(csv_cells c.csv 'randread / rank 1 (node-b)' IOps 'p99 Response Time (ms)' 'Maximum Response Time (ms)' '% Privileged Time' Host Rank)" \
-	$'29346.00\t0.2166\t20.2392\t1.31\tnode-b\t1' "csv: node-b's row: its own IOPS, p99, max and privileged time"
+	$'29346.00\t0.2166\t20.2392\t\tnode-b\t1' "csv: node-b's row: its own IOPS, p99 and max; no privileged time (the file has none of the machine's)"
+# a host's machine shares, where the file has them (an iomoon since issue 48): % User Time + % Privileged Time = % CPU Utilization, iomoon's own beside it
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); h = d["phases"][0]["hosts"][0]
+h.update(user_pct = 61.5, sys_pct = 38.5, self_pct = 22.25)
+json.dump(d, open(sys.argv[2], "w"))' "$FIX" "$TMP/pct.json"
+"$IOMOON" report "$TMP/pct.json" --format csv >pct.csv
+is "$(csv_cells pct.csv 'randread / rank 0 (node-a)' '% CPU Utilization' '% User Time' '% Privileged Time' 'iomoon CPU (% of the machine)')" \
+	$'100.00\t61.50\t38.50\t22.25' "csv: a host's row: its machine's CPU, user and privileged shares (summing to it), and iomoon's own"
 is "$(csv_cells c.csv 'randread / rank 0 (node-a)' 'Target Type' 'Target Name' '# Workers' 'Read IOps' 'Write MBps (Binary)' 'Bytes Read' 'p99.9 Response Time (ms)' 'Queue Depth' Engine | tr '\t' '|')" \
 	'||||||||' "csv: the columns a host does not have (target, workers, read/write split, p99.9, qd, engine) are empty on its row, not the cluster's"
 is "$(csv_cells c.csv randread IOps 'Read IOps' Host Rank)" $'61366.00\t61366.00\tAll\t' "csv: the total row: the cluster's figures, Host All, Rank empty"
@@ -117,8 +126,8 @@ done
 
 # ---- markdown, analyzer ----
 md=$("$IOMOON" report "$FIX" --format markdown)
-like "$md" '\| randread / rank 1 \(node-b\) \| 29346 \| 114\.63 \| 0\.136 \| 0\.217 \| 100% \| 0 \| ok \|' "markdown: node-b's row with its own figures"
-like "$md" '\| two streams / rank 1 \(node-b\) \| 7037 \| 489\.71 \| 0\.350 \| 1\.500 \| 60% \| 2 \| interrupted; FAILED: target refused: /mnt/san/node-b\.dat; 2 errors \|' "markdown: the failed host's row and status"
+like "$md" '\| randread / rank 1 \(node-b\) \| 29346 \| 114\.63 \| 0\.136 \| 0\.217 \| 100 \| - \| 0 \| ok \|' "markdown: node-b's row with its own figures"
+like "$md" '\| two streams / rank 1 \(node-b\) \| 7037 \| 489\.71 \| 0\.350 \| 1\.500 \| 60 \| - \| 2 \| interrupted; FAILED: target refused: /mnt/san/node-b\.dat; 2 errors \|' "markdown: the failed host's row and status"
 an=$("$IOMOON" report "$FIX" --format analyzer)
 is "$(printf '%s\n' "$an" | grep -c '^AccessSpec=')" 5 "analyzer: a block per stream and per phase, none per host (no read/write split)"
 

@@ -142,9 +142,13 @@ function report.table_writer(out, name_width, machine)
   return w
 end
 
-local function pct_of(r, s)
-  -- a process's CPU seconds as a share of the phase's wall time
-  return r.seconds > 0 and 100 * s / r.seconds or 0
+-- a share of the machine's CPUs in result.cpu (doc/lua-api.md): "12.34",
+-- or "" when the result has none (one saved by an iomoon before it)
+local function cpu_cell(key)
+  return function(r)
+    local v = number(opt(opt(r, "cpu"), key))
+    return v and string.format("%.2f", v) or ""
+  end
 end
 
 local function target_type(r)
@@ -319,9 +323,10 @@ report.csv_columns = {
   { "Bytes Written", dir_fig("write", raw_of("bytes")) },
   { "Read I/Os", dir_fig("read", raw_of("ios")) },
   { "Write I/Os", dir_fig("write", raw_of("ios")) },
-  { "% CPU Utilization", function(r) return string.format("%.2f", r.cpu.util_pct) end },
-  { "% User Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.user_s)) end },
-  { "% Privileged Time", function(r) return string.format("%.2f", pct_of(r, r.cpu.sys_s)) end },
+  -- as IOMeter's: the machine's CPUs, % CPU Utilization = % User Time + % Privileged Time
+  { "% CPU Utilization", cpu_cell("util_pct") },
+  { "% User Time", cpu_cell("user_pct") },
+  { "% Privileged Time", cpu_cell("sys_pct") },
   { "Queue Depth", function(r) return r.qd end },
   -- iomoon's own, units in the names
   { "Engine", function(r) return r.engine end },
@@ -331,6 +336,11 @@ report.csv_columns = {
   { "Read %", function(r) return share(r, "read_pct") end },
   { "Random %", function(r) return share(r, "random_pct") end },
   { "Measured Time (s)", function(r) return string.format("%.3f", r.seconds) end },
+  -- iomoon's own CPU beside the machine's: shares of the machine, then of one CPU
+  { "iomoon CPU (% of the machine)", cpu_cell("self_pct") },
+  { "Other Work CPU (% of the machine)", cpu_cell("other_pct") },
+  { "Busiest Worker CPU (% of one CPU)", cpu_cell("worker_max_pct") },
+  { "Worker Wait for a CPU (% of its time)", cpu_cell("wait_pct") },
   { "p50 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p50_ns)) end },
   { "p99 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p99_ns)) end },
   { "p99.9 Response Time (ms)", function(r) return string.format("%.4f", ms(r.lat.p999_ns)) end },
@@ -517,9 +527,10 @@ report.csv_host_cells = {
   ["Average Response Time (ms)"] = host_fig("%.4f", "lat.mean_ns", 1e6),
   ["Maximum Response Time (ms)"] = host_fig("%.4f", "lat.max_ns", 1e6),
   ["Errors"] = function(r) return r.errors and whole(r.errors) or "" end,
-  ["% CPU Utilization"] = host_fig("%.2f", "cpu.util_pct"),
-  ["% User Time"] = function(r) return r.seconds and r.cpu.user_s and string.format("%.2f", pct_of(r, r.cpu.user_s)) or "" end,
-  ["% Privileged Time"] = function(r) return r.seconds and r.cpu.sys_s and string.format("%.2f", pct_of(r, r.cpu.sys_s)) or "" end,
+  ["% CPU Utilization"] = cpu_cell("util_pct"),
+  ["% User Time"] = cpu_cell("user_pct"),
+  ["% Privileged Time"] = cpu_cell("sys_pct"),
+  ["iomoon CPU (% of the machine)"] = cpu_cell("self_pct"),
   ["Measured Time (s)"] = host_fig("%.3f", "seconds"),
   ["p50 Response Time (ms)"] = host_fig("%.4f", "lat.p50_ns", 1e6),
   ["p99 Response Time (ms)"] = host_fig("%.4f", "lat.p99_ns", 1e6),
@@ -676,9 +687,9 @@ end
 -- one Markdown row: name, IOPS, MiB/s, mean and p99 latency, cpu load,
 -- errors, status, then the extra cells
 local function md_row(name, r, errs, st, extra)
-  return string.format("| %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(name), fig("%.0f", r.iops),
+  return string.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s |", md_cell(name), fig("%.0f", r.iops),
     fig("%.2f", r.mib_per_s), fig("%.3f", r.lat.mean_ns, 1e6), fig("%.3f", r.lat.p99_ns, 1e6),
-    fig("%.0f%%", r.cpu.util_pct), errs, md_cell(st)) .. extra
+    fig("%.0f", r.cpu.util_pct), fig("%.0f", opt(r.cpu, "self_pct")), errs, md_cell(st)) .. extra
 end
 
 -- the lines above a Markdown table: each phase's report.setup, once
@@ -718,9 +729,9 @@ function report.markdown(results, machine)
     verify = verify or report.verify_text(row.result) ~= nil
     replays = replays or report.replay_cells(row.result) ~= nil
   end
-  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load | Errors | Status |"
+  local out = { "| Test name | IOPS | MiB/s | Latency ms | p99 ms | cpu load % | iomoon cpu % | Errors | Status |"
     .. (replays and " Replay on time | Replay lag p99 ms | Records replayed |" or "") .. (verify and " Verified |" or ""),
-    "|---|---:|---:|---:|---:|---:|---:|---|" .. (replays and "---:|---:|---|" or "") .. (verify and "---|" or "") }
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|" .. (replays and "---:|---:|---|" or "") .. (verify and "---|" or "") }
   -- the cells after the status: the replay's (report.replay_cells), what verification looked at
   local function extra(r, vt)
     local s = ""

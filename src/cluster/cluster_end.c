@@ -29,6 +29,7 @@ struct end_head {
 	uint64_t user_ns, sys_ns;     /* sum */
 	uint64_t util_milli;          /* sum (divided by the ranks after) */
 	uint64_t other_milli;         /* sum (divided by the ranks after) */
+	uint64_t user_milli, sys_milli, self_milli; /* sum (divided by the ranks after) */
 	int64_t rt_max, rt_negmin;    /* max: the spread of the start clocks */
 	uint64_t interrupted, failed; /* max */
 };
@@ -70,6 +71,9 @@ static void head_merge(struct end_head *b, const struct end_head *a)
 	b->sys_ns += a->sys_ns;
 	b->util_milli += a->util_milli;
 	b->other_milli += a->other_milli;
+	b->user_milli += a->user_milli;
+	b->sys_milli += a->sys_milli;
+	b->self_milli += a->self_milli;
 	if (a->rt_max > b->rt_max)
 		b->rt_max = a->rt_max;
 	if (a->rt_negmin > b->rt_negmin)
@@ -251,6 +255,9 @@ static void own_figures(const struct phase_spec *sp, const struct phase_result *
 	me->user_s = res->cpu.user_s;
 	me->sys_s = res->cpu.sys_s;
 	me->other_pct = res->cpu.other_pct;
+	me->user_pct = res->cpu.user_pct;
+	me->sys_pct = res->cpu.sys_pct;
+	me->self_pct = res->cpu.self_pct;
 	me->started_ns = res->started_ns;
 	me->inflight_mean = res->seconds > 0 ? (double)res->total.inflight_ns / (res->seconds * 1e9) : 0;
 	me->has_device = res->has_device;
@@ -327,6 +334,9 @@ static struct end_head head_of(const struct cluster_phase *cp)
 		.sys_ns = (uint64_t)(res->cpu.sys_s * 1e9),
 		.util_milli = (uint64_t)(res->cpu.util_pct * 1000),
 		.other_milli = (uint64_t)(res->cpu.other_pct * 1000),
+		.user_milli = (uint64_t)(res->cpu.user_pct * 1000),
+		.sys_milli = (uint64_t)(res->cpu.sys_pct * 1000),
+		.self_milli = (uint64_t)(res->cpu.self_pct * 1000),
 		.rt_max = cp->realtime_ns,
 		.rt_negmin = -cp->realtime_ns,
 		.interrupted = (uint64_t)res->interrupted,
@@ -402,6 +412,9 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	res->cpu.sys_s = (double)h.sys_ns / 1e9;
 	res->cpu.util_pct = (double)h.util_milli / 1000.0 / cluster_ranks();
 	res->cpu.other_pct = (double)h.other_milli / 1000.0 / cluster_ranks();
+	res->cpu.user_pct = (double)h.user_milli / 1000.0 / cluster_ranks();
+	res->cpu.sys_pct = (double)h.sys_milli / 1000.0 / cluster_ranks();
+	res->cpu.self_pct = (double)h.self_milli / 1000.0 / cluster_ranks();
 	/* when the cluster measured: rank 0's wall clock, so every rank holds the same */
 	res->started_ns = hosts[0].started_ns;
 	res->ended_ns = res->started_ns + (int64_t)h.seconds_ns;

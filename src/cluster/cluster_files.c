@@ -22,6 +22,7 @@ struct files_end {
 	double seconds, last_done_s;     /* max */
 	double first_done_s;             /* min */
 	double user_s, sys_s;            /* sum */
+	double util_pct, user_pct, sys_pct, self_pct, other_pct; /* sum: the machines' (their mean after) */
 	int64_t started_ns;              /* min */
 	int64_t ended_ns;                /* max */
 	int interrupted;                 /* max */
@@ -65,6 +66,11 @@ static void end_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 		b->first_done_s = MIN(a->first_done_s, b->first_done_s);
 		b->user_s += a->user_s;
 		b->sys_s += a->sys_s;
+		b->util_pct += a->util_pct;
+		b->user_pct += a->user_pct;
+		b->sys_pct += a->sys_pct;
+		b->self_pct += a->self_pct;
+		b->other_pct += a->other_pct;
 		b->started_ns = MIN(a->started_ns, b->started_ns);
 		b->ended_ns = MAX(a->ended_ns, b->ended_ns);
 		b->interrupted = MAX(a->interrupted, b->interrupted);
@@ -156,7 +162,11 @@ static void own_row(const struct files_spec *sp, const struct files_result *r, s
 	me->h.mean_ns = hist_mean(&all);
 	me->h.user_s = r->user_s;
 	me->h.sys_s = r->sys_s;
-	me->h.util_pct = r->seconds > 0 ? (r->user_s + r->sys_s) / r->seconds * 100 : 0;
+	me->h.util_pct = r->cpu.util_pct; /* its machine's CPUs busy, as a phase's */
+	me->h.other_pct = r->cpu.other_pct;
+	me->h.user_pct = r->cpu.user_pct;
+	me->h.sys_pct = r->cpu.sys_pct;
+	me->h.self_pct = r->cpu.self_pct;
 	me->h.started_ns = r->started_ns;
 	me->first_errno = r->first_errno;
 	memcpy(me->first_error, r->first_error, sizeof(me->first_error));
@@ -216,6 +226,11 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	e->first_done_s = res->first_done_s;
 	e->user_s = res->user_s;
 	e->sys_s = res->sys_s;
+	e->util_pct = res->cpu.util_pct;
+	e->user_pct = res->cpu.user_pct;
+	e->sys_pct = res->cpu.sys_pct;
+	e->self_pct = res->cpu.self_pct;
+	e->other_pct = res->cpu.other_pct;
 	e->started_ns = res->started_ns;
 	e->ended_ns = res->ended_ns;
 	e->interrupted = res->interrupted;
@@ -234,6 +249,13 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	res->first_done_s = e->first_done_s;
 	res->user_s = e->user_s;
 	res->sys_s = e->sys_s;
+	res->cpu.user_s = e->user_s;
+	res->cpu.sys_s = e->sys_s;
+	res->cpu.util_pct = e->util_pct / cluster_ranks();
+	res->cpu.user_pct = e->user_pct / cluster_ranks();
+	res->cpu.sys_pct = e->sys_pct / cluster_ranks();
+	res->cpu.self_pct = e->self_pct / cluster_ranks();
+	res->cpu.other_pct = e->other_pct / cluster_ranks();
 	res->started_ns = e->started_ns;
 	res->ended_ns = e->ended_ns;
 	res->interrupted = e->interrupted;

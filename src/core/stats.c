@@ -73,6 +73,8 @@ void counters_merge(struct counters *dst, const struct counters *src)
 	dst->inflight_ns += src->inflight_ns;
 	if (src->cpu_busiest > dst->cpu_busiest)
 		dst->cpu_busiest = src->cpu_busiest;
+	if (src->cpu_waited > dst->cpu_waited)
+		dst->cpu_waited = src->cpu_waited;
 	verify_counts_merge(&dst->verify, &src->verify);
 	data_counts_merge(&dst->data, &src->data);
 }
@@ -173,9 +175,23 @@ void cpu_mark(struct cpu_mark *m)
 	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
 		m->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
-		m->busy = m->total - v[3] - v[4];
+		m->user = v[0] + v[1];
+		m->sys = v[2] + v[5] + v[6];
 	}
 	fclose(f);
+}
+
+uint64_t thread_wait_ns(void)
+{
+	unsigned long long on_cpu, waited = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &on_cpu, &waited) != 2)
+		waited = 0;
+	fclose(f);
+	return waited;
 }
 
 void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out)
@@ -185,8 +201,13 @@ void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_
 
 	out->user_s = b->user_s - a->user_s;
 	out->sys_s = b->sys_s - a->sys_s;
-	out->util_pct = total > 0 ? 100.0 * (double)(b->busy - a->busy) / total : 0;
-	/* the busy ticks less this process's own CPU time in ticks */
-	other = total > 0 ? out->util_pct - 100.0 * (out->user_s + out->sys_s) * ticks / total : 0;
+	out->user_pct = total > 0 ? 100.0 * (double)(b->user - a->user) / total : 0;
+	out->sys_pct = total > 0 ? 100.0 * (double)(b->sys - a->sys) / total : 0;
+	out->util_pct = out->user_pct + out->sys_pct;
+	/* this process's own CPU time in ticks; the busy ticks less it */
+	out->self_pct = total > 0 ? 100.0 * (out->user_s + out->sys_s) * ticks / total : 0;
+	if (out->self_pct > out->util_pct)
+		out->self_pct = out->util_pct; /* the machine's ticks are coarser than the process's times */
+	other = out->util_pct - out->self_pct;
 	out->other_pct = other < 0 ? 0 : other;
 }

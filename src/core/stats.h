@@ -100,6 +100,7 @@ struct counters {
 	uint64_t max_inflight;  /* the largest number in flight at once */
 	uint64_t inflight_ns;   /* I/Os in flight x ns, over the measured time (their time-weighted mean x its length) */
 	double cpu_busiest;     /* the largest share of its loop's time a worker spent on a CPU (thread CPU / wall) */
+	double cpu_waited;      /* ... a worker spent runnable, waiting for a CPU (its schedstat run delay / wall) */
 	struct verify_counts verify;
 	struct data_counts data;
 };
@@ -121,17 +122,26 @@ void counters_verify_error(struct counters *c, int err, uint64_t offset, uint32_
 
 struct cpu_mark {
 	double user_s, sys_s;   /* this process */
-	uint64_t busy, total;   /* the machine, in clock ticks */
+	uint64_t user, sys, total; /* the machine, in clock ticks: user + nice; system + irq + softirq; all */
 };
 
 /* This process's CPU times and the machine's busy and total ticks, now. */
 void cpu_mark(struct cpu_mark *m);
 
+/* Every _pct is a share of the machine: all its CPUs over the span. */
 struct cpu_use {
 	double user_s, sys_s;   /* this process, over the span */
-	double util_pct;        /* the machine's CPUs busy over the span */
-	double other_pct;       /* ... with other work than this process's */
+	double util_pct;        /* the machine's CPUs busy over the span: user_pct + sys_pct */
+	double user_pct;        /* ... in user mode (user + nice) */
+	double sys_pct;         /* ... in the kernel (system, irq, softirq); steal and iowait count in none */
+	double self_pct;        /* this process's CPU time (user_s + sys_s) */
+	double other_pct;       /* util_pct less self_pct (0 at least): other work than this process's */
 };
+
+/* This thread's time runnable but not running, waiting for a CPU (the
+ * second figure of /proc/thread-self/schedstat, ns); 0 when the kernel
+ * does not say. */
+uint64_t thread_wait_ns(void);
 
 /* The CPU used between two marks. */
 void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_use *out);

@@ -336,6 +336,9 @@ static void push_host(lua_State *L, const struct cluster_host *h)
 	api_set_num(L, "util_pct", h->util_pct);
 	api_set_num(L, "user_s", h->user_s);
 	api_set_num(L, "sys_s", h->sys_s);
+	api_set_num(L, "user_pct", h->user_pct);
+	api_set_num(L, "sys_pct", h->sys_pct);
+	api_set_num(L, "self_pct", h->self_pct);
 	api_set_int(L, "errors", h->errors);
 	api_set_num(L, "inflight_mean", h->inflight_mean);
 	if (h->has_device)

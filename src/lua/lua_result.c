@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/hist.h"
 #include "core/rc.h"
@@ -344,7 +345,11 @@ static void push_cpu(lua_State *L, const struct cpu_use *cpu, const struct count
 	api_set_num(L, "sys_s", cpu->sys_s);
 	api_set_num(L, "util_pct", cpu->util_pct);
 	api_set_num(L, "other_pct", cpu->other_pct);
+	api_set_num(L, "user_pct", cpu->user_pct);
+	api_set_num(L, "sys_pct", cpu->sys_pct);
+	api_set_num(L, "self_pct", cpu->self_pct);
 	api_set_num(L, "worker_max_pct", 100.0 * c->cpu_busiest);
+	api_set_num(L, "wait_pct", 100.0 * c->cpu_waited);
 	lua_setfield(L, -2, "cpu");
 }
 
@@ -435,14 +440,20 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 	 * (engine sim moves none of them, by design) */
 	const int cached = !sim && r->has_device && ours > 1048576.0 &&
 			   512.0 * (double)(d->sectors[DEVSTAT_READ] + d->sectors[DEVSTAT_WRITE]) < 0.1 * ours;
+	const struct bottleneck_in in = { .instant_engine = r->engine && !strcmp(r->engine, "null"),
+					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
+					  .host_served = r->in_memory || cached, .inflight_mean = mean,
+					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = r->total.cpu_waited,
+					  .other_pct = r->cpu.other_pct, .others_unseen = r->seconds < PROC_SHARE_MIN_S,
+					  .workers = phase_workers(rs),
+					  .cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN) };
 
 	lua_createtable(L, 0, 3);
 	api_set_num(L, "mean", mean);
 	api_set_int(L, "max", r->total.max_inflight);
 	api_set_int(L, "allowed", (lua_Integer)allowed);
 	lua_setfield(L, -2, "inflight");
-	lua_pushstring(L, phase_bottleneck(r->engine && !strcmp(r->engine, "null"), sim,
-					   held_by_design(rs), r->in_memory || cached, mean, allowed, busy));
+	lua_pushstring(L, phase_bottleneck(&in));
 	lua_setfield(L, -2, "bottleneck");
 }
 

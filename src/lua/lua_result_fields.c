@@ -177,6 +177,10 @@ static const struct result_field cpu_fields[] = {
 	{ "sys_s", "number", S | M, NULL },
 	{ "other_pct", "number", M, NULL }, /* the CPUs busy with other work than iomoon's */
 	{ "worker_max_pct", "number", O | M, NULL }, /* the busiest worker thread's CPU over its loop's time */
+	{ "user_pct", "number", O | M, NULL },       /* the machine's CPUs in user mode (util_pct = user + sys) */
+	{ "sys_pct", "number", O | M, NULL },        /* ... in the kernel */
+	{ "self_pct", "number", O | M, NULL },       /* iomoon's own CPU, as a share of the machine's CPUs */
+	{ "wait_pct", "number", O | M, NULL },       /* the longest a worker waited for a CPU, of its loop's time */
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -371,6 +375,9 @@ static const struct result_field host_fields[] = {
 	{ "util_pct", "number", M, NULL },
 	{ "user_s", "number", M, NULL },
 	{ "sys_s", "number", M, NULL },
+	{ "user_pct", "number", O | M, NULL }, /* as result.cpu's, of its machine */
+	{ "sys_pct", "number", O | M, NULL },
+	{ "self_pct", "number", O | M, NULL },
 	{ "errors", "number", C, NULL },
 	{ "inflight_mean", "number", O | M, NULL },
 	{ "device", "table", O, "device" },

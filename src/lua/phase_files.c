@@ -501,12 +501,16 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	set_str(L, "target", shown_dir(sp, dir, sizeof(dir)));
 	push_lat(L, &all, 1);
 	lua_setfield(L, -2, "lat");
-	lua_createtable(L, 0, 4);
-	/* under MPI user_s and sys_s are the ranks' sum; util_pct their average */
-	api_set_num(L, "util_pct", s > 0 ? (r->user_s + r->sys_s) / s * 100 / (sp->ranks > 1 ? sp->ranks : 1) : 0);
+	lua_createtable(L, 0, 7);
+	/* as a block phase's: the machine's CPUs (under MPI the ranks' mean),
+	 * this process's times (the ranks' sum) and its share of the machine */
+	api_set_num(L, "util_pct", r->cpu.util_pct);
+	api_set_num(L, "user_pct", r->cpu.user_pct);
+	api_set_num(L, "sys_pct", r->cpu.sys_pct);
+	api_set_num(L, "self_pct", r->cpu.self_pct);
+	api_set_num(L, "other_pct", r->cpu.other_pct);
 	api_set_num(L, "user_s", r->user_s);
 	api_set_num(L, "sys_s", r->sys_s);
-	api_set_num(L, "other_pct", 0);
 	lua_setfield(L, -2, "cpu");
 	push_io(L, r, rd, 1, r->bytes_read);
 	lua_setfield(L, -2, "read");

@@ -638,11 +638,6 @@ static void workers_free(const struct files_spec *sp, struct files_worker *w)
 	free(w);
 }
 
-static double tv_s(struct timeval tv)
-{
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
 /* Sum the workers' results into res. */
 static void merge(const struct files_spec *sp, const struct files_worker *w, struct files_result *per,
 		  struct files_result *res, uint64_t start_ns)
@@ -686,7 +681,7 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 	pthread_barrier_t level;
 	struct files_gate gate = { 0, 0, 0 };
 	struct files_ident tree;
-	struct rusage ru0, ru1;
+	struct cpu_mark cpu0, cpu1;
 	int root = -1, rc = RC_FAIL;
 	uint64_t start_ns = 0;
 	unsigned started = 0;
@@ -727,20 +722,21 @@ int files_run(const struct files_spec *sp, struct files_result *res, char *why, 
 		snprintf(why, why_len, "files: cannot start worker %u of %u", started + 1, sp->workers);
 	/* under MPI: every rank ready, then the barrier every rank's clock starts from */
 	rc = cluster_files_start(started < sp->workers ? RC_FAIL : RC_OK, why, why_len, &start_ns, &res->started_ns);
-	getrusage(RUSAGE_SELF, &ru0);
+	cpu_mark(&cpu0);
 	__atomic_store_n(&gate.go, rc == RC_OK ? 1 : -1, __ATOMIC_RELEASE);
 	if (rc == RC_OK)
 		files_sample(sp, res, per, sp->workers, &gate.finished, start_ns, sp->interval_ns);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	getrusage(RUSAGE_SELF, &ru1);
+	cpu_mark(&cpu1);
 	res->ended_ns = clock_realtime_ns();
 	pthread_barrier_destroy(&level);
 	if (rc != RC_OK)
 		goto out;
 	merge(sp, w, per, res, start_ns);
-	res->user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	res->sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+	cpu_between(&cpu0, &cpu1, &res->cpu);
+	res->user_s = res->cpu.user_s;
+	res->sys_s = res->cpu.sys_s;
 	res->interrupted = phase_interrupt != 0;
 	if (sp->op == FOP_RMDIR && !sp->mix) {
 		const char *list[sp->workers];

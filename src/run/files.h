@@ -30,6 +30,7 @@
 
 #include "core/hist.h"
 #include "core/rng.h"
+#include "core/stats.h"
 
 struct phase_progress;
 
@@ -94,6 +95,7 @@ struct files_result {
 	uint64_t chains;        /* io_uring: operations submitted as one linked chain */
 	double seconds, first_done_s, last_done_s;
 	double user_s, sys_s;
+	struct cpu_use cpu;     /* this process's and the machine's CPU over the phase (core/stats.h) */
 	int interrupted;
 	int first_errno;
 	char first_error[512];  /* "create iomoon-files/w0/d1/f7: No space left on device" */

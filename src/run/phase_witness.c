@@ -31,12 +31,14 @@ static int add_device(struct witness *w, const struct target *t)
 	return 0;
 }
 
-/* Is t a file in memory (tmpfs, ramfs)? */
+/* Is t a file in memory (tmpfs, ramfs)? A block device is not, though
+ * its node's /dev is devtmpfs (which says TMPFS_MAGIC). */
 static int in_memory(const struct target *t)
 {
 	struct statfs fs;
 
-	return t->path && statfs(t->path, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
+	return t->path && t->kind != TARGET_BLOCK && statfs(t->path, &fs) == 0 &&
+	       (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC);
 }
 
 void witness_setup(struct witness *w, const struct phase_spec *sp)
@@ -92,14 +94,18 @@ void witness_end(struct witness *w, struct phase_result *out)
 	out->has_device = d->seconds > 0;
 }
 
-const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, int host_served,
-			     double inflight_mean, double allowed, double cpu_busiest)
+const char *phase_bottleneck(const struct bottleneck_in *in)
 {
-	if (instant_engine)
+	if (in->instant_engine)
 		return "tool";
-	if (held_by_design && inflight_mean < 0.9 * allowed)
+	if (in->held_by_design && in->inflight_mean < 0.9 * in->allowed)
 		return "rate";
-	if (host_served)
+	if (in->host_served)
 		return "tool";
-	return !spinning_engine && cpu_busiest >= BUSY_SHARE ? "tool" : "device";
+	if (in->spinning_engine) /* on a CPU or waiting for one, it spins: its figures are simulated */
+		return "device";
+	if (in->cpu_waited >= HOST_WAIT &&
+	    (in->other_pct >= HOST_OTHER_PCT || (in->others_unseen && in->workers < in->cpus)))
+		return "host";
+	return in->cpu_busiest + in->cpu_waited >= BUSY_SHARE ? "tool" : "device";
 }

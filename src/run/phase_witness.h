@@ -30,18 +30,37 @@ void witness_begin(struct witness *w);
  * out->device (out->has_device 0 when there is nothing to tell). */
 void witness_end(struct witness *w, struct phase_result *out);
 
-/* Who set a phase's figures (result.bottleneck): "tool" when the engine
- * completes at once (null), when the host's memory served the I/O
- * (host_served: a file on tmpfs, or a device that moved under a tenth of
- * the bytes: the page cache), or when a worker was on a CPU at least
- * BUSY_SHARE of its loop's time (cpu_busiest: its thread's share, or the
- * process's per worker) (the host's CPU, not the device, paced the I/O);
- * "rate" when fewer than 90 % of the I/Os allowed were in flight and a
- * rate, think time or replay held them back by design; else "device". An
+/* What phase_bottleneck weighs. */
+struct bottleneck_in {
+	int instant_engine;   /* the engine completes at once (null) */
+	int spinning_engine;  /* its waits spin (sim): its CPU share and waits tell nothing */
+	int held_by_design;   /* a rate, schedule, think time, bursts or a replay's times */
+	int host_served;      /* the host's memory served the I/O: tmpfs, the page cache */
+	double inflight_mean, allowed;
+	double cpu_busiest;   /* the largest share of its loop's time a worker was on a CPU */
+	double cpu_waited;    /* ... a worker was runnable, waiting for a CPU (schedstat's run delay) */
+	double other_pct;     /* the machine's CPUs busy with other work than iomoon's, % */
+	int others_unseen;    /* the measured time too short for the machine's 10 ms ticks: other_pct tells nothing */
+	unsigned workers, cpus; /* the phase's worker threads; the machine's CPUs online */
+};
+
+/* Who set a phase's figures (result.bottleneck), in this order: "tool"
+ * when the engine completes at once (null); "rate" when fewer than 90 %
+ * of the I/Os allowed were in flight and a rate, think time or replay held
+ * them back by design; "tool" when the host's memory served the I/O
+ * (host_served); "host" when a worker waited for a CPU HOST_WAIT of its
+ * loop's time or more while other work held HOST_OTHER_PCT % of the
+ * machine's CPUs or more, or, in a phase too short for the machine's
+ * ticks to see other work, while the workers were fewer than the CPUs
+ * (they could not have held them all themselves): others took the CPU,
+ * the figures are partly the host's; "tool" when a worker was on a CPU or waiting for one (its own
+ * process's threads holding them) BUSY_SHARE of its loop's time or more
+ * (iomoon's CPU, not the device, paced the I/O); else "device". An
  * engine whose waits spin (sim, a simulated device: its last 75 us) is on
- * the CPU while it waits, so its CPU share tells nothing. */
+ * a CPU or waiting for one whoever else runs: neither is asked of it. */
 #define BUSY_SHARE 0.85
-const char *phase_bottleneck(int instant_engine, int spinning_engine, int held_by_design, int host_served,
-			     double inflight_mean, double allowed, double cpu_busiest);
+#define HOST_WAIT 0.10
+#define HOST_OTHER_PCT 10.0
+const char *phase_bottleneck(const struct bottleneck_in *in);
 
 #endif

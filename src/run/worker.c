@@ -304,6 +304,21 @@ static inline int slot_after(struct loop *l, struct io_slot *s, int counting)
 	return 0;
 }
 
+/* What has been in flight since the count last changed, summed over the
+ * part of that time inside the measured time (c.inflight_ns: its mean is
+ * result.inflight.mean). Called before the count changes, at the clock
+ * reading the I/Os' submit_ns and latency use: an I/O counts in flight
+ * from its submit_ns to its completion's reading, as its latency does, so
+ * that IOPS x mean latency is the mean in flight (Little's law). */
+static inline void inflight_mark(struct loop *l)
+{
+	const uint64_t from = l->if_at > l->measure ? l->if_at : l->measure, to = min64(l->now, l->end);
+
+	if (to > from)
+		hist_bump(&l->w->c.inflight_ns, (to - from) * l->inflight); /* read live (phase_metrics.c) */
+	l->if_at = l->now;
+}
+
 /* A trim the engine cannot issue: BLKDISCARD or a punched hole now, by
  * system call, timed around it, and completed at once. */
 __attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_slot *s)
@@ -311,6 +326,7 @@ __attribute__((noinline, cold)) static void trim_now(struct loop *l, struct io_s
 	int r = discard_range(l->w->fd, worker_discard(l->w), s->op.offset, s->op.len);
 
 	l->now = clock_ns();
+	inflight_mark(l); /* it was in flight until now */
 	s->res = r < 0 ? r : (int64_t)s->op.len;
 	complete_one(l, s, l->now >= l->measure && l->now <= l->end);
 	/* what it counted leaves less room in this turn: a quota stays exact */
@@ -331,6 +347,7 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	s->submit_ns = l->now;
 	if (__builtin_expect(!l->plain, 0)) {
 		if (l->trim_sync && s->op.op == OP_TRIM) {
+			inflight_mark(l);
 			l->inflight++;
 			l->inflight_bytes += s->op.len;
 			trim_now(l, s);
@@ -370,20 +387,10 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 			s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
 	l->ops->queue(&l->w->engine, s);
+	if (l->now != l->if_at)
+		inflight_mark(l); /* the clock moved (a submit, a sample): in flight from its submit_ns */
 	l->inflight++;
 	l->inflight_bytes += s->op.len;
-}
-
-/* What has been in flight since the count last changed, summed over the
- * part of that time inside the measured time (c.inflight_ns: its mean is
- * result.inflight.mean). Once a turn, before the count changes. */
-static inline void inflight_mark(struct loop *l)
-{
-	const uint64_t from = l->if_at > l->measure ? l->if_at : l->measure, to = min64(l->now, l->end);
-
-	if (to > from)
-		hist_bump(&l->w->c.inflight_ns, (to - from) * l->inflight); /* read live (phase_metrics.c) */
-	l->if_at = l->now;
 }
 
 /* One hand-over of n queued I/Os, counted in the measured time. */
@@ -747,7 +754,7 @@ void *worker_main(void *arg)
 	struct batch_auto au;
 	struct replay_cursor rc;
 	struct loop l;
-	uint64_t cpu0;
+	uint64_t cpu0, wait0;
 
 	if (worker_ready(w) == 0 && (!w->spec->start_delay_ns || start_delay(w) == 0)) {
 		l.freeq = freeq;
@@ -762,12 +769,17 @@ void *worker_main(void *arg)
 		l.rc = &rc;
 		loop_init(&l, w);
 		cpu0 = thread_cpu_ns();
+		wait0 = thread_wait_ns();
 		run(&l);
 		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 		data_finish(&w->data, &w->c.data);
-		if (l.now > l.if_start)
-			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);
+		if (l.now > l.if_start) {
+			const double wall = (double)(clock_ns() - l.if_start);
+
+			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / wall;
+			w->c.cpu_waited = (double)(thread_wait_ns() - wait0) / wall;
+		}
 		if (l.rp)
 			replay_end(&l);
 	}

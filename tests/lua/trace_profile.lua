@@ -272,7 +272,7 @@ tap.ok(math.abs(pht.schedule[1].iops - pt.iops_over_time[1] * 4000 / 4100) < 1e-
 -- the rate asked is the trace's exactly; what was achieved is within 10 %
 -- of it, unless the disk held every slot (bottleneck "device": a stall of
 -- this VM's disk under trims and fsyncs once gave 1331 of 2000) or the
--- host's CPU did ("tool": a loaded machine), never short with slots idle
+-- host's CPU did ("tool", or "host": a loaded machine), never short with slots idle
 -- and the host free (pacing too slow) nor over (pacing too fast)
 tap.near(rt.rate_asked_iops, data_iops, data_iops * 0.001, "the phase asks the trace's IOPS of reads, writes and trims")
 tap.ok(rt.iops <= data_iops * 1.1, "the phase never goes over the trace's IOPS (got %.0f, want at most %.0f + 10 %%)",

@@ -11,18 +11,52 @@
 #include "run/phase_witness.h"
 #include "tap.h"
 
+/* phase_bottleneck of: instant engine, spinning engine, held by design,
+ * host served, in flight, allowed, on a CPU, waiting for one, others' % */
+static const char *verdict_of(int instant, int spinning, int held, int served, double mean, double allowed,
+			      double busy, double waited, double other, int unseen, unsigned workers, unsigned cpus)
+{
+	const struct bottleneck_in in = { .instant_engine = instant, .spinning_engine = spinning,
+					  .held_by_design = held, .host_served = served, .inflight_mean = mean,
+					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = waited,
+					  .other_pct = other, .others_unseen = unseen, .workers = workers, .cpus = cpus };
+
+	return phase_bottleneck(&in);
+}
+
+/* ... with 4 workers on 4 CPUs: as many as could hold every CPU */
+static const char *verdict(int instant, int spinning, int held, int served, double mean, double allowed,
+			   double busy, double waited, double other)
+{
+	return verdict_of(instant, spinning, held, served, mean, allowed, busy, waited, other, 0, 4, 4);
+}
+
 static void bottlenecks(void)
 {
-	/* instant engine, spinning engine, held by design, mean, allowed, cpu */
-	ok(!strcmp(phase_bottleneck(1, 0, 0, 0, 32, 32, 0.1), "tool"), "engine null: tool, whatever else");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.2), "device"), "a full queue, an idle CPU: device");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.85), "tool"), "a worker on a CPU 85 %% of its time: tool");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 0, 31.9, 32, 0.849), "device"), "84.9 %%: device");
-	ok(!strcmp(phase_bottleneck(0, 0, 1, 0, 28.7, 32, 0.99), "rate"), "paced with 28.7 of 32 in flight: rate, busy or not");
-	ok(!strcmp(phase_bottleneck(0, 0, 1, 0, 28.8, 32, 0.2), "device"), "paced with 28.8 (90 %%) of 32: the rate is not what held it");
-	ok(!strcmp(phase_bottleneck(0, 1, 0, 0, 16, 16, 1.0), "device"), "engine sim spins while it waits: its CPU share is not asked");
-	ok(!strcmp(phase_bottleneck(0, 0, 0, 1, 1, 1, 0.3), "tool"), "the host's memory served it (tmpfs, the page cache): tool");
-	ok(!strcmp(phase_bottleneck(0, 0, 1, 1, 0.5, 1, 0.3), "rate"), "a rate held it on tmpfs: rate");
+	ok(!strcmp(verdict(1, 0, 0, 0, 32, 32, 0.1, 0.5, 90), "tool"), "engine null: tool, whatever else");
+	ok(!strcmp(verdict(0, 0, 0, 0, 31.9, 32, 0.2, 0, 0), "device"), "a full queue, an idle CPU: device");
+	ok(!strcmp(verdict(0, 0, 0, 0, 31.9, 32, 0.85, 0, 0), "tool"), "a worker on a CPU 85 %% of its time: tool");
+	ok(!strcmp(verdict(0, 0, 0, 0, 31.9, 32, 0.849, 0, 0), "device"), "84.9 %%: device");
+	ok(!strcmp(verdict(0, 0, 1, 0, 28.7, 32, 0.99, 0.5, 90), "rate"), "paced with 28.7 of 32 in flight: rate, busy or not");
+	ok(!strcmp(verdict(0, 0, 1, 0, 28.8, 32, 0.2, 0, 0), "device"), "paced with 28.8 (90 %%) of 32: the rate is not what held it");
+	ok(!strcmp(verdict(0, 1, 0, 0, 16, 16, 1.0, 0, 0), "device"), "engine sim spins while it waits: its CPU share is not asked");
+	ok(!strcmp(verdict(0, 0, 0, 1, 1, 1, 0.3, 0, 0), "tool"), "the host's memory served it (tmpfs, the page cache): tool");
+	ok(!strcmp(verdict(0, 0, 1, 1, 0.5, 1, 0.3, 0, 0), "rate"), "a rate held it on tmpfs: rate");
+	/* waiting for a CPU: others held it (host), or iomoon's own threads did (tool) */
+	ok(!strcmp(verdict(0, 0, 0, 0, 0.7, 1, 0.5, 0.35, 60), "host"),
+	   "QD 1, waiting for a CPU 35 %% of its time while others held 60 %%: host, not tool");
+	ok(!strcmp(verdict(0, 1, 0, 0, 16, 16, 1.0, 0.5, 90), "device"),
+	   "sim waiting 50 %% while others held 90 %%: it spins, its waits are not asked: device");
+	ok(!strcmp(verdict(0, 0, 0, 0, 31, 32, 0.3, 0.099, 90), "device"), "waiting 9.9 %%: not the host's");
+	ok(!strcmp(verdict(0, 0, 0, 0, 31, 32, 0.4, 0.5, 9.9), "tool"),
+	   "on a CPU 40 %% and waiting 50 %% with others at 9.9 %%: iomoon's own threads held the CPUs: tool");
+	ok(!strcmp(verdict(0, 0, 0, 0, 0.7, 1, 0.4, 0.05, 0), "device"), "QD 1 with 0.7 in flight, a CPU 45 %% busy: device");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 1, 2), "host"),
+	   "one worker on 2 CPUs waiting 74 %% in a 4 ms phase (others' share unseen in 10 ms ticks): host, not tool");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 1, 2, 2), "tool"),
+	   "two workers on 2 CPUs waiting 74 %%, others unseen: iomoon's own threads may hold them: tool");
+	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 0, 1, 2), "tool"),
+	   "one worker on 2 CPUs waiting 74 %% over a long phase with no other work: iomoon's own (io-wq): tool");
 }
 
 static void counts(void)

@@ -163,7 +163,9 @@ function results.result(r, name, cpus)
     interrupted = false, failed = false, target = r["Target Name"] ~= "" and r["Target Name"] or "All",
     lat = { mean_ns = num(r, "Average Response Time") * 1e6, max_ns = num(r, "Maximum Response Time") * 1e6,
       p50_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0 },
-    cpu = { util_pct = cpu_pct, user_s = num(r, "% User Time") / 100 * seconds * cpus,
+    -- the sheet's CPU figures are the machine's, as result.cpu's _pct
+    cpu = { util_pct = cpu_pct, user_pct = num(r, "% User Time"), sys_pct = num(r, "% Privileged Time"),
+      user_s = num(r, "% User Time") / 100 * seconds * cpus,
       sys_s = num(r, "% Privileged Time") / 100 * seconds * cpus },
     read = side(r, "read", seconds), write = side(r, "write", seconds),
   }

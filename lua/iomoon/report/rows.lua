@@ -86,22 +86,30 @@ function rows.no_io_mark(r)
   return "no I/O measured: these figures are not measurements (a longer time, or a rate that brings an I/O)"
 end
 
---- The warning of a result whose figures the host set, not the device
--- (result.bottleneck "tool"), else nil: how many I/Os were in flight (at
--- the device, where the kernel's witness says, else in the engine) of
--- those allowed.
+--- The warning of a result whose figures the host or iomoon set, not the
+-- device (result.bottleneck "tool" or "host"), else nil: what held the
+-- CPU, by its witnesses (result.cpu), and what to do.
 function rows.tool_mark(r)
-  if opt(r, "bottleneck") ~= "tool" then return nil end
+  local b = opt(r, "bottleneck")
+  if b ~= "tool" and b ~= "host" then return nil end
   if opt(r, "engine") == "null" then return "engine null: iomoon's own speed, not a device's" end
-  local inflight, dev, n = opt(r, "inflight"), opt(r, "device"), nil
-  -- the device's count where it saw this run's I/O and no one else's
-  local seen = (rows.number(opt(dev, "reads")) or 0) + (rows.number(opt(dev, "writes")) or 0)
-  if dev and opt(dev, "others") == false and seen >= 0.5 * (rows.number(opt(r, "ios")) or math.huge) then
-    n = rows.number(opt(dev, "inflight_mean"))
+  local cpu, dev = opt(r, "cpu"), opt(r, "device")
+  local busy, wait = rows.number(opt(cpu, "worker_max_pct")), rows.number(opt(cpu, "wait_pct")) or 0
+  local other = rows.number(opt(cpu, "other_pct"))
+  if b == "host" then
+    return string.format("host busy: other processes held %s of the CPU, iomoon's workers waited for one %.0f %% "
+      .. "of their time: run again on a quiet host", other and string.format("%.0f %%", other) or "?", wait)
   end
-  n = n or rows.number(opt(inflight, "mean")) or 0
-  return string.format("the host's CPU, not the device, set these figures: %.1f of %s I/Os in flight", n,
-    whole(rows.number(opt(inflight, "allowed")) or 0))
+  -- the host's memory: no device under the target, or one that moved under a tenth of the bytes
+  local moved = rows.number(opt(dev, "bytes"))
+  if (busy or 0) + wait < 85 and (dev == nil or (moved and moved < 0.1 * (rows.number(opt(r, "bytes")) or 0))) then
+    return "the host's memory (the page cache, tmpfs) served these I/Os, not the device: "
+      .. "use direct I/O, or a test area larger than the RAM"
+  end
+  return string.format("iomoon's CPU, not the device, set these figures: its busiest worker was on a CPU %s "
+    .. "of its time (iomoon %s of the machine): use more workers or a larger batch",
+    busy and string.format("%.0f %%", busy) or "?",
+    rows.number(opt(cpu, "self_pct")) and string.format("%.0f %%", cpu.self_pct) or "?")
 end
 
 --- How faithful a replay was (result.replay), as one line, or nil for a
@@ -256,6 +264,8 @@ rows.columns = {
   { "Avg MiB/s", 10, function(r) return fig("%.2f", r.mib_per_s) end },
   { "cpu load", 8, function(r) return fig("%.0f%%", r.cpu.util_pct) end },
   { "p99 ms", 9, function(r) return fig("%.3f", r.lat.p99_ns, 1e6) end },
+  -- beside the machine's CPUs (cpu load), iomoon's own share of them
+  { "iomoon cpu", 10, function(r) return fig("%.0f%%", opt(opt(r, "cpu"), "self_pct")) end },
 }
 
 -- what a row's syncs are: "fdatasync after every write", "fsync after
@@ -367,7 +377,8 @@ function rows.host_result(h, name)
     error = err ~= nil and tostring(err) or nil,
     lat = { mean_ns = number(opt(h, "mean_ns")), p50_ns = number(opt(h, "p50_ns")), p99_ns = number(opt(h, "p99_ns")),
       max_ns = number(opt(h, "max_ns")) },
-    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")) },
+    cpu = { util_pct = number(opt(h, "util_pct")), user_s = number(opt(h, "user_s")), sys_s = number(opt(h, "sys_s")),
+      user_pct = number(opt(h, "user_pct")), sys_pct = number(opt(h, "sys_pct")), self_pct = number(opt(h, "self_pct")) },
   }, HOST)
 end
 
