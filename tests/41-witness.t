@@ -165,8 +165,9 @@ is "$(J shm.json 'print("device" in d["phases"][0], d["phases"][0]["bottleneck"]
 if [ -n "$dev" ]; then
 	"$IOMOON" quick --target "$TMP/cache.dat" --size 8m --buffered --random 0 --ios 2048 --format none --quiet
 	"$IOMOON" quick --target "$TMP/cache.dat" --buffered --ios 5000 --format json --quiet >cache.json
-	is "$(J cache.json 'p = d["phases"][0]; print(p["device"]["bytes"] < 0.1 * p["bytes"], p["bottleneck"])')" "True tool" \
-		"a file in the page cache: its device moved under a tenth of the bytes: tool"
+	# (reads alone: another program's writes to the same disk are not ours)
+	is "$(J cache.json 'p = d["phases"][0]; print(p["device"]["read_bytes"] < 0.1 * p["bytes"], p["bottleneck"])')" "True tool" \
+		"a file in the page cache: its device read under a tenth of the bytes: tool"
 else
 	skip "\$TMP is on no block device"
 fi

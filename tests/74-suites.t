@@ -62,7 +62,8 @@ like "$(cat "$TMP/js.markdown")" '\*\*verdict: FAIL .*
 \| database read latency, average \| [0-9.]+ ms over [0-9]+ reads \| \\< 20 ms \| FAIL \|' "markdown: the verdict's table"
 like "$(cat "$TMP/js.html")" '<p id="verdict" class="mark"><b>FAIL</b>' "html: the verdict"
 is "$("$IOMOON" report "$TMP/js.json" | grep -c '^  FAIL')" 2 "a saved run gives the same verdict"
-out=$("$IOMOON" suite jetstress --engine sim --time 1 --quiet); is $? 0 "jetstress at 100 us: exit 0"
+out=$("$IOMOON" suite jetstress --engine sim --time 1 --quiet 2>"$TMP/js100.err"); rc=$?
+is $rc 0 "jetstress at 100 us: exit 0" || { printf '%s\n' "$out" | sed 's/^/#   /'; sed 's/^/#   stderr: /' "$TMP/js100.err"; }
 like "$out" 'verdict: PASS .*
   pass database read latency, average +0\.[0-9]+ ms .*
   pass log write latency, average +0\.[0-9]+ ms .*

@@ -9,6 +9,7 @@ local iomoon = require "iomoon"
 local json = require "iomoon.json"
 local iometer = require "iomoon.iometer"
 local util = require "iomoon.util"
+local suite = require "iomoon.suite"
 
 local saved = {}
 
@@ -303,7 +304,6 @@ end
 -- "--qd 4: qd 1 -> 4 (phase 1), 32 -> 4 (phases 2, 3)". Nothing given:
 -- the phases as they were, no phrase.
 function saved.overridden(phases, ov)
-  local suite = require "iomoon.suite"
   local any = false
   for _, k in ipairs(OVERRIDDEN) do any = any or ov[k[1] == "duration" and "time" or k[1]] ~= nil end
   if not any then return phases, {} end

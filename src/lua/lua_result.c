@@ -366,7 +366,7 @@ void api_push_device(lua_State *L, const struct device_result *dev, double ours)
 	const double moved = 512.0 * (double)(d->sectors[DEVSTAT_READ] + d->sectors[DEVSTAT_WRITE] +
 					      d->sectors[DEVSTAT_DISCARD]);
 
-	lua_createtable(L, 0, 12);
+	lua_createtable(L, 0, 14);
 	lua_pushstring(L, dev->name);
 	lua_setfield(L, -2, "name");
 	api_set_int(L, "reads", (lua_Integer)d->ios[DEVSTAT_READ]);
@@ -374,6 +374,8 @@ void api_push_device(lua_State *L, const struct device_result *dev, double ours)
 	api_set_int(L, "trims", (lua_Integer)d->ios[DEVSTAT_DISCARD]);
 	api_set_int(L, "flushes", (lua_Integer)d->ios[DEVSTAT_FLUSH]);
 	api_set_num(L, "bytes", moved);
+	api_set_num(L, "read_bytes", 512.0 * (double)d->sectors[DEVSTAT_READ]);
+	api_set_num(L, "write_bytes", 512.0 * (double)d->sectors[DEVSTAT_WRITE]);
 	api_set_num(L, "read_mean_ns", d->ios[0] ? 1e6 * (double)d->ticks_ms[0] / (double)d->ios[0] : 0);
 	api_set_num(L, "write_mean_ns", d->ios[1] ? 1e6 * (double)d->ticks_ms[1] / (double)d->ios[1] : 0);
 	api_set_num(L, "inflight_mean", ms > 0 ? (double)d->in_queue_ms / ms : 0);
@@ -433,13 +435,16 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 	const double allowed = allowed_inflight(rs), measured = r->seconds * 1e9;
 	const double mean = measured > 0 ? (double)r->total.inflight_ns / measured : 0;
 	const double busy = r->total.cpu_busiest > proc_share(rs, r) ? r->total.cpu_busiest : proc_share(rs, r);
-	const double ours = (double)(r->total.op[OP_READ].bytes + r->total.op[OP_WRITE].bytes);
+	const double rd = (double)r->total.op[OP_READ].bytes, wr = (double)r->total.op[OP_WRITE].bytes;
 	const struct devstat *d = &r->device.counts;
 	const int sim = r->engine && !strcmp(r->engine, "sim");
-	/* the page cache: a device that moved under a tenth of our bytes
-	 * (engine sim moves none of them, by design) */
-	const int cached = !sim && r->has_device && ours > 1048576.0 &&
-			   512.0 * (double)(d->sectors[DEVSTAT_READ] + d->sectors[DEVSTAT_WRITE]) < 0.1 * ours;
+	/* the page cache: a device that moved under a tenth of our bytes, in
+	 * each direction we moved any (another program's writes under a
+	 * read-only phase are not ours to count; engine sim moves none of
+	 * them, by design) */
+	const int cached = !sim && r->has_device && rd + wr > 1048576.0 &&
+			   512.0 * (double)d->sectors[DEVSTAT_READ] <= 0.1 * rd &&
+			   512.0 * (double)d->sectors[DEVSTAT_WRITE] <= 0.1 * wr;
 	const struct bottleneck_in in = { .instant_engine = r->engine && !strcmp(r->engine, "null"),
 					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
 					  .host_served = r->in_memory || cached, .inflight_mean = mean,
