@@ -11,6 +11,7 @@
 
 #include "core/crc32c.h"
 #include "core/rc.h"
+#include "core/clock.h"
 #include "core/rng.h"
 #include "run/phase.h"
 #include "verify/verify.h"
@@ -72,6 +73,64 @@ size_t data_slot_len(const struct phase_spec *sp, size_t io_len)
 	if (per < io_len)
 		per = io_len; /* the buffers hold the distinct content already: no more memory to go through */
 	return io_len + (size_t)round_up(per, step);
+}
+
+/* DATA_FRESH: the default random data without verification. */
+static int data_fresh(const struct phase_spec *sp)
+{
+	return sp->pattern == PATTERN_RANDOM && !data_reduces(sp) && sp->verify == VERIFY_NONE;
+}
+
+/* DATA_FRESH's bands: a band's bytes, and how many. With nbands bands a
+ * write finds a free window unless nbands other windows lie on its place:
+ * QD 32 of 4 KiB random writes over 4 bands leaves one write in some 10^5
+ * to its slot's buffer. At most DATA_BANDS_MAX bytes a worker. */
+#define DATA_BANDS_MAX (64u << 20)
+
+static uint32_t band_len_of(size_t io_len)
+{
+	return (uint32_t)round_up(DATA_BAND + io_len, 4096);
+}
+
+static uint32_t nbands_of(const struct phase_spec *sp, size_t io_len)
+{
+	uint64_t n = 4 + ((uint64_t)sp->qd * io_len + DATA_BAND - 1) / DATA_BAND, most = DATA_BANDS_MAX / band_len_of(io_len);
+
+	if (n > sp->qd)
+		n = sp->qd;
+	if (n > most)
+		n = most;
+	return n ? (uint32_t)n : 1;
+}
+
+size_t data_shared_len(const struct phase_spec *sp, size_t io_len)
+{
+	return data_fresh(sp) ? (size_t)nbands_of(sp, io_len) * band_len_of(io_len) : 0;
+}
+
+/* The bands' random bytes and the windows' bookkeeping; the key is the
+ * seed and the time, so no two phases or runs write the same bytes. */
+static int init_fresh(struct data_gen *g, const struct phase_spec *sp, uint32_t align, char *why, size_t why_len)
+{
+	struct rng r;
+	const uint64_t t = (uint64_t)clock_realtime_ns();
+
+	g->band_len = band_len_of(g->io_len);
+	g->nbands = nbands_of(sp, g->io_len);
+	g->pos_mask = (DATA_BAND - 1) & ~((align > 512 ? align : 512) - 1);
+	g->key = data_mix(sp->seed ^ data_mix(t + g->worker));
+	g->busy = calloc((size_t)g->nbands * (g->band_len >> 12), 1);
+	g->win = malloc(sp->qd * sizeof(*g->win));
+	g->win_n = calloc(sp->qd, sizeof(*g->win_n));
+	if (!g->busy || !g->win || !g->win_n) {
+		snprintf(why, why_len, "out of memory for the data windows of worker %u", g->worker);
+		return RC_FAIL;
+	}
+	memset(g->win, 0xff, sp->qd * sizeof(*g->win));
+	rng_seed(&r, g->key, 0x62616e6473ull); /* "bands" */
+	for (size_t j = 0; j < (size_t)g->nbands * g->band_len / 8; j++)
+		((uint64_t *)g->bands)[j] = rng_next(&r);
+	return RC_OK;
 }
 
 /* One chunk of a base: the stamp area and `lit` random bytes, then
@@ -171,7 +230,7 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 }
 
 int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t stride,
-	      size_t io_len, char *why, size_t why_len)
+	      size_t io_len, char *shared, uint32_t align, char *why, size_t why_len)
 {
 	memset(g, 0, sizeof(*g));
 	g->worker = (uint16_t)worker;
@@ -186,7 +245,7 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 	g->seq = (uint64_t)worker << 48;
 	g->sample_left = 1; /* the first unit written */
 	g->mode = data_reduces(sp) ? DATA_REDUCE : sp->pattern == PATTERN_REPEAT ? DATA_REPEAT
-					   : sp->pattern == PATTERN_REUSE ? DATA_REUSE : DATA_PLAIN;
+					   : sp->pattern == PATTERN_REUSE ? DATA_REUSE : data_fresh(sp) ? DATA_FRESH : DATA_PLAIN;
 	g->plain_unique = sp->pattern != PATTERN_ZERO;
 	g->scratch_len = LZ4_compressBound((int)g->unit);
 	g->scratch2_len = ZSTD_compressBound(g->unit) > compressBound(g->unit) ? ZSTD_compressBound(g->unit)
@@ -206,6 +265,9 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 		for (unsigned j = 1; j < sp->qd; j++)
 			memcpy(bufs + j * stride + io_len, bufs + io_len, io_len);
 	}
+	g->bands = shared;
+	if (g->mode == DATA_FRESH)
+		return init_fresh(g, sp, align, why, why_len);
 	return g->mode == DATA_REDUCE ? init_reduce(g, sp, why, why_len) : RC_OK;
 }
 
@@ -218,6 +280,9 @@ void data_free(struct data_gen *g)
 	free(g->set_crc);
 	free(g->scratch);
 	free(g->scratch2);
+	free(g->busy);
+	free(g->win);
+	free(g->win_n);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -259,6 +324,10 @@ void data_fill(struct data_gen *g, struct io_slot *s, struct data_counts *c)
 		c->units += n;
 		if (n > c->distinct_max)
 			c->distinct_max = n; /* the buffer's first n units, the same for every write */
+		return;
+	case DATA_FRESH:
+		data_fill_fresh(g, s);
+		data_count_plain(g, s->op.len, c);
 		return;
 	case DATA_PLAIN:
 		return;

@@ -58,7 +58,22 @@ enum data_mode {
 	DATA_REDUCE, /* compress and/or dedupe */
 	DATA_REPEAT, /* IOMeter's repeating bytes: one byte value per write */
 	DATA_REUSE,  /* IOMeter's pseudo random: one random buffer for every write */
+	DATA_FRESH,  /* random without verification (the default): a window chosen by offset, each sector stamped */
 };
+
+/* DATA_FRESH. A worker's random bytes lie in bands of DATA_BAND bytes
+ * (and a write's length past it, so no window wraps). A write at offset
+ * o is handed the window at o mod DATA_BAND in the first band where no
+ * other slot's window lies (else its slot's own buffer): within any
+ * aligned record of up to DATA_BAND bytes on disk, whoever wrote it and
+ * in whatever order, no two blocks share bytes, so a compressor of the
+ * record finds nothing. The first 8 bytes of every 512 are the write's
+ * key plus the sector's place in memory times GAMMA: two sectors at one
+ * place differ (another write, another key), two at different places
+ * differ in their random bytes. No copy, no pass over the data: one
+ * store per sector. */
+#define DATA_BAND (1u << 20)
+#define DATA_FRESH_GAMMA 0x9e3779b97f4a7c15ull
 
 struct data_gen {
 	enum data_mode mode;
@@ -84,6 +99,14 @@ struct data_gen {
 	size_t scratch2_len;
 	int checks;             /* dedupe: crc check the samples */
 	int plain_unique;       /* DATA_PLAIN: every unit new (random, offset), else all alike (zero) */
+	/* DATA_FRESH */
+	char *bands;            /* nbands of band_len bytes (after the slots, in the same allocation) */
+	uint32_t nbands, band_len, pos_mask;
+	uint8_t *busy;          /* per band, per 4 KiB of it: some slot's window holds it */
+	uint32_t *win;          /* per slot: its window, band * blocks a band + first block, or UINT32_MAX */
+	uint32_t *win_n;        /* and its 4 KiB blocks */
+	uint64_t key;           /* the phase's per-worker key (its start time and the seed, mixed) */
+	uint64_t fallbacks;     /* writes that found every band's window taken (their slot's buffer) */
 };
 
 /* Does the phase ask for compressible or deduplicable data? */
@@ -95,10 +118,15 @@ double data_max_compress(uint32_t unit);
  * io_len, or with data_reduces and pattern "reuse" a read area of io_len
  * (reads must not overwrite the prepared data) and the region after it. */
 size_t data_slot_len(const struct phase_spec *sp, size_t io_len);
-/* Fill a worker's slots (qd of stride bytes at bufs) and set g up; RC_OK,
- * or RC_FAIL with why (memory). */
+/* The bytes a worker needs past its slots (DATA_FRESH's bands), for a
+ * phase whose I/Os are at most io_len bytes. */
+size_t data_shared_len(const struct phase_spec *sp, size_t io_len);
+/* Fill a worker's slots (qd of stride bytes at bufs) and its
+ * data_shared_len bytes at shared, and set g up; align: the memory
+ * alignment a window needs (O_DIRECT's). RC_OK, or RC_FAIL with why
+ * (memory). */
 int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t stride,
-	      size_t io_len, char *why, size_t why_len);
+	      size_t io_len, char *shared, uint32_t align, char *why, size_t why_len);
 /* At the worker's end: the dedupe sets its writes touched, each a distinct unit. */
 void data_finish(struct data_gen *g, struct data_counts *c);
 void data_free(struct data_gen *g);
@@ -106,6 +134,13 @@ void data_free(struct data_gen *g);
 static inline void *data_read_buf(const struct data_gen *g, unsigned slot)
 {
 	return g->bufs + (size_t)slot * g->stride;
+}
+
+/* Do writes point their slot elsewhere than its buffer (prepared data,
+ * bands)? Then a read must be pointed back (data_read_buf). */
+static inline int data_moves_writes(const struct data_gen *g)
+{
+	return g->mode == DATA_REDUCE || g->mode == DATA_REUSE || g->mode == DATA_FRESH;
 }
 
 /* A write's data, for the modes but DATA_PLAIN: its window, its stamps,
@@ -190,6 +225,69 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 	}
 	c->units += end - q0;
 	c->distinct += uniques + (full < end && !(g->unique[full / 64] >> (full % 64) & 1));
+}
+
+/* splitmix64's output function: a bijection of 64-bit words. */
+static inline uint64_t data_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Mark n 4 KiB blocks of a band taken (v 1) or free (0). */
+static inline void data_busy_set(uint8_t *b, uint32_t n, uint8_t v)
+{
+	if (n == 1)
+		*b = v;
+	else
+		memset(b, v, n);
+}
+
+/* The first 8 bytes of each 512 at p (len bytes): w, w + GAMMA, ... */
+static inline void data_stamp_sectors(unsigned char *p, uint32_t len, uint64_t w)
+{
+	if (len == 4096) { /* the common case: unrolled */
+#pragma GCC unroll 8
+		for (uint32_t i = 0; i < 4096; i += 512, w += DATA_FRESH_GAMMA)
+			memcpy(p + i, &w, 8);
+		return;
+	}
+	for (uint32_t i = 0; i + 8 <= len; i += 512, w += DATA_FRESH_GAMMA)
+		memcpy(p + i, &w, 8);
+}
+
+/* DATA_FRESH: the write's window (its slot's last one given back first),
+ * and its sector stamps. */
+static inline void data_fill_fresh(struct data_gen *g, struct io_slot *s)
+{
+	const uint32_t j = s->index, len = s->op.len, bpb = g->band_len >> 12;
+	const uint32_t pos = (uint32_t)s->op.offset & g->pos_mask, b0 = pos >> 12, n = ((pos + len - 1) >> 12) - b0 + 1;
+	const uint64_t w = data_mix(g->key + g->seq++);
+	uint64_t k;
+	uint32_t band;
+
+	if (g->win[j] != UINT32_MAX)
+		data_busy_set(g->busy + g->win[j], g->win_n[j], 0);
+	for (band = 0; band < g->nbands; band++) {
+		const uint8_t *b = g->busy + band * bpb + b0;
+
+		if (n == 1 ? !b[0] : !memchr(b, 1, n))
+			break;
+	}
+	if (__builtin_expect(band < g->nbands, 1)) {
+		g->win[j] = band * bpb + b0;
+		g->win_n[j] = n;
+		data_busy_set(g->busy + g->win[j], n, 1);
+		k = ((uint64_t)band * g->band_len + pos) / 512;
+		s->buf = (unsigned char *)g->bands + (size_t)band * g->band_len + pos;
+	} else { /* every band's window taken: the slot's own buffer, places of its own */
+		g->win[j] = UINT32_MAX;
+		g->fallbacks++;
+		k = ((uint64_t)g->nbands * g->band_len + (uint64_t)j * g->io_len) / 512;
+		s->buf = (unsigned char *)g->bufs + (size_t)j * g->stride;
+	}
+	data_stamp_sectors(s->buf, len, w + k * DATA_FRESH_GAMMA);
 }
 
 /* Count a DATA_PLAIN write's units. */

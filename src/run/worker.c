@@ -338,7 +338,10 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	if (s->op.op == OP_WRITE) {
 		struct data_gen *g = &l->w->data;
 
-		if (g->mode == DATA_REDUCE)
+		if (g->mode == DATA_FRESH) {
+			data_fill_fresh(g, s); /* data.h: its window and sector stamps */
+			data_count_plain(g, s->op.len, &l->w->c.data);
+		} else if (g->mode == DATA_REDUCE)
 			data_fill_reduce(g, s, &l->w->c.data); /* data.h: its window and stamps, before a header */
 		else if (g->mode != DATA_PLAIN)
 			data_fill(g, s, &l->w->c.data);
@@ -362,7 +365,7 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	} else if (__builtin_expect(l->odd_others, 0)) {
 		if (s->op.op == OP_SYNC && l->w->ct)
 			worker_crash_sync_start(l->w, s); /* what it will make durable */
-		else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE)
+		else if (data_moves_writes(&l->w->data))
 			s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
 	l->ops->queue(&l->w->engine, s);
@@ -508,6 +511,7 @@ static int worker_ready(struct worker *w)
 	const struct phase_spec *sp = w->spec;
 	const struct engine_ops *ops = sp->engine;
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
+				  .shared = w->shared, .shared_len = w->shared_len,
 				  .sim_latency_ns = sp->sim_latency_ns,
 				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0) |
 					   (sp->open_sync != OPEN_SYNC_NONE && w->target->url ? ENGINE_FUA : 0),
@@ -660,7 +664,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->paced = l->pace->nseg > 0;
 	l->think = l->pace->think != THINK_NONE;
 	l->stamping = sp->pattern == PATTERN_RANDOM && w->data.mode == DATA_PLAIN; /* data.h stamps its own */
-	l->odd_others = w->ct || w->data.mode == DATA_REDUCE || w->data.mode == DATA_REUSE;
+	l->odd_others = w->ct || data_moves_writes(&w->data);
 	l->verifying = sp->verify != VERIFY_NONE;
 	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
 	/* the clock as this thread wakes, not the phase's start: a worker that
