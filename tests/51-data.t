@@ -68,6 +68,17 @@ ok "$(near "$3" 2 3)" "dedupe_unit=16k, two workers: $2 distinct 16 KiB units of
 out=$(w 64k dedupe=4 dedupe_sets=8); set -- $(look 4096 count)
 is "$2" "264" "dedupe=4 with 8 sets: 264 distinct blocks of 1024 (256 unique, 8 sets)"
 
+# the ratio asked is the ratio carried (issue 48): a worker's data region
+# grows (to 64 MiB) until it holds 1 unique unit in dedupe; a pass then
+# has W / dedupe unique units and the sets it touches. Before, the region
+# capped the ratio at its units: 1 MiB units at dedupe 4 and QD 1 gave
+# 1.00, 64 KiB units at dedupe 100 gave 15.9
+out=$(w 1m size=64m dedupe=4 dedupe_unit=1m qd=1); set -- $(look 1048576 count)
+is "$1 $2 $(echo "$out" | cut -f1,2,5 | tr '\t' ' ')" "64 17 64 17 true" "1 MiB units, dedupe=4, QD 1: 17 distinct of 64 on disk (16 unique, 1 set), and result.data says so"
+out=$(w 64k size=64m dedupe=100 dedupe_unit=64k qd=1); set -- $(look 65536 count)
+ok "$(awk -v r="$3" 'BEGIN { exit !(r > 80) }'; echo $?)" "64 KiB units, dedupe=100: $3:1 on disk over a pass of $1 (11 unique units, 1 set)"
+is "$(echo "$out" | cut -f2)" "$2" "64 KiB units, dedupe=100: result.data's distinct is the disk's ($2)"
+
 # a dedupe_unit under 4 KiB with writes shorter than 4 KiB: each write's
 # window moves 4 KiB (O_DIRECT's alignment), so only the first units of
 # each 4 KiB are written; those must repeat too, and result.data must count
@@ -199,4 +210,6 @@ bad "phase.compress: 2 with pattern = \"zero\"" 64k compress=2 pattern=zero
 bad "phase.dedupe: 2 with verify = \"crc32c\"" 64k dedupe=2 verify=crc32c
 bad "phase.compress: 12 with a dedupe_unit of 512 bytes" 64k compress=12 dedupe_unit=512
 bad "phase.dedupe_sets: 8 without dedupe" 64k dedupe_sets=8
+bad "phase.dedupe_sets: 1000000000 is more than the 2048 duplicate units the data regions hold at dedupe 2 with a dedupe_unit of 4096 bytes \(each set is one of them\): give at most 2048" 4k dedupe=2 dedupe_sets=1000000000
+bad "phase.dedupe: 100 with a dedupe_unit of 1048576 bytes at qd 4 is more than a worker's data region \(at most 64 MiB\) can hold: at most 64 " 1m dedupe=100 dedupe_unit=1m
 done_testing

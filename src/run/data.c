@@ -19,6 +19,8 @@
 /* The distinct content a worker's regions hold by default, and the most. */
 #define DATA_REGION_MIN (1u << 20)
 #define DATA_REGION_MAX (16u << 20)
+/* and the most it grows to for a dedupe ratio a smaller one cannot hold */
+#define DATA_REGION_LIMIT (64u << 20)
 #define DATA_STAMP_AREA 32u
 #define DATA_DUP_TAG 0x44555045494f4d4full /* "IOMOEPUD" */
 
@@ -58,21 +60,56 @@ static uint64_t sets_asked(const struct phase_spec *sp)
 	return sp->dedupe_sets ? (sp->dedupe_sets + sp->workers - 1) / sp->workers : 0;
 }
 
+/* The places a region of `places` units holds unique at `dedupe`
+ * (place_unique: where floor(q / dedupe) moves on). */
+static uint64_t uniques_of(uint64_t places, double dedupe)
+{
+	return places ? (uint64_t)((double)(places - 1) / dedupe) + 1 : 0;
+}
+
+/* Does a worker's region of `places` units carry the asked ratio, within
+ * 1 %? (Over a phase its writes go round the region: the ratio is places
+ * over unique places, the sets aside.) */
+static int ratio_holds(uint64_t places, double dedupe)
+{
+	return dedupe <= 1.0 || (double)places >= 0.99 * dedupe * (double)uniques_of(places, dedupe);
+}
+
+/* The bytes of each slot's region: by default DATA_REGION_MIN a worker
+ * (more for many dedupe_sets, up to DATA_REGION_MAX), at least a write,
+ * and grown, up to DATA_REGION_LIMIT, until the region holds the ratio. */
+static uint64_t region_per_slot(const struct phase_spec *sp, size_t io_len)
+{
+	const uint64_t step = step_of(sp->dedupe_unit), unit = sp->dedupe_unit;
+	uint64_t want = sets_asked(sp) * sp->dedupe_unit * DATA_SETS_DEFAULT, per;
+
+	want = want < DATA_REGION_MIN ? DATA_REGION_MIN : want > DATA_REGION_MAX ? DATA_REGION_MAX : want;
+	per = round_up(want / sp->qd, step);
+	if (per < io_len)
+		per = round_up(io_len, step); /* the buffers hold the distinct content already: no more memory to go through */
+	while (!ratio_holds(per / unit * sp->qd, sp->dedupe) && (per + step) * sp->qd <= DATA_REGION_LIMIT)
+		per += step;
+	return per;
+}
+
 /* A write's slot: its read area (io_len bytes) then its region. */
 size_t data_slot_len(const struct phase_spec *sp, size_t io_len)
 {
-	const uint64_t step = step_of(sp->dedupe_unit);
-	uint64_t want = sets_asked(sp) * sp->dedupe_unit * DATA_SETS_DEFAULT, per;
-
 	if (sp->pattern == PATTERN_REUSE && !data_reduces(sp))
 		return 2 * io_len;
 	if (!data_reduces(sp))
 		return io_len;
-	want = want < DATA_REGION_MIN ? DATA_REGION_MIN : want > DATA_REGION_MAX ? DATA_REGION_MAX : want;
-	per = round_up(want / sp->qd, step);
-	if (per < io_len)
-		per = io_len; /* the buffers hold the distinct content already: no more memory to go through */
-	return io_len + (size_t)round_up(per, step);
+	return io_len + (size_t)region_per_slot(sp, io_len);
+}
+
+int data_dedupe_room(const struct phase_spec *sp, size_t io_len, double *ratio, uint64_t *sets)
+{
+	const uint64_t places = region_per_slot(sp, io_len) / sp->dedupe_unit * sp->qd;
+	const uint64_t u = uniques_of(places, sp->dedupe);
+
+	*ratio = (double)places / (double)u;
+	*sets = (places - u) * sp->workers;
+	return ratio_holds(places, sp->dedupe) && sets_asked(sp) <= places - u;
 }
 
 /* DATA_FRESH: the default random data without verification. */

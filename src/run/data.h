@@ -118,6 +118,10 @@ double data_max_compress(uint32_t unit);
  * io_len, or with data_reduces and pattern "reuse" a read area of io_len
  * (reads must not overwrite the prepared data) and the region after it. */
 size_t data_slot_len(const struct phase_spec *sp, size_t io_len);
+/* Can a worker's region (at most 64 MiB) carry the phase's dedupe, within
+ * 1 %, and its dedupe_sets (each set needs a duplicate place)? 1 if so;
+ * *ratio is the most it carries, *sets the most sets (all workers). */
+int data_dedupe_room(const struct phase_spec *sp, size_t io_len, double *ratio, uint64_t *sets);
 /* The bytes a worker needs past its slots (DATA_FRESH's bands), for a
  * phase whose I/Os are at most io_len bytes. */
 size_t data_shared_len(const struct phase_spec *sp, size_t io_len);
