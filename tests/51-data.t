@@ -50,7 +50,8 @@ set -- $(recs "$F" 4096); is "$1 $2" "12288 12288" "the same seed twice: no sect
 
 # compress = 2, dedupe = 2: half the blocks repeat, the distinct ones compress 2:1
 # (distinct: the 512 unique blocks and the 2 dedupe sets of 64 duplicates each, data.h)
-out=$(w 64k compress=2 dedupe=2); is "$out" "$(printf '1024\t514\t1.99 1.98\t0\ttrue')" "compress=2 dedupe=2: result.data measures 2:1 and 2:1, no crc cross-check failed"
+out=$(w 64k compress=2 dedupe=2); is "$(echo "$out" | cut -f1,2,4,5)" "$(printf '1024\t514\t0\ttrue')" "compress=2 dedupe=2: result.data counts 514 distinct of 1024, no crc cross-check failed"
+set -- $(echo "$out" | cut -f3); is "$(near "$1" 2 1)$(near "$2" 2 3)" "00" "compress=2 dedupe=2: result.data measures 2:1 and 2:1 ($1 $2)"
 set -- $(look)
 is "$1 $2" "1024 514" "compress=2 dedupe=2: on disk the 514 distinct 4 KiB blocks of 1024 result.data counted"
 ok "$(near "$3" 2 1)" "compress=2 dedupe=2: 2:1 deduplicable on disk within 1 % ($3)"
@@ -58,6 +59,15 @@ for r in "lz4 $4" "zstd $5" "zlib $6"; do
 	set -- $r
 	ok "$(near "$2" 2 10)" "compress=2 dedupe=2: the distinct blocks compress 2:1 within 10 % with $1 ($2)"
 done
+
+# sectors (issue 48): a unique unit's sectors are distinct (each carries
+# a stamp of the write), a duplicate's are its set's: sectors dedupe as
+# the units do. Before, a place rewritten kept 7 of its 8 sectors:
+# compress=2 alone deduped 2.9:1 at 512 bytes, where result.data said 1
+w 64k compress=2 >/dev/null; set -- $(recs "$F" 4096)
+is "$1 $2" "8192 8192" "compress=2: every 512-byte sector on disk distinct ($2 of $1)"
+w 64k dedupe=2 >/dev/null; set -- $(recs "$F" 4096)
+is "$1 $2" "8192 4112" "dedupe=2: the sectors dedupe as the units (4112 = 514 x 8 distinct of 8192)"
 
 # 4k writes, other ratios, other units
 out=$(w 4k compress=4 dedupe=3 qd=8); set -- $(look)

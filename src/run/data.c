@@ -250,6 +250,10 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 
 		lit -= (double)(g->chunk / vu - 1) * VERIFY_HDR + (double)(g->chunk / vu) * (vu / 512 - 1) * 16;
 	}
+	g->sector_stamps = sp->verify != VERIFY_CRC && g->unit > 512;
+	g->key = data_mix(sp->seed ^ data_mix((uint64_t)clock_realtime_ns() + g->worker));
+	if (g->sector_stamps) /* the 8 bytes each other sector's stamp takes */
+		lit -= (double)(g->chunk / 512 - 1) * 14; /* and a match it breaks */
 	if (lit < 16)
 		lit = 16;
 	for (uint64_t rank = 0; rank < places; rank++) {

@@ -107,6 +107,7 @@ struct data_gen {
 	uint32_t *win_n;        /* and its 4 KiB blocks */
 	uint64_t key;           /* the phase's per-worker key (its start time and the seed, mixed) */
 	uint64_t fallbacks;     /* writes that found every band's window taken (their slot's buffer) */
+	int sector_stamps;      /* DATA_REDUCE: stamp every sector of a unique unit (not under verification) */
 };
 
 /* Does the phase ask for compressible or deduplicable data? */
@@ -164,17 +165,37 @@ static inline uint64_t data_step(uint32_t unit)
 	return unit > 4096 ? unit : 4096;
 }
 
-/* A unique unit's stamps: each chunk's offset, the write's sequence. */
+/* splitmix64's output function: a bijection of 64-bit words. */
+static inline uint64_t data_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A unique unit's stamps: each chunk's offset, the write's sequence; and
+ * the first 8 bytes of every other sector a key of the write plus the
+ * sector's place, so no two sectors written alike (a chunk's filler
+ * repeats, and its place is rewritten: issue 48). Verification's sector
+ * tags take those bytes over. */
 static inline void data_stamp_unique(const struct data_gen *g, unsigned char *p, uint32_t room, uint64_t off,
 				     uint64_t seq)
 {
+	const uint32_t end = g->unit < room ? g->unit : room;
+	uint64_t w = data_mix(g->key + seq);
+
 	if (g->unit == g->chunk) {
 		if (room >= 16)
 			data_put_stamp(p, off, seq);
-		return;
+	} else {
+		for (uint32_t k = 0; k < g->unit && k + 16 <= room; k += g->chunk)
+			data_put_stamp(p + k, off + k, seq);
 	}
-	for (uint32_t k = 0; k < g->unit && k + 16 <= room; k += g->chunk)
-		data_put_stamp(p + k, off + k, seq);
+	for (uint32_t k = 512; g->sector_stamps && k + 8 <= end; k += 512) {
+		w += DATA_FRESH_GAMMA;
+		if (k % g->chunk)
+			memcpy(p + k, &w, 8);
+	}
 }
 
 /* DATA_REDUCE: the window moves on by the write's units; its unique
@@ -229,14 +250,6 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 	}
 	c->units += end - q0;
 	c->distinct += uniques + (full < end && !(g->unique[full / 64] >> (full % 64) & 1));
-}
-
-/* splitmix64's output function: a bijection of 64-bit words. */
-static inline uint64_t data_mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 /* Mark n 4 KiB blocks of a band taken (v 1) or free (0). */
