@@ -293,7 +293,7 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 									       : compressBound(g->unit);
 	g->scratch = malloc((size_t)g->scratch_len);
 	g->scratch2 = malloc(g->scratch2_len);
-	if (!g->scratch || !g->scratch2) {
+	if (!g->scratch || !g->scratch2 || data_record_init(g)) {
 		snprintf(why, why_len, "out of memory for the data sample of worker %u", worker);
 		return RC_FAIL;
 	}
@@ -321,6 +321,7 @@ void data_free(struct data_gen *g)
 	free(g->set_crc);
 	free(g->scratch);
 	free(g->scratch2);
+	data_record_free(g);
 	free(g->busy);
 	free(g->win);
 	free(g->win_n);
@@ -416,6 +417,7 @@ int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts 
 	const unsigned char *p = (const unsigned char *)s->buf + (size_t)i * g->unit;
 	int z;
 
+	g->rec_on = g->rec && now >= g->rec_next_ns; /* and a record from this write on, when one is due */
 	g->sample_left = DATA_SAMPLE_EVERY; /* from here: a sample the gap held back is not owed */
 	g->next_sample_ns = now + DATA_SAMPLE_GAP_NS;
 	z = LZ4_compress_default((const char *)p, g->scratch, (int)len, g->scratch_len);
