@@ -105,12 +105,13 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 	}
 	if (d->records) { /* records of several writes (data_record.c) */
 		static const char *const names[2][3] = { { "record_128k_lz4", "record_128k_zstd", "record_128k_zlib" },
-							 { "record_1m_lz4", "record_1m_zstd", "record_1m_zlib" } };
+							 { "record_1m_lz4", "record_1m_zstd", NULL } };
 
 		api_set_int(L, "records_sampled", d->records);
 		for (int i = 0; i < 3; i++) {
 			api_set_num(L, names[0][i], ratio(d->records * DATA_RECORD_SMALL, d->rec_small[i]));
-			api_set_num(L, names[1][i], ratio(d->records * DATA_RECORD, d->rec_large[i]));
+			if (names[1][i])
+				api_set_num(L, names[1][i], ratio(d->records * DATA_RECORD, d->rec_large[i]));
 		}
 	}
 	if (d->checked) {
@@ -118,8 +119,8 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 		api_set_int(L, "dedupe_check_failed", d->check_failed);
 	}
 	lua_pushliteral(L, "lz4 on 1 in 128 units, each alone, at most 2000 a second a worker (zstd -3 and zlib -6 on "
-			   "1 in 64 of those); records: 1 MiB of a worker's writes end to end (and its first 128 KiB), "
-			   "one a second, workers 0-3; dedupe: distinct units by construction");
+			   "1 in 64 of those); records: the first 1 MiB of a worker's writes end to end (and its first "
+			   "128 KiB), worker 0, after the loop; dedupe: distinct units by construction");
 	lua_setfield(L, -2, "measured_with");
 	lua_setfield(L, -2, "data");
 }

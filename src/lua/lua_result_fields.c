@@ -274,7 +274,6 @@ static const struct result_field data_fields[] = {
 	{ "record_128k_zlib", "number", O | M, NULL },
 	{ "record_1m_lz4", "number", O | M, NULL },
 	{ "record_1m_zstd", "number", O | M, NULL },
-	{ "record_1m_zlib", "number", O | M, NULL },
 	{ "dedupe_checked", "number", O | C, NULL },
 	{ "dedupe_check_failed", "number", O | C, NULL },
 	{ "measured_with", "string", 0, NULL },

@@ -333,6 +333,7 @@ void data_finish(struct data_gen *g, struct data_counts *c)
 	const uint64_t places = (uint64_t)g->slot_units * g->nslots;
 	uint8_t *touched;
 
+	data_record_finish(g, c);
 	if (g->mode != DATA_REDUCE || !g->reached || !(touched = calloc(g->nsets / 8 + 1, 1)))
 		return;
 	for (uint64_t q = 0; q < places; q++) { /* the duplicate places some write reached */
@@ -417,7 +418,6 @@ int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts 
 	const unsigned char *p = (const unsigned char *)s->buf + (size_t)i * g->unit;
 	int z;
 
-	g->rec_on = g->rec && now >= g->rec_next_ns; /* and a record from this write on, when one is due */
 	g->sample_left = DATA_SAMPLE_EVERY; /* from here: a sample the gap held back is not owed */
 	g->next_sample_ns = now + DATA_SAMPLE_GAP_NS;
 	z = LZ4_compress_default((const char *)p, g->scratch, (int)len, g->scratch_len);

@@ -53,12 +53,12 @@ struct phase_spec;
 #define DATA_MAX_COMPRESS 16.0
 #define DATA_MAX_DEDUPE 1000.0
 
-/* Records (data_record.c): DATA_RECORD bytes of a worker's writes end to
- * end, and their first DATA_RECORD_SMALL, compressed whole. */
+/* Records (data_record.c): the first DATA_RECORD bytes of a worker's
+ * writes end to end, and their first DATA_RECORD_SMALL, compressed whole
+ * after the loop. */
 #define DATA_RECORD (1u << 20)
 #define DATA_RECORD_SMALL (128u << 10)
-#define DATA_RECORD_GAP_NS 1000000000ull
-#define DATA_RECORD_WORKERS 4u
+#define DATA_RECORD_WORKERS 1u
 
 enum data_mode {
 	DATA_PLAIN,  /* random, zero, offset: worker.c fills and stamps as it always did */
@@ -119,8 +119,7 @@ struct data_gen {
 	char *rec, *rec_out;    /* the record being filled, and the compressors' output */
 	size_t rec_out_len;
 	uint32_t rec_fill;
-	int rec_on;             /* a record is being filled */
-	uint64_t rec_next_ns;   /* and the next starts at a write from then */
+	int rec_on;             /* the record is being filled */
 };
 
 /* Does the phase ask for compressible or deduplicable data? */
@@ -336,17 +335,16 @@ int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts 
  * workers; a write's data into the record being filled. */
 int data_record_init(struct data_gen *g);
 void data_record_free(struct data_gen *g);
-void data_record_add(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now);
+void data_record_add(struct data_gen *g, const struct io_slot *s);
+/* After the loop: the record filled, compressed (data_finish calls it). */
+void data_record_finish(struct data_gen *g, struct data_counts *c);
 /* After the write's data is final (now: the loop's clock): its sample
  * when one is due (1: it took one, the clock should be read again). */
 static inline int data_after(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now)
 {
 	g->sample_left -= s->op.len >> g->unit_shift ? s->op.len >> g->unit_shift : 1;
-	if (__builtin_expect(g->rec_on, 0)) {
-		data_record_add(g, s, c, now);
-		if (!g->rec_on)
-			return 1; /* a record was compressed: the clock moved */
-	}
+	if (__builtin_expect(g->rec_on, 0))
+		data_record_add(g, s); /* the first MiB written: a copy, compressed after the loop */
 	return g->sample_left > 0 || now < g->next_sample_ns ? 0 : data_sample(g, s, c, now);
 }
 

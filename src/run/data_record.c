@@ -1,15 +1,17 @@
 /* data_record.c - records as a compressing filesystem or array sees them
- * (data.h): the writes of one worker laid end to end into 1 MiB, its
- * first 128 KiB and the whole compressed with LZ4, zstd -3 and zlib -6.
+ * (data.h): the first 1 MiB of a worker's writes laid end to end, and its
+ * first 128 KiB, compressed whole with LZ4 and zstd -3 (and the 128 KiB
+ * with zlib -6).
  *
  * A unit compressed alone (data_sample) misses what a record holds of
  * several writes: the duplicates of dedupe, reuse's one buffer, repeat's
- * runs. A record is filled from the next writes of the worker, in the
- * order it issues them (a sequential pass lays them so on disk; random
- * writes put other ones beside each other, drawn alike), and taken at
- * the first write and then once in DATA_RECORD_GAP_NS: a copy of 1 MiB
- * and some 30 ms of zlib a second at most, in the first DATA_RECORD_WORKERS
- * workers only (memory: 2 MiB and the compressors' bound each). */
+ * runs. The record is filled from the worker's first writes in the order
+ * it issues them (a sequential pass lays them so on disk; random writes
+ * put other ones side by side, drawn alike): a copy of each write until
+ * 1 MiB is full, nothing after. It is compressed after the loop, never
+ * inside the measured time (some 5-15 ms in all), in the first
+ * DATA_RECORD_WORKERS workers only (memory: 1 MiB and the compressors'
+ * bound each). */
 #include "run/data.h"
 
 #include <lz4.h>
@@ -46,8 +48,8 @@ void data_record_free(struct data_gen *g)
 	g->rec = g->rec_out = NULL;
 }
 
-/* One record size's three figures: bytes after each compressor. */
-static void squeeze(struct data_gen *g, uint32_t len, uint64_t *out)
+/* One record size's figures: bytes after LZ4, zstd and (with_zlib) zlib. */
+static void squeeze(struct data_gen *g, uint32_t len, uint64_t *out, int with_zlib)
 {
 	size_t z = ZSTD_compress(g->rec_out, g->rec_out_len, g->rec, len, 3);
 	uLongf zl = (uLongf)g->rec_out_len;
@@ -55,21 +57,24 @@ static void squeeze(struct data_gen *g, uint32_t len, uint64_t *out)
 
 	out[0] += l > 0 ? (uint64_t)l : len;
 	out[1] += ZSTD_isError(z) ? len : z;
-	out[2] += compress2((Bytef *)g->rec_out, &zl, (const Bytef *)g->rec, len, 6) == Z_OK ? zl : len;
+	if (with_zlib)
+		out[2] += compress2((Bytef *)g->rec_out, &zl, (const Bytef *)g->rec, len, 6) == Z_OK ? zl : len;
 }
 
-void data_record_add(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now)
+void data_record_add(struct data_gen *g, const struct io_slot *s)
 {
 	const uint32_t n = s->op.len < DATA_RECORD - g->rec_fill ? s->op.len : DATA_RECORD - g->rec_fill;
 
 	memcpy(g->rec + g->rec_fill, s->buf, n);
 	g->rec_fill += n;
-	if (g->rec_fill < DATA_RECORD)
-		return;
-	squeeze(g, DATA_RECORD_SMALL, c->rec_small);
-	squeeze(g, DATA_RECORD, c->rec_large);
+	g->rec_on = g->rec_fill < DATA_RECORD;
+}
+
+void data_record_finish(struct data_gen *g, struct data_counts *c)
+{
+	if (!g->rec || g->rec_fill < DATA_RECORD)
+		return; /* none, or the worker wrote less than a record */
+	squeeze(g, DATA_RECORD_SMALL, c->rec_small, 1);
+	squeeze(g, DATA_RECORD, c->rec_large, 0); /* zlib -6 on a MiB of random bytes: 30-130 ms, per phase */
 	c->records++;
-	g->rec_fill = 0;
-	g->rec_on = 0;
-	g->rec_next_ns = now + DATA_RECORD_GAP_NS;
 }

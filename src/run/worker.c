@@ -764,9 +764,9 @@ void *worker_main(void *arg)
 		run(&l);
 		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-		data_finish(&w->data, &w->c.data);
 		if (l.now > l.if_start)
 			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / (double)(clock_ns() - l.if_start);
+		data_finish(&w->data, &w->c.data); /* after: its record's compression is no part of the loop's CPU */
 		if (l.rp)
 			replay_end(&l);
 	}
