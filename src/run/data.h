@@ -29,7 +29,9 @@
  * second, 1.3 us each in LZ4 (0.25 % of a core), zstd (26 us) and zlib
  * (100 us) on one in 64 (0.4 %); never more than 2000 samples a second,
  * however fast the engine (doc/performance.md). Memory is flat: bitmaps and a crc per set, allocated here,
- * nothing per I/O.
+ * nothing per I/O. Records of several writes, as a compressing filesystem
+ * sees them: data_record.c (worker 0's first MiB, compressed after the
+ * loop).
  */
 #ifndef IOMOON_DATA_H
 #define IOMOON_DATA_H
@@ -113,7 +115,6 @@ struct data_gen {
 	uint32_t *win;          /* per slot: its window, band * blocks a band + first block, or UINT32_MAX */
 	uint32_t *win_n;        /* and its 4 KiB blocks */
 	uint64_t key;           /* the phase's per-worker key (its start time and the seed, mixed) */
-	uint64_t fallbacks;     /* writes that found every band's window taken (their slot's buffer) */
 	int sector_stamps;      /* DATA_REDUCE: stamp every sector of a unique unit (not under verification) */
 	/* records (data_record.c) */
 	char *rec, *rec_out;    /* the record being filled, and the compressors' output */
@@ -312,7 +313,6 @@ static inline void data_fill_fresh(struct data_gen *g, struct io_slot *s)
 		s->buf = (unsigned char *)g->bands + (size_t)band * g->band_len + pos;
 	} else { /* every band's window taken: the slot's own buffer, places of its own */
 		g->win[j] = UINT32_MAX;
-		g->fallbacks++;
 		k = ((uint64_t)g->nbands * g->band_len + (uint64_t)j * g->io_len) / 512;
 		s->buf = (unsigned char *)g->bufs + (size_t)j * g->stride;
 	}
