@@ -95,6 +95,11 @@ void data_counts_merge(struct data_counts *dst, const struct data_counts *src)
 	dst->zlib_bytes += src->zlib_bytes;
 	dst->checked += src->checked;
 	dst->check_failed += src->check_failed;
+	dst->records += src->records;
+	for (int i = 0; i < 3; i++) {
+		dst->rec_small[i] += src->rec_small[i];
+		dst->rec_large[i] += src->rec_large[i];
+	}
 }
 
 /* Keep the lowest CRASH_FIRST offsets of both lists of each class. */

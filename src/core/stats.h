@@ -87,6 +87,8 @@ struct data_counts {
 	uint64_t sampled, sampled_bytes, compressed_bytes; /* the units LZ4 compressed, their bytes before and after */
 	uint64_t other_bytes, zstd_bytes, zlib_bytes; /* the rarer sample zstd and zlib compressed: before, after each */
 	uint64_t checked, check_failed; /* sampled units whose crc32c was held to their dedupe set's */
+	uint64_t records;          /* records sampled (data_record.c), and bytes after LZ4, zstd, zlib: */
+	uint64_t rec_small[3], rec_large[3]; /* of their first 128 KiB, of the whole MiB */
 };
 
 struct counters {

@@ -35,6 +35,8 @@ struct engine_cfg {
 	unsigned qd;
 	struct io_slot *slots; /* qd of them, buffers already allocated */
 	size_t buf_len;        /* bytes in each slot's buffer */
+	void *shared;          /* and shared_len bytes any slot's write may point into (or NULL) */
+	size_t shared_len;
 	uint64_t sim_latency_ns; /* the sim engine's service time */
 	unsigned flags;          /* ENGINE_* options, for the engines that have them */
 	int discard;             /* how trims discard: enum discard_kind (io/discard.h) */

@@ -30,6 +30,8 @@ struct uring_priv {
 	int defer;           /* DEFER_TASKRUN: completions need a GETEVENTS enter */
 	int datasync;        /* OP_SYNC is fdatasync */
 	unsigned qd;
+	const void *shared;  /* cfg.shared: registered as buffer qd */
+	size_t shared_len;
 	struct io_uring_cqe **cqes;
 	char features[64];
 };
@@ -114,13 +116,16 @@ static int uring_init(struct engine *e, const struct engine_cfg *cfg, char *why,
 	p->defer = (params.flags & IORING_SETUP_DEFER_TASKRUN) != 0;
 	p->ring_fd = io_uring_register_ring_fd(&p->ring) == 1;
 	p->fixed_file = io_uring_register_files(&p->ring, &p->fd, 1) == 0;
-	iov = calloc(cfg->qd, sizeof(*iov));
+	iov = calloc(cfg->qd + 1, sizeof(*iov));
 	if (iov) {
 		for (unsigned i = 0; i < cfg->qd; i++) {
 			iov[i].iov_base = cfg->slots[i].buf;
 			iov[i].iov_len = cfg->buf_len;
 		}
-		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, cfg->qd) == 0;
+		iov[cfg->qd] = (struct iovec){ .iov_base = cfg->shared, .iov_len = cfg->shared_len };
+		p->shared = cfg->shared;
+		p->shared_len = cfg->shared_len;
+		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, cfg->qd + (cfg->shared != NULL)) == 0;
 		free(iov);
 	}
 	p->features[0] = '\0';
@@ -148,10 +153,13 @@ static void uring_queue(struct engine *e, struct io_slot *s)
 			io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, s->op.offset,
 						s->op.len);
 	} else if (p->fixed_bufs) {
+		/* a write into the shared buffers (data.h's bands) names them */
+		const int at = (uintptr_t)s->buf - (uintptr_t)p->shared < p->shared_len ? (int)p->qd : (int)s->index;
+
 		if (s->op.op == OP_READ)
 			io_uring_prep_read_fixed(sqe, fd, s->buf, s->op.len, s->op.offset, (int)s->index);
 		else
-			io_uring_prep_write_fixed(sqe, fd, s->buf, s->op.len, s->op.offset, (int)s->index);
+			io_uring_prep_write_fixed(sqe, fd, s->buf, s->op.len, s->op.offset, at);
 	} else if (s->op.op == OP_READ) {
 		io_uring_prep_read(sqe, fd, s->buf, s->op.len, s->op.offset);
 	} else {

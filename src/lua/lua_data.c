@@ -88,6 +88,13 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 		api_set_int(L, "distinct", distinct);
 		api_set_num(L, "dedupe_measured", ratio(d->units, distinct));
 	}
+	if (alike && sp->pattern != PATTERN_OFFSET) { /* at 512 bytes: a unit's sectors differ, but zero's and repeat's */
+		const uint64_t per = (unit ? unit : 4096) / 512;
+		const uint64_t ds = sp->pattern == PATTERN_ZERO ? 1 : sp->pattern == PATTERN_REPEAT ? popcount4(d->values)
+												   : distinct * per;
+
+		api_set_num(L, "dedupe_sectors", ratio(d->units * per, ds));
+	}
 	if (d->sampled) {
 		api_set_num(L, "compress_measured", ratio(d->sampled_bytes, d->compressed_bytes));
 		api_set_int(L, "sampled", d->sampled);
@@ -96,12 +103,24 @@ void api_push_data(lua_State *L, const struct run_state *rs, const struct phase_
 		api_set_num(L, "compress_zstd", ratio(d->other_bytes, d->zstd_bytes));
 		api_set_num(L, "compress_zlib", ratio(d->other_bytes, d->zlib_bytes));
 	}
+	if (d->records) { /* records of several writes (data_record.c) */
+		static const char *const names[2][3] = { { "record_128k_lz4", "record_128k_zstd", "record_128k_zlib" },
+							 { "record_1m_lz4", "record_1m_zstd", NULL } };
+
+		api_set_int(L, "records_sampled", d->records);
+		for (int i = 0; i < 3; i++) {
+			api_set_num(L, names[0][i], ratio(d->records * DATA_RECORD_SMALL, d->rec_small[i]));
+			if (names[1][i])
+				api_set_num(L, names[1][i], ratio(d->records * DATA_RECORD, d->rec_large[i]));
+		}
+	}
 	if (d->checked) {
 		api_set_int(L, "dedupe_checked", d->checked);
 		api_set_int(L, "dedupe_check_failed", d->check_failed);
 	}
-	lua_pushliteral(L, "lz4 on 1 in 128 units, at most 2000 a second a worker (zstd -3 and zlib -6 on 1 in 64 "
-			   "of those); dedupe: distinct units by construction");
+	lua_pushliteral(L, "lz4 on 1 in 128 units, each alone, at most 2000 a second a worker (zstd -3 and zlib -6 on "
+			   "1 in 64 of those); records: the first 1 MiB of a worker's writes end to end (and its first "
+			   "128 KiB), worker 0, after the loop; dedupe: distinct units by construction");
 	lua_setfield(L, -2, "measured_with");
 	lua_setfield(L, -2, "data");
 }

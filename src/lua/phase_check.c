@@ -6,6 +6,7 @@
  * that failed). The defaults that depend on other fields are set here
  * too (workers, the 10 s duration). No Lua: the binding raises.
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/rc.h"
@@ -620,6 +621,29 @@ static int check_verify_twice(const struct run_state *rs, char *why, size_t why_
 	return RC_OK;
 }
 
+/* A dedupe ratio and sets a worker's data region can carry (data.h: at
+ * most 64 MiB of units, 1 in dedupe unique, each set a duplicate unit);
+ * before, a ratio it could not carry ran as the most it could (1 MiB
+ * units at dedupe 4 and QD 1: 1.0). */
+static int check_dedupe_room(const struct run_state *rs, char *why, size_t why_len)
+{
+	const struct phase_spec *sp = &rs->sp;
+	const size_t io_len = (wl_max_bs(&rs->wl) + 4095) / 4096 * 4096;
+	double most;
+	uint64_t sets;
+
+	if (data_dedupe_room(sp, io_len, &most, &sets))
+		return RC_OK;
+	if (most < 0.99 * sp->dedupe)
+		REFUSE("%s.dedupe: %g with a dedupe_unit of %u bytes at qd %u is more than a worker's data region "
+		       "(at most 64 MiB) can hold: at most %.4g (give a smaller dedupe_unit, or a smaller dedupe)",
+		       rs->path, sp->dedupe, sp->dedupe_unit, sp->qd, floor(most * 1000) / 1000);
+	REFUSE("%s.dedupe_sets: %llu is more than the %llu duplicate units the data regions hold at dedupe %g with a "
+	       "dedupe_unit of %u bytes (each set is one of them): give at most %llu", rs->path,
+	       (unsigned long long)sp->dedupe_sets, (unsigned long long)sets, sp->dedupe, sp->dedupe_unit,
+	       (unsigned long long)sets);
+}
+
 /* What writes carry (data.h): a dedupe unit that is a power of two from
  * 512 bytes to 1 MiB and divides every block size; ratios on random data
  * only; a compress the unit can hold; no dedupe under crc32c, whose
@@ -669,6 +693,8 @@ int phase_check_workload(struct run_state *rs, int *four_k, char *why, size_t wh
 	CHECK(check_replay(rs, why, why_len));
 	CHECK(check_window(rs, why, why_len));
 	CHECK(check_random_map(rs, why, why_len));
+	if (data_reduces(&rs->sp) && rs->sp.dedupe > 1.0) /* after the workers are known */
+		CHECK(check_dedupe_room(rs, why, why_len));
 	CHECK(check_durability(rs, why, why_len));
 	CHECK(check_verify_only(rs, why, why_len));
 	CHECK(check_verify_twice(rs, why, why_len));

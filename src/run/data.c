@@ -11,6 +11,7 @@
 
 #include "core/crc32c.h"
 #include "core/rc.h"
+#include "core/clock.h"
 #include "core/rng.h"
 #include "run/phase.h"
 #include "verify/verify.h"
@@ -18,6 +19,8 @@
 /* The distinct content a worker's regions hold by default, and the most. */
 #define DATA_REGION_MIN (1u << 20)
 #define DATA_REGION_MAX (16u << 20)
+/* and the most it grows to for a dedupe ratio a smaller one cannot hold */
+#define DATA_REGION_LIMIT (64u << 20)
 #define DATA_STAMP_AREA 32u
 #define DATA_DUP_TAG 0x44555045494f4d4full /* "IOMOEPUD" */
 
@@ -57,21 +60,114 @@ static uint64_t sets_asked(const struct phase_spec *sp)
 	return sp->dedupe_sets ? (sp->dedupe_sets + sp->workers - 1) / sp->workers : 0;
 }
 
+/* The places a region of `places` units holds unique at `dedupe`
+ * (place_unique: where floor(q / dedupe) moves on). */
+static uint64_t uniques_of(uint64_t places, double dedupe)
+{
+	return places ? (uint64_t)((double)(places - 1) / dedupe) + 1 : 0;
+}
+
+/* Does a worker's region of `places` units carry the asked ratio, within
+ * 1 %? (Over a phase its writes go round the region: the ratio is places
+ * over unique places, the sets aside.) */
+static int ratio_holds(uint64_t places, double dedupe)
+{
+	return dedupe <= 1.0 || (double)places >= 0.99 * dedupe * (double)uniques_of(places, dedupe);
+}
+
+/* The bytes of each slot's region: by default DATA_REGION_MIN a worker
+ * (more for many dedupe_sets, up to DATA_REGION_MAX), at least a write,
+ * and grown, up to DATA_REGION_LIMIT, until the region holds the ratio. */
+static uint64_t region_per_slot(const struct phase_spec *sp, size_t io_len)
+{
+	const uint64_t step = step_of(sp->dedupe_unit), unit = sp->dedupe_unit;
+	uint64_t want = sets_asked(sp) * sp->dedupe_unit * DATA_SETS_DEFAULT, per;
+
+	want = want < DATA_REGION_MIN ? DATA_REGION_MIN : want > DATA_REGION_MAX ? DATA_REGION_MAX : want;
+	per = round_up(want / sp->qd, step);
+	if (per < io_len)
+		per = round_up(io_len, step); /* the buffers hold the distinct content already: no more memory to go through */
+	while (!ratio_holds(per / unit * sp->qd, sp->dedupe) && (per + step) * sp->qd <= DATA_REGION_LIMIT)
+		per += step;
+	return per;
+}
+
 /* A write's slot: its read area (io_len bytes) then its region. */
 size_t data_slot_len(const struct phase_spec *sp, size_t io_len)
 {
-	const uint64_t step = step_of(sp->dedupe_unit);
-	uint64_t want = sets_asked(sp) * sp->dedupe_unit * DATA_SETS_DEFAULT, per;
-
 	if (sp->pattern == PATTERN_REUSE && !data_reduces(sp))
 		return 2 * io_len;
 	if (!data_reduces(sp))
 		return io_len;
-	want = want < DATA_REGION_MIN ? DATA_REGION_MIN : want > DATA_REGION_MAX ? DATA_REGION_MAX : want;
-	per = round_up(want / sp->qd, step);
-	if (per < io_len)
-		per = io_len; /* the buffers hold the distinct content already: no more memory to go through */
-	return io_len + (size_t)round_up(per, step);
+	return io_len + (size_t)region_per_slot(sp, io_len);
+}
+
+int data_dedupe_room(const struct phase_spec *sp, size_t io_len, double *ratio, uint64_t *sets)
+{
+	const uint64_t places = region_per_slot(sp, io_len) / sp->dedupe_unit * sp->qd;
+	const uint64_t u = uniques_of(places, sp->dedupe);
+
+	*ratio = (double)places / (double)u;
+	*sets = (places - u) * sp->workers;
+	return ratio_holds(places, sp->dedupe) && sets_asked(sp) <= places - u;
+}
+
+/* DATA_FRESH: the default random data without verification. */
+static int data_fresh(const struct phase_spec *sp)
+{
+	return sp->pattern == PATTERN_RANDOM && !data_reduces(sp) && sp->verify == VERIFY_NONE;
+}
+
+/* DATA_FRESH's bands: a band's bytes, and how many. With nbands bands a
+ * write finds a free window unless nbands other windows lie on its place:
+ * QD 32 of 4 KiB random writes over 4 bands leaves one write in some 10^5
+ * to its slot's buffer. At most DATA_BANDS_MAX bytes a worker. */
+#define DATA_BANDS_MAX (64u << 20)
+
+static uint32_t band_len_of(size_t io_len)
+{
+	return (uint32_t)round_up(DATA_BAND + io_len, 4096);
+}
+
+static uint32_t nbands_of(const struct phase_spec *sp, size_t io_len)
+{
+	uint64_t n = 4 + ((uint64_t)sp->qd * io_len + DATA_BAND - 1) / DATA_BAND, most = DATA_BANDS_MAX / band_len_of(io_len);
+
+	if (n > sp->qd)
+		n = sp->qd;
+	if (n > most)
+		n = most;
+	return n ? (uint32_t)n : 1;
+}
+
+size_t data_shared_len(const struct phase_spec *sp, size_t io_len)
+{
+	return data_fresh(sp) ? (size_t)nbands_of(sp, io_len) * band_len_of(io_len) : 0;
+}
+
+/* The bands' random bytes and the windows' bookkeeping; the key is the
+ * seed and the time, so no two phases or runs write the same bytes. */
+static int init_fresh(struct data_gen *g, const struct phase_spec *sp, uint32_t align, char *why, size_t why_len)
+{
+	struct rng r;
+	const uint64_t t = (uint64_t)clock_realtime_ns();
+
+	g->band_len = band_len_of(g->io_len);
+	g->nbands = nbands_of(sp, g->io_len);
+	g->pos_mask = (DATA_BAND - 1) & ~((align > 512 ? align : 512) - 1);
+	g->key = data_mix(sp->seed ^ data_mix(t + g->worker));
+	g->busy = calloc((size_t)g->nbands * (g->band_len >> 12), 1);
+	g->win = malloc(sp->qd * sizeof(*g->win));
+	g->win_n = calloc(sp->qd, sizeof(*g->win_n));
+	if (!g->busy || !g->win || !g->win_n) {
+		snprintf(why, why_len, "out of memory for the data windows of worker %u", g->worker);
+		return RC_FAIL;
+	}
+	memset(g->win, 0xff, sp->qd * sizeof(*g->win));
+	rng_seed(&r, g->key, 0x62616e6473ull); /* "bands" */
+	for (size_t j = 0; j < (size_t)g->nbands * g->band_len / 8; j++)
+		((uint64_t *)g->bands)[j] = rng_next(&r);
+	return RC_OK;
 }
 
 /* One chunk of a base: the stamp area and `lit` random bytes, then
@@ -156,6 +252,10 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 		if (vu > 512) /* and each sector's own crc32c (verify.h) */
 			lit -= (double)(g->chunk / vu) * (vu / 512) * 4;
 	}
+	g->sector_stamps = sp->verify != VERIFY_CRC && g->unit > 512;
+	g->key = data_mix(sp->seed ^ data_mix((uint64_t)clock_realtime_ns() + g->worker));
+	if (g->sector_stamps) /* the 8 bytes each other sector's stamp takes */
+		lit -= (double)(g->chunk / 512 - 1) * 14; /* and a match it breaks */
 	if (lit < 16)
 		lit = 16;
 	for (uint64_t rank = 0; rank < places; rank++) {
@@ -173,7 +273,7 @@ static int init_reduce(struct data_gen *g, const struct phase_spec *sp, char *wh
 }
 
 int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t stride,
-	      size_t io_len, char *why, size_t why_len)
+	      size_t io_len, char *shared, uint32_t align, char *why, size_t why_len)
 {
 	memset(g, 0, sizeof(*g));
 	g->worker = (uint16_t)worker;
@@ -188,14 +288,14 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 	g->seq = (uint64_t)worker << 48;
 	g->sample_left = 1; /* the first unit written */
 	g->mode = data_reduces(sp) ? DATA_REDUCE : sp->pattern == PATTERN_REPEAT ? DATA_REPEAT
-					   : sp->pattern == PATTERN_REUSE ? DATA_REUSE : DATA_PLAIN;
+					   : sp->pattern == PATTERN_REUSE ? DATA_REUSE : data_fresh(sp) ? DATA_FRESH : DATA_PLAIN;
 	g->plain_unique = sp->pattern != PATTERN_ZERO;
 	g->scratch_len = LZ4_compressBound((int)g->unit);
 	g->scratch2_len = ZSTD_compressBound(g->unit) > compressBound(g->unit) ? ZSTD_compressBound(g->unit)
 									       : compressBound(g->unit);
 	g->scratch = malloc((size_t)g->scratch_len);
 	g->scratch2 = malloc(g->scratch2_len);
-	if (!g->scratch || !g->scratch2) {
+	if (!g->scratch || !g->scratch2 || data_record_init(g)) {
 		snprintf(why, why_len, "out of memory for the data sample of worker %u", worker);
 		return RC_FAIL;
 	}
@@ -208,6 +308,9 @@ int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, 
 		for (unsigned j = 1; j < sp->qd; j++)
 			memcpy(bufs + j * stride + io_len, bufs + io_len, io_len);
 	}
+	g->bands = shared;
+	if (g->mode == DATA_FRESH)
+		return init_fresh(g, sp, align, why, why_len);
 	return g->mode == DATA_REDUCE ? init_reduce(g, sp, why, why_len) : RC_OK;
 }
 
@@ -220,6 +323,10 @@ void data_free(struct data_gen *g)
 	free(g->set_crc);
 	free(g->scratch);
 	free(g->scratch2);
+	data_record_free(g);
+	free(g->busy);
+	free(g->win);
+	free(g->win_n);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -228,6 +335,7 @@ void data_finish(struct data_gen *g, struct data_counts *c)
 	const uint64_t places = (uint64_t)g->slot_units * g->nslots;
 	uint8_t *touched;
 
+	data_record_finish(g, c);
 	if (g->mode != DATA_REDUCE || !g->reached || !(touched = calloc(g->nsets / 8 + 1, 1)))
 		return;
 	for (uint64_t q = 0; q < places; q++) { /* the duplicate places some write reached */
@@ -261,6 +369,10 @@ void data_fill(struct data_gen *g, struct io_slot *s, struct data_counts *c)
 		c->units += n;
 		if (n > c->distinct_max)
 			c->distinct_max = n; /* the buffer's first n units, the same for every write */
+		return;
+	case DATA_FRESH:
+		data_fill_fresh(g, s);
+		data_count_plain(g, s->op.len, c);
 		return;
 	case DATA_PLAIN:
 		return;

@@ -29,7 +29,9 @@
  * second, 1.3 us each in LZ4 (0.25 % of a core), zstd (26 us) and zlib
  * (100 us) on one in 64 (0.4 %); never more than 2000 samples a second,
  * however fast the engine (doc/performance.md). Memory is flat: bitmaps and a crc per set, allocated here,
- * nothing per I/O.
+ * nothing per I/O. Records of several writes, as a compressing filesystem
+ * sees them: data_record.c (worker 0's first MiB, compressed after the
+ * loop).
  */
 #ifndef IOMOON_DATA_H
 #define IOMOON_DATA_H
@@ -53,12 +55,34 @@ struct phase_spec;
 #define DATA_MAX_COMPRESS 16.0
 #define DATA_MAX_DEDUPE 1000.0
 
+/* Records (data_record.c): the first DATA_RECORD bytes of a worker's
+ * writes end to end, and their first DATA_RECORD_SMALL, compressed whole
+ * after the loop. */
+#define DATA_RECORD (1u << 20)
+#define DATA_RECORD_SMALL (128u << 10)
+#define DATA_RECORD_WORKERS 1u
+
 enum data_mode {
 	DATA_PLAIN,  /* random, zero, offset: worker.c fills and stamps as it always did */
 	DATA_REDUCE, /* compress and/or dedupe */
 	DATA_REPEAT, /* IOMeter's repeating bytes: one byte value per write */
 	DATA_REUSE,  /* IOMeter's pseudo random: one random buffer for every write */
+	DATA_FRESH,  /* random without verification (the default): a window chosen by offset, each sector stamped */
 };
+
+/* DATA_FRESH. A worker's random bytes lie in bands of DATA_BAND bytes
+ * (and a write's length past it, so no window wraps). A write at offset
+ * o is handed the window at o mod DATA_BAND in the first band where no
+ * other slot's window lies (else its slot's own buffer): within any
+ * aligned record of up to DATA_BAND bytes on disk, whoever wrote it and
+ * in whatever order, no two blocks share bytes, so a compressor of the
+ * record finds nothing. The first 8 bytes of every 512 are the write's
+ * key plus the sector's place in memory times GAMMA: two sectors at one
+ * place differ (another write, another key), two at different places
+ * differ in their random bytes. No copy, no pass over the data: one
+ * store per sector. */
+#define DATA_BAND (1u << 20)
+#define DATA_FRESH_GAMMA 0x9e3779b97f4a7c15ull
 
 struct data_gen {
 	enum data_mode mode;
@@ -84,6 +108,19 @@ struct data_gen {
 	size_t scratch2_len;
 	int checks;             /* dedupe: crc check the samples */
 	int plain_unique;       /* DATA_PLAIN: every unit new (random, offset), else all alike (zero) */
+	/* DATA_FRESH */
+	char *bands;            /* nbands of band_len bytes (after the slots, in the same allocation) */
+	uint32_t nbands, band_len, pos_mask;
+	uint8_t *busy;          /* per band, per 4 KiB of it: some slot's window holds it */
+	uint32_t *win;          /* per slot: its window, band * blocks a band + first block, or UINT32_MAX */
+	uint32_t *win_n;        /* and its 4 KiB blocks */
+	uint64_t key;           /* the phase's per-worker key (its start time and the seed, mixed) */
+	int sector_stamps;      /* DATA_REDUCE: stamp every sector of a unique unit (not under verification) */
+	/* records (data_record.c) */
+	char *rec, *rec_out;    /* the record being filled, and the compressors' output */
+	size_t rec_out_len;
+	uint32_t rec_fill;
+	int rec_on;             /* the record is being filled */
 };
 
 /* Does the phase ask for compressible or deduplicable data? */
@@ -95,10 +132,19 @@ double data_max_compress(uint32_t unit);
  * io_len, or with data_reduces and pattern "reuse" a read area of io_len
  * (reads must not overwrite the prepared data) and the region after it. */
 size_t data_slot_len(const struct phase_spec *sp, size_t io_len);
-/* Fill a worker's slots (qd of stride bytes at bufs) and set g up; RC_OK,
- * or RC_FAIL with why (memory). */
+/* Can a worker's region (at most 64 MiB) carry the phase's dedupe, within
+ * 1 %, and its dedupe_sets (each set needs a duplicate place)? 1 if so;
+ * *ratio is the most it carries, *sets the most sets (all workers). */
+int data_dedupe_room(const struct phase_spec *sp, size_t io_len, double *ratio, uint64_t *sets);
+/* The bytes a worker needs past its slots (DATA_FRESH's bands), for a
+ * phase whose I/Os are at most io_len bytes. */
+size_t data_shared_len(const struct phase_spec *sp, size_t io_len);
+/* Fill a worker's slots (qd of stride bytes at bufs) and its
+ * data_shared_len bytes at shared, and set g up; align: the memory
+ * alignment a window needs (O_DIRECT's). RC_OK, or RC_FAIL with why
+ * (memory). */
 int data_init(struct data_gen *g, const struct phase_spec *sp, unsigned worker, char *bufs, size_t stride,
-	      size_t io_len, char *why, size_t why_len);
+	      size_t io_len, char *shared, uint32_t align, char *why, size_t why_len);
 /* At the worker's end: the dedupe sets its writes touched, each a distinct unit. */
 void data_finish(struct data_gen *g, struct data_counts *c);
 void data_free(struct data_gen *g);
@@ -106,6 +152,13 @@ void data_free(struct data_gen *g);
 static inline void *data_read_buf(const struct data_gen *g, unsigned slot)
 {
 	return g->bufs + (size_t)slot * g->stride;
+}
+
+/* Do writes point their slot elsewhere than its buffer (prepared data,
+ * bands)? Then a read must be pointed back (data_read_buf). */
+static inline int data_moves_writes(const struct data_gen *g)
+{
+	return g->mode == DATA_REDUCE || g->mode == DATA_REUSE || g->mode == DATA_FRESH;
 }
 
 /* A write's data, for the modes but DATA_PLAIN: its window, its stamps,
@@ -125,17 +178,37 @@ static inline uint64_t data_step(uint32_t unit)
 	return unit > 4096 ? unit : 4096;
 }
 
-/* A unique unit's stamps: each chunk's offset, the write's sequence. */
+/* splitmix64's output function: a bijection of 64-bit words. */
+static inline uint64_t data_mix(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A unique unit's stamps: each chunk's offset, the write's sequence; and
+ * the first 8 bytes of every other sector a key of the write plus the
+ * sector's place, so no two sectors written alike (a chunk's filler
+ * repeats, and its place is rewritten: issue 48). Verification's sector
+ * tags take those bytes over. */
 static inline void data_stamp_unique(const struct data_gen *g, unsigned char *p, uint32_t room, uint64_t off,
 				     uint64_t seq)
 {
+	const uint32_t end = g->unit < room ? g->unit : room;
+	uint64_t w = data_mix(g->key + seq);
+
 	if (g->unit == g->chunk) {
 		if (room >= 16)
 			data_put_stamp(p, off, seq);
-		return;
+	} else {
+		for (uint32_t k = 0; k < g->unit && k + 16 <= room; k += g->chunk)
+			data_put_stamp(p + k, off + k, seq);
 	}
-	for (uint32_t k = 0; k < g->unit && k + 16 <= room; k += g->chunk)
-		data_put_stamp(p + k, off + k, seq);
+	for (uint32_t k = 512; g->sector_stamps && k + 8 <= end; k += 512) {
+		w += DATA_FRESH_GAMMA;
+		if (k % g->chunk)
+			memcpy(p + k, &w, 8);
+	}
 }
 
 /* DATA_REDUCE: the window moves on by the write's units; its unique
@@ -192,6 +265,60 @@ static inline void data_fill_reduce(struct data_gen *g, struct io_slot *s, struc
 	c->distinct += uniques + (full < end && !(g->unique[full / 64] >> (full % 64) & 1));
 }
 
+/* Mark n 4 KiB blocks of a band taken (v 1) or free (0). */
+static inline void data_busy_set(uint8_t *b, uint32_t n, uint8_t v)
+{
+	if (n == 1)
+		*b = v;
+	else
+		memset(b, v, n);
+}
+
+/* The first 8 bytes of each 512 at p (len bytes): w, w + GAMMA, ... */
+static inline void data_stamp_sectors(unsigned char *p, uint32_t len, uint64_t w)
+{
+	if (len == 4096) { /* the common case: unrolled */
+#pragma GCC unroll 8
+		for (uint32_t i = 0; i < 4096; i += 512, w += DATA_FRESH_GAMMA)
+			memcpy(p + i, &w, 8);
+		return;
+	}
+	for (uint32_t i = 0; i + 8 <= len; i += 512, w += DATA_FRESH_GAMMA)
+		memcpy(p + i, &w, 8);
+}
+
+/* DATA_FRESH: the write's window (its slot's last one given back first),
+ * and its sector stamps. */
+static inline void data_fill_fresh(struct data_gen *g, struct io_slot *s)
+{
+	const uint32_t j = s->index, len = s->op.len, bpb = g->band_len >> 12;
+	const uint32_t pos = (uint32_t)s->op.offset & g->pos_mask, b0 = pos >> 12, n = ((pos + len - 1) >> 12) - b0 + 1;
+	const uint64_t w = data_mix(g->key + g->seq++);
+	uint64_t k;
+	uint32_t band;
+
+	if (g->win[j] != UINT32_MAX)
+		data_busy_set(g->busy + g->win[j], g->win_n[j], 0);
+	for (band = 0; band < g->nbands; band++) {
+		const uint8_t *b = g->busy + band * bpb + b0;
+
+		if (n == 1 ? !b[0] : !memchr(b, 1, n))
+			break;
+	}
+	if (__builtin_expect(band < g->nbands, 1)) {
+		g->win[j] = band * bpb + b0;
+		g->win_n[j] = n;
+		data_busy_set(g->busy + g->win[j], n, 1);
+		k = ((uint64_t)band * g->band_len + pos) / 512;
+		s->buf = (unsigned char *)g->bands + (size_t)band * g->band_len + pos;
+	} else { /* every band's window taken: the slot's own buffer, places of its own */
+		g->win[j] = UINT32_MAX;
+		k = ((uint64_t)g->nbands * g->band_len + (uint64_t)j * g->io_len) / 512;
+		s->buf = (unsigned char *)g->bufs + (size_t)j * g->stride;
+	}
+	data_stamp_sectors(s->buf, len, w + k * DATA_FRESH_GAMMA);
+}
+
 /* Count a DATA_PLAIN write's units. */
 static inline void data_count_plain(const struct data_gen *g, uint32_t len, struct data_counts *c)
 {
@@ -204,11 +331,20 @@ static inline void data_count_plain(const struct data_gen *g, uint32_t len, stru
 		c->distinct_max = 1;
 }
 int data_sample(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now);
+/* Records: set up (0, or -1: no memory) for the first DATA_RECORD_WORKERS
+ * workers; a write's data into the record being filled. */
+int data_record_init(struct data_gen *g);
+void data_record_free(struct data_gen *g);
+void data_record_add(struct data_gen *g, const struct io_slot *s);
+/* After the loop: the record filled, compressed (data_finish calls it). */
+void data_record_finish(struct data_gen *g, struct data_counts *c);
 /* After the write's data is final (now: the loop's clock): its sample
  * when one is due (1: it took one, the clock should be read again). */
 static inline int data_after(struct data_gen *g, const struct io_slot *s, struct data_counts *c, uint64_t now)
 {
 	g->sample_left -= s->op.len >> g->unit_shift ? s->op.len >> g->unit_shift : 1;
+	if (__builtin_expect(g->rec_on, 0))
+		data_record_add(g, s); /* the first MiB written: a copy, compressed after the loop */
 	return g->sample_left > 0 || now < g->next_sample_ns ? 0 : data_sample(g, s, c, now);
 }
 

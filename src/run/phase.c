@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -115,19 +116,25 @@ static int open_targets(const struct phase_spec *sp, int *fds, char *why, size_t
 	return RC_OK;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
 /* Worker i's slots and their buffers (random or zero bytes, so that a
  * write's payload costs nothing per I/O), its quotas and trace records. */
 static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsigned i, char *why, size_t why_len)
 {
 	const struct target *t = sp->targets[i % sp->ntargets];
-	size_t align = t->mem_align > 4096 ? t->mem_align : 4096, io_len;
+	size_t align = t->mem_align > 4096 ? t->mem_align : 4096, io_len, shared, at;
 	struct rng r;
 
 	wk->buf_len = (size_t)((wl_max_bs(sp->wl) + align - 1) / align * align);
 	io_len = wk->buf_len;
 	wk->buf_len = data_slot_len(sp, io_len); /* with prepared data: a read area, then the data's region */
+	shared = data_shared_len(sp, io_len);    /* and the default data's bands, after the slots */
 	wk->slots = calloc(sp->qd, sizeof(*wk->slots));
-	if (!wk->slots || posix_memalign(&wk->bufs, align, wk->buf_len * sp->qd)) {
+	/* the bands start on a huge page (a write touches 8 cache lines at a
+	 * random place in a MiB: one TLB entry for it all) */
+	at = shared ? (wk->buf_len * sp->qd + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE : wk->buf_len * sp->qd;
+	if (!wk->slots || posix_memalign(&wk->bufs, shared ? HUGE_PAGE : align, at + shared)) {
 		wk->bufs = NULL;
 		snprintf(why, why_len, "out of memory for %u x %zu-byte buffers (qd x bs) in worker %u", sp->qd,
 			 wk->buf_len, i);
@@ -136,8 +143,13 @@ static int worker_buffers(const struct phase_spec *sp, struct worker *wk, unsign
 	rng_seed(&r, sp->seed, 1000 + wk->id);
 	for (size_t j = 0; !data_reduces(sp) && j < wk->buf_len * sp->qd / 8; j++)
 		((uint64_t *)wk->bufs)[j] = sp->pattern == PATTERN_RANDOM ? rng_next(&r) : 0;
-	if (data_init(&wk->data, sp, wk->id, wk->bufs, wk->buf_len, io_len, why, why_len) != RC_OK)
+	wk->shared = shared ? (char *)wk->bufs + at : NULL;
+	if (shared)
+		madvise(wk->shared, shared, MADV_HUGEPAGE); /* advice: without it, only slower */
+	if (data_init(&wk->data, sp, wk->id, wk->bufs, wk->buf_len, io_len, wk->shared, t->mem_align, why, why_len) !=
+	    RC_OK)
 		return RC_FAIL;
+	wk->shared_len = shared;
 	for (unsigned j = 0; j < sp->qd; j++) {
 		wk->slots[j].index = j;
 		wk->slots[j].buf = (char *)wk->bufs + j * wk->buf_len;

@@ -359,7 +359,10 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	if (s->op.op == OP_WRITE) {
 		struct data_gen *g = &l->w->data;
 
-		if (g->mode == DATA_REDUCE)
+		if (g->mode == DATA_FRESH) {
+			data_fill_fresh(g, s); /* data.h: its window and sector stamps */
+			data_count_plain(g, s->op.len, &l->w->c.data);
+		} else if (g->mode == DATA_REDUCE)
 			data_fill_reduce(g, s, &l->w->c.data); /* data.h: its window and stamps, before a header */
 		else if (g->mode != DATA_PLAIN)
 			data_fill(g, s, &l->w->c.data);
@@ -383,7 +386,7 @@ HOT void start_one(struct loop *l, struct io_slot *s)
 	} else if (__builtin_expect(l->odd_others, 0)) {
 		if (s->op.op == OP_SYNC && l->w->ct)
 			worker_crash_sync_start(l->w, s); /* what it will make durable */
-		else if (l->w->data.mode == DATA_REDUCE || l->w->data.mode == DATA_REUSE)
+		else if (data_moves_writes(&l->w->data))
 			s->buf = data_read_buf(&l->w->data, s->index); /* not over the prepared data */
 	}
 	l->ops->queue(&l->w->engine, s);
@@ -519,6 +522,7 @@ static int worker_ready(struct worker *w)
 	const struct phase_spec *sp = w->spec;
 	const struct engine_ops *ops = sp->engine;
 	struct engine_cfg cfg = { .fd = w->fd, .qd = sp->qd, .slots = w->slots, .buf_len = w->buf_len,
+				  .shared = w->shared, .shared_len = w->shared_len,
 				  .sim_latency_ns = sp->sim_latency_ns,
 				  .flags = sp->engine_flags | (sp->fdatasync_every ? ENGINE_DATASYNC : 0) |
 					   (sp->open_sync != OPEN_SYNC_NONE && w->target->url ? ENGINE_FUA : 0),
@@ -671,7 +675,7 @@ static inline void loop_init(struct loop *l, struct worker *w)
 	l->paced = l->pace->nseg > 0;
 	l->think = l->pace->think != THINK_NONE;
 	l->stamping = sp->pattern == PATTERN_RANDOM && w->data.mode == DATA_PLAIN; /* data.h stamps its own */
-	l->odd_others = w->ct || w->data.mode == DATA_REDUCE || w->data.mode == DATA_REUSE;
+	l->odd_others = w->ct || data_moves_writes(&w->data);
 	l->verifying = sp->verify != VERIFY_NONE;
 	l->plain = !l->paced && !l->think && !l->pace->burst && !l->verifying;
 	/* the clock as this thread wakes, not the phase's start: a worker that
@@ -773,13 +777,13 @@ void *worker_main(void *arg)
 		run(&l);
 		if (sh->spec->end_first) /* the first to end ends the phase (fio's exitall) */
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
-		data_finish(&w->data, &w->c.data);
 		if (l.now > l.if_start) {
 			const double wall = (double)(clock_ns() - l.if_start);
 
 			w->c.cpu_busiest = (double)(thread_cpu_ns() - cpu0) / wall;
 			w->c.cpu_waited = (double)(thread_wait_ns() - wait0) / wall;
 		}
+		data_finish(&w->data, &w->c.data); /* after: its record's compression is no part of the loop's CPU */
 		if (l.rp)
 			replay_end(&l);
 	}

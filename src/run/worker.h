@@ -49,6 +49,8 @@ struct worker {
 	void *bufs;
 	uint64_t *rmap;            /* its random map (phase.random_map; workload.h), or NULL */
 	size_t buf_len;
+	void *shared;              /* buffers past the slots that writes use (data.h's bands), or NULL */
+	size_t shared_len;
 	struct counters c;
 	struct data_gen data;      /* what its writes carry (data.h) */
 	struct verify_view vv;     /* how its reads are verified (crc32c) */

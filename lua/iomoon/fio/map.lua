@@ -508,8 +508,16 @@ local function data_of(c, spec, kb)
         tostring(c.v("dedupe_working_set_percentage")))
     end
     if size then
-      c.set(spec, "dedupe_sets", math.max(1, math.floor(size * w / 100 / 4096)), "dedupe_mode",
-        "dedupe_working_set_percentage", "size")
+      -- a set is one duplicate unit of a worker's data region (16 MiB of
+      -- units, 1 in dedupe unique: doc/lua-api.md); more are refused
+      local sets, places = math.max(1, math.floor(size * w / 100 / 4096)), (16 << 20) // (spec.dedupe_unit or 4096)
+      local most = places - (math.floor((places - 1) / spec.dedupe) + 1)
+      if sets > most then
+        map.notes[#map.notes + 1] = string.format("%s: fio's working set of %d units is more than iomoon's data "
+          .. "region holds; its %d duplicate units are the sets", c.what("dedupe_working_set_percentage"), sets, most)
+        sets = most
+      end
+      c.set(spec, "dedupe_sets", sets, "dedupe_mode", "dedupe_working_set_percentage", "size")
     end
   end
 end
