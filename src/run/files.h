@@ -237,6 +237,8 @@ int files_tree_owned(int root, int marker, int foreign_ok, char *why, size_t len
  * owner, more than one link, born before the tree) never written,
  * renamed or removed. Nothing checked where w->tree is NULL. */
 int files_guard(const struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len);
+/* The same verdict on the file open at fd (psync, after its open). */
+int files_guard_fd(const struct files_worker *w, enum files_op op, int fd, char *why, size_t len);
 
 /* --- what an rmdir leaves (files_error.c) --- */
 
