@@ -275,6 +275,29 @@ like "$out" "^delete	2	5" "delete over 5 look-alikes and 2 files of iomoon: the 
 is "$(ls "$L0" | tr '\n' ' ')" "f0 f1 f2 f3 f4 " "delete: every look-alike left where it was"
 like "$out" "born before the tree" "delete: a file moved in is not iomoon's (born before the tree)"
 rm -rf "$D/iomoon-files"
+# the clock set back after the tree was made (its root born "in the
+# future", here by debugfs on ext4): every file made since would look born
+# before the tree, moved in; a phase that writes or removes is refused up
+# front, saying why and what to do; a read still runs
+E="$TMP/clockfs"
+if command -v debugfs >/dev/null && command -v mkfs.ext4 >/dev/null && truncate -s 32m "$TMP/clock.img" &&
+	mkfs.ext4 -q -F "$TMP/clock.img" && lo=$(losetup -f --show "$TMP/clock.img"); then
+	LOOPS="$LOOPS $lo"; mkdir -p "$E"; mount "$lo" "$E"; MOUNTS="$E $MOUNTS"
+	run one.lua "$E" op=create $five >/dev/null 2>&1
+	umount_wait "$E"
+	debugfs -w -R "set_inode_field /iomoon-files crtime 20300101000000" "$lo" >/dev/null 2>&1
+	mount "$lo" "$E"
+	sed -i "s/btime=[0-9]*\./btime=$(stat -c %W "$E/iomoon-files")./" "$E/iomoon-files/.iomoon-tree" # its marker follows
+	out=$(run one.lua "$E" op=delete $five 2>&1); rc=$?
+	is "$rc" 2 "a tree born after now (the clock set back): delete refused up front (exit 2)"
+	like "$out" "iomoon-files was made at 2030-01-01 00:00:00 UTC, after now .*the clock was set back since.*remove it \(rm -r " \
+		"the clock set back: the message says when, why and what to do"
+	is "$(ls "$E/iomoon-files/w0/d0" | wc -l)" "5" "the clock set back: nothing removed"
+	like "$(run one.lua "$E" op=read $five 2>&1)" "^read	5	0" "the clock set back: a read still runs"
+	umount_wait "$E"; losetup -d "$lo"
+else
+	skip "no debugfs, mkfs.ext4 or loop device"; skip "-"; skip "-"; skip "-"
+fi
 # a tree another user made (in a shared sticky dir) is refused unless the
 # phase says foreign_tree = true
 if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then

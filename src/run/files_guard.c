@@ -93,7 +93,8 @@ static const char *not_made(const struct files_ident *t, const struct statx *sx,
 	if (t->born && (sx->stx_mask & STATX_BTIME) &&
 	    (sx->stx_btime.tv_sec < t->born_sec ||
 	     (sx->stx_btime.tv_sec == t->born_sec && sx->stx_btime.tv_nsec < t->born_nsec))) {
-		snprintf(buf, len, "born before the tree: moved in, not iomoon's, left alone");
+		snprintf(buf, len, "born before the tree: moved in (or made while the clock was behind), not iomoon's, "
+			 "left alone");
 		return buf;
 	}
 	return NULL;
