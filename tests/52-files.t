@@ -101,6 +101,13 @@ like "$(run one.lua "$D" op=rmdir $deep ios=2 2>&1)" "^rmdir	2	0" "rmdir stopped
 run one.lua "$D" op=rmdir $deep >/dev/null 2>&1
 is "$(tree_left)" "./keep.txt " "rmdir again: the tree is gone"
 
+# a mix whose files are all in flight (qd 8 over 4 files) waits for one
+# to complete, rather than stopping after the first 4 with no error
+fresh
+like "$(run one.lua "$D" ops=read:1 ios=400 files.dirs=1 files.files=4 engine=io_uring qd=8 2>&1)" "total	400	0	false" \
+	"io_uring qd 8, a mix of reads over 4 files: all ios = 400 done"
+rm -rf "$D/iomoon-files"
+
 # a Postmark-like mix: each operation reported, the count exact
 for eng in "engine=psync" "engine=io_uring qd=8"; do
 	fresh

@@ -273,6 +273,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
+	w->waiting = 0;
 	if (phase_interrupt || w->taken >= w->quota) /* over every level of mkdir and rmdir */
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
@@ -299,7 +300,8 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 		w->taken++;
 		return 1;
 	}
-	return 0; /* nothing the mix can do: no file for its operations, no room for creates */
+	w->waiting = 1; /* nothing the mix can do (no file, no room), or not until a file in flight is done */
+	return 0;
 }
 
 uint64_t files_open_flags(const struct files_spec *sp, enum files_op op)

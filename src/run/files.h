@@ -158,6 +158,7 @@ struct files_worker {
 	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
 	uint64_t taken;           /* operations taken so far, every level's */
 	uint64_t deadline_ns;
+	int waiting;              /* files_next found only files in flight: try again after one completes */
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
 	uint64_t dc_clock;

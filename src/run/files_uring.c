@@ -481,6 +481,7 @@ int files_uring_loop(struct files_worker *w)
 			if (!(s->pending ? chain_done(w, &ring, s, (enum step)(data & 7), res) : advance(w, &ring, s, res)))
 				active--;
 		}
+		more |= w->waiting; /* the mix's files were all in flight: some may be free now */
 	}
 	io_uring_queue_exit(&ring);
 	free(slot);
