@@ -101,6 +101,13 @@ like "$(run one.lua "$D" op=rmdir $deep ios=2 2>&1)" "^rmdir	2	0" "rmdir stopped
 run one.lua "$D" op=rmdir $deep >/dev/null 2>&1
 is "$(tree_left)" "./keep.txt " "rmdir again: the tree is gone"
 
+# a mix whose files are all in flight (qd 8 over 4 files) waits for one
+# to complete, rather than stopping after the first 4 with no error
+fresh
+like "$(run one.lua "$D" ops=read:1 ios=400 files.dirs=1 files.files=4 engine=io_uring qd=8 2>&1)" "total	400	0	false" \
+	"io_uring qd 8, a mix of reads over 4 files: all ios = 400 done"
+rm -rf "$D/iomoon-files"
+
 # a Postmark-like mix: each operation reported, the count exact
 for eng in "engine=psync" "engine=io_uring qd=8"; do
 	fresh
@@ -164,11 +171,13 @@ if mount -t tmpfs -o size=1m tmpfs "$S" 2>/dev/null; then
 	like "$out" "append	[0-9]+	[1-9][0-9]*" "ENOSPC: appends before it counted, the failed ones counted as errors"
 	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
 	is "$(ls -A "$S")" "" "ENOSPC: the tree removed after"
-	# on io_uring, linked: a write failing mid-chain (ENOSPC) cancels the
-	# fsync and close after it; the error is counted with its path
+	# on io_uring: a write failing (ENOSPC) skips the fsync after it and
+	# closes the file; the error is counted with its path (an append is
+	# checked once open, so not linked: a failed chain's own are the ELOOP
+	# checks below)
 	out=$(run linked.lua "$S" ops=append duration=0.3s bs=64k files.files=10 files.dirs=1 fsync=true 2>&1)
-	like "$out" $'^append\t[0-9]+\t[1-9][0-9]*\t[1-9]' "ENOSPC, io_uring linked: appends counted, the failed ones errors, the chains linked"
-	like "$out" "first	append iomoon-files/w0/d0/f[0-9]+: No space left on device" "ENOSPC, io_uring linked: the error names the path and ENOSPC"
+	like "$out" $'^append\t[0-9]+\t[1-9][0-9]*\t0$' "ENOSPC, io_uring: appends counted, the failed ones errors, none linked"
+	like "$out" "first	append iomoon-files/w0/d0/f[0-9]+: No space left on device" "ENOSPC, io_uring: the error names the path and ENOSPC"
 	run one.lua "$S" op=delete files.files=10 files.dirs=1 >/dev/null 2>&1; run one.lua "$S" op=rmdir files.dirs=1 >/dev/null 2>&1
 	is "$(ls -A "$S"; df --output=used "$S" | tail -1 | tr -d ' ')" "0" "ENOSPC, io_uring linked: tree removed, no block of the tmpfs still held"
 	# a create that fails on ENOSPC leaves its file made: the mix counts it
@@ -234,6 +243,31 @@ for eng in "engine=psync" "engine=io_uring qd=4"; do
 		like "$out" "first	[a-z]+ iomoon-files/w0/d0/f3: Operation not permitted \(2 links to it" "hard link, $eng $op: an error naming it"
 	done
 done
+# a name swapped between a check and an open: the check is of what was
+# opened (its descriptor, before the first write; on io_uring a write's
+# chain is not linked for it), so a hard link to another owner's file
+# raced in at a tree name is never written through; and a psync read is
+# checked on its descriptor, with no statx of the name (strace)
+for eng in "engine=psync" "engine=io_uring qd=4"; do
+	fresh; made; echo "precious data" >"$TMP/outside/precious"; chown 65534 "$TMP/outside/precious"
+	python3 "$LUA_DIR/race_link.py" "$L0" "$TMP/outside/precious" 3 & racer=$!
+	out=$(timeout -k 1 20 "$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" ops=write:1,append:1 $five duration=3s $eng 2>&1)
+	wait $racer
+	is "$(head -c 40 "$TMP/outside/precious" | tr -c '[:print:]' '?') $(stat -c %s "$TMP/outside/precious")" "precious data? 14" \
+		"a hard link raced in at a tree name, $eng: never written through"
+	like "$out" "^write	[1-9][0-9]*	[1-9]" "a raced hard link, $eng: the writes done, the link's turns errors"
+	rm -f "$L0"/.race-*
+done
+fresh; made
+for op in write append; do
+	like "$(run linked.lua "$D" op=$op $five files.size=8k bs=4k 2>&1)" "^$op	5	0	0$" "io_uring $op: 5 done, checked once open: no chain linked"
+done
+is "$(find "$D/iomoon-files" -type f -name 'f*' -size 12k | wc -l)" "5" "io_uring write then append: 8k (truncated after the check) + 4k each"
+fresh; made
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -e trace=statx -o "$TMP/guard.strace" \
+	"$IOMOON" run --format none --quiet "$LUA_DIR/one.lua" "$D" op=read $five >/dev/null 2>&1
+is "$(grep -c 'statx([0-9]*, "f[0-9]' "$TMP/guard.strace") $(grep -c 'statx([0-9]*, "", [A-Z_|]*AT_EMPTY_PATH, STATX_TYPE' "$TMP/guard.strace")" \
+	"0 6" "psync read of 5 files: each checked on its descriptor (a statx of an fd each, and the root's), none of a name"
 # look-alikes: delete removes only what iomoon made
 fresh; echo old >"$TMP/old"; touch "$TMP/old2"; sleep 0.1
 run one.lua "$D" op=create $five files.files=7 >/dev/null 2>&1
@@ -248,6 +282,29 @@ like "$out" "^delete	2	5" "delete over 5 look-alikes and 2 files of iomoon: the 
 is "$(ls "$L0" | tr '\n' ' ')" "f0 f1 f2 f3 f4 " "delete: every look-alike left where it was"
 like "$out" "born before the tree" "delete: a file moved in is not iomoon's (born before the tree)"
 rm -rf "$D/iomoon-files"
+# the clock set back after the tree was made (its root born "in the
+# future", here by debugfs on ext4): every file made since would look born
+# before the tree, moved in; a phase that writes or removes is refused up
+# front, saying why and what to do; a read still runs
+E="$TMP/clockfs"
+if command -v debugfs >/dev/null && command -v mkfs.ext4 >/dev/null && truncate -s 32m "$TMP/clock.img" &&
+	mkfs.ext4 -q -F "$TMP/clock.img" && lo=$(losetup -f --show "$TMP/clock.img"); then
+	LOOPS="$LOOPS $lo"; mkdir -p "$E"; mount "$lo" "$E"; MOUNTS="$E $MOUNTS"
+	run one.lua "$E" op=create $five >/dev/null 2>&1
+	umount_wait "$E"
+	debugfs -w -R "set_inode_field /iomoon-files crtime 20300101000000" "$lo" >/dev/null 2>&1
+	mount "$lo" "$E"
+	sed -i "s/btime=[0-9]*\./btime=$(stat -c %W "$E/iomoon-files")./" "$E/iomoon-files/.iomoon-tree" # its marker follows
+	out=$(run one.lua "$E" op=delete $five 2>&1); rc=$?
+	is "$rc" 2 "a tree born after now (the clock set back): delete refused up front (exit 2)"
+	like "$out" "iomoon-files was made at 2030-01-01 00:00:00 UTC, after now .*the clock was set back since.*remove it \(rm -r " \
+		"the clock set back: the message says when, why and what to do"
+	is "$(ls "$E/iomoon-files/w0/d0" | wc -l)" "5" "the clock set back: nothing removed"
+	like "$(run one.lua "$E" op=read $five 2>&1)" "^read	5	0" "the clock set back: a read still runs"
+	umount_wait "$E"; losetup -d "$lo"
+else
+	skip "no debugfs, mkfs.ext4 or loop device"; skip "-"; skip "-"; skip "-"
+fi
 # a tree another user made (in a shared sticky dir) is refused unless the
 # phase says foreign_tree = true
 # (make test's TMPDIR is the suite's own 0700 folder: uid 65534 gets

@@ -175,6 +175,12 @@ is "$(python3 -c 'import sys; w=sys.argv[1].split(); i=w.index("engine"); print(
 frun "$mdir" op=delete workers=2 >/dev/null
 frun "$mdir" op=rmdir workers=2 >/dev/null
 is "$(nfs-ls "$mdir" 2>/dev/null | wc -l)" 0 "  its tree deleted and removed"
+# a mix whose files are all in flight (qd 4 over 2 files) waits for one
+# to complete, rather than stopping after the first 2 with no error
+like "$(frun "$mdir" ops=read:1 ios=100 files.dirs=1 files.files=2 qd=4)" "^read 100 0 " \
+	"a mix of reads over 2 files at qd 4 over nfs: all ios = 100 done"
+frun "$mdir" op=delete files.dirs=1 files.files=2 >/dev/null
+frun "$mdir" op=rmdir files.dirs=1 >/dev/null
 
 # someone else's files in the tree (the leaf d1, the subtree, the root):
 # each an ENOTEMPTY error of rmdir, the file left alone

@@ -273,6 +273,7 @@ static enum files_op mix_op(struct files_worker *w)
 
 int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64_t *done)
 {
+	w->waiting = 0;
 	if (phase_interrupt || w->taken >= w->quota) /* over every level of mkdir and rmdir */
 		return 0;
 	if (w->deadline_ns && clock_ns() >= w->deadline_ns)
@@ -299,7 +300,8 @@ int files_next(struct files_worker *w, enum files_op *op, uint64_t *item, uint64
 		w->taken++;
 		return 1;
 	}
-	return 0; /* nothing the mix can do: no file for its operations, no room for creates */
+	w->waiting = 1; /* nothing the mix can do (no file, no room), or not until a file in flight is done */
+	return 0;
 }
 
 uint64_t files_open_flags(const struct files_spec *sp, enum files_op op)
@@ -361,9 +363,31 @@ static int write_all(int fd, char *buf, uint64_t size, uint64_t bs, uint64_t *by
 	return 0;
 }
 
-/* One file operation by system calls: 0, or -errno. */
+/* The file op works on, opened (O_TRUNC left to after the check) and
+ * checked on its descriptor (files_guard_fd): its fd, or -errno with why. */
+static int psync_open(struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len)
+{
+	const uint64_t flags = files_open_flags(w->sp, op);
+	int fd = files_openat2(dfd, name, flags & ~(uint64_t)O_TRUNC, 0644), rc;
+
+	if (fd < 0) /* what is at the name, when it is not a file (a FIFO without a reader: ENXIO) */
+		return op != FOP_CREATE && (rc = files_guard(w, op, dfd, name, why, len)) < 0 ? rc : fd;
+	w->opened = 1;
+	if (op != FOP_CREATE && (rc = files_guard_fd(w, op, fd, why, len)) < 0) {
+		close(fd);
+		return rc;
+	}
+	if (flags & O_TRUNC && ftruncate(fd, 0) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* One file operation by system calls: 0, or -errno (with why). */
 static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, const char *name, uint64_t item,
-			 uint64_t *bytes)
+			 uint64_t *bytes, char *why, size_t len)
 {
 	const struct files_spec *sp = w->sp;
 	char to[48];
@@ -384,10 +408,9 @@ static int psync_file_op(struct files_worker *w, enum files_op op, int dfd, cons
 	default:
 		break;
 	}
-	fd = files_openat2(dfd, name, files_open_flags(sp, op), 0644);
+	fd = psync_open(w, op, dfd, name, why, len);
 	if (fd < 0)
 		return fd;
-	w->opened = 1;
 	if (op == FOP_CREATE || op == FOP_WRITE)
 		rc = write_all(fd, w->buf, files_item_size(sp, w->id, item), sp->bs, bytes);
 	else if (op == FOP_APPEND)
@@ -445,9 +468,10 @@ static void psync_loop(struct files_worker *w)
 					rc = mkdirat(dfd, name, 0755) < 0 ? -errno : 0;
 				else if (op == FOP_RMDIR)
 					rc = unlinkat(dfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
-				else if ((rc = files_guard(w, op, dfd, name, why, sizeof(why))) == 0) {
-					t0 = clock_ns(); /* the check is not the operation's */
-					rc = psync_file_op(w, op, dfd, name, item, &bytes);
+				else if ((op != FOP_DELETE && op != FOP_RENAME) ||
+					 (rc = files_guard(w, op, dfd, name, why, sizeof(why))) == 0) {
+					t0 = clock_ns(); /* a name's check is not the operation's; a file's is (psync_open) */
+					rc = psync_file_op(w, op, dfd, name, item, &bytes, why, sizeof(why));
 				}
 				files_dir_put(de);
 			}

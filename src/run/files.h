@@ -160,6 +160,7 @@ struct files_worker {
 	uint64_t quota;           /* operations to do (UINT64_MAX: one pass; 0: none) */
 	uint64_t taken;           /* operations taken so far, every level's */
 	uint64_t deadline_ns;
+	int waiting;              /* files_next found only files in flight: try again after one completes */
 	struct files_dirent *dc;  /* a few open directories */
 	unsigned ndc;
 	uint64_t dc_clock;
@@ -239,6 +240,8 @@ int files_tree_owned(int root, int marker, int foreign_ok, char *why, size_t len
  * owner, more than one link, born before the tree) never written,
  * renamed or removed. Nothing checked where w->tree is NULL. */
 int files_guard(const struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len);
+/* The same verdict on the file open at fd (psync, after its open). */
+int files_guard_fd(const struct files_worker *w, enum files_op op, int fd, char *why, size_t len);
 
 /* --- what an rmdir leaves (files_error.c) --- */
 

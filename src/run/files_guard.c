@@ -12,10 +12,15 @@
  * (nor a symbolic link: ELOOP), and one with another owner, more than one
  * link (a hard link from outside the tree) or born before the tree (moved
  * in) is neither written, renamed nor removed; each is an error naming
- * it (EPERM, the reason after the path). The check is one statx of the
- * name before the operation's timed span; the open itself carries
- * O_NONBLOCK and O_NOFOLLOW, so a FIFO swapped in after the check cannot
- * block it.
+ * it (EPERM, the reason after the path). On psync a file that is opened
+ * (write, append, read, open) is checked on its descriptor, between the
+ * open and the first I/O (files_guard_fd: one statx of the fd, the
+ * fstat, in the timed span): what is checked is what is written, with no
+ * window between them; the open carries O_NONBLOCK and O_NOFOLLOW, so
+ * whatever is at the name, the open cannot block, and write's O_TRUNC
+ * comes after the check, as an ftruncate. A rename or delete, and every
+ * operation on io_uring (whose chain runs from the open to the close in
+ * the kernel), is checked by one statx of the name before the timed span.
  */
 #include "run/files.h"
 
@@ -88,28 +93,44 @@ static const char *not_made(const struct files_ident *t, const struct statx *sx,
 	if (t->born && (sx->stx_mask & STATX_BTIME) &&
 	    (sx->stx_btime.tv_sec < t->born_sec ||
 	     (sx->stx_btime.tv_sec == t->born_sec && sx->stx_btime.tv_nsec < t->born_nsec))) {
-		snprintf(buf, len, "born before the tree: moved in, not iomoon's, left alone");
+		snprintf(buf, len, "born before the tree: moved in (or made while the clock was behind), not iomoon's, "
+			 "left alone");
 		return buf;
 	}
 	return NULL;
 }
 
+/* The verdict on a file seen in sx for op: 0, or -errno with why. */
+static int judge(const struct files_worker *w, enum files_op op, const struct statx *sx, char *why, size_t len)
+{
+	if (!S_ISREG(sx->stx_mode)) {
+		snprintf(why, len, "%s, not a regular file: never opened%s", kind(sx->stx_mode),
+			 op == FOP_DELETE ? " nor removed" : op == FOP_RENAME ? " nor renamed" : "");
+		return S_ISLNK(sx->stx_mode) ? -ELOOP : S_ISDIR(sx->stx_mode) ? -EISDIR : -EPERM;
+	}
+	if (op == FOP_READ || op == FOP_OPEN)
+		return 0; /* reading someone's file harms nobody */
+	return not_made(w->tree, sx, why, len) ? -EPERM : 0;
+}
+
 int files_guard(const struct files_worker *w, enum files_op op, int dfd, const char *name, char *why, size_t len)
 {
 	struct statx sx;
-	const char *no;
 
 	if (!guarded(op) || !w->tree)
 		return 0;
 	if (statx(dfd, name, AT_SYMLINK_NOFOLLOW, GUARD_MASK, &sx) < 0)
 		return 0; /* the operation meets the same error, its own */
-	if (!S_ISREG(sx.stx_mode)) {
-		snprintf(why, len, "%s, not a regular file: never opened%s", kind(sx.stx_mode),
-			 op == FOP_DELETE ? " nor removed" : op == FOP_RENAME ? " nor renamed" : "");
-		return S_ISLNK(sx.stx_mode) ? -ELOOP : S_ISDIR(sx.stx_mode) ? -EISDIR : -EPERM;
-	}
-	if (op == FOP_READ || op == FOP_OPEN)
-		return 0; /* reading someone's file harms nobody */
-	no = not_made(w->tree, &sx, why, len);
-	return no ? -EPERM : 0;
+	return judge(w, op, &sx, why, len);
+}
+
+int files_guard_fd(const struct files_worker *w, enum files_op op, int fd, char *why, size_t len)
+{
+	struct statx sx;
+
+	if (!w->tree)
+		return 0;
+	if (statx(fd, "", AT_EMPTY_PATH, GUARD_MASK, &sx) < 0)
+		return -errno;
+	return judge(w, op, &sx, why, len);
 }

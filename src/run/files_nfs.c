@@ -568,6 +568,7 @@ static void run(struct files_worker *w, int prefill)
 		}
 		if (!f->inflight && (!more || phase_interrupt))
 			break;
+		more |= !prefill && w->waiting; /* the mix's files were all in flight: try again */
 		if (phase_interrupt && !stop_ns)
 			stop_ns = clock_ns();
 		if (stop_ns && clock_ns() - stop_ns > FILES_NFS_DROP_NS)

@@ -19,8 +19,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/rc.h"
 #include "core/units.h"
 #include "io/target_int.h"
@@ -84,6 +86,36 @@ static int tree_owned(const struct files_spec *sp, int fd, char *why, size_t why
 	if (rc == 0)
 		return RC_OK;
 	snprintf(why, why_len, "files.dir: %s/%s: %s", sp->dir, FILES_ROOT, rc < 0 ? "its marker cannot be read" : whose);
+	return RC_INPUT;
+}
+
+/* Does the phase write, rename or remove files (what files_guard judges
+ * by birth time)? */
+static int changes(const struct files_spec *sp)
+{
+	return sp->mix || sp->op == FOP_WRITE || sp->op == FOP_APPEND || sp->op == FOP_RENAME || sp->op == FOP_DELETE;
+}
+
+/* Was the root open at fd born before now? A root born later (the clock
+ * set back since it was made) makes every file made since look born
+ * before the tree, moved in: refused up front, RC_INPUT, saying so. */
+static int tree_clock(const struct files_spec *sp, int fd, char *why, size_t why_len)
+{
+	struct files_ident id;
+	int64_t now = clock_realtime_ns();
+	char when[32], at[32];
+	time_t t;
+
+	if (!changes(sp) || files_tree_ident(fd, &id) < 0 || !id.born ||
+	    id.born_sec * 1000000000ll + id.born_nsec <= now)
+		return RC_OK;
+	t = (time_t)id.born_sec;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+	t = (time_t)(now / 1000000000ll);
+	strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+	snprintf(why, why_len, "files.dir: %s/%s was made at %s UTC, after now (%s UTC): the clock was set back since, "
+		 "so the files made in it look born before it (moved in) and would be refused; remove it "
+		 "(rm -r %s/%s) and make a new one", sp->dir, FILES_ROOT, when, at, sp->dir, FILES_ROOT);
 	return RC_INPUT;
 }
 
@@ -174,6 +206,8 @@ int files_check(const struct files_spec *sp, char *why, size_t why_len)
 			rc = RC_INPUT;
 		} else {
 			rc = tree_owned(sp, rfd, why, why_len);
+			if (rc == RC_OK)
+				rc = tree_clock(sp, rfd, why, why_len);
 		}
 		close(rfd);
 	} else if (rfd != -ENOENT) {

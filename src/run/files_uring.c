@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/stop.h"
@@ -55,6 +56,7 @@ struct uslot {
 	unsigned pending;       /* CQEs of a linked chain still to come */
 	int opened, close_lost; /* a chain's open done; its close cancelled */
 	int chain_close;        /* the chain ends with the file's close */
+	int check_fd;           /* checked once open (files_guard_fd), O_TRUNC after */
 	enum files_op op;
 	enum step step;
 	uint64_t item, parent, off, size, bytes, t0;
@@ -64,6 +66,7 @@ struct uslot {
 	char name[40], to[44];
 	struct open_how how;
 	struct statx stx;
+	char why[160];          /* why a check refused it */
 };
 
 static int is_write(enum files_op op)
@@ -96,6 +99,8 @@ static struct io_uring_sqe *prep(struct files_worker *w, struct io_uring *ring, 
 	case S_OPEN:
 		memset(&s->how, 0, sizeof(s->how));
 		s->how.flags = files_open_flags(sp, s->op) | (s->direct ? 0 : O_CLOEXEC); /* no O_CLOEXEC in a slot */
+		if (s->check_fd)
+			s->how.flags &= ~(uint64_t)O_TRUNC; /* after the check (opened) */
 		s->how.mode = is_write(s->op) && s->op == FOP_CREATE ? 0644 : 0;
 		s->how.resolve = FILES_RESOLVE;
 		if (s->direct)
@@ -175,7 +180,7 @@ static void finish(struct files_worker *w, struct uslot *s)
 		files_release(w, s->op, s->item);
 		if (s->op == FOP_CREATE && (s->opened || s->err == EEXIST))
 			files_create_left(w, s->item);
-		files_error(w, s->op, s->parent, s->name, s->err);
+		files_error_why(w, s->op, s->parent, s->name, s->err, s->why[0] ? s->why : NULL);
 		return;
 	}
 	hist_record(&w->res->op[s->op].lat, clock_ns() - s->t0);
@@ -191,6 +196,19 @@ static enum step after_io(const struct files_spec *sp, struct uslot *s)
 	if (s->op == FOP_READ || s->off < s->size)
 		return S_IO;
 	return sp->fsync ? S_FSYNC : S_CLOSE;
+}
+
+/* A write's or append's file, open at s->fd (an ordinary descriptor):
+ * checked on what was opened, and for write truncated only then (by
+ * system calls in the worker): 0, or -1 with s->err and s->why. */
+static int opened_ok(struct files_worker *w, struct uslot *s)
+{
+	int rc = files_guard_fd(w, s->op, s->fd, s->why, sizeof(s->why));
+
+	if (!rc && s->op == FOP_WRITE && ftruncate(s->fd, 0) < 0)
+		rc = -errno;
+	s->err = rc < 0 ? -rc : 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* The completion of slot s's step with res: its next step, or its end.
@@ -218,6 +236,8 @@ static int advance(struct files_worker *w, struct io_uring *ring, struct uslot *
 		s->fd = s->direct ? (int)s->idx : res;
 		s->opened = 1;
 		s->step = after_io(w->sp, s);
+		if (s->check_fd && opened_ok(w, s) < 0)
+			s->step = S_CLOSE;
 		prep(w, ring, s);
 		return 1;
 	case S_IO:
@@ -322,7 +342,12 @@ static int start(struct files_worker *w, struct io_uring *ring, struct uslot *s,
 			continue;
 		}
 		memset(s, 0, offsetof(struct uslot, buf));
-		s->direct = w->direct_ok;
+		s->why[0] = 0;
+		/* a write's file is checked once open, between its open and its
+		 * first write: not linked, so that a name swapped after the
+		 * check of the name is not written through */
+		s->check_fd = w->tree && (op == FOP_WRITE || op == FOP_APPEND);
+		s->direct = w->direct_ok && !s->check_fd;
 		s->idx = (unsigned)(s - w->slots);
 		s->op = op;
 		s->item = item;
@@ -456,6 +481,7 @@ int files_uring_loop(struct files_worker *w)
 			if (!(s->pending ? chain_done(w, &ring, s, (enum step)(data & 7), res) : advance(w, &ring, s, res)))
 				active--;
 		}
+		more |= w->waiting; /* the mix's files were all in flight: some may be free now */
 	}
 	io_uring_queue_exit(&ring);
 	free(slot);
