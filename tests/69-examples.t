@@ -104,7 +104,12 @@ done
 # workers x qd workers at QD 1 (the streams' own qd is not --qd's to change)
 for s in postgres lsm-store jetstress boot-storm; do
 	"$IOMOON" suite $s --target "$TMP/$s.dat" --time 0.4 --ramp 0 --quiet --engine psync --format json --output "$TMP/$s-psync.json"
-	ok $? "suite $s --engine psync runs"
+	rc=$?
+	# jetstress judges its latencies (a loaded disk can FAIL them, rightly:
+	# exit 1); whatever the load, only a latency rule may fail, never errors
+	[ $rc -eq 1 ] && [ $s = jetstress ] && python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdict"]
+assert v["result"] == "FAIL" and all(c["pass"] or "latency" in c["check"] for c in v["checks"])' "$TMP/$s-psync.json" 2>/dev/null && rc=0
+	ok $rc "suite $s --engine psync runs"
 	python3 - "$TMP/$s.json" "$TMP/$s-psync.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f))["phases"][0] for f in sys.argv[1:3])

@@ -79,11 +79,25 @@ ok() { # ok CONDITION-STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); return 1; fi
 }
+# unbusy: a report's text without the mark a busy machine puts on a row
+# ("host busy: other processes held ... run again on a quiet host",
+# result.bottleneck "host"; a Markdown Status cell of it reads "ok"): it
+# says what the machine was doing, as a measurement does. is and like
+# compare without it too, unless what they want mentions it.
+unbusy() {
+	sed -E 's/\| host busy: [^;|]*: run again on a quiet host \|/| ok |/g
+		s/host busy: [^;|]*: run again on a quiet host; //g
+		s/;? *host busy: [^;|]*: run again on a quiet host//g'
+}
 is() { # is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; return 1; fi
+	if [ "$1" = "$2" ] || { case "$2" in *"host busy"*) false ;; *) [ "$(printf '%s\n' "$1" | unbusy)" = "$2" ] ;; esac; }; then
+		ok 0 "$3"
+	else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; return 1; fi
 }
 like() { # like TEXT REGEX DESCRIPTION
-	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; return 1; fi
+	if printf '%s' "$1" | grep -Eq -- "$2" || { case "$2" in *"host busy"*) false ;; *) printf '%s\n' "$1" | unbusy | grep -Eq -- "$2" ;; esac; }; then
+		ok 0 "$3"
+	else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; return 1; fi
 }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
 # timed CHECK ARGS... DESCRIPTION: a check that holds a time or a rate to

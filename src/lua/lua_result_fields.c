@@ -191,6 +191,8 @@ static const struct result_field device_fields[] = {
 	{ "trims", "number", C, NULL },
 	{ "flushes", "number", C, NULL },
 	{ "bytes", "number", M, NULL },
+	{ "read_bytes", "number", M, NULL },
+	{ "write_bytes", "number", M, NULL },
 	{ "read_mean_ns", "number", M, NULL },
 	{ "write_mean_ns", "number", M, NULL },
 	{ "inflight_mean", "number", M, NULL },
