@@ -57,6 +57,12 @@ like "$("$IOMOON" compare ia.json ib.json)" "warning: Exchange 2007=Exchange 200
 out=$("$IOMOON" compare a.json a.json)
 ok $(printf '%s' "$out" | grep -c 'like-for-like' | grep -qx 0; echo $?) "compare a run with itself: no such warning"
 
+# doc/cli.md: --qd and --workers set each stream's own too (jetstress's
+# log at QD 1 and its database at QD 16 both run at QD 4)
+"$IOMOON" suite jetstress "${SIM[@]}" --qd 4 --workers 2 --format json --output js4.json
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[(s["name"], s["qd"], s["workers"]) for s in p["streams"]])' js4.json)" \
+	"('database', 4, 2) ('log', 4, 2)" "suite jetstress --qd 4 --workers 2: every stream ran at QD 4 with 2 workers"
+
 # ---- rerun: suite's overrides, and what they changed ----
 err=$("$IOMOON" rerun a.json --time 0.1 --qd 4 --format json --output r.json 2>&1)
 is $? 0 "rerun --time --qd: exit 0"
