@@ -57,6 +57,12 @@ like "$("$IOMOON" compare ia.json ib.json)" "warning: Exchange 2007=Exchange 200
 out=$("$IOMOON" compare a.json a.json)
 ok $(printf '%s' "$out" | grep -c 'like-for-like' | grep -qx 0; echo $?) "compare a run with itself: no such warning"
 
+# doc/cli.md: --qd and --workers set each stream's own too (jetstress's
+# log at QD 1 and its database at QD 16 both run at QD 4)
+"$IOMOON" suite jetstress "${SIM[@]}" --qd 4 --workers 2 --format json --output js4.json
+is "$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["phases"][0]; print(*[(s["name"], s["qd"], s["workers"]) for s in p["streams"]])' js4.json)" \
+	"('database', 4, 2) ('log', 4, 2)" "suite jetstress --qd 4 --workers 2: every stream ran at QD 4 with 2 workers"
+
 # ---- rerun: suite's overrides, and what they changed ----
 err=$("$IOMOON" rerun a.json --time 0.1 --qd 4 --format json --output r.json 2>&1)
 is $? 0 "rerun --time --qd: exit 0"
@@ -68,6 +74,15 @@ is $? 0 "rerun --time 0.2 --ios 10 --workers 2: exit 0"
 like "$err" "--time: duration 0.1 -> 0.2 \\(phases 1, 2, 3, 4, 5\\); --workers: workers 1 -> 2 \\(phases 1, 2, 3, 4, 5\\); --ios: ios none -> 10 \\(phases 1, 2, 3, 4, 5\\)$" "rerun: --time, --workers and --ios said"
 is "$(python3 -c 'import json,sys; print(*sorted({(p["definition"]["duration"], p["workers"], p["definition"]["ios"]) for p in json.load(open(sys.argv[1]))["phases"]}))' r2.json)" \
 	"('0.2', 2, 10)" "rerun: the definitions ran are the overridden ones"
+# a saved name already shows an override: the rerun's replaces it, once
+"$IOMOON" rerun r2.json --time 0.1 --workers 3 --qd 2 --format json --output r4.json --quiet
+is "$(python3 -c 'import json,sys; print(*sorted({p["name"] for p in json.load(open(sys.argv[1]))["phases"]}), sep="|")' r4.json)" \
+	"1M; 0% Read; 0% random; QD 2 (--workers 3)|1M; 100% Read; 0% random; QD 2 (--workers 3)|4K; 0% Read; 100% random; QD 2 (--workers 3)|4K; 100% Read; 100% random; QD 2 (--workers 3)" \
+	"rerun --workers 3 of a run named (--workers 2): (--workers 3), not (--workers 2) (--workers 3)"
+"$IOMOON" suite io-analyzer "${SIM[@]}" --qd 4 --workers 2 --format json --output ia2.json
+"$IOMOON" rerun ia2.json --time 0.1 --workers 1 --qd 8 --format json --output ia3.json --quiet
+is "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases"][2]["name"])' ia3.json)" \
+	"Exchange 2007 (--qd 8, --workers 1)" "rerun --workers 1 --qd 8 of 'Exchange 2007 (--qd 4, --workers 2)': each override in its place"
 err=$("$IOMOON" rerun a.json --qd 0 --quiet 2>&1)
 is $? 2 "rerun --qd 0: exit 2"
 like "$err" "^iomoon rerun: --qd: 0 is out of range" "rerun --qd 0: names the option"

@@ -199,4 +199,19 @@ for sig in TERM INT; do
 	fast "SIG$sig in report's reading"
 	like "$(cat many.err)" "^iomoon report: interrupted while reading the results.csv" "... says so"
 done
+# tests/busy.sh (make test-busy): SIGTERM to it (a CI job's timeout) ends
+# the command and its busy loops then, not when the command would have
+# ended (30 s). (SIGINT: a job started with & ignores it, as a shell does;
+# Ctrl-C reaches the command itself.)
+if command -v stress-ng >/dev/null; then
+	"$T/busy.sh" sleep 30 >busy.out 2>&1 &
+	stop_after 1 TERM $!
+	is "$rc" 143 "SIGTERM to busy.sh: exit 143"
+	fast "SIGTERM to busy.sh running sleep 30"
+	left=""
+	for p in $(sed -n 's/.*pids\(.*\))$/\1/p' busy.out); do [ -d "/proc/$p" ] && left="$left $p"; done
+	is "$left" "" "SIGTERM to busy.sh: its stress-ng loops are gone"
+else
+	skip "no stress-ng"; skip "no stress-ng"; skip "no stress-ng"
+fi
 done_testing

@@ -163,6 +163,16 @@ like "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases"
 out=$("$IOMOON" verify cut.dat --quiet --format none 2>&1); rc=$?
 is "$rc" 2 "plain verify of the cut file: still exit 2 (it has no record to judge by)"
 like "$out" "after a crash that cut it short, judge it with iomoon verify --after-crash .*keep it" "  and points to --after-crash, not to deleting the state"
+# a file the crash emptied (less than one unit left): exit 2 saying how to
+# have it judged, not "give a size to extend it" (verify has no --size)
+run "$LUA_DIR/durable-write.lua" e.dat; truncate -s 0 e.dat
+out=$("$IOMOON" verify e.dat --after-crash --quiet --format none 2>&1); rc=$?
+is "$rc $(stat -c %s e.dat)" "2 0" "a file the crash emptied: exit 2, the file left as it is"
+like "$out" "e\.dat is 0 bytes, less than one unit \(4096 bytes\).*truncate -s SIZE e\.dat.*--after-crash" "  says how to have it judged"
+truncate -s 4m e.dat
+"$IOMOON" verify e.dat --after-crash --quiet --format json --output e.json; rc=$?
+is "$rc $(crash_json e.json lost_durable unflushed_lost | awk '{ print $1 + $2, ($1 > 900) }')" "1 1024 1" \
+	"  given back its size as a hole, as it says: every unit lost (durable ones lost_durable), exit 1"
 run "$LUA_DIR/durable-write.lua" grow.dat; truncate -s 8m grow.dat
 "$IOMOON" verify grow.dat --after-crash --quiet --format json --output grow.json
 is "$? $(crash_json grow.json lost_durable corrupt) $(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["phases"][0]["verify"]; print(v["units_skipped"])' grow.json)" \

@@ -7,14 +7,21 @@ set -u
 [ $# -gt 0 ] || { echo "usage: busy.sh COMMAND..." >&2; exit 2; }
 command -v stress-ng >/dev/null || { echo "busy.sh: stress-ng is missing (make deps installs it)" >&2; exit 2; }
 pids=""
-stop() { [ -n "$pids" ] && kill $pids 2>/dev/null; wait 2>/dev/null; pids=""; }
+cmd=""
+stop() { [ -n "$pids" ] && kill $pids 2>/dev/null; wait $pids 2>/dev/null; pids=""; }
+# a signal to this script reaches the command too, and the loops stop
+# then, not when the command would have ended (bash runs a trap only
+# between commands: the command runs in the background, waited for)
+fwd() { [ -n "$cmd" ] && kill -"$1" "$cmd" 2>/dev/null && wait "$cmd" 2>/dev/null; stop; exit "$2"; }
 trap stop EXIT
-trap 'stop; exit 130' INT
-trap 'stop; exit 143' TERM
+trap 'fwd INT 130' INT
+trap 'fwd TERM 143' TERM
 n=$(nproc)
 for c in $(seq 0 $((n - 1))); do
 	stress-ng --cpu 1 --taskset "$c" --quiet --timeout 0 &
 	pids="$pids $!"
 done
 echo "busy.sh: a busy loop pinned on each of $n CPUs (stress-ng, pids$pids)"
-"$@"
+"$@" <&0 &
+cmd=$!
+wait "$cmd"

@@ -95,9 +95,20 @@ is() { # is GOT WANT DESCRIPTION
 	else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; return 1; fi
 }
 like() { # like TEXT REGEX DESCRIPTION
-	if printf '%s' "$1" | grep -Eq -- "$2" || { case "$2" in *"host busy"*) false ;; *) printf '%s\n' "$1" | unbusy | grep -Eq -- "$2" ;; esac; }; then
+	if matches "$1" "$2" || { case "$2" in *"host busy"*) false ;; *) matches "$(printf '%s\n' "$1" | unbusy)" "$2" ;; esac; }; then
 		ok 0 "$3"
 	else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: /$2/"; return 1; fi
+}
+# matches TEXT REGEX: a line of TEXT matches the extended REGEX (grep -E);
+# a REGEX of several lines matches them in order, on consecutive lines of
+# TEXT, the last ending in a newline (grep would take each of its lines as
+# a pattern of its own, and an empty one, as a trailing newline makes,
+# matches anything)
+matches() {
+	case "$2" in
+	*$'\n'*) printf '%s\n' "$1" | RE="$2" perl -0777 -ne 'exit(/$ENV{RE}/m ? 0 : 1)' ;;
+	*) printf '%s' "$1" | grep -Eq -- "$2" ;;
+	esac
 }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $1"; }
 # timed CHECK ARGS... DESCRIPTION: a check that holds a time or a rate to

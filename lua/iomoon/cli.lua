@@ -594,6 +594,22 @@ function cli.quick(args)
     function() iomoon.check(phase) end)
 end
 
+-- A file target less than one unit long (a crash that emptied it, as a
+-- filesystem whose blocks were not committed does) has nothing to read:
+-- say how to have it judged without writing to it (a hole reads as zeros,
+-- and after_crash judges each unit of its record, those past the end lost)
+local function verify_too_short(path, bs)
+  local f = io.open(path, "rb")
+  local size = f and f:seek("end")
+  if f then f:close() end
+  local ok, unit = pcall(iomoon.size, bs) -- a wrong --bs is the phase's check's to name
+  if not size or not ok or size >= unit then return end
+  input_error("%s is %d bytes, less than one unit (%d bytes): nothing of it is left to read back. If a crash cut it "
+    .. "short, give it back its size without writing to it (truncate -s SIZE %s: the hole reads as zeros) and "
+    .. "judge it with iomoon verify --after-crash: each unit its state records as made durable there is then "
+    .. "lost_durable; keep the state, it is the evidence", util.shown(path), size, unit, util.shown(path))
+end
+
 -- iomoon verify TARGET [--after-crash [--atomic]]: read every unit of the
 -- target back against its verification state (verify_only); after a
 -- crash, each unit classed against what the writing phase made durable
@@ -612,6 +628,7 @@ function cli.verify(args)
       o["after-crash"] and "after-crash" or "verify-state")
   end
   local ov = common_overrides(o)
+  verify_too_short(rest[1], o.bs or "4k")
   local phase = {
     name = o.name or (o["after-crash"] and "after the crash" or "verify"),
     target = { path = rest[1] }, bs = o.bs or "4k", verify = "crc32c", verify_only = true,

@@ -669,13 +669,14 @@ end
 -- with streams gives a block per stream (its access spec named "PHASE /
 -- STREAM") and then its total's block (report.rows). A phase run on
 -- several hosts gives its total's block only: the Analyzer's lines need
--- the read/write split, which a host's figures do not have.
+-- the read/write split, which a host's figures do not have. A pass/fail
+-- suite's verdict follows (iomoon.report.verdict).
 function report.analyzer_string(results)
   local parts = {}
   for _, row in ipairs(all_rows(results)) do
     if not report.is_host(row.result) then parts[#parts + 1] = report.analyzer_block(row.result) end
   end
-  return table.concat(parts, "\n")
+  return table.concat(parts, "\n") .. verdict.analyzer(results)
 end
 
 -- s as a Markdown table cell: control characters shown escaped, and \ | < >

@@ -194,11 +194,38 @@ end
 -- by the line above the table, not a change of the phase's own), and the
 -- override as typed.
 local SHOWN = {
-  { key = "qd", default = 1, text = function(v) return "--qd " .. tostring(v) end },
-  { key = "workers", default = 1, text = function(v) return "--workers " .. tostring(v) end },
-  { key = "engine", text = function(v) return "--engine " .. tostring(v) end },
-  { key = "direct", text = function(v) return v and "--direct" or "--buffered" end },
+  { key = "qd", default = 1, flags = { "--qd" }, text = function(v) return "--qd " .. tostring(v) end },
+  { key = "workers", default = 1, flags = { "--workers" }, text = function(v) return "--workers " .. tostring(v) end },
+  { key = "engine", flags = { "--engine" }, text = function(v) return "--engine " .. tostring(v) end },
+  { key = "direct", flags = { "--direct", "--buffered" }, text = function(v) return v and "--direct" or "--buffered" end },
 }
+
+-- a name that already shows overrides (a saved run's, rerun with others):
+-- "X (--qd 4, --workers 2)" is "X" and { "--qd 4", "--workers 2" }
+local function split_shown(name)
+  local base, list = name:match("^(.-) %((%-%-[^()]*)%)$")
+  if not base then return name, {} end
+  local items = {}
+  for item in (list .. ", "):gmatch("(.-), ") do items[#items + 1] = item end
+  return base, items
+end
+
+-- `shown` with field f's override set to `text`, in the place of the one
+-- it had ("--workers 2", then --workers 1: "--workers 1"), else last
+local function put_field(shown, f, text)
+  local out, put = {}, false
+  for _, item in ipairs(shown) do
+    local flag, mine = item:match("^(%-%-%S+)"), false
+    for _, fl in ipairs(f.flags) do mine = mine or flag == fl end
+    if not mine then
+      out[#out + 1] = item
+    elseif not put then
+      out[#out + 1], put = text, true
+    end
+  end
+  if not put then out[#out + 1] = text end
+  return out
+end
 
 -- whether field f of a phase (or stream) went from what `before` set to
 -- another value in `after`
@@ -224,16 +251,15 @@ end
 -- setting is shown after it: "Exchange 2007 (--qd 4)". A name saying
 -- what ran stays as it is.
 function suite.name_of(before, after, opts)
-  local name = after.name
-  if type(name) ~= "string" then return name end
-  local shown = {}
+  if type(after.name) ~= "string" then return after.name end
+  local name, shown = split_shown(after.name)
   for _, f in ipairs(SHOWN) do
     local v = opts[f.key]
     if v ~= nil and changed_anywhere(before, after, f) then
       if f.key == "qd" and type(after.streams) ~= "table" and name:find("QD%s*%d+") then
         name = name:gsub("QD(%s*)%d+", function(sp) return "QD" .. sp .. tostring(v) end)
       else
-        shown[#shown + 1] = f.text(v)
+        shown = put_field(shown, f, f.text(v))
       end
     end
   end

@@ -152,6 +152,20 @@ function M.markdown(results)
   return table.concat(out, "\n") .. "\n"
 end
 
+--- The verdict as VMware I/O Analyzer's key=value lines, a block after
+-- the phases' (a blank line between): Verdict=, VerdictRule=, a Check=
+-- per check; "" when there is none.
+function M.analyzer(results)
+  local v = M.of(results)
+  if not v then return "" end
+  local out = { "", "Verdict=" .. v.result, "VerdictRule=" .. util.shown(v.rule) .. ": " .. util.shown(v.source) }
+  for _, c in ipairs(v.checks) do
+    out[#out + 1] = string.format("Check=%s %s: %s (rule: %s)", c.pass and "pass" or "FAIL", util.shown(c.check),
+      util.shown(c.value), util.shown(c.limit))
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
 --- The verdict for the JSON document (its `verdict`), or nil.
 function M.json(results)
   return M.of(results)
