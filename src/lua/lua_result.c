@@ -443,8 +443,8 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 	 * read-only phase are not ours to count; engine sim moves none of
 	 * them, by design) */
 	const int cached = !sim && r->has_device && rd + wr > 1048576.0 &&
-			   512.0 * (double)d->sectors[DEVSTAT_READ] <= 0.1 * rd &&
-			   512.0 * (double)d->sectors[DEVSTAT_WRITE] <= 0.1 * wr;
+			   (rd == 0 || 512.0 * (double)d->sectors[DEVSTAT_READ] < 0.1 * rd) &&
+			   (wr == 0 || 512.0 * (double)d->sectors[DEVSTAT_WRITE] < 0.1 * wr);
 	const struct bottleneck_in in = { .instant_engine = r->engine && !strcmp(r->engine, "null"),
 					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
 					  .host_served = r->in_memory || cached, .inflight_mean = mean,

@@ -89,6 +89,21 @@ end
 --- The warning of a result whose figures the host or iomoon set, not the
 -- device (result.bottleneck "tool" or "host"), else nil: what held the
 -- CPU, by its witnesses (result.cpu), and what to do.
+--- Whether the device moved under a tenth of what the result read, and of
+-- what it wrote, in each direction it moved any (lua_result.c's rule: another
+-- program's writes under a read-only phase are not its); results saved
+-- before read_bytes existed: all the device's bytes against all of ours.
+function rows.cached(r, dev)
+  local n = rows.number
+  local rd, wr = n(opt(opt(r, "read"), "bytes")) or 0, n(opt(opt(r, "write"), "bytes")) or 0
+  local drd, dwr = n(opt(dev, "read_bytes")), n(opt(dev, "write_bytes"))
+  if not drd or not dwr then
+    local moved = n(opt(dev, "bytes"))
+    return moved ~= nil and moved < 0.1 * (n(opt(r, "bytes")) or 0)
+  end
+  return (rd == 0 or drd < 0.1 * rd) and (wr == 0 or dwr < 0.1 * wr)
+end
+
 function rows.tool_mark(r)
   local b = opt(r, "bottleneck")
   if b ~= "tool" and b ~= "host" then return nil end
@@ -101,8 +116,7 @@ function rows.tool_mark(r)
       .. "of their time: run again on a quiet host", other and string.format("%.0f %%", other) or "?", wait)
   end
   -- the host's memory: no device under the target, or one that moved under a tenth of the bytes
-  local moved = rows.number(opt(dev, "bytes"))
-  if (busy or 0) + wait < 85 and (dev == nil or (moved and moved < 0.1 * (rows.number(opt(r, "bytes")) or 0))) then
+  if (busy or 0) + wait < 85 and (dev == nil or rows.cached(r, dev)) then
     return "the host's memory (the page cache, tmpfs) served these I/Os, not the device: "
       .. "use direct I/O, or a test area larger than the RAM"
   end
