@@ -154,8 +154,9 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 			 "written there and made durable by a completed flush (0: no data of this target)", u, f, e);
 		break;
 	case VERR_LOST_CUT:
-		snprintf(buf, len, "lost durable write: the unit at %llu lies past the end of the target, cut short to %llu "
-			 "bytes, but generation %llu was written there and made durable by a completed flush", u, f, e);
+		snprintf(buf, len, "lost durable write: the unit at %llu lies %s the end of the target, cut short to %llu "
+			 "bytes, but generation %llu was written there and made durable by a completed flush", u,
+			 f > u ? "across" : "past", f, e);
 		break;
 	case VERR_TORN:
 		snprintf(buf, len, "torn: the unit at %llu holds sectors of two writes (generations %llu and %llu), and "
