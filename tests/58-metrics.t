@@ -294,6 +294,11 @@ is "$(grep -l -- "$PW" names.txt names.om names.prom names.jsonl names.json name
 like "$(cat names.txt)" 'phase="job for iscsi://alice@127.0.0.1:9/[^"]*",stream="s iscsi://alice@127.0.0.1:9/' \
 	"... the names read as the report shows them"
 like "$(cat names.txt)" 'stream="pw="' "... a password given on the command line is left out wherever it stands"
+# two phases whose names read alike (bytes that are not UTF-8): one series,
+# not two of one label set (before: two, which a server takes as duplicates)
+"$IOMOON" run --quiet --format none --metrics-file alike.prom "$LUA_DIR/alike.lua"
+is "$(grep -c $'^iomoon_ios_total{phase="p\xef\xbf\xbd",host="[^"]*",op="read"}' alike.prom)" 1 \
+	"two phases named alike as shown: one series in the textfile"
 
 # ---- clients that hold connections: 24 (8 each from 127.0.0.1, .2 and .3)
 # that send a header line every 0.5 s and never end their request; a

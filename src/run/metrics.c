@@ -441,6 +441,9 @@ static struct series *find_series(const struct metrics_unit *u)
 	redact_copy(u->phase, phase, sizeof(phase));
 	redact_copy(u->stream ? u->stream : "", stream, sizeof(stream));
 	redact_copy(u->host ? u->host : "", host, sizeof(host));
+	shown_canon(phase); /* names that read the same are one series: else two of one label set */
+	shown_canon(stream);
+	shown_canon(host);
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		struct series *s = &m.s[i];
 
