@@ -380,6 +380,32 @@ refused "a public address without the flag, from 0.0.0.0" "is not a local addres
 refused "--live - with --format json on stdout" "^iomoon quick: --live -: standard output carries the json report.*--output FILE" \
 	--live - --format json
 refused "--live - with --format csv on stdout" "^iomoon quick: --live -: standard output carries the csv report" --live - --format csv
+# standard output by another name (before: the lines broke the report, or
+# the textfile was renamed over the name: /dev/stdout replaced, as root)
+refused "--live /dev/stdout with --format json on stdout" \
+	"^iomoon quick: --live /dev/stdout: standard output carries the json report" --live /dev/stdout --format json
+refused "--live - with --output /dev/stdout" "^iomoon quick: --live -: standard output carries the json report" \
+	--live - --format json --output /dev/stdout
+refused "--metrics-file -" "^iomoon quick: --metrics-file: '-' is standard output; the textfile is rewritten by renaming" \
+	--metrics-file -
+ok "$([ ! -e "$TMP/-" ]; echo $?)" "--metrics-file -: no file named - made"
+if unshare -m true 2>/dev/null; then
+	# in a mount namespace of its own, over a /dev of its own: a binary
+	# that renames over /dev/stdout harms nothing of the machine's
+	out=$(cd "$TMP" && unshare -m bash -c 'mount --make-rprivate / && mount -t tmpfs tmpfs /dev &&
+		ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd /dev/fd && : >/dev/null &&
+		"$0" quick --engine null --time 0.5 --metrics-file /dev/stdout --format none --quiet >/dev/null 2>&1
+		echo "$? $(stat -c %F /dev/stdout)"' "$IOMOON")
+	is "$out" "2 symbolic link" "--metrics-file /dev/stdout: exit 2, /dev/stdout left a symbolic link"
+else
+	skip "no unshare -m here"
+fi
+echo "theirs" >link.target; ln -sf link.target link.prom
+"$IOMOON" run --quiet --format none "$LUA_DIR/linkfile.lua" "$TMP/link.prom" >link.out 2>link.err
+is "$? $(stat -c %F link.prom) $(cat link.target)" "2 symbolic link theirs" \
+	"a script's metrics.file a symbolic link: exit 2, the link and its file left as they were"
+like "$(cat link.err)" "metrics\.file: .*link\.prom is a symbolic link, not a regular file: the textfile is written beside it and renamed over it" \
+	"  saying why"
 "$IOMOON" quick --engine null --time 1 --live - --format json --output lr.json --quiet >lr.out
 rc=$?
 python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -613,8 +614,15 @@ void metrics_phase_end(const int *ids, unsigned n)
 static int check_file(const char *path, char *why, size_t why_len)
 {
 	size_t n = strlen(path) + 16;
+	struct stat st;
 	int fd;
 
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) { /* renamed over, it would be replaced: /dev/stdout as root */
+		snprintf(why, why_len, "file: %s is %s, not a regular file: the textfile is written beside it and renamed "
+			 "over it (give the path of a file of its own)", path,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+		return RC_INPUT;
+	}
 	m.file = strdup(path);
 	m.file_tmp = malloc(n);
 	if (!m.file || !m.file_tmp) {
