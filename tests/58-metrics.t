@@ -406,6 +406,16 @@ is "$? $(stat -c %F link.prom) $(cat link.target)" "2 symbolic link theirs" \
 	"a script's metrics.file a symbolic link: exit 2, the link and its file left as they were"
 like "$(cat link.err)" "metrics\.file: .*link\.prom is a symbolic link, not a regular file: the textfile is written beside it and renamed over it" \
 	"  saying why"
+# a script's metrics.live through a planted link, or a FIFO (before: the
+# link's file emptied and written; the run hung on the FIFO, SIGTERM too)
+"$IOMOON" run --quiet --format none "$LUA_DIR/livefile.lua" "$TMP/link.prom" >link.out 2>link.err
+is "$? $(stat -c %F link.prom) $(cat link.target)" "2 symbolic link theirs" \
+	"a script's metrics.live a symbolic link: exit 2, the file it names left as it was"
+like "$(cat link.err)" "metrics\.live: .*link\.prom: .*a symbolic link: give the path of the file itself" "  saying why"
+mkfifo live.fifo
+timeout 10 "$IOMOON" run --quiet --format none "$LUA_DIR/livefile.lua" "$TMP/live.fifo" >fifo.out 2>fifo.err
+is "$?" 2 "a script's metrics.live a FIFO no one reads: exit 2, not a wait for ever"
+like "$(cat fifo.err)" "metrics\.live: .*live\.fifo: .*a FIFO no one reads" "  saying why"
 "$IOMOON" quick --engine null --time 1 --live - --format json --output lr.json --quiet >lr.out
 rc=$?
 python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out

@@ -640,6 +640,34 @@ static int check_file(const char *path, char *why, size_t why_len)
 	return RC_OK;
 }
 
+/* The live file at path, made or emptied: a regular file, never through a
+ * symbolic link (one planted in a shared directory would have iomoon, as
+ * root, empty what it names), nor a FIFO that would wait for a reader. */
+static FILE *open_live(const char *path, char *why, size_t why_len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(why, why_len, "live: %s: %s%s", path, strerror(errno),
+			 errno == ELOOP ? " (a symbolic link: give the path of the file itself)"
+			 : errno == ENXIO ? " (a FIFO no one reads: give a regular file)" : "");
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "live: %s is not a regular file (give a file, or \"-\" for standard output)", path);
+		close(fd);
+		return NULL;
+	}
+	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "w"))) {
+		snprintf(why, why_len, "live: %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 static void free_config(void)
 {
 	free(m.file);
@@ -663,8 +691,7 @@ int metrics_start(const struct metrics_config *c, char *why, size_t why_len)
 	if (c->live && !strcmp(c->live, "-")) {
 		m.live = stdout;
 		m.live_is_stdout = 1;
-	} else if (c->live && !(m.live = fopen(c->live, "we"))) {
-		snprintf(why, why_len, "live: %s: %s", c->live, strerror(errno));
+	} else if (c->live && !(m.live = open_live(c->live, why, why_len))) {
 		rc = RC_INPUT;
 		goto fail;
 	}
