@@ -43,6 +43,14 @@ refused 'ios = 100, streams = { {}, {} }' 'phase\.ios: given with phase\.streams
 refused 'bs = nil, streams = { { bs = "4k" }, { qd = 2 } }' 'phase\.streams\[2\]\.mix: missing' "a stream without a mix"
 refused 'streams = { { name = "log" }, { name = "log", read = 0, bs = "4k" } }' \
 	"phase\\.streams\\[2\\]\\.name: 'log' is also the name of phase\\.streams\\[1\\]" "two streams of one name"
+# names that read the same wherever shown: one row, one metrics label set
+# (before: two streams of one label set on the metrics endpoint)
+refused 'streams = { { name = "a\255" }, { name = "a\254", read = 0, bs = "4k" } }' \
+	"phase\\.streams\\[2\\]\\.name: 'a.xfe' reads as the name of phase\\.streams\\[1\\] .*not UTF-8 shows as U\\+FFFD" \
+	"two stream names that differ only in bytes that are not UTF-8"
+refused 'streams = { { name = "s nbd://u:pw1@127.0.0.1/x" }, { name = "s nbd://u:pw2@127.0.0.1/x", read = 0, bs = "4k" } }' \
+	"phase\\.streams\\[2\\]\\.name: .* reads as the name of phase\\.streams\\[1\\]" \
+	"two stream names that differ only in a URL's password"
 refused 'streams = { { mix = { { bs = "4k", read = 50 } }, trim = 30 } }' \
 	'phase\.streams\[1\]\.trim: given with phase\.streams\[1\]\.mix' "a stream's trim beside its mix (silently ignored before)"
 refused 'streams = { { mix = { { bs = "4k", read = 0 } }, random = 20 } }' 'phase\.streams\[1\]\.random: given with phase\.streams\[1\]\.mix' "a stream's random beside its mix"

@@ -294,6 +294,11 @@ is "$(grep -l -- "$PW" names.txt names.om names.prom names.jsonl names.json name
 like "$(cat names.txt)" 'phase="job for iscsi://alice@127.0.0.1:9/[^"]*",stream="s iscsi://alice@127.0.0.1:9/' \
 	"... the names read as the report shows them"
 like "$(cat names.txt)" 'stream="pw="' "... a password given on the command line is left out wherever it stands"
+# two phases whose names read alike (bytes that are not UTF-8): one series,
+# not two of one label set (before: two, which a server takes as duplicates)
+"$IOMOON" run --quiet --format none --metrics-file alike.prom "$LUA_DIR/alike.lua"
+is "$(grep -c $'^iomoon_ios_total{phase="p\xef\xbf\xbd",host="[^"]*",op="read"}' alike.prom)" 1 \
+	"two phases named alike as shown: one series in the textfile"
 
 # ---- clients that hold connections: 24 (8 each from 127.0.0.1, .2 and .3)
 # that send a header line every 0.5 s and never end their request; a
@@ -375,6 +380,42 @@ refused "a public address without the flag, from 0.0.0.0" "is not a local addres
 refused "--live - with --format json on stdout" "^iomoon quick: --live -: standard output carries the json report.*--output FILE" \
 	--live - --format json
 refused "--live - with --format csv on stdout" "^iomoon quick: --live -: standard output carries the csv report" --live - --format csv
+# standard output by another name (before: the lines broke the report, or
+# the textfile was renamed over the name: /dev/stdout replaced, as root)
+refused "--live /dev/stdout with --format json on stdout" \
+	"^iomoon quick: --live /dev/stdout: standard output carries the json report" --live /dev/stdout --format json
+refused "--live - with --output /dev/stdout" "^iomoon quick: --live -: standard output carries the json report" \
+	--live - --format json --output /dev/stdout
+refused "--metrics-file -" "^iomoon quick: --metrics-file: '-' is standard output; the textfile is rewritten by renaming" \
+	--metrics-file -
+ok "$([ ! -e "$TMP/-" ]; echo $?)" "--metrics-file -: no file named - made"
+if unshare -m true 2>/dev/null; then
+	# in a mount namespace of its own, over a /dev of its own: a binary
+	# that renames over /dev/stdout harms nothing of the machine's
+	out=$(cd "$TMP" && unshare -m bash -c 'mount --make-rprivate / && mount -t tmpfs tmpfs /dev &&
+		ln -s /proc/self/fd/1 /dev/stdout && ln -s /proc/self/fd /dev/fd && : >/dev/null &&
+		"$0" quick --engine null --time 0.5 --metrics-file /dev/stdout --format none --quiet >/dev/null 2>&1
+		echo "$? $(stat -c %F /dev/stdout)"' "$IOMOON")
+	is "$out" "2 symbolic link" "--metrics-file /dev/stdout: exit 2, /dev/stdout left a symbolic link"
+else
+	skip "no unshare -m here"
+fi
+echo "theirs" >link.target; ln -sf link.target link.prom
+"$IOMOON" run --quiet --format none "$LUA_DIR/linkfile.lua" "$TMP/link.prom" >link.out 2>link.err
+is "$? $(stat -c %F link.prom) $(cat link.target)" "2 symbolic link theirs" \
+	"a script's metrics.file a symbolic link: exit 2, the link and its file left as they were"
+like "$(cat link.err)" "metrics\.file: .*link\.prom is a symbolic link, not a regular file: the textfile is written beside it and renamed over it" \
+	"  saying why"
+# a script's metrics.live through a planted link, or a FIFO (before: the
+# link's file emptied and written; the run hung on the FIFO, SIGTERM too)
+"$IOMOON" run --quiet --format none "$LUA_DIR/livefile.lua" "$TMP/link.prom" >link.out 2>link.err
+is "$? $(stat -c %F link.prom) $(cat link.target)" "2 symbolic link theirs" \
+	"a script's metrics.live a symbolic link: exit 2, the file it names left as it was"
+like "$(cat link.err)" "metrics\.live: .*link\.prom: .*a symbolic link: give the path of the file itself" "  saying why"
+mkfifo live.fifo
+timeout 10 "$IOMOON" run --quiet --format none "$LUA_DIR/livefile.lua" "$TMP/live.fifo" >fifo.out 2>fifo.err
+is "$?" 2 "a script's metrics.live a FIFO no one reads: exit 2, not a wait for ever"
+like "$(cat fifo.err)" "metrics\.live: .*live\.fifo: .*a FIFO no one reads" "  saying why"
 "$IOMOON" quick --engine null --time 1 --live - --format json --output lr.json --quiet >lr.out
 rc=$?
 python3 -c 'import json, sys; json.load(open(sys.argv[1])); assert [json.loads(l) for l in open(sys.argv[2])]' lr.json lr.out

@@ -233,11 +233,15 @@ local METRICS_OPTION = { listen = "--metrics", public = "--metrics-public", file
 local function start_metrics(o, targets)
   if o["metrics-public"] and not o.metrics then input_error("--metrics-public: give --metrics ADDR:PORT too") end
   if not (o.metrics or o["metrics-file"] or o.live) then return end
+  if o["metrics-file"] and outfile.is_stdout(o["metrics-file"]) then
+    input_error("--metrics-file: '%s' is standard output; the textfile is rewritten by renaming a new one over it "
+      .. "(give a path; --live - puts lines on standard output)", o["metrics-file"])
+  end
   for _, k in ipairs({ "metrics-file", "live" }) do
-    if o[k] and o[k] ~= "-" then outfile.check_output(o[k], targets or {}, "--" .. k) end
+    if o[k] and not outfile.is_stdout(o[k]) then outfile.check_output(o[k], targets or {}, "--" .. k) end
   end
   local ok, m = pcall(iomoon.metrics, { listen = o.metrics, public = o["metrics-public"] or nil,
-    file = o["metrics-file"], live = o.live })
+    file = o["metrics-file"], live = o.live and outfile.is_stdout(o.live) and "-" or o.live })
   if not ok then
     local field, what = tostring(m.msg or m):match("^metrics%.(%w+): (.*)$")
     if getmetatable(m) == INPUT_MT and field then input_error("%s: %s", METRICS_OPTION[field] or field, what) end
@@ -287,9 +291,10 @@ local function make_sink(o, name_width, targets)
   if not FORMATS[fmt] then
     input_error("--format: '%s' is not a format (%s or none)", fmt, table.concat(report.formats, ", "))
   end
-  if o.live == "-" and fmt ~= "table" and fmt ~= "none" and (not o.output or o.output == "-") then
-    input_error("--live -: standard output carries the %s report, which the live lines would break; "
-      .. "give --live a file, or the report --output FILE (or --format none)", fmt)
+  if o.live and outfile.is_stdout(o.live) and fmt ~= "table" and fmt ~= "none" and
+      (not o.output or outfile.is_stdout(o.output)) then
+    input_error("--live %s: standard output carries the %s report, which the live lines would break; "
+      .. "give --live a file, or the report --output FILE (or --format none)", o.live, fmt)
   end
   local sink = { format = fmt, results = {}, count = 0, failed = false }
   local out = o.output and outfile.check_output(o.output, targets or {}) or nil
@@ -355,8 +360,8 @@ local function make_sink(o, name_width, targets)
     end
     local metrics = iomoon.metrics
     iomoon.metrics = function(t)
-      if type(t) == "table" and t.live == "-" then
-        input_error("metrics.live: \"-\" is standard output, which carries the %s report (give a path)", fmt)
+      if type(t) == "table" and type(t.live) == "string" and outfile.is_stdout(t.live) then
+        input_error("metrics.live: \"%s\" is standard output, which carries the %s report (give a path)", t.live, fmt)
       end
       return metrics(t)
     end

@@ -16,6 +16,12 @@
  * is the crc32c of a followed by b. */
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
 
+/* Two crc32c at once, each continuing from its value as crc32c() does:
+ * *a over len bytes at pa, *b over len bytes at pb. The instruction's
+ * latency, not its throughput, bounds one chain: two run in the time of
+ * one (verify.c: each sector's crc beside the unit's). */
+void crc32c_pair(uint32_t *a, const void *pa, uint32_t *b, const void *pb, size_t len);
+
 /* The same, always by the portable table (for tests). */
 uint32_t crc32c_soft(uint32_t crc, const void *buf, size_t len);
 

@@ -38,6 +38,20 @@ static inline size_t shown_utf8_len(const unsigned char *s)
 	return cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
 }
 
+/* s as every form that shows it reads it: each byte that is not UTF-8
+ * made 0xff (shown alike: U+FFFD, \\xff's place), so two texts that read the
+ * same compare equal. In place. */
+static inline void shown_canon(char *s)
+{
+	while (*s) {
+		const size_t k = shown_utf8_len((const unsigned char *)s);
+
+		if (!k)
+			*s = (char)0xff;
+		s += k ? k : 1;
+	}
+}
+
 static inline const char *shown(const char *s, char *buf, size_t len)
 {
 	size_t n = 0;

@@ -469,6 +469,17 @@ static int unit_refused(const struct workload *wl, const char *path, char *why, 
 	       "(give multiples of the unit)", path, was);
 }
 
+/* after_crash over a whole target cut short inside a unit (a file that
+ * lost its tail): the written tail at `at` is that unit, judged lost by
+ * the pass (worker_verify.c), not a bs that leaves it unread. */
+static int crash_cut_mid(const struct phase_spec *sp, unsigned t, uint64_t at)
+{
+	const struct gen_map *m = sp->targets[t]->gmap;
+
+	return sp->after_crash && !sp->region_off && !sp->region_len && m && m->unit &&
+	       at == sp->targets[t]->size / m->unit * m->unit;
+}
+
 /* after_crash: t's state, and the record of what its writing phase made
  * durable (verify/crash.h), or RC_INPUT saying which is missing. */
 static int crash_record(struct run_state *rs, struct target *t, char *why, size_t why_len)
@@ -550,7 +561,7 @@ int phase_attach_gen_maps(struct run_state *rs, int four_k, char *why, size_t wh
 			if (pass && sp->need_state && rs->verify_only && !rs->state_planned && sp->targets[t]->gmap &&
 			    !genmap_known(sp->targets[t]->gmap))
 				return no_state(rs, sp->targets[t], why, why_len);
-			if (pass && sp->read_once && (at = phase_tail_written(sp, t, &tail)))
+			if (pass && sp->read_once && (at = phase_tail_written(sp, t, &tail)) && !crash_cut_mid(sp, t, at))
 				REFUSE("%s.bs: %llu leaves the last %llu bytes of %s unread, written at %llu (give a bs that "
 				       "divides the region)", rs->path, (unsigned long long)wl_min_bs(&rs->wl),
 				       (unsigned long long)tail, sp->targets[t]->path, (unsigned long long)at);

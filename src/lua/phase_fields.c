@@ -22,6 +22,7 @@
 #include "lua/lua_int.h"
 #include "lua/lua_phase.h"
 #include "lua/phase_read.h"
+#include "core/shown.h"
 #include "run/data.h"
 
 /* How a field's value is read. */
@@ -663,6 +664,20 @@ static struct run_state *new_stream(lua_State *L, struct run_state *rs, lua_Inte
  * one for the phase would be ambiguous (a total, or each stream's?). */
 static const char *const per_stream_only[] = { "rate", "schedule", "think", "ios", "bytes", NULL };
 
+/* Whether names a and b read the same wherever they are shown (a URL's
+ * password left out, a byte that is not UTF-8 as U+FFFD): two streams so
+ * named would be one row, one label set on the metrics endpoint. */
+static int same_shown(const char *a, const char *b)
+{
+	char x[512], y[512];
+
+	redact_copy(a, x, sizeof(x));
+	redact_copy(b, y, sizeof(y));
+	shown_canon(x);
+	shown_canon(y);
+	return !strcmp(x, y);
+}
+
 /* phase.streams: workloads run together, each from the phase's fields
  * with its own over them. */
 static void read_streams(lua_State *L, int v, struct run_state *rs, const char *field)
@@ -691,9 +706,12 @@ static void read_streams(lua_State *L, int v, struct run_state *rs, const char *
 		st->table = lua_gettop(L) - 1;
 		parse_stream(L, st);
 		for (lua_Integer j = 1; phase_given(st, "name") && j < i; j++)
-			if (!strcmp(rs->stream[j - 1]->name, st->name))
-				api_input_error(L, "%s.name: '%s' is also the name of %s[%lld] (each stream's row and result "
-						"go under its own name)", st->path, st->name, field, (long long)j);
+			if (same_shown(rs->stream[j - 1]->name, st->name))
+				api_input_error(L, "%s.name: '%s' %s the name of %s[%lld] (each stream's row and result "
+						"go under its own name%s)", st->path, st->name,
+						strcmp(rs->stream[j - 1]->name, st->name) ? "reads as" : "is also", field,
+						(long long)j, strcmp(rs->stream[j - 1]->name, st->name) ? ", and every byte that "
+						"is not UTF-8 shows as U+FFFD, a URL's password not at all" : "");
 		rs->stream[i - 1] = st;
 		lua_pop(L, 2);
 	}

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -441,6 +442,9 @@ static struct series *find_series(const struct metrics_unit *u)
 	redact_copy(u->phase, phase, sizeof(phase));
 	redact_copy(u->stream ? u->stream : "", stream, sizeof(stream));
 	redact_copy(u->host ? u->host : "", host, sizeof(host));
+	shown_canon(phase); /* names that read the same are one series: else two of one label set */
+	shown_canon(stream);
+	shown_canon(host);
 	for (unsigned i = 0; i < METRICS_MAX_SERIES; i++) {
 		struct series *s = &m.s[i];
 
@@ -610,8 +614,15 @@ void metrics_phase_end(const int *ids, unsigned n)
 static int check_file(const char *path, char *why, size_t why_len)
 {
 	size_t n = strlen(path) + 16;
+	struct stat st;
 	int fd;
 
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) { /* renamed over, it would be replaced: /dev/stdout as root */
+		snprintf(why, why_len, "file: %s is %s, not a regular file: the textfile is written beside it and renamed "
+			 "over it (give the path of a file of its own)", path,
+			 S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "a special file");
+		return RC_INPUT;
+	}
 	m.file = strdup(path);
 	m.file_tmp = malloc(n);
 	if (!m.file || !m.file_tmp) {
@@ -627,6 +638,34 @@ static int check_file(const char *path, char *why, size_t why_len)
 	close(fd);
 	unlink(m.file_tmp);
 	return RC_OK;
+}
+
+/* The live file at path, made or emptied: a regular file, never through a
+ * symbolic link (one planted in a shared directory would have iomoon, as
+ * root, empty what it names), nor a FIFO that would wait for a reader. */
+static FILE *open_live(const char *path, char *why, size_t why_len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(why, why_len, "live: %s: %s%s", path, strerror(errno),
+			 errno == ELOOP ? " (a symbolic link: give the path of the file itself)"
+			 : errno == ENXIO ? " (a FIFO no one reads: give a regular file)" : "");
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "live: %s is not a regular file (give a file, or \"-\" for standard output)", path);
+		close(fd);
+		return NULL;
+	}
+	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "w"))) {
+		snprintf(why, why_len, "live: %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
 }
 
 static void free_config(void)
@@ -652,8 +691,7 @@ int metrics_start(const struct metrics_config *c, char *why, size_t why_len)
 	if (c->live && !strcmp(c->live, "-")) {
 		m.live = stdout;
 		m.live_is_stdout = 1;
-	} else if (c->live && !(m.live = fopen(c->live, "we"))) {
-		snprintf(why, why_len, "live: %s: %s", c->live, strerror(errno));
+	} else if (c->live && !(m.live = open_live(c->live, why, why_len))) {
 		rc = RC_INPUT;
 		goto fail;
 	}

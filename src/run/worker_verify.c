@@ -181,7 +181,8 @@ int worker_verify_setup(struct worker *w)
 }
 
 /* An after_crash pass over a target cut short (a file that lost its
- * tail): the units past its end, whose writes the crash lost, classed
+ * tail): the units past its end, and the one it ends inside (cut short
+ * mid-unit, never read whole), whose writes the crash lost, classed
  * from the record by the worker with the last part of the region (which
  * runs to the end). */
 static void crash_cut(struct worker *w, uint64_t now)
@@ -191,7 +192,7 @@ static void crash_cut(struct worker *w, uint64_t now)
 
 	if (!v->after_crash || w->part + 1 != w->nparts || w->spec->region_len)
 		return;
-	for (uint64_t i = (size + v->unit - 1) / v->unit; i < v->ngens; i++) {
+	for (uint64_t i = size / v->unit; i < v->ngens; i++) {
 		const uint64_t d = i < v->ncrash ? v->durable[i] : 0, is = i < v->ncrash ? v->issued[i] : 0,
 			       wr = v->gens[i] > is ? v->gens[i] : is;
 

@@ -231,9 +231,9 @@ static int sector_gen(const unsigned char *u, uint32_t k, uint32_t unit, uint64_
 }
 
 int crash_judge(const unsigned char *u, uint32_t unit, uint64_t at, uint64_t fill_key, uint32_t tid, uint64_t d,
-		uint64_t w, uint64_t *lo, uint64_t *hi)
+		uint64_t w, uint64_t horizon, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t w1, w2, w3, g;
+	uint64_t w1, w2, w3, g, later = 0;
 	int e = verify_check_id(u, unit, at, 0, unit, NULL, 0, 1, 0, &w1, &w2, &w3);
 
 	*lo = *hi = 0;
@@ -250,17 +250,19 @@ int crash_judge(const unsigned char *u, uint32_t unit, uint64_t at, uint64_t fil
 	}
 	if (fill_blank(u, unit, fill_key, at, &w1, &w2, &w3))
 		return d ? CRASH_LOST_DURABLE : w ? CRASH_UNFLUSHED_LOST : CRASH_UNWRITTEN;
-	/* sector by sector: a tear, or damage */
+	/* sector by sector: a tear, or damage. Above w, one write at most:
+	 * the one in flight at the cut, which the record may not know of */
 	*lo = UINT64_MAX;
 	for (uint32_t k = 0; k < unit / 512; k++) {
-		if (sector_gen(u, k, unit, at, fill_key, tid, &g) < 0) {
+		if (sector_gen(u, k, unit, at, fill_key, tid, &g) < 0 || g > horizon || (g > w && later && g != later)) {
 			*lo = *hi = 0;
 			return CRASH_CORRUPT;
 		}
+		later = g > w ? g : later;
 		*lo = g < *lo ? g : *lo;
 		*hi = g > *hi ? g : *hi;
 	}
-	if (*lo == *hi || *hi > w)
-		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails; or a generation never issued here */
+	if (*lo == *hi)
+		return CRASH_CORRUPT; /* one write's sectors, yet its checksum fails */
 	return d && *lo < d ? CRASH_LOST_DURABLE : CRASH_TORN;
 }

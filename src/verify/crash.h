@@ -27,10 +27,15 @@
  *                   covered: the storage was free to lose it)
  *   unflushed_lost  D = 0, W > 0, and it holds no data (blank)
  *   torn            sectors of two writes (each sector's tag, verify.h),
- *                   every one intact (its own crc32c) and of a
- *                   generation issued there (at most W)
- *   corrupt         a header or sector no write of ours produced, or a
- *                   sector of a generation above W
+ *                   every one intact (its own crc32c): an older one, and
+ *                   at most W or one later write (the write in flight at
+ *                   the cut: issued after the record's last sync, so the
+ *                   record may not know of it), below the horizon
+ *   corrupt         a header or sector no write of ours produced, or
+ *                   sectors of two generations above W, or one of a
+ *                   generation past the horizon: more than
+ *                   CRASH_GEN_SLACK past the highest the state or record
+ *                   knows of, never issued
  *   misdirected     an intact unit written for another offset
  *   foreign         an intact unit written for another target
  * A unit neither durable nor written (D = W = 0) and blank is never
@@ -121,12 +126,17 @@ static inline void crash_durable(struct crash_rec *c, uint64_t off, uint32_t len
 /* What was stored so far, on the record's disk (fdatasync). 0 or -1. */
 int crash_rec_sync(struct crash_rec *c);
 
+/* How far past the highest generation its state or record knows of a
+ * write may have been issued before a power cut: the record's issued
+ * generations reach its disk at each flush, not at each issue. */
+#define CRASH_GEN_SLACK (1ull << 32)
+
 /* Judge unit u (unit bytes read at offset at) of a target whose fill key
  * is fill_key and id tid, whose last durable generation is d and last
- * written w: its class (*lo, *hi: the lowest and highest generation it
- * holds, 0 for none). */
+ * written w, no generation above horizon ever issued: its class (*lo,
+ * *hi: the lowest and highest generation it holds, 0 for none). */
 int crash_judge(const unsigned char *u, uint32_t unit, uint64_t at, uint64_t fill_key, uint32_t tid, uint64_t d,
-		uint64_t w, uint64_t *lo, uint64_t *hi);
+		uint64_t w, uint64_t horizon, uint64_t *lo, uint64_t *hi);
 
 /* A class counted, with its offset among the first. */
 static inline void crash_count(struct crash_counts *cc, int cls, uint64_t at)

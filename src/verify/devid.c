@@ -43,19 +43,36 @@ static uint64_t fnv(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-/* A loop device's backing file v: in words into desc; the digest of
- * its identity (st_dev, st_ino, birth time), of its name when it is gone. */
-static uint64_t loop_id(const char *v, const char *part, char *desc, size_t len)
+/* Where in its backing file loop device dir reads, into win: "" for the
+ * whole file, else ", from byte N" and ", N bytes" (losetup -o, --sizelimit):
+ * the same file through another window is another device. */
+static void loop_window(const char *dir, char *win, size_t len)
+{
+	char off[32] = "0", lim[32] = "0";
+	int n;
+
+	sys_line(dir, "loop/offset", off, sizeof(off));
+	sys_line(dir, "loop/sizelimit", lim, sizeof(lim));
+	n = strcmp(off, "0") ? snprintf(win, len, ", from byte %s", off) : snprintf(win, len, "%s", "");
+	if (strcmp(lim, "0") && n >= 0 && (size_t)n < len)
+		snprintf(win + n, len - n, ", %s bytes", lim);
+}
+
+/* A loop device's backing file v, read through window win: in words into
+ * desc; the digest of its identity (st_dev, st_ino, birth time, window),
+ * of its name when it is gone. */
+static uint64_t loop_id(const char *v, const char *win, const char *part, char *desc, size_t len)
 {
 	uint64_t h = fnv(0xcbf29ce484222325ull, "loop", 4);
 	struct statx sx;
 
+	h = fnv(h, win, strlen(win)); /* nothing for the whole file: the digest as before windows */
 	if (statx(AT_FDCWD, v, 0, STATX_INO | STATX_BTIME, &sx)) {
-		snprintf(desc, len, "loop device over %s%s", v, part);
+		snprintf(desc, len, "loop device over %s%s%s", v, win, part);
 		return fnv(h, v, strlen(v));
 	}
-	snprintf(desc, len, "loop device over %s (inode %llu on %u:%u)%s", v, (unsigned long long)sx.stx_ino,
-		 sx.stx_dev_major, sx.stx_dev_minor, part);
+	snprintf(desc, len, "loop device over %s (inode %llu on %u:%u)%s%s", v, (unsigned long long)sx.stx_ino,
+		 sx.stx_dev_major, sx.stx_dev_minor, win, part);
 	h = fnv(h, &sx.stx_dev_major, sizeof(sx.stx_dev_major));
 	h = fnv(h, &sx.stx_dev_minor, sizeof(sx.stx_dev_minor));
 	h = fnv(h, &sx.stx_ino, sizeof(sx.stx_ino));
@@ -77,7 +94,10 @@ uint64_t devid_of(unsigned maj, unsigned min, char *desc, size_t len)
 		strcat(dir, "/..");
 	}
 	if (sys_line(dir, "loop/backing_file", v, sizeof(v))) {
-		h = loop_id(v, part, desc, len);
+		char win[80];
+
+		loop_window(dir, win, sizeof(win));
+		h = loop_id(v, win, part, desc, len);
 		return h + !h;
 	}
 	if (sys_line(dir, "device/wwid", v, sizeof(v)) || sys_line(dir, "wwid", v, sizeof(v)))

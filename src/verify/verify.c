@@ -27,6 +27,34 @@ int verify_sector_ok(const unsigned char *s, uint32_t k)
 	return c == sector_crc(s, k);
 }
 
+/* The sectors' own crcs of unit u (more than one sector, its header and
+ * tags in place, its crc field 0), stored; returns the unit's crc32c. One
+ * pass: sector k's crc runs beside the unit's over sector k-1, whose own
+ * crc is in place by then (two chains of the instruction in the time of
+ * one, crc32c_pair). */
+static uint32_t stamp_sectors(unsigned char *u, uint32_t unit)
+{
+	uint32_t whole = 0;
+
+	for (uint32_t k = 0; k < unit / 512; k++) {
+		unsigned char *s = u + 512u * k, head[VERIFY_SCRC_FIRST + 4];
+		const uint32_t at = k ? VERIFY_SCRC_TAGGED : VERIFY_SCRC_FIRST, rest = 512 - at - 4;
+		uint32_t c;
+
+		memcpy(head, s, at + 4);
+		memset(head + at, 0, 4); /* as sector_crc takes it (the unit's crc field is 0 already) */
+		c = crc32c(0, head, at + 4);
+		if (!k) {
+			c = crc32c(c, s + at + 4, rest);
+		} else {
+			whole = crc32c(whole, s - 512, 512 - rest);
+			crc32c_pair(&c, s + at + 4, &whole, s - rest, rest);
+		}
+		memcpy(s + at, &c, sizeof(c));
+	}
+	return crc32c(whole, u + unit - 512, 512);
+}
+
 void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint64_t gen, uint32_t seed,
 		  uint16_t worker)
 {
@@ -41,12 +69,8 @@ void verify_stamp(void *buf, uint32_t len, uint64_t offset, uint32_t unit, uint6
 
 			memcpy(u + k, tag, sizeof(tag));
 		}
-		for (uint32_t k = 0; unit > 512 && k < unit / 512; k++) { /* each sector's own crc (verify.h) */
-			uint32_t c = sector_crc(u + 512u * k, k);
-
-			memcpy(u + 512u * k + (k ? VERIFY_SCRC_TAGGED : VERIFY_SCRC_FIRST), &c, sizeof(c));
-		}
-		h.crc = crc32c(0, u, unit);
+		/* each sector's own crc (verify.h), and the unit's */
+		h.crc = unit > 512 ? stamp_sectors(u, unit) : crc32c(0, u, unit);
 		memcpy(u + offsetof(struct verify_hdr, crc), &h.crc, sizeof(h.crc));
 	}
 }
@@ -154,8 +178,9 @@ void verify_message(char *buf, size_t len, int err, uint32_t io_len, uint64_t io
 			 "written there and made durable by a completed flush (0: no data of this target)", u, f, e);
 		break;
 	case VERR_LOST_CUT:
-		snprintf(buf, len, "lost durable write: the unit at %llu lies past the end of the target, cut short to %llu "
-			 "bytes, but generation %llu was written there and made durable by a completed flush", u, f, e);
+		snprintf(buf, len, "lost durable write: the unit at %llu lies %s the end of the target, cut short to %llu "
+			 "bytes, but generation %llu was written there and made durable by a completed flush", u,
+			 f > u ? "across" : "past", f, e);
 		break;
 	case VERR_TORN:
 		snprintf(buf, len, "torn: the unit at %llu holds sectors of two writes (generations %llu and %llu), and "

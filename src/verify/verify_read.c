@@ -18,6 +18,7 @@ void verify_view_init(struct verify_view *v, const struct gen_map *m, uint32_t u
 	v->gens = m->gens;
 	v->ngens = m->n;
 	v->tid = m->tid;
+	v->high = m->next_gen;
 	v->fill_key = fill_key(m->dev, m->ino, m->ino ? m->btime_ns : 0); /* a device's: by number (devid.h) */
 }
 
@@ -30,6 +31,7 @@ void verify_view_crash(struct verify_view *v, const struct crash_rec *c, int ato
 	v->issued = c->issued;
 	v->after_crash = 1;
 	v->atomic = atomic;
+	v->horizon = v->high + CRASH_GEN_SLACK;
 }
 
 static int never_written(const struct verify_view *v, const unsigned char *u, uint64_t at, uint64_t *expected,
@@ -58,7 +60,7 @@ static int crash_unit(const struct verify_view *v, const unsigned char *u, uint6
 			return 0;
 		}
 	}
-	cls = crash_judge(u, v->unit, at, v->fill_key, v->tid, d, w, &lo, &hi);
+	cls = crash_judge(u, v->unit, at, v->fill_key, v->tid, d, w, v->horizon, &lo, &hi);
 	if (cls == CRASH_UNWRITTEN) {
 		vc->units_unwritten++;
 		return 0;

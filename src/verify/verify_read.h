@@ -35,6 +35,7 @@ struct verify_view {
 	/* after_crash (crash.h): every unit classed against the record */
 	const uint64_t *durable, *issued;
 	uint64_t ncrash;      /* their units (at most ngens) */
+	uint64_t high, horizon; /* the highest generation the state or record knows of; past it, never issued (crash.h) */
 	int after_crash, atomic;
 };
 

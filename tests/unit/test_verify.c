@@ -89,10 +89,36 @@ static void test_sectors(void)
 	ok(!verify_sector_ok(u, 0), "but covers the rest of the header sector");
 }
 
+/* The stamp in one pass (the sectors' crcs beside the unit's) holds what
+ * the layout defines: each sector's crc32c of its bytes, its field taken
+ * as 0, and the unit's of all of them (verify_check), for every unit size. */
+static void test_stamp_sizes(void)
+{
+	static unsigned char b[65536 + 512];
+	static uint64_t gens[((1u << 20) + 65536) / 512];
+	uint64_t at, want, got;
+	int good = 1;
+
+	for (size_t i = 0; i < sizeof(gens) / sizeof(gens[0]); i++)
+		gens[i] = 77;
+
+	for (uint32_t unit = 512; unit <= 65536; unit *= 2) {
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(i * 131 + unit);
+		verify_stamp(b, unit * (65536 / unit), 1u << 20, unit, 77, 5, 1);
+		for (uint32_t k = 0; unit > 512 && k < 65536 / 512; k++)
+			good = good && verify_sector_ok(b + 512u * k, k % (unit / 512));
+		good = good && verify_check(b, 65536, 1u << 20, 0, unit, gens, sizeof(gens) / sizeof(gens[0]), 1, &at, &want,
+					    &got) == 0;
+	}
+	ok(good, "stamped in one pass: every sector's crc32c and every unit's check hold, units of 512 B to 64 KiB");
+}
+
 int main(void)
 {
 	test_crc();
 	test_check();
 	test_sectors();
+	test_stamp_sizes();
 	return tap_done();
 }

@@ -124,6 +124,11 @@ local KINDS = {
 -- named in the message as `input` says: "the results file A"), or its
 -- directory does not exist or is not writable.
 -- Nothing is created or opened: a FIFO is never opened.
+--- Whether `path` names standard output ("-", "/dev/stdout", "/dev/fd/1").
+function file.is_stdout(path)
+  return STDOUT[path] == true
+end
+
 function file.check_output(path, targets, what)
   what = what or "--output"
   if type(path) ~= "string" or path == "" then

@@ -5,10 +5,15 @@
 # sector's own crc32c after the header or tag).
 #   futuregen  sectors 4-7 tagged g+1 (never issued), sector 5 scribbled
 #   hugegen    sectors 4-7 tagged 2^63, sector 5's bytes 16.. zeroed
-#   forged     sectors 4-7 tagged g+1000, their own crc32c made to match
+#   forged     sectors 4-7 tagged g+2^33 (past any generation issued),
+#              their own crc32c made to match
 #   torn       sectors 4-7 from OLD (an older write of the unit), and the
 #              durability record RECORD told that only OLD's write was
 #              made durable there: a genuine tear of a later write
+#   inflight   the same, and RECORD told that only OLD's write was issued
+#              there too: the later write was in flight at the power cut,
+#              issued after the record's last sync, so the record never
+#              learnt of it (crash.h)
 import struct
 import sys
 
@@ -33,7 +38,7 @@ with open(path, "r+b") as f:
     f.seek(u * 4096)
     b = bytearray(f.read(4096))
     g = struct.unpack_from("<Q", b, 16)[0]
-    if mode == "torn":
+    if mode in ("torn", "inflight"):
         with open(sys.argv[4], "rb") as o:
             o.seek(u * 4096)
             old = o.read(4096)
@@ -45,10 +50,13 @@ with open(path, "r+b") as f:
             d = struct.unpack("<Q", r.read(8))[0]
             r.seek(4096 + 8 * u)
             r.write(struct.pack("<Q", min(d, g1)))
+            if mode == "inflight":
+                r.seek(4096 + 8 * n + 8 * u)
+                r.write(struct.pack("<Q", g1))
             assert 0 < g1 < g, (g1, g)
             assert n > u
     else:
-        ng = {"futuregen": g + 1, "hugegen": 1 << 63, "forged": g + 1000}[mode]
+        ng = {"futuregen": g + 1, "hugegen": 1 << 63, "forged": g + (1 << 33)}[mode]
         for k in range(4, 8):
             struct.pack_into("<Q", b, 512 * k, ng)
         if mode == "futuregen":
