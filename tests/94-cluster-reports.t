@@ -37,12 +37,12 @@ two streams / rank 1 (node-b)
 two streams
 one host" "table: streams, then one row per host, then the total; a phase on one host is one row"
 # node-a of randread: mean 124878.5 ns, 32020 IOPS, 262307840 B / 2 s / 2^20 = 125.08 MiB/s, 100 %, p99 142847 ns
-like "$out" $'randread / rank 0 \\(node-a\\) +0\\.125 +32020 +125\\.08 +100% +0\\.143\n' "table: node-a's row reads node-a's mean, IOPS, MiB/s, cpu and p99"
-like "$out" $'randread / rank 1 \\(node-b\\) +0\\.136 +29346 +114\\.63 +100% +0\\.217\n' "table: node-b's row reads node-b's figures"
-like "$out" $'\nrandread +0\\.130 +61366 +239\\.71 +100% +0\\.179\n' "table: the total row is the cluster's merged figures"
+like "$out" $'randread / rank 0 \\(node-a\\) +0\\.125 +32020 +125\\.08 +100% +0\\.143 +-\n' "table: node-a's row reads node-a's mean, IOPS, MiB/s, cpu and p99"
+like "$out" $'randread / rank 1 \\(node-b\\) +0\\.136 +29346 +114\\.63 +100% +0\\.217 +-\n' "table: node-b's row reads node-b's figures"
+like "$out" $'\nrandread +0\\.130 +61366 +239\\.71 +100% +0\\.179 +-\n' "table: the total row is the cluster's merged figures"
 like "$out" 'two streams / rank 1 \(node-b\) +0\.350 +7037 +489\.71 +60% +1\.500 +-  interrupted; FAILED: target refused: /mnt/san/node-b\.dat; 2 errors' \
 	"table: a failed host's row says interrupted, FAILED with its error, and its 2 errors"
-like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +0\\.900\n' "table: a host row of a phase with streams: the host's figures, no mark"
+like "$out" $'two streams / rank 0 \\(node-a\\) +0\\.250 +10000 +100\\.00 +40% +0\\.900 +-\n' "table: a host row of a phase with streams: the host's figures, no mark"
 
 # ---- CSV: Host and Rank; a host's row fills only what a host has ----
 "$IOMOON" report "$FIX" --format csv >c.csv; ok $? "report --format csv: exit 0"
