@@ -42,7 +42,7 @@ for k in ("name", "ios", "bytes", "seconds", "iops", "mb_per_s", "mib_per_s", "e
 for k in ("min_ns", "mean_ns", "max_ns", "stdev_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "p9999_ns"):
     assert k in p["lat"] and k in p["read"]["lat"], k
 assert set(p["cpu"]) == {"user_s", "sys_s", "util_pct", "user_pct", "sys_pct", "self_pct", "other_pct", "worker_max_pct",
-                         "wait_pct"}, p["cpu"]
+                         "wait_pct", "other_user_pct"}, p["cpu"]
 l = p["lat"]
 assert l["min_ns"] <= l["p50_ns"] <= l["p90_ns"] <= l["p99_ns"] <= l["p999_ns"] <= l["max_ns"], l
 assert p["ios"] == p["read"]["ios"] + p["write"]["ios"] and p["ios"] > 0
@@ -244,6 +244,7 @@ for what, args in (("block", ["quick", "--target", tmp + "/c.dat", "--size", "16
         "util = user + sys": abs(c["util_pct"] - c["user_pct"] - c["sys_pct"]) < 1e-6,
         "0 <= self <= util <= 100": 0 <= c["self_pct"] <= c["util_pct"] <= 100.0001,
         "self + other = util": abs(c["self_pct"] + c["other_pct"] - c["util_pct"]) < 1e-6,
+        "0 <= others in user mode <= user": 0 <= c["other_user_pct"] <= c["user_pct"] + 1e-6,
         "the child's CPU >= the phase's": child + 0.02 >= c["user_s"] + c["sys_s"],
     }
     fails += ["%s: %s (%s; the child's %.3f s)" % (what, k, c, child) for k, ok in checks.items() if not ok]

@@ -29,6 +29,7 @@ struct end_head {
 	uint64_t user_ns, sys_ns;     /* sum */
 	uint64_t util_milli;          /* sum (divided by the ranks after) */
 	uint64_t other_milli;         /* sum (divided by the ranks after) */
+	uint64_t other_user_milli;    /* sum (divided by the ranks after) */
 	uint64_t user_milli, sys_milli, self_milli; /* sum (divided by the ranks after) */
 	int64_t rt_max, rt_negmin;    /* max: the spread of the start clocks */
 	uint64_t interrupted, failed; /* max */
@@ -71,6 +72,7 @@ static void head_merge(struct end_head *b, const struct end_head *a)
 	b->sys_ns += a->sys_ns;
 	b->util_milli += a->util_milli;
 	b->other_milli += a->other_milli;
+	b->other_user_milli += a->other_user_milli;
 	b->user_milli += a->user_milli;
 	b->sys_milli += a->sys_milli;
 	b->self_milli += a->self_milli;
@@ -255,6 +257,7 @@ static void own_figures(const struct phase_spec *sp, const struct phase_result *
 	me->user_s = res->cpu.user_s;
 	me->sys_s = res->cpu.sys_s;
 	me->other_pct = res->cpu.other_pct;
+	me->other_user_pct = res->cpu.other_user_pct;
 	me->user_pct = res->cpu.user_pct;
 	me->sys_pct = res->cpu.sys_pct;
 	me->self_pct = res->cpu.self_pct;
@@ -334,6 +337,7 @@ static struct end_head head_of(const struct cluster_phase *cp)
 		.sys_ns = (uint64_t)(res->cpu.sys_s * 1e9),
 		.util_milli = (uint64_t)(res->cpu.util_pct * 1000),
 		.other_milli = (uint64_t)(res->cpu.other_pct * 1000),
+		.other_user_milli = (uint64_t)(res->cpu.other_user_pct * 1000),
 		.user_milli = (uint64_t)(res->cpu.user_pct * 1000),
 		.sys_milli = (uint64_t)(res->cpu.sys_pct * 1000),
 		.self_milli = (uint64_t)(res->cpu.self_pct * 1000),
@@ -412,6 +416,7 @@ void cluster_phase_end(struct cluster_phase *cp, const struct cluster_local *l, 
 	res->cpu.sys_s = (double)h.sys_ns / 1e9;
 	res->cpu.util_pct = (double)h.util_milli / 1000.0 / cluster_ranks();
 	res->cpu.other_pct = (double)h.other_milli / 1000.0 / cluster_ranks();
+	res->cpu.other_user_pct = (double)h.other_user_milli / 1000.0 / cluster_ranks();
 	res->cpu.user_pct = (double)h.user_milli / 1000.0 / cluster_ranks();
 	res->cpu.sys_pct = (double)h.sys_milli / 1000.0 / cluster_ranks();
 	res->cpu.self_pct = (double)h.self_milli / 1000.0 / cluster_ranks();

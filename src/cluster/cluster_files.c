@@ -22,7 +22,7 @@ struct files_end {
 	double seconds, last_done_s;     /* max */
 	double first_done_s;             /* min */
 	double user_s, sys_s;            /* sum */
-	double util_pct, user_pct, sys_pct, self_pct, other_pct; /* sum: the machines' (their mean after) */
+	double util_pct, user_pct, sys_pct, self_pct, other_pct, other_user_pct; /* sum: the machines' (their mean after) */
 	int64_t started_ns;              /* min */
 	int64_t ended_ns;                /* max */
 	int interrupted;                 /* max */
@@ -71,6 +71,7 @@ static void end_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 		b->sys_pct += a->sys_pct;
 		b->self_pct += a->self_pct;
 		b->other_pct += a->other_pct;
+		b->other_user_pct += a->other_user_pct;
 		b->started_ns = MIN(a->started_ns, b->started_ns);
 		b->ended_ns = MAX(a->ended_ns, b->ended_ns);
 		b->interrupted = MAX(a->interrupted, b->interrupted);
@@ -164,6 +165,7 @@ static void own_row(const struct files_spec *sp, const struct files_result *r, s
 	me->h.sys_s = r->sys_s;
 	me->h.util_pct = r->cpu.util_pct; /* its machine's CPUs busy, as a phase's */
 	me->h.other_pct = r->cpu.other_pct;
+	me->h.other_user_pct = r->cpu.other_user_pct;
 	me->h.user_pct = r->cpu.user_pct;
 	me->h.sys_pct = r->cpu.sys_pct;
 	me->h.self_pct = r->cpu.self_pct;
@@ -231,6 +233,7 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	e->sys_pct = res->cpu.sys_pct;
 	e->self_pct = res->cpu.self_pct;
 	e->other_pct = res->cpu.other_pct;
+	e->other_user_pct = res->cpu.other_user_pct;
 	e->started_ns = res->started_ns;
 	e->ended_ns = res->ended_ns;
 	e->interrupted = res->interrupted;
@@ -256,6 +259,7 @@ int cluster_files_end(const struct files_spec *sp, struct files_result *res, str
 	res->cpu.sys_pct = e->sys_pct / cluster_ranks();
 	res->cpu.self_pct = e->self_pct / cluster_ranks();
 	res->cpu.other_pct = e->other_pct / cluster_ranks();
+	res->cpu.other_user_pct = e->other_user_pct / cluster_ranks();
 	res->started_ns = e->started_ns;
 	res->ended_ns = e->ended_ns;
 	res->interrupted = e->interrupted;

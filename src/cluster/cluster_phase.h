@@ -34,6 +34,7 @@ struct cluster_host {
 	double mean_ns;
 	double util_pct, user_s, sys_s; /* its machine's CPUs busy; its process's CPU time */
 	double other_pct;               /* its machine's CPUs busy with other work */
+	double other_user_pct;          /* ... with other processes in user mode */
 	double user_pct, sys_pct, self_pct; /* its machine's in user mode, in the kernel; its process's (core/stats.h) */
 	int64_t started_ns;             /* its measured window's start, on its wall clock */
 	double inflight_mean;           /* its I/Os in flight, time-weighted */

@@ -215,4 +215,6 @@ void cpu_between(const struct cpu_mark *a, const struct cpu_mark *b, struct cpu_
 		out->self_pct = out->util_pct; /* the machine's ticks are coarser than the process's times */
 	other = out->util_pct - out->self_pct;
 	out->other_pct = other < 0 ? 0 : other;
+	other = out->user_pct - (total > 0 ? 100.0 * out->user_s * ticks / total : 0);
+	out->other_user_pct = other < 0 ? 0 : other;
 }

@@ -138,6 +138,9 @@ struct cpu_use {
 	double sys_pct;         /* ... in the kernel (system, irq, softirq); steal and iowait count in none */
 	double self_pct;        /* this process's CPU time (user_s + sys_s) */
 	double other_pct;       /* util_pct less self_pct (0 at least): other work than this process's */
+	double other_user_pct;  /* user_pct less this process's user time (0 at least): other processes in
+				 * user mode; the kernel's threads serving this process's I/O (a loop
+				 * device's workers, io_uring's, interrupts) are not in it */
 };
 
 /* This thread's time runnable but not running, waiting for a CPU (the

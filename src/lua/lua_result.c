@@ -345,6 +345,7 @@ static void push_cpu(lua_State *L, const struct cpu_use *cpu, const struct count
 	api_set_num(L, "sys_s", cpu->sys_s);
 	api_set_num(L, "util_pct", cpu->util_pct);
 	api_set_num(L, "other_pct", cpu->other_pct);
+	api_set_num(L, "other_user_pct", cpu->other_user_pct);
 	api_set_num(L, "user_pct", cpu->user_pct);
 	api_set_num(L, "sys_pct", cpu->sys_pct);
 	api_set_num(L, "self_pct", cpu->self_pct);
@@ -449,7 +450,7 @@ static void push_inflight(lua_State *L, const struct run_state *rs, const struct
 					  .spinning_engine = sim, .held_by_design = held_by_design(rs),
 					  .host_served = r->in_memory || cached, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = r->total.cpu_waited,
-					  .other_pct = r->cpu.other_pct, .others_unseen = r->seconds < PROC_SHARE_MIN_S,
+					  .other_user_pct = r->cpu.other_user_pct, .others_unseen = r->seconds < PROC_SHARE_MIN_S,
 					  .workers = phase_workers(rs),
 					  .cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN) };
 

@@ -181,6 +181,7 @@ static const struct result_field cpu_fields[] = {
 	{ "sys_pct", "number", O | M, NULL },        /* ... in the kernel */
 	{ "self_pct", "number", O | M, NULL },       /* iomoon's own CPU, as a share of the machine's CPUs */
 	{ "wait_pct", "number", O | M, NULL },       /* the longest a worker waited for a CPU, of its loop's time */
+	{ "other_user_pct", "number", O | M, NULL }, /* other processes in user mode (not the kernel's threads) */
 	{ NULL, NULL, 0, NULL },
 };
 

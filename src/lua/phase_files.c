@@ -509,6 +509,7 @@ static void push_common(lua_State *L, const struct files_spec *sp, const struct 
 	api_set_num(L, "sys_pct", r->cpu.sys_pct);
 	api_set_num(L, "self_pct", r->cpu.self_pct);
 	api_set_num(L, "other_pct", r->cpu.other_pct);
+	api_set_num(L, "other_user_pct", r->cpu.other_user_pct);
 	api_set_num(L, "user_s", r->user_s);
 	api_set_num(L, "sys_s", r->sys_s);
 	lua_setfield(L, -2, "cpu");

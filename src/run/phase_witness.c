@@ -105,7 +105,7 @@ const char *phase_bottleneck(const struct bottleneck_in *in)
 	if (in->spinning_engine) /* on a CPU or waiting for one, it spins: its figures are simulated */
 		return "device";
 	if (in->cpu_waited >= HOST_WAIT &&
-	    (in->other_pct >= HOST_OTHER_PCT || (in->others_unseen && in->workers < in->cpus)))
+	    (in->other_user_pct >= HOST_OTHER_PCT || (in->others_unseen && in->workers < in->cpus)))
 		return "host";
 	return in->cpu_busiest + in->cpu_waited >= BUSY_SHARE ? "tool" : "device";
 }

@@ -39,8 +39,9 @@ struct bottleneck_in {
 	double inflight_mean, allowed;
 	double cpu_busiest;   /* the largest share of its loop's time a worker was on a CPU */
 	double cpu_waited;    /* ... a worker was runnable, waiting for a CPU (schedstat's run delay) */
-	double other_pct;     /* the machine's CPUs busy with other work than iomoon's, % */
-	int others_unseen;    /* the measured time too short for the machine's 10 ms ticks: other_pct tells nothing */
+	double other_user_pct; /* the machine's CPUs running other processes in user mode, % (not the
+			        * kernel's threads doing iomoon's I/O: a loop device's are the device) */
+	int others_unseen;    /* the measured time too short for the machine's 10 ms ticks: other_user_pct tells nothing */
 	unsigned workers, cpus; /* the phase's worker threads; the machine's CPUs online */
 };
 

@@ -5,8 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "core/rc.h"
+#include "core/stats.h"
 #include "io/devstat.h"
 #include "run/phase_witness.h"
 #include "tap.h"
@@ -19,7 +21,7 @@ static const char *verdict_of(int instant, int spinning, int held, int served, d
 	const struct bottleneck_in in = { .instant_engine = instant, .spinning_engine = spinning,
 					  .held_by_design = held, .host_served = served, .inflight_mean = mean,
 					  .allowed = allowed, .cpu_busiest = busy, .cpu_waited = waited,
-					  .other_pct = other, .others_unseen = unseen, .workers = workers, .cpus = cpus };
+					  .other_user_pct = other, .others_unseen = unseen, .workers = workers, .cpus = cpus };
 
 	return phase_bottleneck(&in);
 }
@@ -57,6 +59,26 @@ static void bottlenecks(void)
 	   "two workers on 2 CPUs waiting 74 %%, others unseen: iomoon's own threads may hold them: tool");
 	ok(!strcmp(verdict_of(0, 0, 0, 0, 4, 4, 0.13, 0.74, 0, 0, 1, 2), "tool"),
 	   "one worker on 2 CPUs waiting 74 %% over a long phase with no other work: iomoon's own (io-wq): tool");
+}
+
+/* Other work: the machine's busy ticks less this process's, and of it
+ * other processes in user mode. On a quiet machine a loop device's
+ * workers (kernel threads, in system time) are no other process. */
+static void others(void)
+{
+	const double hz = (double)sysconf(_SC_CLK_TCK);
+	/* 10 s of 2 CPUs; iomoon 2 s user and 4 s system; the machine 2.2 s
+	 * user (0.2 s another process's), 13 s system (9 s a loop device's) */
+	const struct cpu_mark a = { 0 }, b = { .user_s = 2, .sys_s = 4, .user = (uint64_t)(2.2 * hz),
+					       .sys = (uint64_t)(13 * hz), .total = (uint64_t)(20 * hz) };
+	struct cpu_use u;
+
+	cpu_between(&a, &b, &u);
+	ok(u.util_pct > 75.9 && u.util_pct < 76.1 && u.self_pct > 29.9 && u.self_pct < 30.1, "busy 76 %%, iomoon 30 %%");
+	ok(u.other_pct > 45.9 && u.other_pct < 46.1, "other work 46 %%: the loop device's workers are in it");
+	ok(u.other_user_pct > 0.9 && u.other_user_pct < 1.1, "other processes in user mode 1 %%: they are not");
+	ok(!strcmp(verdict(0, 0, 0, 0, 100, 128, 0.3, 0.25, u.other_user_pct), "device"),
+	   "a loop device's workers took the CPU a worker waited for: device, not host");
 }
 
 static void counts(void)
@@ -103,6 +125,7 @@ static void counts(void)
 int main(void)
 {
 	bottlenecks();
+	others();
 	counts();
 	return tap_done();
 }

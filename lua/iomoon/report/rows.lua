@@ -110,7 +110,8 @@ function rows.tool_mark(r)
   if opt(r, "engine") == "null" then return "engine null: iomoon's own speed, not a device's" end
   local cpu, dev = opt(r, "cpu"), opt(r, "device")
   local busy, wait = rows.number(opt(cpu, "worker_max_pct")), rows.number(opt(cpu, "wait_pct")) or 0
-  local other = rows.number(opt(cpu, "other_pct"))
+  -- other processes in user mode (a result from before it: all other work)
+  local other = rows.number(opt(cpu, "other_user_pct")) or rows.number(opt(cpu, "other_pct"))
   if b == "host" then
     return string.format("host busy: other processes held %s of the CPU, iomoon's workers waited for one %.0f %% "
       .. "of their time: run again on a quiet host", other and string.format("%.0f %%", other) or "?", wait)
