@@ -102,13 +102,17 @@ run: deps
 	mkdir -p scratch
 	./iomoon suite quick --target scratch/iomoon.dat --size 1g
 
-# Tests that hold a measurement to a bound (a rate, a latency, a peer
-# tool's IOPS, a render time) say so in their second line ("# test: timed")
-# and run alone; the others, which wait on I/O and children more than they
-# compute, two at a time.
+# The tests run TEST_JOBS at a time (most wait on I/O, timers and
+# children), the slowest first (tests/slow lists them, from a timed run)
+# so that no long one starts last. Tests that hold a
+# measurement to a bound (a rate, a latency, a peer tool's IOPS, a render
+# time) say so in their second line ("# test: timed"); make test skips
+# those checks (IOMOON_TIMING unset), make bench-timing runs them alone.
 TIMED_TESTS := $(shell grep -l '^\# test: timed' tests/*.t)
-OTHER_TESTS = $(filter-out $(TIMED_TESTS),$(sort $(wildcard tests/*.t)))
-PROVE_ALL = prove $(PROVE_V) -j2 --timer $(OTHER_TESTS) && prove $(PROVE_V) --timer $(TIMED_TESTS)
+TEST_JOBS ?= 3
+SLOW_TESTS := $(filter $(wildcard tests/*.t),$(shell grep -v '^\#' tests/slow 2>/dev/null))
+ALL_TESTS = $(SLOW_TESTS) $(filter-out $(SLOW_TESTS),$(sort $(wildcard tests/*.t)))
+PROVE_ALL = prove $(PROVE_V) -j$(TEST_JOBS) --timer $(ALL_TESTS)
 # The suite runs with a TMPDIR of its own, and fails if it leaves anything
 # there: a mount, a loop device, a server, a temporary directory.
 RUN_TESTS = t=$$(mktemp -d "$${TMPDIR:-/tmp}/iomoon-make-test.XXXXXX") && (export TMPDIR=$$t; $(PROVE_ALL)); \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # Pacing measured from per-I/O traces: see tests/lua/pacing.lua. A think
 # delay of a bare 1 s or more is warned of, once per phase.
 . "$(dirname "$0")/lib.sh"

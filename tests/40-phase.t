@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # Phases and their bad input: see tests/lua/phase.lua.
 . "$(dirname "$0")/lib.sh"
 lua_tap "$T/lua/phase.lua" "$T" "$TMP"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # Submission batches: what the result says was handed over per submission
 # and per reap, and what the kernel saw (system calls counted by strace).
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # iomoon.trace.profile, to_phase and print_profile on traces the test
 # writes (tests/lua/trace_profile.lua); the synthetic phase run on sim and
 # on a file gives the trace's read share and IOPS. Sequential streams that

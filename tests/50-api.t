@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # The Lua module's functions (tests/lua/api.lua), script errors, and a phase
 # interrupted by SIGINT keeping what it measured.
 . "$(dirname "$0")/lib.sh"

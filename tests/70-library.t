@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # The Lua library (tests/lua/library.lua: think patterns, find_max, steady
 # state), and what of the examples and application models follows the
 # clock: the burn-in example's wait for a steady rate, the postgres

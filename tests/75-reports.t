@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # Reports: complete or untouched on a full filesystem (every format), never
 # renamed over what is not a report, names that cannot break or forge a
 # format, and errors and unmet rates shown in every format.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # The HTML report (doc/reports.md): one self-contained file (no network, the
 # data block cannot be ended by a name), the summary marks errors,
 # interrupted phases and unmet rates, and in a real browser (Debian's

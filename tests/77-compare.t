@@ -1,5 +1,5 @@
 #!/bin/bash
-# test: timed (holds a measurement to a bound: make test runs it alone, not beside another)
+# test: timed (holds a measurement to a bound: make bench-timing runs it alone with IOMOON_TIMING=1)
 # Results that can be reproduced and compared (doc/reports.md): every
 # result carries its definition, the JSON document the machine; `iomoon
 # report` renders a saved run again, `compare` matches two by phase name,
