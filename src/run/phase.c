@@ -363,6 +363,13 @@ static void go(struct runner *r, int rc)
 	cluster_phase_started(r->cp, r->realtime_ns);
 	sh->measure_ns = sh->t_start_ns + sp->ramp_ns;
 	sh->end_ns = sp->duration_ns ? sh->measure_ns + sp->duration_ns : UINT64_MAX;
+	/* without a ramp, measurement starts with the first I/O: the kernel's
+	 * counts are read before any can complete (read after, a short phase's
+	 * first I/Os were missing from result.device) */
+	if (!sp->ramp_ns && rc == RC_OK) {
+		witness_begin(&r->wit);
+		r->wit_read = 1;
+	}
 	pthread_mutex_lock(&sh->lock);
 	sh->go = 1;
 	pthread_cond_broadcast(&sh->cond);
@@ -410,7 +417,8 @@ void phase_take_all(struct runner *r)
 static void measure_begin(struct runner *r)
 {
 	cpu_mark(&r->cpu_a);
-	witness_begin(&r->wit);
+	if (!r->wit_read)
+		witness_begin(&r->wit);
 	sampler_begin(&r->all, r->sh.measure_ns);
 	for (unsigned i = 0; r->sp->nstreams && i < r->nu; i++)
 		sampler_begin(&r->u[i].smp, r->sh.measure_ns);

@@ -52,6 +52,7 @@ struct runner {
 	int remote_stop;          /* stopped because another rank did */
 	int64_t realtime_ns;      /* the realtime clock at the start (sh.t_start_ns) */
 	struct witness wit;       /* the kernel's counts of the devices under the targets */
+	int wit_read;             /* ... read before the workers were let go (no ramp) */
 };
 
 /* n empty spec_stats, or NULL when out of memory. */
