@@ -36,7 +36,8 @@ wait $pid
 rc=$?
 took=$(( ($(date +%s%N) - start) / 1000000 ))
 is $rc 1 "interrupted run: exit 1"
-ok $([ $took -lt 1000 ] && echo 0 || echo 1) "stopped ${took} ms after SIGINT (under a second)"
+ok $([ $took -lt 10000 ] && echo 0 || echo 1) "stopped ${took} ms after SIGINT, no hang"
+timed ok $([ $took -lt 1000 ] && echo 0 || echo 1) "stopped ${took} ms after SIGINT (under a second)"
 python3 - "$TMP/long.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -28,8 +28,11 @@ fi
 
 # The postgres checkpoint follows the run's time: over 1 s in 0.1 s
 # intervals, idle for 0.3 s, a burst for 0.2 s, idle, a burst again.
+# Nothing is due before the first burst, whatever the load; on a loaded
+# machine a burst can run late into the idle after it (a timing check).
 out=$("$IOMOON" run --format none "$LUA_DIR/checkpoint.lua" "$TMP/postgres.dat" 16m)
-is "$out" "$(printf '10\t0\t0\ttrue\ttrue')" "suite postgres: the checkpoint idles, bursts, idles and bursts again within --time"
+is "$(cut -f1,2 <<<"$out")" "$(printf '10\t0')" "suite postgres: the checkpoint's 10 intervals, idle before its first burst"
+timed is "$out" "$(printf '10\t0\t0\ttrue\ttrue')" "suite postgres: the checkpoint idles, bursts, idles and bursts again within --time"
 
 # issue 11's "runs on a file in under ten seconds" (its default day is 6 s),
 # on its data file and WAL made before; the sanitized build's set-up is

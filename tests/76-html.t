@@ -170,7 +170,7 @@ check big big.html 42
 # event, parsing the 1,000-row table included, is shown: it depends on the
 # machine's load more than on the page)
 ms=$(get ms)
-[ "${ms%.*}" -lt 2000 ]; ok $? "1,000 phases: the page's script draws it in under 2 s ($ms ms; $(get load_ms) ms from navigation to the load event)"
+[ "${ms%.*}" -lt 2000 ]; timed ok $? "1,000 phases: the page's script draws it in under 2 s ($ms ms; $(get load_ms) ms from navigation to the load event)"
 is "$(get overlay_paths)" 20 "1,000 phases: the first 20 overlaid"
 check big-overlay 'big.html#all-overlay' 42
 is "$(get overlay_paths)" 1000 "1,000 phases: all overlaid on demand"

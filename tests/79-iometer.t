@@ -11,7 +11,7 @@ cd "$TMP" || exit 1
 # ---- the seed's OpenPerformanceTest.icf on a file: four rows named as IOMeter names them ----
 out=$("$IOMOON" suite "$D/openperformancetest.icf" --target "$TMP/opt.dat" --size 16m --time 0.2 --quiet 2>&1)
 rc=$?
-is "$rc" 0 "iomoon suite openperformancetest.icf runs (exit 0)"
+ran "$rc" "$out" "iomoon suite openperformancetest.icf runs (exit 0)"
 rows=$(printf '%s\n' "$out" | grep -v '^engine ' | grep -v '^  data: ' | sed 1d | cut -c1-26 | sed 's/ *$//' | tr '\n' '|')
 is "$rows" "Max Throughput-100%Read|RealLife-60%Rand-65%Read|Max Throughput-50%Read|Random-8k-70%Read|" \
 	"the rows are the access specs' names, in the file's order"

@@ -118,17 +118,16 @@ like "$err" "ext4" "names the signature"
 is "$(md5sum <"$TMP/fs.img")" "$sum" "the image is unchanged"
 "$IOMOON" quick --target "$TMP/fs.img" --read 0 --time 0.1 --allow-write --force --quiet >/dev/null; ok $? "--allow-write --force writes it"
 
-# iomoon's own random data can look like a signature: libblkid's hfsplus
-# probe needs only "H+" at byte 1024, 1 write in 65536. Its own finding is
-# noted (user.iomoon.seen), so the next write is allowed; once anything
-# else writes the file (its mtime moves), it is refused again. The default
-# data is keyed by the run's start time (issue 48), so no seed reproduces
-# such a run: the bytes are put there by t:write, which is iomoon's own
-# write to its own file as a phase's is, and noted the same way.
+# iomoon's own data can look like a signature: libblkid's hfsplus probe
+# needs only "H+" at byte 1024, which random data holds once in 65536. Its
+# own finding is noted (user.iomoon.seen), so the next write is allowed;
+# once anything else writes the file (its mtime moves), it is refused
+# again. The default data is keyed by the run's start time (issue 48), so
+# no seed reproduces such a run; verification's data does it every time:
+# byte 1024 of a unit starts its third sector's tag, the write's
+# generation, and the 11,080th write (0x2b48: "H+") to one unit leaves it.
 H="$TMP/hplus.dat"
-one=(--read 0 --random 0 --bs 4k --qd 1 --ios 1 --quiet)
-"$IOMOON" quick --target "$H" --size 1m "${one[@]}" >/dev/null; ok $? "iomoon writes hplus.dat"
-"$IOMOON" run "$LUA_DIR/hplus.lua" "$H" >/dev/null; ok $? "t:write puts \"H+\" at byte 1024 of its own file"
+IOMOON_STATE_DIR="$TMP/hplus-state" "$IOMOON" run --format none "$LUA_DIR/hplus.lua" "$H"; ok $? "11,080 verified writes to the first 4 KiB of hplus.dat"
 is "$(blkid -p -o value -s TYPE "$H" 2>&1)" hfsplus "its own data looks like hfsplus to libblkid"
 # the next writes stay past the first 64 KiB, so the finding stays
 err=$("$IOMOON" run "$LUA_DIR/past.lua" "$H" 2>&1 >/dev/null); rc=$?

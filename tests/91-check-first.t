@@ -152,7 +152,7 @@ is "$(sed -n 1p <<<"$out")" "over 0" "no interval's max is above the phase's exa
 like "$(sed -n 2p <<<"$out")" "result.lat: no field 'p99' \(did you mean 'p99_ns'\?\)" "r.lat.p99 names p99_ns, as the docs show"
 like "$(sed -n 3p <<<"$out")" "result.intervals\[i\]: no field 'p99' \(did you mean 'p99_ns'\?\)" "interval entries are strict too"
 like "$(sed -n 4p <<<"$out")" "result.mix\[i\]: no field 'blocksize'" "and the mix's"
-is "$(sed -n 5p <<<"$out")" "met 6" "poisson arrivals a device keeps up with are 'rate met' (their count varies by chance)"
+timed is "$(sed -n 5p <<<"$out")" "met 6" "poisson arrivals a device keeps up with are 'rate met' (their count varies by chance)"
 
 is "$("$IOMOON" run --quiet --format none "$LUA_DIR/trace.lua")" "5 12 10 10" "trace = N keeps N records, however many workers"
 

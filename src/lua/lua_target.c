@@ -255,7 +255,6 @@ static int l_target_write(lua_State *L)
 	close(fd);
 	if (r < 0 || (size_t)r != len)
 		return api_raise_error(L, IOMOON_RUN_ERROR, r < 0 ? strerror(errno) : "short write");
-	target_note_seen(t); /* what it wrote is iomoon's own, as a phase's is */
 	lua_pushinteger(L, r);
 	return 1;
 }

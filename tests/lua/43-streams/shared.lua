@@ -45,13 +45,16 @@ tap.ok(#tr.op == r.ios and reads == rs.ios and writes == ws.ios and stray == 0,
   given, reads, writes, stray)
 
 -- on disk: the blocks holding their own offset are the ones written, and only those
-local stamped, wrong = 0, 0
+-- (but for the one write in flight at the end, QD 1: it reached the disk
+-- after the measured time, uncounted, untraced; a loaded machine shows it)
+local stamped, wrong, late = 0, 0, 0
 for off = 0, 2 * HALF - 4096, 4096 do
   local mine = string.unpack("<i8", data, off + 1) == off and string.unpack("<i8", data, off + 4089) == off + 4088
   if mine then stamped = stamped + 1 end
-  if mine ~= (written[off] == true) then wrong = wrong + 1 end
+  if mine and not written[off] and off >= HALF then late = late + 1
+  elseif mine ~= (written[off] == true) then wrong = wrong + 1 end
 end
-tap.ok(stamped > 0 and wrong == 0,
-  "%s: on disk, the %d blocks stamped with their offset are exactly those the writer wrote (%d differ)",
-  given, stamped, wrong)
+tap.ok(stamped > 0 and wrong == 0 and late <= 1,
+  "%s: on disk, the %d blocks stamped with their offset are exactly those the writer wrote (%d differ; %d in flight at the end)",
+  given, stamped, wrong, late)
 print("1.." .. tap.n)
