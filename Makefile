@@ -50,7 +50,7 @@ CORE_OBJS := $(patsubst src/%.c,$(BUILD)/src/%.o,$(CORE_SRCS))
 OBJS := $(CORE_OBJS) $(patsubst src/%.c,$(BUILD)/src/%.o,$(BINDING_SRCS)) $(BUILD)/src/main.o
 UNIT_TESTS := $(patsubst tests/unit/%.c,build/%,$(wildcard tests/unit/test_*.c)) build/deny_syscalls build/aio_eagain.so
 
-.PHONY: all deps run test test-busy test-asan fuzz bench bench-timing man install uninstall clean
+.PHONY: all deps run test test-busy test-asan fuzz bench bench-timing oracle man install uninstall clean
 all: iomoon
 
 
@@ -175,6 +175,15 @@ bench: deps
 	$(MAKE) --no-print-directory iomoon
 	$(MAKE) --no-print-directory bench-timing
 	tests/bench/run
+
+# The differential oracle (tests/oracle/oracle, issue 42): random fio jobs
+# through fio and iomoon, checked against each other and the kernel's
+# counts; as root. ORACLE_SEED and ORACLE_COUNT pick the jobs.
+ORACLE_SEED ?= 1
+ORACLE_COUNT ?= 100
+oracle: deps
+	$(MAKE) --no-print-directory iomoon
+	tests/oracle/oracle --seed $(ORACLE_SEED) --count $(ORACLE_COUNT)
 
 # The man page iomoon(1) is doc/cli.md, shaped by doc/man/man.lua; never
 # kept in git, so the two cannot disagree.
